@@ -1,0 +1,65 @@
+"""Named negotiators: `create("boulware", party=..., seed=...)` builds one, ready to play."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from parley.errors import ScenarioError
+from parley.protocol.session import Negotiator
+
+NegotiatorFactory = Callable[..., Negotiator]
+"""Called as factory(party=PartyId, seed=int, **options) and returns a fresh negotiator."""
+
+_BUILTIN_MODULES = ("parley.agents.baselines", "parley.agents.astra")
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEntry:
+    """A registered negotiator kind."""
+
+    name: str
+    factory: NegotiatorFactory
+    description: str
+
+
+_REGISTRY: dict[str, AgentEntry] = {}
+_loaded = False
+
+
+def register(name: str, factory: NegotiatorFactory, description: str) -> None:
+    """Make a negotiator available by name (later registrations replace earlier ones)."""
+    _REGISTRY[name] = AgentEntry(name, factory, description)
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in _BUILTIN_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != module:
+                raise
+
+
+def available() -> dict[str, AgentEntry]:
+    """Every registered negotiator, by name."""
+    _load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def create(name: str, *, party: str, seed: int, **options: Any) -> Negotiator:
+    """Build the negotiator registered as name.
+
+    Raises:
+        ScenarioError: no negotiator has that name.
+    """
+    entries = available()
+    if name not in entries:
+        raise ScenarioError(f"unknown agent {name!r}; available: {', '.join(entries)}")
+    return entries[name].factory(party=party, seed=seed, **options)

@@ -1,0 +1,138 @@
+"""The outcome space: the cartesian product of issues, enumerated lazily or as numpy index arrays."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+from parley.domain.issues import Issue, Value
+from parley.errors import ScenarioError
+
+IndexArray = NDArray[np.int64]
+"""Outcomes as rows of option indices, shape (n_outcomes, n_issues)."""
+
+DEFAULT_ENUMERATION_LIMIT = 20_000_000
+"""Spaces larger than this are never materialised as one array (about 1.3 GB for 8 issues)."""
+
+
+@dataclass(frozen=True)
+class OutcomeSpace:
+    """All packages over a tuple of issues.
+
+    Outcomes are numbered in mixed radix (the last issue varies fastest), so an outcome, its
+    row of option indices and its integer index are interchangeable.
+    """
+
+    issues: tuple[Issue, ...]
+    _by_name: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.issues:
+            raise ScenarioError("an outcome space needs at least one issue")
+        by_name = {issue.name: i for i, issue in enumerate(self.issues)}
+        if len(by_name) != len(self.issues):
+            raise ScenarioError(f"duplicate issue names: {[i.name for i in self.issues]}")
+        object.__setattr__(self, "_by_name", by_name)
+
+    @classmethod
+    def of(cls, issues: Sequence[Issue]) -> OutcomeSpace:
+        """Build a space from a sequence of issues."""
+        return cls(tuple(issues))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Issue names in order."""
+        return tuple(issue.name for issue in self.issues)
+
+    @cached_property
+    def shape(self) -> tuple[int, ...]:
+        """Number of options per issue."""
+        return tuple(issue.cardinality for issue in self.issues)
+
+    @cached_property
+    def size(self) -> int:
+        """Number of outcomes (may exceed what fits in memory)."""
+        return int(np.prod(np.array(self.shape, dtype=object)))
+
+    def issue(self, name: str) -> Issue:
+        """The issue called name.
+
+        Raises:
+            KeyError: no such issue.
+        """
+        try:
+            return self.issues[self._by_name[name]]
+        except KeyError:
+            raise KeyError(f"no issue {name!r}; issues are {list(self.names)}") from None
+
+    def validate(self, outcome: Mapping[str, Value]) -> None:
+        """Check that outcome names every issue exactly once with a legal option.
+
+        Raises:
+            ValueError: with what was expected and what arrived.
+        """
+        missing = [n for n in self.names if n not in outcome]
+        extra = [n for n in outcome if n not in self._by_name]
+        if missing or extra:
+            raise ValueError(
+                f"package must name issues {list(self.names)}; missing {missing}, unknown {extra}"
+            )
+        for issue in self.issues:
+            issue.index_of(outcome[issue.name])
+
+    def to_indices(self, outcome: Mapping[str, Value]) -> tuple[int, ...]:
+        """Option indices of a (valid) outcome."""
+        return tuple(issue.index_of(outcome[issue.name]) for issue in self.issues)
+
+    def from_indices(self, indices: Sequence[int | np.integer] | NDArray[np.integer]) -> dict[str, Value]:
+        """The outcome for a row of option indices."""
+        return {issue.name: issue.values[int(i)] for issue, i in zip(self.issues, indices, strict=True)}
+
+    def index(self, outcome: Mapping[str, Value]) -> int:
+        """Integer index of an outcome in mixed radix."""
+        return int(np.ravel_multi_index(self.to_indices(outcome), self.shape))
+
+    def outcome(self, index: int) -> dict[str, Value]:
+        """The outcome with the given integer index."""
+        if not 0 <= index < self.size:
+            raise IndexError(f"outcome index {index} outside 0..{self.size - 1}")
+        return self.from_indices(np.unravel_index(index, self.shape))
+
+    def __iter__(self) -> Iterator[dict[str, Value]]:
+        """Every outcome, lazily, in index order."""
+        for combo in itertools.product(*(issue.values for issue in self.issues)):
+            yield dict(zip(self.names, combo, strict=True))
+
+    def __len__(self) -> int:
+        return self.size
+
+    def fits_in_memory(self, limit: int = DEFAULT_ENUMERATION_LIMIT) -> bool:
+        """Whether the whole space can be enumerated as one index array."""
+        return self.size <= limit
+
+    def enumerate_indices(self, limit: int = DEFAULT_ENUMERATION_LIMIT) -> IndexArray:
+        """All outcomes as an (n, k) array of option indices, cached after the first call.
+
+        Raises:
+            ValueError: the space has more than limit outcomes.
+        """
+        if self.size > limit:
+            raise ValueError(
+                f"outcome space has {self.size:,} outcomes, more than the enumeration limit {limit:,}"
+            )
+        return self._all_indices
+
+    @cached_property
+    def _all_indices(self) -> IndexArray:
+        grids = np.indices(self.shape, dtype=np.int64 if self.size > 2**31 else np.int32)
+        return grids.reshape(len(self.shape), -1).T.astype(np.int64, copy=False)
+
+    def sample_indices(self, count: int, rng: np.random.Generator) -> IndexArray:
+        """count outcomes drawn uniformly (with replacement) as index rows."""
+        columns = [rng.integers(0, n, size=count) for n in self.shape]
+        return np.stack(columns, axis=1).astype(np.int64)

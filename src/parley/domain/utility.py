@@ -1,0 +1,287 @@
+"""Private utility functions: linear-additive, explicit table and ranked preferences.
+
+Each evaluates one outcome or many at once (rows of option indices, vectorised with numpy),
+carries its owner's reservation value (the BATNA's worth) and can be normalised to [0, 1].
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Self
+
+import numpy as np
+from numpy.typing import NDArray
+
+from parley.domain.issues import Outcome, Value
+from parley.domain.space import IndexArray, OutcomeSpace
+from parley.errors import ScenarioError
+
+FloatArray = NDArray[np.float64]
+
+
+class UtilityFunction(ABC):
+    """How one party scores packages. Private to its owner: never placed in another party's view."""
+
+    space: OutcomeSpace
+    reservation_value: float
+
+    @abstractmethod
+    def evaluate_indices(self, indices: IndexArray) -> FloatArray:
+        """Utilities of many outcomes given as rows of option indices, shape (n, k) → (n,)."""
+
+    @abstractmethod
+    def bounds(self) -> tuple[float, float]:
+        """The lowest and highest utility over the whole space (exact, without enumerating)."""
+
+    @abstractmethod
+    def affine(self, scale: float, shift: float) -> Self:
+        """The utility u' = scale·u + shift (reservation value transformed alike)."""
+
+    def evaluate(self, outcome: Outcome) -> float:
+        """Utility of one full package.
+
+        Raises:
+            ValueError: the package is not an outcome of this space.
+        """
+        row = np.array([self.space.to_indices(outcome)], dtype=np.int64)
+        return float(self.evaluate_indices(row)[0])
+
+    def evaluate_space(self) -> FloatArray:
+        """Utilities of every outcome in index order (the space must fit in memory)."""
+        return self.evaluate_indices(self.space.enumerate_indices())
+
+    def is_acceptable(self, outcome: Outcome) -> bool:
+        """Whether the package is at least as good as walking away (the BATNA)."""
+        return self.evaluate(outcome) >= self.reservation_value - 1e-9
+
+    def normalized(self) -> Self:
+        """This utility rescaled so the worst outcome is 0 and the best is 1."""
+        low, high = self.bounds()
+        if high - low <= 0:
+            return self.affine(0.0, 1.0)
+        return self.affine(1.0 / (high - low), -low / (high - low))
+
+    def with_reservation(self, reservation_value: float) -> Self:
+        """A copy with a different reservation value."""
+        copy = self.affine(1.0, 0.0)
+        copy.reservation_value = float(reservation_value)
+        return copy
+
+
+@dataclass(eq=False)
+class LinearAdditiveUtility(UtilityFunction):
+    """u(x) = offset + Σ_i weight_i · value_i(x_i), with one value table per issue.
+
+    Attributes:
+        space: The outcome space.
+        weights: Weight per issue name (missing issues weigh 0).
+        values: Per issue, the value of each option in the issue's option order.
+        reservation_value: Utility of walking away (the BATNA).
+        offset: Constant added to every outcome.
+    """
+
+    space: OutcomeSpace
+    weights: Mapping[str, float]
+    values: Mapping[str, Sequence[float]]
+    reservation_value: float = 0.0
+    offset: float = 0.0
+    _tables: tuple[FloatArray, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.weights) | set(self.values) - set(self.space.names))
+        unknown = [name for name in unknown if name not in self.space.names]
+        if unknown:
+            raise ScenarioError(f"utility names issues that do not exist: {unknown}")
+        tables: list[FloatArray] = []
+        for issue in self.space.issues:
+            table = np.asarray(self.values.get(issue.name, [0.0] * issue.cardinality), dtype=np.float64)
+            if table.shape != (issue.cardinality,):
+                raise ScenarioError(
+                    f"issue {issue.name!r} has {issue.cardinality} options but {table.size} values"
+                )
+            tables.append(table * float(self.weights.get(issue.name, 0.0)))
+        self._tables = tuple(tables)
+        self.reservation_value = float(self.reservation_value)
+
+    @classmethod
+    def from_tables(
+        cls, space: OutcomeSpace, tables: Mapping[str, Sequence[float]], reservation_value: float = 0.0
+    ) -> LinearAdditiveUtility:
+        """A linear-additive utility whose tables already include the weights."""
+        return cls(space, {name: 1.0 for name in tables}, tables, reservation_value)
+
+    @property
+    def weighted_tables(self) -> tuple[FloatArray, ...]:
+        """Per issue, weight × value of each option (what solvers optimise over)."""
+        return self._tables
+
+    def evaluate(self, outcome: Outcome) -> float:
+        total = self.offset
+        for issue, table in zip(self.space.issues, self._tables, strict=True):
+            total += float(table[issue.index_of(outcome[issue.name])])
+        return total
+
+    def evaluate_indices(self, indices: IndexArray) -> FloatArray:
+        result = np.full(indices.shape[0], self.offset, dtype=np.float64)
+        for column, table in enumerate(self._tables):
+            result += table[indices[:, column]]
+        return result
+
+    def bounds(self) -> tuple[float, float]:
+        low = self.offset + sum(float(t.min()) for t in self._tables)
+        high = self.offset + sum(float(t.max()) for t in self._tables)
+        return low, high
+
+    def affine(self, scale: float, shift: float) -> Self:
+        scaled = {
+            issue.name: (table * scale).tolist()
+            for issue, table in zip(self.space.issues, self._tables, strict=True)
+        }
+        return replace(
+            self,
+            weights={name: 1.0 for name in scaled},
+            values=scaled,
+            offset=self.offset * scale + shift,
+            reservation_value=self.reservation_value * scale + shift,
+        )
+
+
+@dataclass(eq=False)
+class TableUtility(UtilityFunction):
+    """An explicit utility per outcome, for spaces small enough to list.
+
+    Attributes:
+        space: The outcome space.
+        table: Utility of each outcome in the space's index order.
+        reservation_value: Utility of walking away.
+    """
+
+    space: OutcomeSpace
+    table: FloatArray
+    reservation_value: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.table = np.asarray(self.table, dtype=np.float64)
+        if self.table.shape != (self.space.size,):
+            raise ScenarioError(
+                f"utility table has {self.table.size} entries for a space of {self.space.size} outcomes"
+            )
+        self.reservation_value = float(self.reservation_value)
+
+    @classmethod
+    def from_mapping(
+        cls,
+        space: OutcomeSpace,
+        utilities: Mapping[tuple[Value, ...], float],
+        *,
+        default: float = 0.0,
+        reservation_value: float = 0.0,
+    ) -> TableUtility:
+        """Build from {(value per issue, in issue order): utility}; unlisted outcomes get default."""
+        table = np.full(space.size, default, dtype=np.float64)
+        for values, utility in utilities.items():
+            table[space.index(dict(zip(space.names, values, strict=True)))] = utility
+        return cls(space, table, reservation_value)
+
+    @cached_property
+    def _radix(self) -> NDArray[np.int64]:
+        shape = np.array(self.space.shape, dtype=np.int64)
+        return np.concatenate([np.cumprod(shape[::-1])[::-1][1:], [1]]).astype(np.int64)
+
+    def evaluate_indices(self, indices: IndexArray) -> FloatArray:
+        return self.table[indices @ self._radix]
+
+    def bounds(self) -> tuple[float, float]:
+        return float(self.table.min()), float(self.table.max())
+
+    def affine(self, scale: float, shift: float) -> Self:
+        return replace(
+            self, table=self.table * scale + shift, reservation_value=self.reservation_value * scale + shift
+        )
+
+
+DEFAULT_RANK_SCORES: tuple[float, ...] = (1.0, 0.6, 0.3)
+"""Worth of a first, second and third choice; unranked options are worth 0."""
+
+
+@dataclass(eq=False)
+class RankedPreferenceUtility(UtilityFunction):
+    """Preferences stated as ranked choices per issue, as in mediation briefs.
+
+    Per issue a party names its first, second, third ... choice and options it finds unacceptable.
+    u(x) = Σ_i weight_i · score(rank of x_i), where score follows rank_scores, an unranked option
+    scores 0 and an unacceptable one scores unacceptable_score. The reservation value defaults to
+    0, so any package containing an unacceptable option is below the BATNA.
+
+    Attributes:
+        space: The outcome space.
+        rankings: Per issue, options from most to least preferred (ties not allowed).
+        unacceptable: Per issue, options the party rejects outright.
+        weights: Importance per issue (default 1 each).
+        rank_scores: Worth of the 1st, 2nd, ... choice.
+        unacceptable_score: Worth of an unacceptable option (negative, so it dominates).
+        reservation_value: Utility of walking away.
+    """
+
+    space: OutcomeSpace
+    rankings: Mapping[str, Sequence[Value]]
+    unacceptable: Mapping[str, Sequence[Value]] = field(default_factory=lambda: {})
+    weights: Mapping[str, float] = field(default_factory=lambda: {})
+    rank_scores: tuple[float, ...] = DEFAULT_RANK_SCORES
+    unacceptable_score: float = -1.0
+    reservation_value: float = 0.0
+    _inner: LinearAdditiveUtility = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        tables: dict[str, list[float]] = {}
+        for issue in self.space.issues:
+            table = [0.0] * issue.cardinality
+            for rank, value in enumerate(self.rankings.get(issue.name, ())):
+                table[self._position(issue.name, value)] = self._rank_score(rank)
+            for value in self.unacceptable.get(issue.name, ()):
+                table[self._position(issue.name, value)] = self.unacceptable_score
+            tables[issue.name] = table
+        weights = {name: float(self.weights.get(name, 1.0)) for name in self.space.names}
+        self._inner = LinearAdditiveUtility(self.space, weights, tables, self.reservation_value)
+
+    def _position(self, issue_name: str, value: Value) -> int:
+        try:
+            return self.space.issue(issue_name).index_of(value)
+        except (KeyError, ValueError) as error:
+            raise ScenarioError(str(error), field=f"preferences.{issue_name}") from None
+
+    def _rank_score(self, rank: int) -> float:
+        if rank < len(self.rank_scores):
+            return self.rank_scores[rank]
+        return self.rank_scores[-1] * 0.5 ** (rank - len(self.rank_scores) + 1)
+
+    @property
+    def linear(self) -> LinearAdditiveUtility:
+        """The equivalent linear-additive utility (for solvers)."""
+        return self._inner
+
+    def rank_of(self, issue_name: str, value: Value) -> int | None:
+        """0 for a first choice, 1 for a second ...; None when unranked."""
+        ranking = list(self.rankings.get(issue_name, ()))
+        return ranking.index(value) if value in ranking else None
+
+    def is_unacceptable(self, issue_name: str, value: Value) -> bool:
+        """Whether the party rejects this option outright."""
+        return value in self.unacceptable.get(issue_name, ())
+
+    def evaluate(self, outcome: Outcome) -> float:
+        return self._inner.evaluate(outcome)
+
+    def evaluate_indices(self, indices: IndexArray) -> FloatArray:
+        return self._inner.evaluate_indices(indices)
+
+    def bounds(self) -> tuple[float, float]:
+        return self._inner.bounds()
+
+    def affine(self, scale: float, shift: float) -> Self:
+        copy = replace(self, reservation_value=self.reservation_value * scale + shift)
+        copy._inner = self._inner.affine(scale, shift)
+        return copy

@@ -1,0 +1,83 @@
+"""Play one scenario with named or given negotiators: the entry point CLI, tournaments and tests share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from parley.agents.registry import create
+from parley.protocol.clock import Clock
+from parley.protocol.events import Event
+from parley.protocol.judge import TerminationJudge
+from parley.protocol.rules import Rules
+from parley.protocol.session import Negotiator, OfferMediator, Session, SessionResult
+from parley.scenarios.model import Scenario
+
+
+def party_seed(seed: int, index: int) -> int:
+    """Seed for the index-th party's negotiator, derived from the run's seed."""
+    return seed * 1_000_003 + index
+
+
+def build_negotiators(
+    scenario: Scenario,
+    agents: Sequence[str],
+    seed: int,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Negotiator]:
+    """One negotiator per party, by agent name in party order."""
+    if len(agents) != len(scenario.parties):
+        raise ValueError(
+            f"scenario {scenario.name!r} has {len(scenario.parties)} parties "
+            f"({', '.join(scenario.party_names)}) but {len(agents)} agents were given"
+        )
+    return {
+        party.name: create(
+            agent, party=party.name, seed=party_seed(seed, i), **dict((options or {}).get(party.name, {}))
+        )
+        for i, (party, agent) in enumerate(zip(scenario.parties, agents, strict=True))
+    }
+
+
+def run_negotiation(
+    scenario: Scenario,
+    agents: Sequence[str] | Mapping[str, Negotiator],
+    *,
+    seed: int = 0,
+    rules: Rules | None = None,
+    mediator: OfferMediator | None = None,
+    judge: TerminationJudge | None = None,
+    clock: Clock | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> SessionResult:
+    """Play scenario once.
+
+    Args:
+        scenario: What to negotiate.
+        agents: Agent names in party order, or ready negotiators by party.
+        seed: The run's seed (each negotiator gets one derived from it).
+        rules: Override the scenario's rules.
+        mediator: Optional offer mediator.
+        judge: Optional termination judge.
+        clock: Optional clock (default: frozen fake clock).
+        on_event: Live event callback.
+    """
+    negotiators = dict(agents) if isinstance(agents, Mapping) else build_negotiators(scenario, agents, seed)
+    names = [type(n).__name__ for n in negotiators.values()] if isinstance(agents, Mapping) else list(agents)
+    metadata = {
+        "scenario": scenario.name,
+        "seed": seed,
+        "agents": dict(zip(scenario.party_names, names, strict=True)),
+    }
+    session = Session(
+        scenario.space,
+        scenario.setups(),
+        negotiators,
+        rules or scenario.rules,
+        mediator=mediator,
+        judge=judge,
+        clock=clock,
+        on_event=on_event,
+        metadata=metadata,
+    )
+    return session.run()

@@ -1,0 +1,66 @@
+"""The O13 protocol: actions, views, rules, the pure step engine, the session runner and its records."""
+
+from parley.protocol.actions import (
+    Accept,
+    Action,
+    Propose,
+    Reject,
+    Say,
+    Walk,
+    action_from_json,
+    action_to_json,
+)
+from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal
+from parley.protocol.clock import Clock, FakeClock, SystemClock
+from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
+from parley.protocol.judge import Judgement, JudgeView, RuleJudge, TerminationJudge, Verdict
+from parley.protocol.rules import AcceptanceRule, Rules
+from parley.protocol.session import (
+    MediatorView,
+    Negotiator,
+    OfferMediator,
+    PartySetup,
+    Session,
+    SessionResult,
+    replay,
+)
+from parley.protocol.view import PartyView, Phase, Record, TableOffer
+
+__all__ = [
+    "PUBLIC",
+    "Accept",
+    "AcceptanceRule",
+    "Action",
+    "Agreement",
+    "BatnaViolation",
+    "Clock",
+    "Event",
+    "FakeClock",
+    "JudgeView",
+    "Judgement",
+    "MediatorView",
+    "Negotiator",
+    "NoDeal",
+    "OfferMediator",
+    "PartyId",
+    "PartySetup",
+    "PartyView",
+    "Phase",
+    "Propose",
+    "Record",
+    "Reject",
+    "RuleJudge",
+    "Rules",
+    "Say",
+    "Session",
+    "SessionResult",
+    "SystemClock",
+    "TableOffer",
+    "TerminationJudge",
+    "Trajectory",
+    "Verdict",
+    "Walk",
+    "action_from_json",
+    "action_to_json",
+    "replay",
+]

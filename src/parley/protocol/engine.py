@@ -1,0 +1,179 @@
+"""The pure transition function of the O13 protocol: a state plus one move gives a new state.
+
+Nothing here calls an agent, reads a clock or writes a log; `session.py` does the wiring. Keeping
+the rules pure is what makes a saved trajectory replayable into the same final state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from parley.domain.issues import Value
+from parley.domain.space import OutcomeSpace
+from parley.errors import ProtocolViolation
+from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk, action_to_json
+from parley.protocol.events import PartyId
+from parley.protocol.rules import Rules
+from parley.protocol.view import Phase, TableOffer
+
+EventSpec = tuple[str, dict[str, Any]]
+"""(kind, data) of an event the runner should record."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """Everything the rules need to know about a running session.
+
+    Attributes:
+        round: Current round, from 1.
+        table: The package on the table.
+        counters: Counter-offers made in the current round, by party.
+        offers: Packages tabled so far (for the max_offers bound).
+        last_offers: Each party's most recent package as option indices (for stagnation).
+        moved: Whether any party moved more than ε this round.
+        stagnant_rounds: Consecutive rounds without movement.
+        walked: (party, reason) once someone walks.
+    """
+
+    round: int = 1
+    table: TableOffer | None = None
+    counters: Mapping[PartyId, Mapping[str, Value]] = field(default_factory=lambda: {})
+    offers: int = 0
+    last_offers: Mapping[PartyId, tuple[int, ...]] = field(default_factory=lambda: {})
+    moved: bool = False
+    stagnant_rounds: int = 0
+    walked: tuple[PartyId, str] | None = None
+
+
+def check_move(
+    space: OutcomeSpace, state: SessionState, party: PartyId, phase: Phase, action: object
+) -> Action:
+    """Validate a move against the rules and return it typed.
+
+    Raises:
+        ProtocolViolation: not an action, a malformed package, or an accept/reject with nothing to answer.
+    """
+    if not isinstance(action, Propose | Accept | Reject | Walk | Say):
+        raise ProtocolViolation(
+            f"returned {type(action).__name__}, expected an Action", party=party, action=action
+        )
+    if isinstance(action, Propose):
+        try:
+            space.validate(action.package)
+        except (ValueError, TypeError, AttributeError) as error:
+            raise ProtocolViolation(f"illegal package: {error}", party=party, action=action) from None
+    if isinstance(action, Accept | Reject):
+        table = state.table
+        if table is None or (
+            isinstance(action, Accept) and phase is Phase.PROPOSE and party in table.accepted_by
+        ):
+            raise ProtocolViolation(
+                f"cannot {action.kind}: no offer from another party is on the table",
+                party=party,
+                action=action,
+            )
+    return action
+
+
+def _movement(space: OutcomeSpace, old: tuple[int, ...] | None, new: tuple[int, ...]) -> float:
+    if old is None:
+        return 1.0
+    return max(abs(a - b) / max(n - 1, 1) for a, b, n in zip(old, new, space.shape, strict=True))
+
+
+def _note_offer(
+    space: OutcomeSpace, rules: Rules, state: SessionState, party: PartyId, package: Mapping[str, Value]
+) -> SessionState:
+    indices = space.to_indices(package)
+    moved = state.moved or _movement(space, state.last_offers.get(party), indices) > rules.stagnation_epsilon
+    return replace(state, last_offers={**state.last_offers, party: indices}, moved=moved)
+
+
+def apply_proposer_move(
+    space: OutcomeSpace, rules: Rules, state: SessionState, party: PartyId, action: Action, seq: int
+) -> tuple[SessionState, list[EventSpec]]:
+    """Apply the proposer's move; seq is the sequence number its event will get."""
+    events: list[EventSpec] = [("action", action_to_json(action))]
+    match action:
+        case Propose(package=package):
+            state = _note_offer(space, rules, state, party, package)
+            table = TableOffer(dict(package), party, frozenset({party}), seq)
+            state = replace(state, table=table, offers=state.offers + 1)
+        case Accept():
+            assert state.table is not None
+            state = replace(state, table=replace(state.table, accepted_by=state.table.accepted_by | {party}))
+        case Walk(reason=reason):
+            state = replace(state, walked=(party, reason or "walked away"))
+        case Reject() | Say():
+            pass
+    return state, events
+
+
+def apply_responses(
+    space: OutcomeSpace, rules: Rules, state: SessionState, responses: Sequence[tuple[PartyId, Action]]
+) -> tuple[SessionState, list[EventSpec]]:
+    """Apply every responder's answer to the same table, revealed together."""
+    events: list[EventSpec] = []
+    accepted: set[PartyId] = set()
+    counters = dict(state.counters)
+    for party, action in responses:
+        events.append(("action", action_to_json(action)))
+        match action:
+            case Accept():
+                accepted.add(party)
+            case Propose(package=package):
+                state = _note_offer(space, rules, state, party, package)
+                counters[party] = dict(package)
+            case Walk(reason=reason):
+                if state.walked is None:
+                    state = replace(state, walked=(party, reason or "walked away"))
+            case Reject() | Say():
+                pass
+    if accepted and state.table is not None:
+        state = replace(state, table=replace(state.table, accepted_by=state.table.accepted_by | accepted))
+    return replace(state, counters=counters), events
+
+
+def close_round(
+    state: SessionState, next_proposer: PartyId, counter_seq: Mapping[PartyId, int], rules: Rules
+) -> SessionState:
+    """End a round: table the next proposer's counter, update the stagnation count, advance.
+
+    Args:
+        state: State after the responses.
+        next_proposer: Who proposes next round.
+        counter_seq: Sequence number of each counter's event (its offer id).
+        rules: The rules (for stagnation).
+    """
+    table = state.table
+    offers = state.offers
+    if next_proposer in state.counters:
+        table = TableOffer(
+            state.counters[next_proposer],
+            next_proposer,
+            frozenset({next_proposer}),
+            counter_seq[next_proposer],
+        )
+        offers += 1
+    stagnant = 0 if state.moved else state.stagnant_rounds + 1
+    return replace(
+        state,
+        round=state.round + 1,
+        table=table,
+        counters={},
+        offers=offers,
+        moved=False,
+        stagnant_rounds=stagnant,
+    )
+
+
+def table_mediator_offer(state: SessionState, package: Mapping[str, Value], seq: int) -> SessionState:
+    """Put a mediator's package on the table; nobody has accepted it yet."""
+    return replace(
+        state,
+        table=TableOffer(dict(package), "mediator", frozenset(), seq),
+        offers=state.offers + 1,
+        stagnant_rounds=0,
+    )

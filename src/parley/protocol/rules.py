@@ -1,0 +1,86 @@
+"""Protocol settings: turn order, acceptance rule, bounds (V9) and stagnation handling."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from parley.errors import ScenarioError
+from parley.protocol.events import PartyId
+
+StagnationPolicy = Literal["walk", "mediate", "continue"]
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptanceRule:
+    """When an offer passes: unanimity by default, or k of n with named veto parties.
+
+    Attributes:
+        required: How many parties must accept (None: all of them). The proposer counts.
+        vetoes: Parties whose acceptance is always required.
+    """
+
+    required: int | None = None
+    vetoes: tuple[PartyId, ...] = ()
+
+    def is_met(self, accepted_by: Collection[PartyId], parties: Sequence[PartyId]) -> bool:
+        """Whether the parties in accepted_by suffice to pass an offer."""
+        needed = len(parties) if self.required is None else self.required
+        return len(accepted_by) >= needed and all(v in accepted_by for v in self.vetoes)
+
+    def check(self, parties: Sequence[PartyId]) -> None:
+        """Raise ScenarioError when the rule cannot be satisfied by these parties."""
+        if self.required is not None and not 1 <= self.required <= len(parties):
+            raise ScenarioError(
+                f"acceptance needs {self.required} of {len(parties)} parties", field="protocol.required"
+            )
+        unknown = [v for v in self.vetoes if v not in parties]
+        if unknown:
+            raise ScenarioError(
+                f"veto parties {unknown} are not parties {list(parties)}", field="protocol.vetoes"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """How a negotiation is played and bounded.
+
+    Attributes:
+        max_rounds: Hard cap on rounds (V9); reaching it ends with no deal, reason bound_hit.
+        max_offers: Cap on offers put on the table (None: no cap).
+        deadline_seconds: Wall-clock budget on the session's clock (None: none).
+        acceptance: When an offer passes.
+        stagnation_rounds: K — rounds without movement before the detector fires.
+        stagnation_epsilon: ε — largest per-issue move (fraction of the issue's option range)
+            that still counts as no movement.
+        on_stagnation: "walk" (O13 default: the party worst off against its BATNA walks),
+            "mediate" (a mediator proposes, if there is one; else walk), or "continue" (log only).
+        act_timeout: Seconds a party may take for one move (None: unbounded).
+        proposer_order: Proposer rotation (None: the scenario's party order).
+    """
+
+    max_rounds: int = 20
+    max_offers: int | None = None
+    deadline_seconds: float | None = None
+    acceptance: AcceptanceRule = AcceptanceRule()
+    stagnation_rounds: int = 3
+    stagnation_epsilon: float = 0.0
+    on_stagnation: StagnationPolicy = "walk"
+    act_timeout: float | None = None
+    proposer_order: tuple[PartyId, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_rounds < 1:
+            raise ScenarioError("max_rounds must be at least 1", field="protocol.max_rounds")
+        if self.stagnation_rounds < 1:
+            raise ScenarioError("stagnation_rounds must be at least 1", field="protocol.stagnation_rounds")
+        if not 0.0 <= self.stagnation_epsilon < 1.0:
+            raise ScenarioError("stagnation_epsilon must be in [0, 1)", field="protocol.stagnation_epsilon")
+
+    def order(self, parties: Sequence[PartyId]) -> tuple[PartyId, ...]:
+        """The proposer rotation for these parties."""
+        order = self.proposer_order or tuple(parties)
+        if sorted(order) != sorted(parties):
+            raise ScenarioError(f"proposer_order {list(order)} must list every party {list(parties)} once")
+        return tuple(order)
