@@ -1,14 +1,33 @@
-"""The `parley` command: a thin typer adapter over the library."""
+"""The `parley` command: a thin typer adapter over the library.
+
+Command modules register themselves on `app` (or `experiment_app`) when imported; each module
+named in `_COMMAND_MODULES` is imported here.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import typer
 
 app = typer.Typer(
-    no_args_is_help=True, add_completion=False, help="parley: negotiation between AI agents and people."
+    no_args_is_help=True,
+    add_completion=False,
+    help="parley: negotiation between AI agents and people.",
+    pretty_exceptions_enable=False,
 )
+experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce the published experiments.")
+app.add_typer(experiment_app, name="experiment")
+
+_COMMAND_MODULES: tuple[str, ...] = ()
+
+
+def _load_commands() -> None:
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"parley.cli.{name}")
 
 
 def main() -> None:
     """Console-script entry point."""
+    _load_commands()
     app()
