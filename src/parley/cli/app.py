@@ -1,7 +1,7 @@
 """The `parley` command: a thin typer adapter over the library.
 
-Command modules register themselves on `app` (or `experiment_app`) when imported; each module
-named in `_COMMAND_MODULES` is imported here.
+Command modules register themselves on `app` (or `experiment_app`) when imported; every module
+named in `_COMMAND_MODULES` is imported at the end of this one (after `app` exists).
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ def _load_commands() -> None:
         importlib.import_module(f"parley.cli.{name}")
 
 
+_load_commands()
+
+
 def main() -> None:
     """Console-script entry point."""
-    _load_commands()
     app()
