@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +14,7 @@ from parley.protocol.session import Negotiator
 NegotiatorFactory = Callable[..., Negotiator]
 """Called as factory(party=PartyId, seed=int, **options) and returns a fresh negotiator."""
 
-_BUILTIN_MODULES = ("parley.agents.baselines", "parley.agents.astra")
+_BUILTIN_MODULES = ("parley.agents.baselines", "parley.agents.astra", "parley.llm.negotiator")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class AgentEntry:
 
 _REGISTRY: dict[str, AgentEntry] = {}
 _loaded = False
+_load_lock = threading.RLock()  # threads that race to the first create() must wait for the imports
 
 
 def register(name: str, factory: NegotiatorFactory, description: str) -> None:
@@ -36,15 +38,16 @@ def register(name: str, factory: NegotiatorFactory, description: str) -> None:
 
 def _load_builtins() -> None:
     global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as error:
-            if error.name != module:
-                raise
+    with _load_lock:
+        if _loaded:
+            return
+        _loaded = True
+        for module in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as error:
+                if error.name != module:
+                    raise
 
 
 def available() -> dict[str, AgentEntry]:

@@ -32,8 +32,43 @@ def pareto_frontier(points: FloatArray) -> IntArray:
     if points.shape[1] == 1:
         return np.flatnonzero(points[:, 0] == points[:, 0].max()).astype(np.int64)
     if points.shape[1] == 2:
-        return _frontier_2d(points[:, 0], points[:, 1])
+        first, second = points[:, 0], points[:, 1]
+        survivors = _undominated_by_bins(first, second)
+        if survivors is None:
+            return _frontier_2d(first, second)
+        return survivors[_frontier_2d(first[survivors], second[survivors])]
     return _frontier_nd(points)
+
+
+PREFILTER_MIN_POINTS = 4096
+"""Below this many points the exact sort-based frontier is cheap enough on its own."""
+
+PREFILTER_BINS = 4096
+"""Buckets along the first utility used to discard dominated points before sorting."""
+
+
+def _undominated_by_bins(first: FloatArray, second: FloatArray) -> IntArray | None:
+    """Indices of the points that survive an exact O(n) dominance prefilter (None: not worth it).
+
+    Points are bucketed by their first utility (bucketing is monotone). A point whose second
+    utility does not exceed the best second utility in any strictly higher bucket is dominated
+    by that bucket's best point (strictly better first utility, at least as good second), so it
+    can be dropped. Anything dominating a survivor is itself a survivor (dominance is
+    transitive), hence the frontier of the survivors is exactly the frontier of all points.
+    """
+    if first.size < PREFILTER_MIN_POINTS:
+        return None
+    low, high = float(first.min()), float(first.max())
+    if not (np.isfinite(low) and np.isfinite(high) and high > low) or not np.isfinite(second).all():
+        return None
+    buckets = ((first - low) * (PREFILTER_BINS / (high - low))).astype(np.intp)
+    np.minimum(buckets, PREFILTER_BINS - 1, out=buckets)
+    best = np.full(PREFILTER_BINS, -np.inf)
+    np.maximum.at(best, buckets, second)
+    best_above = np.empty_like(best)  # best second utility over strictly higher buckets
+    best_above[:-1] = np.maximum.accumulate(best[:0:-1])[::-1]
+    best_above[-1] = -np.inf
+    return np.flatnonzero(second > best_above[buckets]).astype(np.int64)
 
 
 def _frontier_2d(first: FloatArray, second: FloatArray) -> IntArray:
@@ -86,8 +121,9 @@ class OutcomeAnalysis:
         if not utilities:
             raise ValueError("outcome analysis needs at least one utility function")
         space = utilities[0].space
-        indices = space.enumerate_indices()
-        points = np.column_stack([u.evaluate_indices(indices) for u in utilities])
+        points = np.empty((space.size, len(utilities)), dtype=np.float64)
+        for column, utility in enumerate(utilities):  # broadcast per utility, no index array
+            points[:, column] = utility.evaluate_space()
         reservation = np.array([u.reservation_value for u in utilities], dtype=np.float64)
         return cls(space, points, reservation)
 
@@ -107,7 +143,8 @@ class OutcomeAnalysis:
         return np.all(self.points >= self.reservation - 1e-9, axis=1)
 
     def _rational_frontier(self) -> IntArray:
-        return self.frontier[self.individually_rational[self.frontier]]
+        rational = np.all(self.frontier_points >= self.reservation - 1e-9, axis=1)
+        return self.frontier[rational]
 
     @cached_property
     def max_welfare(self) -> int:

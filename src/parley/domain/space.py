@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -44,7 +45,7 @@ class OutcomeSpace:
         """Build a space from a sequence of issues."""
         return cls(tuple(issues))
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         """Issue names in order."""
         return tuple(issue.name for issue in self.issues)
@@ -76,18 +77,26 @@ class OutcomeSpace:
         Raises:
             ValueError: with what was expected and what arrived.
         """
+        try:  # fast path: a set comparison of the key views, in C
+            same_names = outcome.keys() == self._by_name.keys()
+        except AttributeError:
+            same_names = False
+        if not same_names:
+            self._report_names(outcome)
+        for issue in self.issues:
+            issue.index_of(outcome[issue.name])
+
+    def _report_names(self, outcome: Mapping[str, Value]) -> None:
         missing = [n for n in self.names if n not in outcome]
         extra = [n for n in outcome if n not in self._by_name]
         if missing or extra:
             raise ValueError(
                 f"package must name issues {list(self.names)}; missing {missing}, unknown {extra}"
             )
-        for issue in self.issues:
-            issue.index_of(outcome[issue.name])
 
     def to_indices(self, outcome: Mapping[str, Value]) -> tuple[int, ...]:
         """Option indices of a (valid) outcome."""
-        return tuple(issue.index_of(outcome[issue.name]) for issue in self.issues)
+        return tuple([issue.index_of(outcome[issue.name]) for issue in self.issues])
 
     def from_indices(self, indices: Sequence[int | np.integer] | NDArray[np.integer]) -> dict[str, Value]:
         """The outcome for a row of option indices."""
@@ -95,13 +104,21 @@ class OutcomeSpace:
 
     def index(self, outcome: Mapping[str, Value]) -> int:
         """Integer index of an outcome in mixed radix."""
-        return int(np.ravel_multi_index(self.to_indices(outcome), self.shape))
+        index = 0
+        for issue in self.issues:  # mixed radix by hand: far cheaper than numpy for one outcome
+            index = index * issue.cardinality + issue.index_of(outcome[issue.name])
+        return index
 
     def outcome(self, index: int) -> dict[str, Value]:
-        """The outcome with the given integer index."""
+        """The outcome with the given integer index (built without touching the enumeration cache)."""
+        index = operator.index(index)
         if not 0 <= index < self.size:
             raise IndexError(f"outcome index {index} outside 0..{self.size - 1}")
-        return self.from_indices(np.unravel_index(index, self.shape))
+        positions: list[int] = []
+        for cardinality in reversed(self.shape):
+            index, position = divmod(index, cardinality)
+            positions.append(position)
+        return self.from_indices(positions[::-1])
 
     def __iter__(self) -> Iterator[dict[str, Value]]:
         """Every outcome, lazily, in index order."""
@@ -131,6 +148,29 @@ class OutcomeSpace:
     def _all_indices(self) -> IndexArray:
         grids = np.indices(self.shape, dtype=np.int64 if self.size > 2**31 else np.int32)
         return grids.reshape(len(self.shape), -1).T.astype(np.int64, copy=False)
+
+    def indices_at(self, flat: NDArray[np.integer]) -> IndexArray:
+        """Option-index rows of the outcomes with the given integer indices, shape (m,) → (m, k).
+
+        Memory-lean companion of `enumerate_indices`: only the requested rows are built.
+        """
+        flat = np.asarray(flat)
+        if flat.size and (flat.min() < 0 or flat.max() >= self.size):
+            raise IndexError(f"outcome indices must lie in 0..{self.size - 1}")
+        return np.stack(np.unravel_index(flat, self.shape), axis=-1).astype(np.int64, copy=False)
+
+    def index_chunks(self, chunk_size: int = 1 << 16) -> Iterator[IndexArray]:
+        """Every outcome as option-index rows, chunk_size rows at a time, in index order.
+
+        Lets a caller sweep a large space holding one chunk, never the whole (n, k) array.
+        """
+        if "_all_indices" in self.__dict__:  # already enumerated: slicing it costs nothing
+            everything = self._all_indices
+            for start in range(0, self.size, chunk_size):
+                yield everything[start : start + chunk_size]
+            return
+        for start in range(0, self.size, chunk_size):
+            yield self.indices_at(np.arange(start, min(start + chunk_size, self.size), dtype=np.int64))
 
     def sample_indices(self, count: int, rng: np.random.Generator) -> IndexArray:
         """count outcomes drawn uniformly (with replacement) as index rows."""

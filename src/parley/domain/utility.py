@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from parley.domain.issues import Outcome, Value
-from parley.domain.space import IndexArray, OutcomeSpace
+from parley.domain.space import DEFAULT_ENUMERATION_LIMIT, IndexArray, OutcomeSpace
 from parley.errors import ScenarioError
 
 FloatArray = NDArray[np.float64]
@@ -50,8 +50,26 @@ class UtilityFunction(ABC):
         return float(self.evaluate_indices(row)[0])
 
     def evaluate_space(self) -> FloatArray:
-        """Utilities of every outcome in index order (the space must fit in memory)."""
-        return self.evaluate_indices(self.space.enumerate_indices())
+        """Utilities of every outcome in index order, as one float array of shape (n,).
+
+        Memory-lean: the space is swept in chunks, so the (n, k) index array is never built
+        (subclasses with more structure compute it directly). The space must fit in memory.
+
+        Raises:
+            ValueError: the space has more outcomes than the enumeration limit.
+        """
+        space = self.space
+        if not space.fits_in_memory():
+            raise ValueError(
+                f"outcome space has {space.size:,} outcomes, more than the enumeration limit "
+                f"{DEFAULT_ENUMERATION_LIMIT:,}"
+            )
+        result = np.empty(space.size, dtype=np.float64)
+        start = 0
+        for chunk in space.index_chunks():
+            result[start : start + chunk.shape[0]] = self.evaluate_indices(chunk)
+            start += chunk.shape[0]
+        return result
 
     def is_acceptable(self, outcome: Outcome) -> bool:
         """Whether the package is at least as good as walking away (the BATNA)."""
@@ -89,6 +107,7 @@ class LinearAdditiveUtility(UtilityFunction):
     reservation_value: float = 0.0
     offset: float = 0.0
     _tables: tuple[FloatArray, ...] = field(init=False, repr=False)
+    _lookups: tuple[tuple[str, dict[Value, float]], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.weights) | set(self.values) - set(self.space.names))
@@ -104,6 +123,10 @@ class LinearAdditiveUtility(UtilityFunction):
                 )
             tables.append(table * float(self.weights.get(issue.name, 0.0)))
         self._tables = tuple(tables)
+        self._lookups = tuple(
+            (issue.name, dict(zip(issue.values, table.tolist(), strict=True)))
+            for issue, table in zip(self.space.issues, tables, strict=True)
+        )
         self.reservation_value = float(self.reservation_value)
 
     @classmethod
@@ -119,6 +142,16 @@ class LinearAdditiveUtility(UtilityFunction):
         return self._tables
 
     def evaluate(self, outcome: Outcome) -> float:
+        # Plain dict lookups of Python floats: the same sums as the tables, without numpy scalars.
+        total = self.offset
+        try:
+            for name, lookup in self._lookups:
+                total += lookup[outcome[name]]
+        except (KeyError, TypeError):
+            return self._evaluate_checked(outcome)
+        return total
+
+    def _evaluate_checked(self, outcome: Outcome) -> float:
         total = self.offset
         for issue, table in zip(self.space.issues, self._tables, strict=True):
             total += float(table[issue.index_of(outcome[issue.name])])
@@ -129,6 +162,23 @@ class LinearAdditiveUtility(UtilityFunction):
         for column, table in enumerate(self._tables):
             result += table[indices[:, column]]
         return result
+
+    def evaluate_space(self) -> FloatArray:
+        """Utilities of every outcome in index order, by broadcasting the per-issue tables.
+
+        Sums in the same order as `evaluate_indices` (offset, then issue by issue), so the
+        values are bit-identical, but no index array is ever built: peak memory is about two
+        float arrays of the space's size.
+        """
+        if not self.space.fits_in_memory():
+            raise ValueError(
+                f"outcome space has {self.space.size:,} outcomes, more than the enumeration limit "
+                f"{DEFAULT_ENUMERATION_LIMIT:,}"
+            )
+        total: FloatArray = np.full(1, self.offset, dtype=np.float64)
+        for table in self._tables:
+            total = np.add.outer(total, table).ravel()
+        return total
 
     def bounds(self) -> tuple[float, float]:
         low = self.offset + sum(float(t.min()) for t in self._tables)
@@ -194,6 +244,10 @@ class TableUtility(UtilityFunction):
     def evaluate_indices(self, indices: IndexArray) -> FloatArray:
         return self.table[indices @ self._radix]
 
+    def evaluate_space(self) -> FloatArray:
+        """A copy of the table (it already lists every outcome in index order)."""
+        return self.table.copy()
+
     def bounds(self) -> tuple[float, float]:
         return float(self.table.min()), float(self.table.max())
 
@@ -213,8 +267,8 @@ class RankedPreferenceUtility(UtilityFunction):
 
     Per issue a party names its first, second, third ... choice and options it finds unacceptable.
     u(x) = Σ_i weight_i · score(rank of x_i), where score follows rank_scores, an unranked option
-    scores 0 and an unacceptable one scores unacceptable_score. The reservation value defaults to
-    0, so any package containing an unacceptable option is below the BATNA.
+    scores 0 and an unacceptable one scores unacceptable_score, or less when needed so that any
+    package containing an unacceptable option is below the BATNA (reservation value, default 0).
 
     Attributes:
         space: The outcome space.
@@ -222,7 +276,7 @@ class RankedPreferenceUtility(UtilityFunction):
         unacceptable: Per issue, options the party rejects outright.
         weights: Importance per issue (default 1 each).
         rank_scores: Worth of the 1st, 2nd, ... choice.
-        unacceptable_score: Worth of an unacceptable option (negative, so it dominates).
+        unacceptable_score: Worth of an unacceptable option at most (lowered when needed so it dominates).
         reservation_value: Utility of walking away.
     """
 
@@ -236,16 +290,31 @@ class RankedPreferenceUtility(UtilityFunction):
     _inner: LinearAdditiveUtility = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        unknown = sorted({*self.rankings, *self.unacceptable, *self.weights} - set(self.space.names))
+        if unknown:
+            raise ScenarioError(
+                f"preferences name issues that do not exist: {unknown}; issues are {list(self.space.names)}",
+                field=f"preferences.{unknown[0]}",
+            )
         tables: dict[str, list[float]] = {}
         for issue in self.space.issues:
             table = [0.0] * issue.cardinality
             for rank, value in enumerate(self.rankings.get(issue.name, ())):
                 table[self._position(issue.name, value)] = self._rank_score(rank)
-            for value in self.unacceptable.get(issue.name, ()):
-                table[self._position(issue.name, value)] = self.unacceptable_score
             tables[issue.name] = table
         weights = {name: float(self.weights.get(name, 1.0)) for name in self.space.names}
+        best = sum(max(0.0, weights[name] * max(table)) for name, table in tables.items())
+        for issue in self.space.issues:
+            for value in self.unacceptable.get(issue.name, ()):
+                worth = self._unacceptable_worth(weights[issue.name], best)
+                tables[issue.name][self._position(issue.name, value)] = worth
         self._inner = LinearAdditiveUtility(self.space, weights, tables, self.reservation_value)
+
+    def _unacceptable_worth(self, weight: float, best: float) -> float:
+        # Low enough that even the best of everything else cannot lift the package to the BATNA.
+        if weight <= 0:
+            return self.unacceptable_score
+        return min(self.unacceptable_score, (self.reservation_value - best) / weight - 1.0)
 
     def _position(self, issue_name: str, value: Value) -> int:
         try:
@@ -277,6 +346,9 @@ class RankedPreferenceUtility(UtilityFunction):
 
     def evaluate_indices(self, indices: IndexArray) -> FloatArray:
         return self._inner.evaluate_indices(indices)
+
+    def evaluate_space(self) -> FloatArray:
+        return self._inner.evaluate_space()
 
     def bounds(self) -> tuple[float, float]:
         return self._inner.bounds()

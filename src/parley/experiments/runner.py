@@ -49,6 +49,7 @@ def run_negotiation(
     judge: TerminationJudge | None = None,
     clock: Clock | None = None,
     on_event: Callable[[Event], None] | None = None,
+    agent_names: Mapping[str, str] | None = None,
 ) -> SessionResult:
     """Play scenario once.
 
@@ -61,6 +62,7 @@ def run_negotiation(
         judge: Optional termination judge.
         clock: Optional clock (default: frozen fake clock).
         on_event: Live event callback.
+        agent_names: Names to record for ready negotiators (default: their class names).
     """
     negotiators = dict(agents) if isinstance(agents, Mapping) else build_negotiators(scenario, agents, seed)
     names = [type(n).__name__ for n in negotiators.values()] if isinstance(agents, Mapping) else list(agents)

@@ -1,0 +1,21 @@
+"""Natural language for negotiation moves: render actions as text and parse free text into actions.
+
+Both sides work over a scenario's `Vocabulary` (issue names and synonyms, option labels, units,
+division shares), so they apply to any scenario, not one corpus.
+"""
+
+from parley.language.parse import Intent, ParsedMessage, parse, to_action
+from parley.language.render import describe_package, render
+from parley.language.vocabulary import IssueTerms, Share, Vocabulary
+
+__all__ = [
+    "Intent",
+    "IssueTerms",
+    "ParsedMessage",
+    "Share",
+    "Vocabulary",
+    "describe_package",
+    "parse",
+    "render",
+    "to_action",
+]

@@ -169,19 +169,27 @@ class Session:
             raise ScenarioError(f"no negotiator for parties {missing}")
         self._negotiators = dict(negotiators)
         self._rules = rules or Rules()
+        self._act_timeout = self._rules.act_timeout
         self._rules.acceptance.check(list(self._parties))
         self._order = self._rules.order(list(self._parties))
         self._names = tuple(self._parties)
         self._mediator = mediator
         self._judge = judge or RuleJudge()
+        # The rule judge continues whenever nothing happened, so that common case skips building a view.
+        self._plain_judge = type(self._judge) is RuleJudge
         self._clock = clock or FakeClock()
         self._on_event = on_event
         self._metadata = dict(metadata or {})
         self._trajectory = Trajectory()
         self._visible: dict[PartyId, list[Event]] = {name: [] for name in (*self._names, MEDIATOR)}
+        self._visible_lists = tuple(self._visible.values())
         self._records = {name: Record(events) for name, events in self._visible.items()}
         self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
         self._best_received: dict[PartyId, float] = {name: float("-inf") for name in self._names}
+        self._evaluators = tuple((name, p.utility.evaluate) for name, p in self._parties.items())
+        self._responders = {
+            name: [other for other in self._names if other != name] for name in (*self._names, MEDIATOR)
+        }
         self._state = SessionState()
         self._start = 0.0
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
@@ -200,7 +208,7 @@ class Session:
             time=self._clock.now() - self._start,
         )
         if audience == PUBLIC:
-            for events in self._visible.values():
+            for events in self._visible_lists:
                 events.append(event)
         elif audience in self._visible:
             self._visible[audience].append(event)
@@ -209,10 +217,11 @@ class Session:
         return event
 
     def _note_received(self, proposer: PartyId, package: Mapping[str, Value]) -> None:
-        for name, party in self._parties.items():
+        best = self._best_received
+        for name, evaluate in self._evaluators:
             if name != proposer:
-                value = party.utility.evaluate(package)
-                self._best_received[name] = max(self._best_received[name], value)
+                value = evaluate(package)
+                best[name] = max(best[name], value)
 
     # -- asking parties --------------------------------------------------------------------------
 
@@ -233,7 +242,7 @@ class Session:
 
     def _call(self, party: PartyId, view: PartyView) -> object:
         negotiator = self._negotiators[party]
-        timeout = self._rules.act_timeout
+        timeout = self._act_timeout
         if timeout is None:
             return negotiator.act(view)
         if self._executor is None:
@@ -293,6 +302,8 @@ class Session:
 
     def _check(self, bound_hit: str | None = None, stagnation: bool = False) -> None:
         walked = self._state.walked
+        if self._plain_judge and walked is None and bound_hit is None and not stagnation and not self._passed():
+            return
         self._decide(
             JudgeView(
                 self._state.round,
@@ -390,7 +401,7 @@ class Session:
             else:
                 if not (counter_tabled and table is not None and table.proposer == proposer):
                     self._proposer_turn(proposer)
-                responders = [p for p in self._names if p != proposer]
+                responders = self._responders[proposer]
             counter_seq = self._responses(responders)
             next_proposer = self._order[round_number % len(self._order)]
             counter_tabled = next_proposer in counter_seq
@@ -439,8 +450,8 @@ class Session:
         reservations = {name: p.utility.reservation_value for name, p in self._parties.items()}
         violations = tuple(
             BatnaViolation(name, utilities[name], reservations[name])
-            for name in table.accepted_by
-            if name in utilities and utilities[name] < reservations[name] - 1e-9
+            for name in self._names  # party order, not set order: transcripts must not depend on hashing
+            if name in table.accepted_by and utilities[name] < reservations[name] - 1e-9
         )
         for violation in violations:
             self._emit(

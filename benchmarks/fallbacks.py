@@ -1,0 +1,73 @@
+"""Bench-local stand-ins, used only while parley's own baselines or CaSiNo scenario are missing.
+
+`casino_scenario()` and `TimeBasedStandIn` let the harness run before the registered `boulware`
+/ `conceder` agents and the shipped `casino` scenario exist; `bench_core` reports which it used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
+from parley.protocol.actions import Accept, Action, Propose
+from parley.protocol.rules import Rules
+from parley.protocol.view import PartyView
+from parley.scenarios.model import Party, Scenario
+
+CASINO_ITEMS = ("food", "water", "firewood")
+CASINO_POINTS = (5.0, 4.0, 3.0)  # per unit for a High / Medium / Low priority item (CaSiNo)
+CASINO_WALK_AWAY_POINTS = 5.0
+
+
+def casino_scenario(max_rounds: int = 20) -> Scenario:
+    """Bench-local CaSiNo: 3 items × 3 units; options are the units the first party receives."""
+    space = OutcomeSpace.of([Issue.integer_range(item, 0, 3) for item in CASINO_ITEMS])
+    first_priorities = {"food": 0, "water": 1, "firewood": 2}
+    second_priorities = {"water": 0, "firewood": 1, "food": 2}
+    first = LinearAdditiveUtility(
+        space,
+        {item: CASINO_POINTS[rank] for item, rank in first_priorities.items()},
+        {item: [0.0, 1.0, 2.0, 3.0] for item in CASINO_ITEMS},
+        CASINO_WALK_AWAY_POINTS,
+    )
+    second = LinearAdditiveUtility(
+        space,
+        {item: CASINO_POINTS[rank] for item, rank in second_priorities.items()},
+        {item: [3.0, 2.0, 1.0, 0.0] for item in CASINO_ITEMS},
+        CASINO_WALK_AWAY_POINTS,
+    )
+    return Scenario(
+        "casino-bench",
+        "CaSiNo campsite (bench-local)",
+        "Split 3 food, 3 water and 3 firewood packages.",
+        space,
+        (Party("agent_1", "camper", first), Party("agent_2", "camper", second)),
+        Rules(max_rounds=max_rounds),
+    )
+
+
+class TimeBasedStandIn:
+    """A minimal time-based concession negotiator (target = floor + (best − floor)·(1 − t^(1/e)))."""
+
+    def __init__(self, exponent: float) -> None:
+        self._exponent = exponent
+        self._utilities: np.ndarray | None = None
+        self._order: np.ndarray | None = None
+
+    def _prepare(self, view: PartyView) -> None:
+        utilities = view.utility.evaluate_space()
+        self._order = np.argsort(utilities, kind="stable")
+        self._utilities = utilities[self._order]
+
+    def act(self, view: PartyView) -> Action:
+        if self._utilities is None:
+            self._prepare(view)
+        assert self._utilities is not None and self._order is not None
+        best = float(self._utilities[-1])
+        floor = max(view.reservation_value, float(self._utilities[0]))
+        target = floor + (best - floor) * (1.0 - view.relative_time ** (1.0 / self._exponent))
+        offer = view.offer
+        if offer is not None and view.utility.evaluate(offer) >= target - 1e-9:
+            return Accept()
+        position = min(int(np.searchsorted(self._utilities, target - 1e-9)), self._utilities.size - 1)
+        return Propose(view.space.outcome(int(self._order[position])))

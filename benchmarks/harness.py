@@ -1,0 +1,153 @@
+"""Measurement helpers shared by every `benchmarks/bench_*.py` module.
+
+Timings: warm-up, several repetitions, median and spread (`measure`). Memory and cold-start
+figures come from fresh subprocesses (`run_task`) that report their own peak RSS. Markdown
+helpers keep every section of docs/benchmarks.md in the same shape.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+RESULT_MARKER = "BENCH-RESULT "
+"""Prefix of the one stdout line through which a task subprocess reports its JSON result."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Seconds per call over several repetitions.
+
+    Attributes:
+        samples: Seconds per call, one per repetition (after warm-up).
+    """
+
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        """Median seconds per call."""
+        return statistics.median(self.samples)
+
+    @property
+    def low(self) -> float:
+        """Fastest repetition."""
+        return min(self.samples)
+
+    @property
+    def high(self) -> float:
+        """Slowest repetition."""
+        return max(self.samples)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (used to pass timings out of task subprocesses)."""
+        return {"samples": list(self.samples)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Timing:
+        """Inverse of to_json."""
+        return cls(tuple(float(x) for x in data["samples"]))
+
+    def describe(self, unit: str = "ms") -> str:
+        """'median (low–high)' in the given unit (s, ms or us)."""
+        return f"{fmt(self.median, unit)} ({fmt(self.low, unit)}–{fmt(self.high, unit)})"
+
+
+def fmt(seconds: float, unit: str = "ms") -> str:
+    """Seconds rendered in unit with three significant figures."""
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
+    return f"{seconds * scale:.3g} {unit}"
+
+
+def measure(
+    function: Callable[[], object], *, repeat: int = 5, warmup: int = 1, number: int = 1
+) -> Timing:
+    """Time function: warm-up calls, then repeat batches of number calls each.
+
+    Returns:
+        Seconds per call for each batch.
+    """
+    for _ in range(warmup):
+        function()
+    samples: list[float] = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            function()
+        samples.append((time.perf_counter() - start) / number)
+    return Timing(tuple(samples))
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB (Linux reports KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def report(result: dict[str, Any]) -> None:
+    """Print a task's result for the parent process (used inside task subprocesses)."""
+    result = {**result, "peak_rss_mb": peak_rss_mb()}
+    sys.stdout.write(RESULT_MARKER + json.dumps(result) + "\n")
+    sys.stdout.flush()
+
+
+class TaskError(RuntimeError):
+    """A task subprocess failed or printed no result."""
+
+
+def run_task(script: str, *args: str, timeout: float = 900.0) -> dict[str, Any]:
+    """Run `python benchmarks/<script> args...` in a fresh process and return its reported JSON.
+
+    The child uses this interpreter (the bench venv, where both parley and NegMAS are installed)
+    and reports its own peak RSS, so memory figures are per fresh process.
+
+    Raises:
+        TaskError: the child exited non-zero or reported nothing (its stderr tail is included).
+    """
+    command = [sys.executable, str(BENCH_DIR / script), *args]
+    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore"}
+    completed = subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=environment, check=False
+    )
+    for line in completed.stdout.splitlines():
+        if line.startswith(RESULT_MARKER):
+            return json.loads(line[len(RESULT_MARKER) :])
+    tail = "\n".join(completed.stderr.strip().splitlines()[-8:])
+    raise TaskError(f"{' '.join(command[1:])} exited {completed.returncode} without a result:\n{tail}")
+
+
+def negmas_version() -> str | None:
+    """Version of the installed negmas, or None when it is not installed here."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("negmas")
+    except PackageNotFoundError:
+        return None
+
+
+def verdict(passed: bool) -> str:
+    """PASS or MISS, for target columns."""
+    return "PASS" if passed else "MISS"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def command_for(name: str, quick: bool) -> str:
+    """The exact command that reproduces one section."""
+    return f".venv-bench/bin/python benchmarks/run.py --only {name}" + (" --quick" if quick else "")

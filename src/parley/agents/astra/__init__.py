@@ -1,0 +1,43 @@
+"""ASTRA: the strategic negotiator of seed 003 (opponent modelling, tit-for-tat offer optimisation).
+
+Importing this package registers "astra" and "astra-ablation" in the agent registry.
+"""
+
+from parley.agents.astra.agent import (
+    AstraConfig,
+    AstraNegotiator,
+    Memory,
+    create_astra,
+    create_astra_ablation,
+)
+from parley.agents.astra.coach import Advice, Coach, format_advice
+from parley.agents.astra.signals import Fairness, Stance, assess_fairness, assess_stance
+from parley.agents.astra.trace import format_trace
+from parley.agents.registry import register
+
+register(
+    "astra",
+    create_astra,
+    "ASTRA: opponent modelling, fairness/stance tit-for-tat, exact offer optimisation, PAP+tactic selection",
+)
+register(
+    "astra-ablation",
+    create_astra_ablation,
+    "ASTRA without stages 2-3: same asking, acceptance and walk rules, plain time-based offers",
+)
+
+__all__ = [
+    "Advice",
+    "AstraConfig",
+    "AstraNegotiator",
+    "Coach",
+    "Fairness",
+    "Memory",
+    "Stance",
+    "assess_fairness",
+    "assess_stance",
+    "create_astra",
+    "create_astra_ablation",
+    "format_advice",
+    "format_trace",
+]

@@ -1,0 +1,581 @@
+"""The ASTRA negotiator: response modes (ask, accept, walk, propose) around the three ASTRA stages.
+
+Each move reads the record, rebuilds the inferred partner preferences (IPP), assesses the
+partner's fairness and stance (stage 1), solves the offer problem over the λ × S_max grid
+(stage 2) and picks the final offer by α·PAP + β·SA (stage 3). `explain()` returns the decision
+trace of the latest move; the engine stores it privately as the coaching output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from parley.agents.astra.opponent import (
+    ConsistencyFinding,
+    Evidence,
+    PartnerModel,
+    check_consistency,
+    collect_evidence,
+    linear_tables,
+)
+from parley.agents.astra.optimizer import (
+    Floors,
+    GridSolution,
+    Method,
+    choose_method,
+    parameter_grid,
+    solve_by_loop,
+    solve_by_milp,
+    solve_by_sweep,
+)
+from parley.agents.astra.selection import (
+    ScoredCandidate,
+    TacticContext,
+    best_candidate,
+    phase_of,
+    score_candidates,
+)
+from parley.agents.astra.signals import (
+    POINTS_SCALE,
+    Fairness,
+    PointScale,
+    Stance,
+    assess_fairness,
+    assess_stance,
+)
+from parley.agents.astra.stages import (
+    Candidate,
+    IPPVirtualPartner,
+    ParameterChooser,
+    PartnerSituation,
+    PreferenceInterpreter,
+    RuleInterpreter,
+    RuleTacticAssessor,
+    TacticAssessor,
+    TitForTatParameters,
+    VirtualPartner,
+)
+from parley.agents.astra.trace import build_trace, round_floats
+from parley.domain.space import IndexArray, OutcomeSpace
+from parley.domain.utility import FloatArray, LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.errors import ScenarioError
+from parley.protocol.actions import Accept, Action, Propose, Say, Walk
+from parley.protocol.view import PartyView
+
+logger = logging.getLogger(__name__)
+
+ASK_MESSAGE = "Before we trade offers: which issues matter most to you, and which least?"
+REASK_MESSAGE = (
+    "Your offers do not fit what I understood of your priorities. Which issue matters most to you?"
+)
+WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
+
+
+@dataclass(frozen=True, slots=True)
+class AstraConfig:
+    """ASTRA's settings (defaults follow the seed).
+
+    Attributes:
+        alpha: Weight of PAP in the final score (seed: 0.35).
+        beta: Weight of SA in the final score (seed: 0.65).
+        top_n: Distinct stage-2 candidates kept for stage 3.
+        lambda_spread: λ is explored within ± this of the chosen value, in 0.1 steps.
+        s_max_depth: S_max is explored from the chosen value down by this many points, in 1-point steps.
+        no_concession_limit: Walk after this many consecutive partner offers without a concession (K).
+        below_batna_limit: Walk after this many sub-BATNA partner offers following a warning.
+        ask_preferences: Ask for the partner's priorities early.
+        use_stages: False gives the ablation: plain time-based offers instead of stages 2-3.
+        method: Stage-2 solver ("auto", "sweep", "milp" or "loop").
+        accept_at_deadline: In the final round accept any offer at or above the BATNA.
+        ablation_target_points: Where the ablation's linear concession ends (at least the BATNA).
+    """
+
+    alpha: float = 0.35
+    beta: float = 0.65
+    top_n: int = 5
+    lambda_spread: float = 0.3
+    s_max_depth: float = 10.0
+    no_concession_limit: int = 3
+    below_batna_limit: int = 2
+    ask_preferences: bool = True
+    use_stages: bool = True
+    method: Method = "auto"
+    accept_at_deadline: bool = True
+    ablation_target_points: float = POINTS_SCALE / 2
+
+
+@dataclass(slots=True)
+class Memory:
+    """What the agent remembers between moves beyond its record.
+
+    Attributes:
+        warned_at: Number of partner offers seen when the agent warned it would walk (None: no warning yet).
+        reasked: The agent already re-asked for priorities after an inconsistency.
+        previous_model: The IPP of the previous move (for the consistency checker).
+    """
+
+    warned_at: int | None = None
+    reasked: bool = False
+    previous_model: PartnerModel | None = None
+
+
+@dataclass(frozen=True)
+class OwnSide:
+    """The agent's own utility prepared for ASTRA: point scale, per-issue points, enumerated points.
+
+    Attributes:
+        space: The outcome space.
+        utility: The agent's utility.
+        scale: Utility to points.
+        value_tables: Per issue, the worth of each option (for the IPP's "opposite" prior).
+        point_tables: Per issue, points per option when the utility is linear-additive (else None).
+        rows: Every outcome as option indices, when the space can be enumerated (else None).
+        all_points: Points of every outcome, aligned with rows (else None).
+        method: The stage-2 solver to use.
+    """
+
+    space: OutcomeSpace
+    utility: UtilityFunction
+    scale: PointScale
+    value_tables: tuple[FloatArray, ...]
+    point_tables: tuple[FloatArray, ...] | None
+    rows: IndexArray | None
+    all_points: FloatArray | None
+    method: str
+
+    @classmethod
+    def prepare(cls, utility: UtilityFunction, method: Method) -> OwnSide:
+        """Precompute everything that stays fixed during a negotiation."""
+        space = utility.space
+        linear = utility.linear if isinstance(utility, RankedPreferenceUtility) else utility
+        scale = PointScale(*utility.bounds())
+        point_tables = _point_tables(linear, scale) if isinstance(linear, LinearAdditiveUtility) else None
+        resolved = choose_method(method, space.size, point_tables is not None)
+        rows = all_points = None
+        if resolved == "sweep" or point_tables is None:
+            rows = space.enumerate_indices()
+            all_points = scale.points_array(utility.evaluate_indices(rows))
+        tables = linear_tables(utility)
+        return cls(space, utility, scale, tables, point_tables, rows, all_points, resolved)
+
+    def points(self, row: Sequence[int]) -> float:
+        """The agent's points for one package."""
+        if self.point_tables is not None:
+            return float(sum(float(t[i]) for t, i in zip(self.point_tables, row, strict=True)))
+        return self.scale.points(self.utility.evaluate_indices(np.array([row], dtype=np.int64))[0])
+
+    @property
+    def reservation_points(self) -> float:
+        """The BATNA in points."""
+        return self.scale.points(self.utility.reservation_value)
+
+
+def _point_tables(utility: LinearAdditiveUtility, scale: PointScale) -> tuple[FloatArray, ...]:
+    tables = utility.weighted_tables
+    shift = (utility.offset - scale.low) / len(tables)
+    return tuple((t + shift) / scale.span * POINTS_SCALE for t in tables)
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """Stage 1 results plus the scores they rest on (points)."""
+
+    fairness: Fairness
+    stance: Stance
+    offer_agent_points: float | None
+    offer_partner_points: float | None
+    previous_offer_partner_points: float | None
+
+
+@dataclass(slots=True)
+class Decision:
+    """One move with everything the trace reports."""
+
+    action: Action
+    mode: str
+    reasons: list[str] = field(default_factory=lambda: [])
+    stage2: dict[str, Any] | None = None
+    tactic: dict[str, Any] | None = None
+    candidates: list[ScoredCandidate] = field(default_factory=lambda: [])
+    chosen: Candidate | None = None
+
+
+class AstraNegotiator:
+    """ASTRA: opponent modelling and tit-for-tat offer optimisation (seed 003, generalised).
+
+    Works on any discrete multi-issue space. With more than two parties every other party is
+    treated as one aggregate partner (their offers and statements are pooled into one IPP).
+
+    Args:
+        party: The party this negotiator plays (informational).
+        seed: Run seed (ASTRA's default stages are deterministic; kept for LLM-backed stages).
+        config: Settings.
+        interpreter: Stage: preference interpretation (builds the IPP).
+        parameters: Stage: λ and S_max choice.
+        virtual_partner: Stage: the virtual partner's TS and SI estimate.
+        tactics: Stage: tactic choice and strategy assessment.
+    """
+
+    def __init__(
+        self,
+        party: str = "",
+        seed: int = 0,
+        config: AstraConfig | None = None,
+        *,
+        interpreter: PreferenceInterpreter | None = None,
+        parameters: ParameterChooser | None = None,
+        virtual_partner: VirtualPartner | None = None,
+        tactics: TacticAssessor | None = None,
+    ) -> None:
+        self.party = party
+        self.seed = seed
+        self.config = config or AstraConfig()
+        self.interpreter: PreferenceInterpreter = interpreter or RuleInterpreter()
+        self.parameters: ParameterChooser = parameters or TitForTatParameters()
+        self.virtual_partner: VirtualPartner = virtual_partner or IPPVirtualPartner()
+        self.tactics: TacticAssessor = tactics or RuleTacticAssessor()
+        self.memory = Memory()
+        self._own: OwnSide | None = None
+        self._partner_points_cache: tuple[tuple[Any, ...], FloatArray] | None = None
+        self._trace: dict[str, Any] | None = None
+
+    # -- the Negotiator protocol -----------------------------------------------------------------
+
+    def act(self, view: PartyView) -> Action:
+        """Choose a move (and remember its decision trace for `explain`)."""
+        decision, trace = self.plan(view, self.memory)
+        self._trace = trace
+        return decision.action
+
+    def explain(self) -> Mapping[str, Any] | None:
+        """The decision trace of the latest move (stored privately by the engine)."""
+        return self._trace
+
+    # -- planning ----------------------------------------------------------------------------------
+
+    def own_side(self, utility: UtilityFunction) -> OwnSide:
+        """The prepared own side for this utility (cached across moves)."""
+        if self._own is None or self._own.utility is not utility:
+            self._own = OwnSide.prepare(utility, self.config.method)
+        return self._own
+
+    def plan(self, view: PartyView, memory: Memory) -> tuple[Decision, dict[str, Any]]:
+        """Decide a move from a view and a memory (updated in place) without touching other state."""
+        own = self.own_side(view.utility)
+        evidence = collect_evidence(view)
+        model = self.interpreter.interpret(
+            view.space, own.value_tables, evidence, _clip_points(own.reservation_points)
+        )
+        findings = check_consistency(evidence, model, memory.previous_model)
+        memory.previous_model = model
+        signals = self.assess(own, model, evidence)
+        decision = self._decide(view, memory, own, model, evidence, findings, signals)
+        trace = build_trace(view, own, model, findings, signals, decision, self.config)
+        return decision, round_floats(trace)
+
+    def assess(self, own: OwnSide, model: PartnerModel, evidence: Evidence) -> Signals:
+        """Stage 1: fairness and stance of the partner's latest offer."""
+        offers = evidence.partner_offers
+        if not offers:
+            return Signals(Fairness.UNKNOWN, Stance.UNKNOWN, None, None, None)
+        agent_points = own.points(offers[-1])
+        partner_points = model.points_of(offers[-1])
+        previous = model.points_of(offers[-2]) if len(offers) >= 2 else None
+        fairness = assess_fairness(agent_points, partner_points)
+        stance = assess_stance(previous, partner_points)
+        return Signals(fairness, stance, agent_points, partner_points, previous)
+
+    def _decide(
+        self,
+        view: PartyView,
+        memory: Memory,
+        own: OwnSide,
+        model: PartnerModel,
+        evidence: Evidence,
+        findings: Sequence[ConsistencyFinding],
+        signals: Signals,
+    ) -> Decision:
+        config = self.config
+        if self._should_ask(view, evidence):
+            return Decision(
+                Say(ASK_MESSAGE, asks_priorities=True), "ask", ["no partner priorities known yet: ask"]
+            )
+        offer = view.offer
+        proposal = self._propose(view, own, model, evidence, signals)
+        if offer is None:
+            return proposal
+        offered = own.points(view.space.to_indices(offer))
+        reservation = own.reservation_points
+        latest = own.points(evidence.own_offers[-1]) if evidence.own_offers else None
+        planned = proposal.chosen.agent_points if proposal.chosen is not None else None
+        reasons: list[str] = []
+        if offered >= reservation - 1e-9:
+            if latest is not None and offered >= latest - 1e-9:
+                return Decision(
+                    Accept(),
+                    "accept",
+                    [f"offer gives me {offered:.1f} points, at least my last offer ({latest:.1f})"],
+                )
+            if planned is not None and offered >= planned - 1e-9:
+                return Decision(
+                    Accept(),
+                    "accept",
+                    [f"offer gives me {offered:.1f} points, at least what I would propose ({planned:.1f})"],
+                )
+            if config.accept_at_deadline and view.round >= view.rules.max_rounds:
+                return Decision(
+                    Accept(),
+                    "accept",
+                    [f"final round: {offered:.1f} points beats my BATNA ({reservation:.1f})"],
+                )
+        streak = no_concession_streak([own.points(row) for row in evidence.partner_offers])
+        if streak >= config.no_concession_limit:
+            reason = f"partner made no concession in {streak} consecutive offers"
+            return Decision(
+                Walk(reason, "You have not moved at all; I will take my alternative."), "walk", [reason]
+            )
+        if offered < reservation - 1e-9:
+            below = self._below_batna(memory, own, evidence, reservation)
+            if below is not None:
+                return below
+        if (
+            any(f.check == "offer_below_agent_offer" for f in findings)
+            and config.ask_preferences
+            and not memory.reasked
+        ):
+            memory.reasked = True
+            return Decision(Say(REASK_MESSAGE, asks_priorities=True), "reask", [f.detail for f in findings])
+        proposal.reasons[:0] = reasons
+        return proposal
+
+    def _should_ask(self, view: PartyView, evidence: Evidence) -> bool:
+        return (
+            self.config.ask_preferences
+            and not evidence.statements
+            and not evidence.asked
+            and not evidence.own_offers
+            and view.relative_time < 1 / 3
+        )
+
+    def _below_batna(
+        self, memory: Memory, own: OwnSide, evidence: Evidence, reservation: float
+    ) -> Decision | None:
+        offers = evidence.partner_offers
+        if memory.warned_at is None:
+            memory.warned_at = len(offers)
+            return Decision(Say(WARNING_MESSAGE), "warn", ["offer below my BATNA: warn before walking"])
+        later = [row for row in offers[memory.warned_at :] if own.points(row) < reservation - 1e-9]
+        if len(later) >= self.config.below_batna_limit:
+            reason = f"{len(later)} offers below my BATNA after a warning"
+            return Decision(
+                Walk(reason, "You keep offering less than my alternative; I am leaving."), "walk", [reason]
+            )
+        return None
+
+    # -- proposing ---------------------------------------------------------------------------------
+
+    def _propose(
+        self, view: PartyView, own: OwnSide, model: PartnerModel, evidence: Evidence, signals: Signals
+    ) -> Decision:
+        if not self.config.use_stages:
+            return self._propose_by_time(view, own, model)
+        previous = own.points(evidence.own_offers[-1]) if evidence.own_offers else None
+        phase = phase_of(view.relative_time, len(evidence.own_offers))
+        choice = self.parameters.choose(signals.fairness, signals.stance, previous, phase)
+        lambdas, s_values = parameter_grid(
+            choice.lambda_, choice.s_max, spread=self.config.lambda_spread, depth=self.config.s_max_depth
+        )
+        floors = Floors(own.reservation_points, model.reservation_points)
+        solutions = self._solve(own, model, lambdas, s_values, floors)
+        reasons = [choice.reason]
+        if all(s.row is None for s in solutions):
+            floors = Floors(own.reservation_points, float("-inf"))
+            solutions = self._solve(own, model, lambdas, s_values, floors)
+            reasons.append("no offer meets both floors: dropped the partner's estimated floor")
+        candidates = self._candidates(own, model, solutions)
+        stage2: dict[str, Any] = {
+            "lambda": choice.lambda_,
+            "s_max": choice.s_max,
+            "lambdas": list(lambdas),
+            "s_max_values": list(s_values),
+            "floors": {"agent": floors.agent, "partner": floors.partner},
+            "method": own.method,
+        }
+        if not candidates:
+            fallback = evidence.own_offers[-1] if evidence.own_offers else self._best_row(own)
+            chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
+            reasons.append("no feasible candidate: repeat my previous (or best) offer")
+            return self._proposal(view, chosen, "propose", reasons, stage2=stage2)
+        context = self._tactic_context(view, own, model, evidence, signals)
+        tactic, why = self.tactics.choose(context)
+        situation = PartnerSituation(
+            model.points_of(evidence.own_offers[-1]) if evidence.own_offers else None,
+            evidence.partner_offers[-1] if evidence.partner_offers else None,
+            view.space.shape,
+        )
+        estimates = [self.virtual_partner.assess(c, situation) for c in candidates]
+        strategy = self.tactics.strategy_scores(tactic, candidates, context)
+        scored = score_candidates(
+            [(c.row, c.agent_points, c.partner_points) for c in candidates],
+            [(e.total_score, e.strategic_intermediary) for e in estimates],
+            strategy,
+            alpha=self.config.alpha,
+            beta=self.config.beta,
+        )
+        best = best_candidate(scored)
+        chosen = Candidate(best.row, best.agent_points, best.partner_points)
+        reasons.append(f"tactic {tactic.value} ({tactic.strategy.value}): {why}")
+        tactic_info = {
+            "name": tactic.value,
+            "strategy": tactic.strategy.value,
+            "reason": why,
+            "phase": phase.value,
+        }
+        return self._proposal(
+            view, chosen, "propose", reasons, stage2=stage2, tactic=tactic_info, scored=scored
+        )
+
+    def _proposal(
+        self,
+        view: PartyView,
+        chosen: Candidate,
+        mode: str,
+        reasons: list[str],
+        *,
+        stage2: dict[str, Any] | None = None,
+        tactic: dict[str, Any] | None = None,
+        scored: list[ScoredCandidate] | None = None,
+    ) -> Decision:
+        package = view.space.from_indices(chosen.row)
+        text = "How about this: " + ", ".join(f"{name} {value}" for name, value in package.items()) + "?"
+        return Decision(Propose(package, text), mode, reasons, stage2, tactic, scored or [], chosen)
+
+    def _solve(
+        self,
+        own: OwnSide,
+        model: PartnerModel,
+        lambdas: Sequence[float],
+        s_values: Sequence[float],
+        floors: Floors,
+    ) -> list[GridSolution]:
+        if own.method == "sweep" and own.rows is not None and own.all_points is not None:
+            return solve_by_sweep(
+                own.all_points, self._partner_points(own, model), lambdas, s_values, floors, own.rows
+            )
+        if own.point_tables is None:
+            raise ValueError("the MILP and loop methods need a linear-additive utility")
+        if own.method == "loop":
+            return solve_by_loop(own.point_tables, model.point_tables, lambdas, s_values, floors)
+        return solve_by_milp(own.point_tables, model.point_tables, lambdas, s_values, floors)
+
+    def _partner_points(self, own: OwnSide, model: PartnerModel) -> FloatArray:
+        assert own.rows is not None
+        key = (id(own.rows), model.order, tuple(t.tobytes() for t in model.tables), model.reservation_points)
+        if self._partner_points_cache is None or self._partner_points_cache[0] != key:
+            self._partner_points_cache = (key, model.points(own.rows))
+        return self._partner_points_cache[1]
+
+    def _candidates(
+        self, own: OwnSide, model: PartnerModel, solutions: Sequence[GridSolution]
+    ) -> list[Candidate]:
+        rows = list(dict.fromkeys(s.row for s in solutions if s.row is not None))
+        candidates = [Candidate(row, own.points(row), model.points_of(row)) for row in rows]
+        candidates.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
+        return candidates[: self.config.top_n]
+
+    def _best_row(self, own: OwnSide) -> tuple[int, ...]:
+        if own.point_tables is not None:
+            return tuple(int(np.argmax(t)) for t in own.point_tables)
+        assert own.rows is not None and own.all_points is not None
+        return tuple(int(v) for v in own.rows[int(np.argmax(own.all_points))])
+
+    def _tactic_context(
+        self, view: PartyView, own: OwnSide, model: PartnerModel, evidence: Evidence, signals: Signals
+    ) -> TacticContext:
+        partner = [own.points(row) for row in evidence.partner_offers]
+        concessions = tuple(b - a for a, b in itertools.pairwise(partner))
+        mine = [own.points(row) for row in evidence.own_offers]
+        own_last = mine[-2] - mine[-1] if len(mine) >= 2 else 0.0
+        return TacticContext(
+            fairness=signals.fairness,
+            stance=signals.stance,
+            phase=phase_of(view.relative_time, len(mine)),
+            partner_offers=len(partner),
+            own_offers=len(mine),
+            partner_concession=concessions[-1] if concessions else 0.0,
+            partner_concessions=concessions,
+            own_last_concession=own_last,
+            own_conceded=bool(mine) and min(mine) < mine[0] - 1e-9,
+            partner_offer_partner_points=signals.offer_partner_points,
+            partner_offer_agent_points=signals.offer_agent_points,
+            previous_agent_points=mine[-1] if mine else None,
+        )
+
+    # -- the ablation --------------------------------------------------------------------------------
+
+    def _propose_by_time(self, view: PartyView, own: OwnSide, model: PartnerModel) -> Decision:
+        """Without stages 2-3: concede linearly in time; among packages at the target, the partner's best."""
+        start = POINTS_SCALE
+        end = max(own.reservation_points, self.config.ablation_target_points)
+        target = start - (start - end) * view.relative_time
+        # λ = -999 turns the stage-2 objective into S_p·1000 + S_a: the partner's best at the target.
+        floors = Floors(target, float("-inf"))
+        solutions = self._solve(own, model, (-999.0,), (POINTS_SCALE,), floors)
+        row = solutions[0].row or self._best_row(own)
+        chosen = Candidate(row, own.points(row), model.points_of(row))
+        reason = (
+            f"time-based target {target:.1f} points (t={view.relative_time:.2f}); best for the partner at it"
+        )
+        return self._proposal(view, chosen, "propose", [reason])
+
+
+def no_concession_streak(agent_points_of_partner_offers: Sequence[float]) -> int:
+    """How many of the partner's latest consecutive offers conceded nothing to the agent.
+
+    Each offer after the first counts when it gives the agent no more points than the one before.
+    """
+    streak = 0
+    for before, after in zip(
+        agent_points_of_partner_offers[-2::-1], agent_points_of_partner_offers[::-1], strict=False
+    ):
+        if after > before + 1e-9:
+            break
+        streak += 1
+    return streak
+
+
+def _clip_points(points: float) -> float:
+    return float(min(POINTS_SCALE, max(0.0, points)))
+
+
+def create_astra(*, party: str = "", seed: int = 0, **options: Any) -> AstraNegotiator:
+    """Registry factory for "astra"; options are `AstraConfig` fields.
+
+    Raises:
+        ScenarioError: an option is not an `AstraConfig` field.
+    """
+    return AstraNegotiator(party, seed, make_config(options))
+
+
+def create_astra_ablation(*, party: str = "", seed: int = 0, **options: Any) -> AstraNegotiator:
+    """Registry factory for "astra-ablation": ASTRA without stages 2-3 (time-based offers)."""
+    return AstraNegotiator(party, seed, make_config({**options, "use_stages": False}))
+
+
+def make_config(options: Mapping[str, Any]) -> AstraConfig:
+    """An `AstraConfig` from keyword options, checking the names.
+
+    Raises:
+        ScenarioError: an option is not an `AstraConfig` field.
+    """
+    known = {f.name for f in fields(AstraConfig)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ScenarioError(f"unknown ASTRA option(s) {unknown}; expected some of {sorted(known)}")
+    return AstraConfig(**options)

@@ -1,0 +1,319 @@
+"""ASTRA stage 2: exact offer optimisation over the λ × S_max grid.
+
+For every λ and S_max in the grid: maximise S_a + (1 - λ)·S_p subject to S_a <= S_max,
+S_a >= the agent's floor and S_p >= the partner's (estimated) floor, all in points. Two exact
+methods: a vectorised sweep over the enumerated space (small and medium spaces) and a
+mixed-integer program solved with HiGHS (spaces too large to enumerate; linear-additive
+utilities). `solve_by_loop` is the plain per-candidate reference both are tested against.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import highspy
+import numpy as np
+from numpy.typing import NDArray
+
+from parley.domain.utility import FloatArray
+from parley.errors import ScenarioError
+
+Method = Literal["auto", "sweep", "milp", "loop"]
+"""How to solve stage 2 ("auto": sweep when the space can be enumerated, else MILP)."""
+
+SWEEP_LIMIT = 2_000_000
+"""Largest space (outcomes) the sweep enumerates; beyond it the MILP is used."""
+
+TOLERANCE = 1e-7
+"""Slack (points) on the S_max bound and the floors, and when comparing objective values."""
+
+Row = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GridSolution:
+    """The optimum of one grid cell.
+
+    Attributes:
+        lambda_: λ of the cell.
+        s_max: S_max of the cell (points).
+        row: The optimal package as option indices (None when the cell is infeasible).
+        objective: S_a + (1 - λ)·S_p at the optimum.
+    """
+
+    lambda_: float
+    s_max: float
+    row: Row | None
+    objective: float
+
+
+@dataclass(frozen=True, slots=True)
+class Floors:
+    """Lowest acceptable points for each side (S_a >= agent, S_p >= partner)."""
+
+    agent: float
+    partner: float
+
+
+def parameter_grid(
+    lambda_: float, s_max: float, *, spread: float = 0.3, depth: float = 10.0
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The seed's grid: λ within ±spread in 0.1 steps (clipped to [0, 1]).
+
+    S_max goes from the chosen value down by depth points in 1-point steps.
+    """
+    steps = round(spread * 10)
+    lambdas = sorted({round(min(1.0, max(0.0, lambda_ + k / 10)), 10) for k in range(-steps, steps + 1)})
+    s_values = tuple(s_max - k for k in range(int(depth) + 1))
+    return tuple(lambdas), s_values
+
+
+# -- the vectorised sweep ------------------------------------------------------------------------
+
+
+def solve_by_sweep(
+    agent_points: FloatArray,
+    partner_points: FloatArray,
+    lambdas: Sequence[float],
+    s_max_values: Sequence[float],
+    floors: Floors,
+    rows: NDArray[np.int64],
+) -> list[GridSolution]:
+    """Solve every grid cell at once over the enumerated space.
+
+    Outcomes are bucketed by the tightest S_max they satisfy; each bucket is scored for every λ
+    in one matrix operation and the best per cell is the best over the buckets it admits. Ties
+    go to the higher S_a, then to the lower outcome index.
+
+    Args:
+        agent_points: S_a of every outcome.
+        partner_points: S_p (under the IPP) of every outcome.
+        lambdas: The λ values.
+        s_max_values: The S_max values.
+        floors: Both floors.
+        rows: Option indices of every outcome (same order as the points).
+    """
+    feasible = np.flatnonzero(
+        (agent_points >= floors.agent - TOLERANCE) & (partner_points >= floors.partner - TOLERANCE)
+    )
+    agent, partner = agent_points[feasible], partner_points[feasible]
+    weights = 1.0 - np.asarray(lambdas, dtype=np.float64)
+    thresholds = np.sort(np.asarray(s_max_values, dtype=np.float64))
+    bucket = np.searchsorted(thresholds + TOLERANCE, agent, side="left")
+    best_value = np.full(len(lambdas), -np.inf)
+    best_index = np.full(len(lambdas), -1, dtype=np.int64)
+    by_threshold: dict[float, tuple[FloatArray, NDArray[np.int64]]] = {}
+    for position, threshold in enumerate(thresholds):
+        members = np.flatnonzero(bucket == position)
+        if members.size:
+            value, index = _bucket_best(agent[members], partner[members], weights)
+            better = value > best_value + TOLERANCE
+            tie = np.abs(value - best_value) <= TOLERANCE
+            take = better | (tie & (agent[members][index] > agent[np.maximum(best_index, 0)]))
+            best_value = np.where(take, value, best_value)
+            best_index = np.where(take, members[index], best_index)
+        by_threshold[float(threshold)] = (best_value.copy(), best_index.copy())
+    return [
+        _sweep_solution(lam, s, i, by_threshold[float(s)], feasible, rows)
+        for i, lam in enumerate(lambdas)
+        for s in s_max_values
+    ]
+
+
+def _bucket_best(
+    agent: FloatArray, partner: FloatArray, weights: FloatArray
+) -> tuple[FloatArray, NDArray[np.int64]]:
+    """Per λ, the best objective in one bucket and the member achieving it (ties: higher S_a, first)."""
+    objective = agent[None, :] + weights[:, None] * partner[None, :]
+    value = objective.max(axis=1)
+    ties = objective >= value[:, None] - TOLERANCE
+    index = np.argmax(np.where(ties, agent[None, :], -np.inf), axis=1)
+    return value, index.astype(np.int64)
+
+
+def _sweep_solution(
+    lambda_: float,
+    s_max: float,
+    position: int,
+    best: tuple[FloatArray, NDArray[np.int64]],
+    feasible: NDArray[np.int64],
+    rows: NDArray[np.int64],
+) -> GridSolution:
+    value, index = best
+    if index[position] < 0:
+        return GridSolution(lambda_, s_max, None, float("-inf"))
+    row = tuple(int(v) for v in rows[feasible[index[position]]])
+    return GridSolution(lambda_, s_max, row, float(value[position]))
+
+
+# -- the mixed-integer program ---------------------------------------------------------------------
+
+
+class OfferProgram:
+    """The stage-2 problem as one HiGHS mixed-integer program, built once and re-solved per cell.
+
+    One binary per (issue, option), one "exactly one option" row per issue, a row for S_a (bounds
+    [agent floor, S_max]) and a row for S_p (>= partner floor). Between cells only the objective
+    costs (λ) and the S_a row's upper bound (S_max) change.
+
+    Args:
+        agent_tables: Per issue, the agent's points for each option (they add up).
+        partner_tables: Per issue, the partner's estimated points for each option.
+        floors: Both floors.
+    """
+
+    def __init__(
+        self, agent_tables: Sequence[FloatArray], partner_tables: Sequence[FloatArray], floors: Floors
+    ) -> None:
+        self._sizes = [len(t) for t in agent_tables]
+        self._agent = np.concatenate([np.asarray(t, dtype=np.float64) for t in agent_tables])
+        self._partner = np.concatenate([np.asarray(t, dtype=np.float64) for t in partner_tables])
+        self._floors = floors
+        self._highs = self._build()
+        self.solves = 0
+
+    def _build(self) -> highspy.Highs:
+        highs = highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("mip_rel_gap", 0.0)
+        highs.setOptionValue("mip_abs_gap", 1e-9)
+        count = self._agent.size
+        highs.addVars(count, np.zeros(count), np.ones(count))
+        highs.changeColsIntegrality(
+            count, np.arange(count, dtype=np.int32), np.full(count, highspy.HighsVarType.kInteger)
+        )
+        start = 0
+        for size in self._sizes:
+            columns = np.arange(start, start + size, dtype=np.int32)
+            highs.addRow(1.0, 1.0, size, columns, np.ones(size))
+            start += size
+        columns = np.arange(count, dtype=np.int32)
+        highs.addRow(self._floors.agent - TOLERANCE, highspy.kHighsInf, count, columns, self._agent)
+        highs.addRow(self._floors.partner - TOLERANCE, highspy.kHighsInf, count, columns, self._partner)
+        highs.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        return highs
+
+    def solve(self, lambda_: float, s_max: float) -> GridSolution:
+        """The optimum for one (λ, S_max) cell."""
+        highs = self._highs
+        count = self._agent.size
+        costs = self._agent + (1.0 - lambda_) * self._partner
+        highs.changeColsCost(count, np.arange(count, dtype=np.int32), costs)
+        highs.changeRowBounds(len(self._sizes), self._floors.agent - TOLERANCE, s_max + TOLERANCE)
+        highs.run()
+        self.solves += 1
+        if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return GridSolution(lambda_, s_max, None, float("-inf"))
+        values = np.asarray(highs.getSolution().col_value)
+        row = self._decode(values)
+        return GridSolution(lambda_, s_max, row, float(self._objective(row, lambda_)))
+
+    def _decode(self, values: FloatArray) -> Row:
+        row: list[int] = []
+        start = 0
+        for size in self._sizes:
+            row.append(int(np.argmax(values[start : start + size])))
+            start += size
+        return tuple(row)
+
+    def _objective(self, row: Row, lambda_: float) -> float:
+        offsets = np.cumsum([0, *self._sizes[:-1]])
+        picks = offsets + np.asarray(row)
+        return float(self._agent[picks].sum() + (1.0 - lambda_) * self._partner[picks].sum())
+
+    def agent_points(self, row: Row) -> float:
+        """S_a of a package."""
+        offsets = np.cumsum([0, *self._sizes[:-1]])
+        return float(self._agent[offsets + np.asarray(row)].sum())
+
+
+def solve_by_milp(
+    agent_tables: Sequence[FloatArray],
+    partner_tables: Sequence[FloatArray],
+    lambdas: Sequence[float],
+    s_max_values: Sequence[float],
+    floors: Floors,
+) -> list[GridSolution]:
+    """Solve every grid cell with one reused HiGHS model.
+
+    For each λ the cells are visited from the highest S_max down; an optimum that already
+    satisfies a tighter S_max stays optimal there (the feasible set only shrank), so it is reused
+    without another solve.
+    """
+    program = OfferProgram(agent_tables, partner_tables, floors)
+    solutions: dict[tuple[float, float], GridSolution] = {}
+    for lambda_ in lambdas:
+        previous: GridSolution | None = None
+        for s_max in sorted(s_max_values, reverse=True):
+            if previous is not None and (
+                previous.row is None or program.agent_points(previous.row) <= s_max + TOLERANCE
+            ):
+                solution = GridSolution(lambda_, s_max, previous.row, previous.objective)
+            else:
+                solution = program.solve(lambda_, s_max)
+            solutions[(lambda_, s_max)] = previous = solution
+    return [solutions[(lam, s)] for lam in lambdas for s in s_max_values]
+
+
+# -- the plain reference loop --------------------------------------------------------------------
+
+
+def solve_by_loop(
+    agent_tables: Sequence[FloatArray],
+    partner_tables: Sequence[FloatArray],
+    lambdas: Sequence[float],
+    s_max_values: Sequence[float],
+    floors: Floors,
+) -> list[GridSolution]:
+    """Brute force: a Python loop over every grid cell and every outcome (reference and benchmark)."""
+    agent = [[float(v) for v in t] for t in agent_tables]
+    partner = [[float(v) for v in t] for t in partner_tables]
+    rows = list(itertools.product(*(range(len(t)) for t in agent)))
+    scored = [
+        (
+            row,
+            sum(a[i] for a, i in zip(agent, row, strict=True)),
+            sum(p[i] for p, i in zip(partner, row, strict=True)),
+        )
+        for row in rows
+    ]
+    solutions: list[GridSolution] = []
+    for lambda_ in lambdas:
+        for s_max in s_max_values:
+            best: GridSolution = GridSolution(lambda_, s_max, None, float("-inf"))
+            best_agent = float("-inf")
+            for row, s_a, s_p in scored:
+                if (
+                    s_a > s_max + TOLERANCE
+                    or s_a < floors.agent - TOLERANCE
+                    or s_p < floors.partner - TOLERANCE
+                ):
+                    continue
+                value = s_a + (1.0 - lambda_) * s_p
+                if value > best.objective + TOLERANCE or (
+                    value >= best.objective - TOLERANCE and s_a > best_agent
+                ):
+                    best, best_agent = GridSolution(lambda_, s_max, tuple(row), value), s_a
+            solutions.append(best)
+    return solutions
+
+
+def choose_method(method: Method, space_size: int, linear: bool) -> Literal["sweep", "milp", "loop"]:
+    """Resolve "auto" for a space of space_size outcomes.
+
+    Raises:
+        ScenarioError: the space is too large to enumerate and the utility is not linear-additive.
+    """
+    if method != "auto":
+        return method
+    if space_size <= SWEEP_LIMIT:
+        return "sweep"
+    if not linear:
+        raise ScenarioError(
+            f"ASTRA needs a linear-additive utility on a space of {space_size:,} outcomes "
+            f"(more than {SWEEP_LIMIT:,} cannot be enumerated)"
+        )
+    return "milp"

@@ -1,0 +1,178 @@
+"""Concession baselines: time-based (Boulware, linear, Conceder), relative tit-for-tat, hardliner, random."""
+
+from __future__ import annotations
+
+from parley.agents.baselines.core import (
+    TOLERANCE,
+    BaselineNegotiator,
+    RankedSpace,
+    SessionMemory,
+    is_final_round,
+)
+from parley.protocol.actions import Action, Propose, Reject, Say, Walk
+from parley.protocol.events import PartyId
+from parley.protocol.view import PartyView
+
+BOULWARE_EXPONENT = 0.2
+"""e < 1: holds out and concedes late."""
+CONCEDER_EXPONENT = 2.0
+"""e > 1: concedes early."""
+DEFAULT_BAND = 0.05
+"""Width of the proposal band above the target, as a share of the floor-to-best range."""
+
+
+class TimeBasedNegotiator(BaselineNegotiator):
+    """Faratin-style time-dependent concession.
+
+    The target utility at relative time t is floor + (anchor − floor)·(1 − t^(1/e)), where floor is
+    the BATNA (or the worst outcome, if higher) and anchor a share of the way to the best outcome.
+    It accepts an offer worth at least the target (which is also at most what it would propose
+    next) and proposes a package drawn from a narrow band just above the target.
+
+    Args:
+        party: The party it plays.
+        seed: Seed of its random generator.
+        exponent: e; below 1 Boulware, 1 linear, above 1 Conceder.
+        anchor: Opening target as a share of the floor-to-best range (1 = its best outcome).
+        band: Width of the proposal band, as a share of the floor-to-best range.
+
+    Raises:
+        ValueError: exponent is not positive, or anchor/band are outside [0, 1].
+    """
+
+    def __init__(
+        self,
+        party: PartyId,
+        seed: int = 0,
+        *,
+        exponent: float = 1.0,
+        anchor: float = 1.0,
+        band: float = DEFAULT_BAND,
+    ) -> None:
+        super().__init__(party, seed)
+        if exponent <= 0:
+            raise ValueError(f"exponent must be positive, got {exponent}")
+        if not (0.0 <= anchor <= 1.0 and 0.0 <= band <= 1.0):
+            raise ValueError(f"anchor and band must lie in [0, 1], got anchor={anchor}, band={band}")
+        self.exponent = exponent
+        self.anchor = anchor
+        self.band = band
+
+    def target(self, view: PartyView) -> float:
+        """The utility it aims for at this point of the session."""
+        ranked = self.ranked
+        start = ranked.at_share(self.anchor)
+        return ranked.floor + (start - ranked.floor) * (1.0 - view.relative_time ** (1.0 / self.exponent))
+
+    def accepts(self, view: PartyView, worth: float) -> bool:
+        return worth >= self.target(view) - TOLERANCE
+
+    def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
+        return pick_near(self, ranked, memory, self.target(view), self.band)
+
+
+def pick_near(
+    negotiator: BaselineNegotiator, ranked: RankedSpace, memory: SessionMemory, target: float, band: float
+) -> int:
+    """A rank whose utility lies in [target, target + band·range] (the nearest above if none does)."""
+    width = band * (ranked.best - ranked.floor)
+    candidates = ranked.ranks_between(target, target + width)
+    if not candidates:
+        rank = ranked.lowest_rank_at_least(target)
+        candidates = range(rank, rank + 1)
+    return negotiator.pick(candidates, memory)
+
+
+class TitForTatNegotiator(BaselineNegotiator):
+    """Relative tit-for-tat: mirrors the others' concessions in its own utility.
+
+    Its target starts at its best outcome. Whenever another party makes a new offer, the change in
+    the utility that offer gives this negotiator (the other side's concession as seen from here)
+    is subtracted from the target: a concession is returned in kind, a retreat is mirrored too.
+    The target stays between the floor and the best outcome; at the last round any offer at or
+    above the BATNA is accepted.
+
+    Args:
+        party: The party it plays.
+        seed: Seed of its random generator.
+        band: Width of the proposal band, as a share of the floor-to-best range.
+    """
+
+    def __init__(self, party: PartyId, seed: int = 0, *, band: float = DEFAULT_BAND) -> None:
+        super().__init__(party, seed)
+        self.band = band
+
+    def start_session(self, ranked: RankedSpace, memory: SessionMemory) -> None:
+        memory.state["target"] = ranked.best
+        memory.state["answered"] = {party: 0 for party in memory.models}
+
+    def target(self) -> float:
+        """The current target, after mirroring every new offer of the others."""
+        ranked, state = self.ranked, self.memory.state
+        answered: dict[PartyId, int] = state["answered"]
+        changes: list[float] = []
+        for party, model in self.memory.models.items():
+            utilities = model.offered_utilities
+            if len(utilities) >= 2 and len(utilities) > answered[party]:
+                changes.append(utilities[-1] - utilities[-2])
+            answered[party] = len(utilities)
+        if changes:
+            conceded = sum(changes) / len(changes)
+            state["target"] = min(ranked.best, max(ranked.floor, state["target"] - conceded))
+        return float(state["target"])
+
+    def accepts(self, view: PartyView, worth: float) -> bool:
+        return is_final_round(view) or worth >= self.target() - TOLERANCE
+
+    def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
+        return pick_near(self, ranked, memory, self.target(), self.band)
+
+
+class HardlinerNegotiator(BaselineNegotiator):
+    """Always proposes its best outcome and accepts nothing worth less."""
+
+    def accepts(self, view: PartyView, worth: float) -> bool:
+        return worth >= self.ranked.best - TOLERANCE
+
+    def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
+        return 0
+
+
+class RandomNegotiator(BaselineNegotiator):
+    """Random legal moves; it still never accepts below its BATNA and answers priority questions.
+
+    Args:
+        party: The party it plays.
+        seed: Seed of its random generator.
+        accept_probability: Chance of accepting an acceptable offer.
+        walk_probability: Chance of walking away instead of proposing.
+    """
+
+    def __init__(
+        self,
+        party: PartyId,
+        seed: int = 0,
+        *,
+        accept_probability: float = 0.3,
+        walk_probability: float = 0.02,
+    ) -> None:
+        super().__init__(party, seed)
+        self.accept_probability = accept_probability
+        self.walk_probability = walk_probability
+
+    def accepts(self, view: PartyView, worth: float) -> bool:
+        return bool(self._rng.random() < self.accept_probability)
+
+    def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
+        # Tabling a package is offering to settle on it, so only packages at or above the BATNA.
+        return int(self._rng.integers(ranked.lowest_rank_at_least(ranked.reservation) + 1))
+
+    def propose(self, view: PartyView) -> Action:
+        roll = float(self._rng.random())
+        if roll < self.walk_probability:
+            return Walk("chose at random to leave")
+        if roll < 0.1 and view.table is not None:
+            return Reject()
+        if roll < 0.15:
+            return Say("Let me think about this.")
+        return Propose(self.ranked.package(self.choose_rank(view, self.ranked, self.memory)))

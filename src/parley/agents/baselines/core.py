@@ -1,0 +1,348 @@
+"""Shared machinery of the rule-based baselines: the per-session ranked space, a frequency opponent
+model and the decision skeleton (accept, walk at the deadline, answer priority questions, propose).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from parley.domain.issues import Value
+from parley.domain.space import IndexArray, OutcomeSpace
+from parley.domain.utility import FloatArray, UtilityFunction
+from parley.protocol.actions import Accept, Action, Propose, Say, Walk
+from parley.protocol.events import Event, PartyId
+from parley.protocol.view import PartyView, Record
+
+TOLERANCE = 1e-9
+"""Slack when comparing utilities, so rounding never turns an acceptable package into a rejection."""
+
+
+class RankedSpace:
+    """Every outcome of a space sorted once by the owner's utility, best first.
+
+    Built on a negotiator's first move of a session; afterwards every query is a bisection or a
+    slice, so no move enumerates the space again.
+
+    Args:
+        space: The outcome space (must fit in memory).
+        utility: The owner's utility function.
+
+    Raises:
+        ValueError: the space is too large to enumerate.
+    """
+
+    def __init__(self, space: OutcomeSpace, utility: UtilityFunction) -> None:
+        if not space.fits_in_memory():
+            raise ValueError(f"baselines need an enumerable space; this one has {space.size:,} outcomes")
+        indices = space.enumerate_indices()
+        utilities = utility.evaluate_indices(indices)
+        order = np.argsort(-utilities, kind="stable")
+        self.space = space
+        self.utility = utility
+        self.indices: IndexArray = indices[order]
+        self.utilities: FloatArray = utilities[order]
+        self._negated: list[float] = (-self.utilities).tolist()
+        self.best = float(self.utilities[0])
+        self.worst = float(self.utilities[-1])
+        self.reservation = float(utility.reservation_value)
+        self.floor = max(self.reservation, self.worst)
+        # Flat per-option layout: option j of issue i sits at offsets[i] + j, so an estimate over
+        # many outcomes is one gather and one sum, whatever the number of issues.
+        self.cardinalities = np.array(space.shape, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.cardinalities)[:-1]]).astype(np.int64)
+        flat = indices + self.offsets
+        self.flat_indices: IndexArray = flat[order]
+        marginals = self._marginal_values(flat, utilities)
+        self.priorities, self.reversed_marginals = self._digest(marginals)
+        self._packages: dict[int, dict[str, Value]] = {}
+
+    @property
+    def size(self) -> int:
+        """Number of outcomes."""
+        return len(self._negated)
+
+    def matches(self, space: OutcomeSpace, utility: UtilityFunction) -> bool:
+        """Whether this ranking was built for exactly this space and utility object."""
+        return space is self.space and utility is self.utility
+
+    def package(self, rank: int) -> dict[str, Value]:
+        """The outcome at a rank (0 = best for the owner), as a fresh package."""
+        package = self._packages.get(rank)
+        if package is None:
+            package = self.space.from_indices(self.indices[rank])
+            self._packages[rank] = package
+        return dict(package)
+
+    def utility_at(self, rank: int) -> float:
+        """The owner's utility of the outcome at a rank."""
+        return -self._negated[rank]
+
+    def ranks_between(self, low: float, high: float) -> range:
+        """Ranks of the outcomes whose utility lies in [low, high]."""
+        start = bisect_left(self._negated, -high - TOLERANCE)
+        stop = bisect_right(self._negated, -low + TOLERANCE)
+        return range(start, max(start, stop))
+
+    def lowest_rank_at_least(self, low: float) -> int:
+        """Rank of the worst outcome still worth at least low (rank 0 when none is)."""
+        return max(bisect_right(self._negated, -low + TOLERANCE) - 1, 0)
+
+    def _marginal_values(self, flat: IndexArray, utilities: FloatArray) -> FloatArray:
+        """Per option (flat layout), the owner's mean utility of the outcomes holding it."""
+        size, issues = flat.shape
+        totals = np.bincount(
+            flat.ravel(), weights=np.repeat(utilities, issues), minlength=int(self.cardinalities.sum())
+        )
+        # In a full product space every option of issue i appears size / cardinality_i times.
+        return totals * np.repeat(self.cardinalities, self.cardinalities) / size
+
+    def _digest(self, marginals: FloatArray) -> tuple[tuple[str, ...], FloatArray]:
+        """Issue names by importance (spread of marginal values), and the marginals reversed into [0, 1]."""
+        high = np.maximum.reduceat(marginals, self.offsets)
+        low = np.minimum.reduceat(marginals, self.offsets)
+        spread = high - low
+        names = self.space.names
+        priorities = tuple(names[i] for i in np.argsort(-spread, kind="stable").tolist())
+        spans = np.repeat(spread, self.cardinalities)
+        flat_spans = np.where(spans > 0, spans, 1.0)
+        reversed_unit = np.where(
+            spans > 0, (np.repeat(high, self.cardinalities) - marginals) / flat_spans, 0.5
+        )
+        return priorities, reversed_unit
+
+    def share(self, utility: float) -> float:
+        """Where a utility lies between the floor (0) and the best outcome (1)."""
+        span = self.best - self.floor
+        return 1.0 if span <= 0 else (utility - self.floor) / span
+
+    def at_share(self, share: float) -> float:
+        """The utility lying at a share of the way from the floor to the best outcome."""
+        return self.floor + share * (self.best - self.floor)
+
+
+class OpponentModel:
+    """A frequency model of one other party, seeded with "they want the opposite of me".
+
+    The estimated value of an option is (prior + times offered) / (1 + offers), where the prior is
+    the owner's own marginal value reversed and scaled to [0, 1]; issue weights follow the
+    priorities the party stated (most important first), equal otherwise.
+
+    Args:
+        ranked: The owner's ranked space.
+    """
+
+    def __init__(self, ranked: RankedSpace) -> None:
+        self._ranked = ranked
+        self._counts = np.zeros(ranked.reversed_marginals.shape)
+        issues = len(ranked.cardinalities)
+        self._weights = np.full(issues, 1.0 / issues)
+        self.offers = 0
+        self.offered_utilities: list[float] = []
+        self.stated: tuple[str, ...] = ()
+        self._table: FloatArray | None = None
+        self._estimate: FloatArray | None = None
+
+    def observe_offer(self, package: Mapping[str, Value]) -> None:
+        """Count a package the party put forward."""
+        ranked = self._ranked
+        counts = self._counts
+        for issue, offset in zip(ranked.space.issues, ranked.offsets.tolist(), strict=True):
+            counts[offset + issue.index_of(package[issue.name])] += 1.0
+        self.offers += 1
+        self.offered_utilities.append(ranked.utility.evaluate(package))
+        self._table = self._estimate = None
+
+    def observe_priorities(self, priorities: Sequence[str]) -> None:
+        """Use an (unverified) statement of the party's issue priorities, most important first."""
+        names = self._ranked.space.names
+        known = tuple(dict.fromkeys(p for p in priorities if p in names))
+        if not known or known == self.stated:
+            return
+        self.stated = known
+        levels = {name: len(names) - position for position, name in enumerate(known)}
+        weights = np.array([float(levels.get(name, 1)) for name in names])
+        self._weights = weights / weights.sum()
+        self._table = self._estimate = None
+
+    def table(self) -> FloatArray:
+        """Estimated weighted value of every option, in the ranked space's flat layout."""
+        table = self._table
+        if table is None:
+            ranked = self._ranked
+            weights = np.repeat(self._weights, ranked.cardinalities)
+            table = self._table = weights * (ranked.reversed_marginals + self._counts) / (1.0 + self.offers)
+        return table
+
+    def estimate(self) -> FloatArray:
+        """Estimated utility (in [0, 1]) of every outcome, in the owner's rank order."""
+        estimate = self._estimate
+        if estimate is None:
+            estimate = self._estimate = self.estimate_ranks(range(self._ranked.size))
+        return estimate
+
+    def estimate_ranks(self, ranks: range) -> FloatArray:
+        """Estimated utility of the outcomes at a contiguous range of ranks."""
+        return self.table()[self._ranked.flat_indices[ranks.start : ranks.stop]].sum(axis=1)
+
+
+class SessionMemory:
+    """What a baseline remembers within one session, read incrementally from its record."""
+
+    def __init__(self, record: Record, ranked: RankedSpace, opponents: Sequence[PartyId]) -> None:
+        self.record = record
+        self.models = {party: OpponentModel(ranked) for party in opponents}
+        self.seen = 0
+        self.question_pending = False
+        self.last_rank: int | None = None
+        self.state: dict[str, Any] = {}
+
+    def read(self, party: PartyId) -> None:
+        """Fold the record's new events into the opponent models and the pending question."""
+        record = self.record
+        for position in range(self.seen, len(record)):
+            self._fold(party, record[position])
+        self.seen = len(record)
+
+    def _fold(self, party: PartyId, event: Event) -> None:
+        if event.kind != "action" or event.party == party:
+            return
+        model = self.models.get(event.party or "")
+        data = event.data
+        if data.get("kind") == "propose" and model is not None:
+            model.observe_offer(data["package"])
+        elif data.get("kind") == "say":
+            if data.get("asks_priorities"):
+                self.question_pending = True
+            if model is not None and data.get("priorities"):
+                model.observe_priorities([str(p) for p in data["priorities"]])
+
+    def combined_estimate(self, ranks: range) -> FloatArray | None:
+        """Summed estimate over ranks of every party that has made an offer (None before any has)."""
+        estimates = [m.estimate_ranks(ranks) for m in self.models.values() if m.offers]
+        if not estimates:
+            return None
+        return estimates[0] if len(estimates) == 1 else np.sum(estimates, axis=0)
+
+
+def is_final_round(view: PartyView) -> bool:
+    """Whether this is the last round the rules allow."""
+    return view.round >= view.rules.max_rounds
+
+
+class BaselineNegotiator(ABC):
+    """The decision skeleton shared by every baseline.
+
+    Each move: accept an acceptable offer; at the last round walk rather than take an offer below
+    the BATNA; answer a pending question about priorities; otherwise propose (or counter). The
+    BATNA check lives here, so no subclass can accept below it.
+
+    Args:
+        party: The party this negotiator plays.
+        seed: Seed of its random generator.
+    """
+
+    def __init__(self, party: PartyId, seed: int = 0) -> None:
+        self.party = party
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._ranked: RankedSpace | None = None
+        self._memory: SessionMemory | None = None
+
+    def act(self, view: PartyView) -> Action:
+        """Choose a move (see the class docstring for the order of rules)."""
+        ranked, memory = self._session(view)
+        memory.read(view.party)
+        if ranked.best < ranked.reservation - TOLERANCE:
+            return Walk("no package is worth as much as my BATNA")
+        offer = view.offer
+        if offer is not None:
+            worth = view.utility.evaluate(offer)
+            if worth >= ranked.reservation - TOLERANCE and self.accepts(view, worth):
+                return Accept()
+            reason = self.walk_reason(view, worth)
+            if reason:
+                return Walk(reason)
+        if memory.question_pending:
+            memory.question_pending = False
+            return self.answer_priorities(ranked.priorities)
+        return self.propose(view)
+
+    def _session(self, view: PartyView) -> tuple[RankedSpace, SessionMemory]:
+        ranked = self._ranked
+        if ranked is None or not ranked.matches(view.space, view.utility):
+            ranked = self._ranked = RankedSpace(view.space, view.utility)
+            self._memory = None
+        memory = self._memory
+        if memory is None or memory.record is not view.record:
+            memory = self._memory = SessionMemory(view.record, ranked, view.opponents)
+            self.start_session(ranked, memory)
+        return ranked, memory
+
+    def propose(self, view: PartyView) -> Action:
+        """The move when nothing is accepted, walked or answered: a (counter-)proposal."""
+        ranked, memory = self.ranked, self.memory
+        rank = self.choose_rank(view, ranked, memory)
+        memory.last_rank = rank
+        return Propose(ranked.package(rank))
+
+    @property
+    def ranked(self) -> RankedSpace:
+        """The ranked space of the current session."""
+        assert self._ranked is not None, "act() has not been called yet"
+        return self._ranked
+
+    @property
+    def memory(self) -> SessionMemory:
+        """The memory of the current session."""
+        assert self._memory is not None, "act() has not been called yet"
+        return self._memory
+
+    def start_session(self, ranked: RankedSpace, memory: SessionMemory) -> None:  # noqa: B027 (optional hook)
+        """Hook: set up per-session state (called on the first move of each session)."""
+
+    def walk_reason(self, view: PartyView, worth: float) -> str:
+        """Why to walk away from an offer worth `worth` that was not accepted ("" to stay).
+
+        The default walks only at the last round, and only from an offer below the BATNA.
+        """
+        if is_final_round(view) and worth < self.ranked.reservation - TOLERANCE:
+            return f"last round and the offer ({worth:g}) is below my BATNA ({self.ranked.reservation:g})"
+        return ""
+
+    def answer_priorities(self, priorities: tuple[str, ...]) -> Say:
+        """State issue priorities (most important first); never the BATNA or the weights."""
+        return Say(f"What matters most to me, in order: {', '.join(priorities)}.", priorities)
+
+    @abstractmethod
+    def accepts(self, view: PartyView, worth: float) -> bool:
+        """Whether to accept an offer worth `worth` (already known to be at least the BATNA)."""
+
+    @abstractmethod
+    def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
+        """Rank (in the owner's order) of the package to propose."""
+
+    def pick(self, candidates: range, memory: SessionMemory) -> int:
+        """One rank from candidates: best for the others by the opponent model, else at random.
+
+        The previous proposal is skipped when there is any alternative, so the agent keeps
+        moving on issues instead of repeating one package.
+        """
+        if len(candidates) == 1:
+            return candidates.start
+        scores = memory.combined_estimate(candidates)
+        if scores is None:
+            rank = candidates.start + int(self._rng.integers(len(candidates)))
+            if rank == memory.last_rank:
+                rank = candidates.start + (rank - candidates.start + 1) % len(candidates)
+            return rank
+        last = memory.last_rank
+        if last is not None and last in candidates:
+            scores[last - candidates.start] = -np.inf
+        best = np.flatnonzero(scores >= scores.max() - TOLERANCE)
+        choice = best[0] if best.size == 1 else best[int(self._rng.integers(best.size))]
+        return candidates.start + int(choice)

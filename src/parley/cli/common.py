@@ -1,0 +1,30 @@
+"""Shared CLI plumbing: loading scenarios with friendly errors, consoles, exit codes."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from parley.errors import ParleyError
+from parley.scenarios.model import Scenario
+
+console = Console(highlight=False)
+error_console = Console(stderr=True, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print a one-line error and exit."""
+    error_console.print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(code)
+
+
+def load(name_or_path: str) -> Scenario:
+    """Load a scenario by shipped name or path, turning every failure into a one-line error."""
+    from parley.scenarios import load_scenario
+
+    try:
+        return load_scenario(name_or_path)
+    except ParleyError as error:
+        fail(str(error))

@@ -1,0 +1,90 @@
+"""A person playing one party in the terminal: free text in, legal moves out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+
+from parley.language import Vocabulary, describe_package, parse, to_action
+from parley.protocol.actions import Action, Walk
+from parley.protocol.view import PartyView
+
+Ask = Callable[[str], str]
+AdviceHook = Callable[[PartyView], str | None]
+
+HELP = (
+    "Type what you would say, for example: 'I'll take 2 firewood and 1 water, you get the rest', "
+    "'my top priority is water', 'what matters most to you?', 'deal', 'no thanks' or 'I walk away'. "
+    "Commands: 'help', 'offer' (show the offer on the table), 'quit' (walk away)."
+)
+
+
+class HumanNegotiator:
+    """Asks a person for each move and parses the answer with the scenario's vocabulary.
+
+    Args:
+        vocabulary: The scenario's vocabulary for parsing and describing packages.
+        console: Where to print.
+        ask: Reads one line of input given a prompt (injected so tests can script it).
+        advise: Optional coaching hook called before each move; its text is shown first.
+        max_attempts: Re-asks before giving up and walking away (protects scripted input).
+    """
+
+    def __init__(self, vocabulary: Vocabulary, console: Console, ask: Ask, *, advise: AdviceHook | None = None,
+                 max_attempts: int = 20) -> None:
+        self._vocabulary = vocabulary
+        self._console = console
+        self._ask = ask
+        self._advise = advise
+        self._max_attempts = max_attempts
+
+    def act(self, view: PartyView) -> Action:
+        self._show_situation(view)
+        for _ in range(self._max_attempts):
+            try:
+                text = self._ask(f"[{view.party}] your move").strip()
+            except (EOFError, KeyboardInterrupt):
+                return Walk("the person left the session")
+            action = self._interpret(text, view)
+            if action is not None:
+                return action
+        return Walk("no understandable move after several attempts")
+
+    def _show_situation(self, view: PartyView) -> None:
+        if self._advise is not None:
+            advice = self._advise(view)
+            if advice:
+                self._console.print(advice, markup=False, highlight=False)
+        offer = view.offer
+        if offer is not None:
+            worth = view.utility.evaluate(offer)
+            self._console.print(
+                f"On the table: {describe_package(offer, self._vocabulary, speaker=view.party)} "
+                f"— worth {worth:g} to you (walking away is worth {view.reservation_value:g}).",
+                highlight=False,
+            )
+
+    def _interpret(self, text: str, view: PartyView) -> Action | None:
+        lowered = text.lower()
+        if lowered in ("help", "?"):
+            self._console.print(HELP, highlight=False)
+            return None
+        if lowered == "offer":
+            offer = view.offer
+            self._console.print(describe_package(offer, self._vocabulary, speaker=view.party) if offer else
+                                "Nothing from the other side is on the table yet.", highlight=False)
+            return None
+        if lowered in ("quit", "exit"):
+            return Walk("the person chose to leave")
+        parsed = parse(text, self._vocabulary, speaker=view.party, context=view.table.package if view.table else None)
+        action = to_action(parsed)
+        if action is None or (action.kind in ("accept", "reject") and view.offer is None):
+            reason = "; ".join(parsed.notes) if parsed.notes else "I could not tell what you want to do"
+            self._console.print(f"Sorry, I didn't quite get that ({reason}). Could you rephrase? Type 'help' for examples.",
+                                highlight=False)
+            return None
+        if action.kind == "propose":
+            self._console.print(f"(understood: you propose {describe_package(getattr(action, 'package'), self._vocabulary, speaker=view.party)})",
+                                highlight=False)
+        return action

@@ -1,0 +1,60 @@
+"""CLI helpers for the LLM flags of `parley run`: --llm, --llm-role, --llm-config, --record, --replay.
+
+--llm SPEC            default endpoint, e.g. openai:gpt-4o-mini or http://localhost:11434/v1#qwen2.5:7b
+--llm-role ROLE=SPEC  per-role override, repeatable (judge=openai:gpt-4o, mediator=ollama:llama3.1)
+--llm-config FILE     YAML settings (flags win over the file)
+--record DIR          save every LLM exchange (request + response, JSONL) to DIR
+--replay DIR          answer every LLM request from DIR; no endpoint is contacted
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from parley.errors import ScenarioError
+from parley.llm.config import LLMSettings, load_settings, settings_from_mapping
+
+
+def parse_role_override(text: str) -> tuple[str, str]:
+    """Split ``ROLE=SPEC``.
+
+    Raises:
+        ScenarioError: no ``=`` or an empty side.
+    """
+    role, sep, spec = text.partition("=")
+    if not sep or not role.strip() or not spec.strip():
+        raise ScenarioError(f"--llm-role expects ROLE=SPEC (e.g. judge=openai:gpt-4o), got {text!r}")
+    return role.strip(), spec.strip()
+
+
+def llm_options_from_cli(
+    llm: str | None,
+    role_overrides: Sequence[str],
+    config: Path | None,
+    *,
+    record: Path | None = None,
+    replay: Path | None = None,
+) -> LLMSettings:
+    """Settings from the LLM flags of `parley run` (flags override the config file).
+
+    Raises:
+        ScenarioError: a bad spec, override, config file, or both --record and --replay.
+    """
+    overrides: dict[str, Any] = {}
+    if llm is not None:
+        overrides["default"] = llm
+    if record is not None:
+        overrides["record"] = record
+    if replay is not None:
+        overrides["replay"] = replay
+    base = load_settings(config) if config is not None else LLMSettings()
+    data = base.model_dump(exclude_unset=True, mode="json")
+    data.update(overrides)
+    roles = dict(data.get("roles", {}))
+    for text in role_overrides:
+        role, spec = parse_role_override(text)
+        roles[role] = spec
+    data["roles"] = roles
+    return settings_from_mapping(data, source="command line")

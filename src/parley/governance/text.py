@@ -1,0 +1,59 @@
+"""Small text helpers shared by the extractors, the moderator and the preflight check."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_SENTENCE_BREAK = re.compile(r"(?<=[!?;\n])\s*|(?<=[.])\s+(?=[A-Z(\"'$])|\s+[-—]\s+(?=[A-Z])")
+_NEGATORS = re.compile(
+    r"\b(not|no|nothing|none|never|cannot|can't|cant|won't|wont|don't|dont|doesn't|isn't|aren't|unable|without|nor)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(but|however|although|though|whereas)\b", re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences (keeps "U.S." and "$12.50" intact)."""
+    return [part.strip() for part in _SENTENCE_BREAK.split(text) if part and part.strip()]
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """A case-insensitive pattern matching phrase on word boundaries (phrase may hold punctuation)."""
+    escaped = re.escape(phrase.strip())
+    left = r"\b" if phrase.strip()[:1].isalnum() else ""
+    right = r"\b" if phrase.strip()[-1:].isalnum() else ""
+    return re.compile(left + escaped + right, re.IGNORECASE)
+
+
+def find_phrases(text: str, phrases: Iterable[str]) -> list[tuple[int, str]]:
+    """Start offsets and phrases found in text, in order of appearance."""
+    hits = [(match.start(), phrase) for phrase in phrases for match in phrase_pattern(phrase).finditer(text)]
+    return sorted(hits)
+
+
+def clause_start(text: str, position: int) -> int:
+    """Offset where the clause holding position begins (after the last comma or contrast word)."""
+    start = 0
+    for match in _CLAUSE_BREAK.finditer(text, 0, position):
+        start = match.end()
+    return start
+
+
+def is_negated(text: str, position: int, window_words: int = 5) -> bool:
+    """Whether a negator governs the word at position (same clause, at most window_words before it)."""
+    clause = text[clause_start(text, position) : position]
+    words = clause.split()[-window_words:]
+    return _NEGATORS.search(" ".join(words)) is not None
+
+
+def keyword_distance(text: str, position: int, keywords: Iterable[str]) -> int | None:
+    """Characters between position and the nearest keyword in text, or None if no keyword occurs."""
+    distances = [abs(start - position) for start, _ in find_phrases(text, keywords)]
+    return min(distances) if distances else None
+
+
+def count_tokens(text: str) -> int:
+    """A cheap token estimate (words and punctuation runs), used for context budgets."""
+    return len(re.findall(r"\w+|[^\w\s]+", text))

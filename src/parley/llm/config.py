@@ -1,0 +1,281 @@
+"""LLM configuration: endpoint specs, per-role overrides, YAML files, and the runtime built from them.
+
+Specs: ``openai:MODEL``, ``azure:RESOURCE/DEPLOYMENT``, ``ollama:MODEL``, ``vllm:MODEL`` or any
+OpenAI-compatible ``http(s)://HOST/v1#MODEL``. A YAML file sets the default, per-role overrides
+(``judge``, ``mediator``, ``negotiator``, ...) and the cache, record/replay and accounting options.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from parley.errors import LLMError, ScenarioError
+from parley.llm.accounting import UsageLedger, load_prices
+from parley.llm.bridge import EventLoopThread
+from parley.llm.cache import CachedClient, RecordingClient, ReplayClient, ResponseCache
+from parley.llm.client import Endpoint, LLMClient, OpenAIClient, RetryPolicy, Sleeper
+from parley.llm.context import DEFAULT_ROLE, LLMSession
+from parley.llm.types import ResponseMode
+from parley.protocol.clock import Clock
+
+AZURE_API_VERSION = "2024-10-21"
+"""Azure OpenAI api-version used unless a config names another."""
+
+_SHORTHANDS = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "ollama": ("http://localhost:11434/v1", None),
+    "vllm": ("http://localhost:8000/v1", None),
+}
+
+
+def parse_spec(spec: str) -> Endpoint:
+    """The endpoint a spec names.
+
+    Raises:
+        ValueError: the spec matches no known form (the message lists the forms).
+    """
+    text = spec.strip()
+    if text.startswith(("http://", "https://")):
+        base, sep, model = text.partition("#")
+        if not sep or not model:
+            raise ValueError(
+                f"{spec!r}: a URL spec needs the model after '#', e.g. http://localhost:11434/v1#qwen2.5:7b"
+            )
+        return Endpoint(base.rstrip("/"), model)
+    prefix, sep, rest = text.partition(":")
+    if sep and rest and prefix in _SHORTHANDS:
+        base, key_env = _SHORTHANDS[prefix]
+        return Endpoint(base, rest, key_env)
+    if sep and prefix == "azure" and "/" in rest:
+        resource, _, deployment = rest.partition("/")
+        base = f"https://{resource}.openai.azure.com/openai/deployments/{deployment}"
+        return Endpoint(base, deployment, "AZURE_OPENAI_API_KEY", "azure", AZURE_API_VERSION)
+    raise ValueError(
+        f"{spec!r} is not an LLM spec; expected openai:MODEL, azure:RESOURCE/DEPLOYMENT, ollama:MODEL, "
+        "vllm:MODEL or http(s)://HOST/v1#MODEL"
+    )
+
+
+class EndpointConfig(BaseModel):
+    """One endpoint in a config file (a bare string is read as ``{spec: ...}``).
+
+    Attributes:
+        spec: The endpoint spec.
+        api_key_env: Environment variable with the key (overrides the spec's default).
+        api_version: Azure api-version.
+        mode: Best structured-output mode the endpoint supports (default json_schema, downgraded
+            automatically when refused).
+        concurrency: Most requests in flight to this endpoint at once.
+        timeout_s: Seconds per request.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str
+    api_key_env: str | None = None
+    api_version: str | None = None
+    mode: ResponseMode | None = None
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float = Field(default=60.0, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, data: Any) -> Any:
+        return {"spec": data} if isinstance(data, str) else data
+
+    @field_validator("spec")
+    @classmethod
+    def _valid_spec(cls, spec: str) -> str:
+        parse_spec(spec)
+        return spec
+
+    def endpoint(self) -> Endpoint:
+        """The endpoint with this config's overrides applied."""
+        base = parse_spec(self.spec)
+        return Endpoint(
+            base.base_url,
+            base.model,
+            self.api_key_env or base.api_key_env,
+            base.auth if (self.api_key_env or base.api_key_env) else "none",
+            self.api_version or base.api_version,
+            self.mode or base.mode,
+            self.concurrency,
+            self.timeout_s,
+        )
+
+
+class LLMSettings(BaseModel):
+    """Everything about the LLMs of a run.
+
+    Attributes:
+        default: Endpoint for roles without an override (None: no LLM; twins play).
+        roles: Per-role endpoints ("judge", "mediator", "negotiator", ...).
+        temperature: Sampling temperature.
+        seed: Sampling seed sent to endpoints that honour it.
+        max_tokens: Cap on reply tokens.
+        max_attempts: Attempts per request (retries + 1).
+        cache: SQLite response cache file.
+        record: Folder to record every exchange to.
+        replay: Folder to replay exchanges from (no endpoint is contacted).
+        prices: Price overrides, model → {input, output} USD per million tokens.
+        prices_file: JSON file of prices merged over the shipped table.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    default: EndpointConfig | None = None
+    roles: dict[str, EndpointConfig] = Field(default_factory=dict[str, EndpointConfig])
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    seed: int | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_attempts: int = Field(default=4, ge=1)
+    cache: Path | None = None
+    record: Path | None = None
+    replay: Path | None = None
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict[str, dict[str, float]])
+    prices_file: Path | None = None
+
+    @model_validator(mode="after")
+    def _record_or_replay(self) -> LLMSettings:
+        if self.record is not None and self.replay is not None:
+            raise ValueError("record and replay exclude each other")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any LLM is configured (a default endpoint or a replay)."""
+        return self.default is not None or self.replay is not None
+
+
+def load_settings(path: str | Path, overrides: Mapping[str, Any] | None = None) -> LLMSettings:
+    """Read and validate a YAML config file, with top-level keys replaced by overrides.
+
+    Raises:
+        ScenarioError: unreadable YAML or invalid settings (with the file and the field path).
+    """
+    source = str(path)
+    try:
+        data = yaml.safe_load(Path(path).read_text("utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise ScenarioError(f"cannot read LLM config: {error}", source=source) from None
+    if not isinstance(data, dict):
+        raise ScenarioError("an LLM config must be a mapping", source=source)
+    return settings_from_mapping({**data, **(overrides or {})}, source=source)
+
+
+def settings_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> LLMSettings:
+    """Validate settings given as a mapping.
+
+    Raises:
+        ScenarioError: with the dotted path of the first invalid field.
+    """
+    try:
+        return LLMSettings.model_validate(dict(data))
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise ScenarioError(
+            str(first["msg"]).removeprefix("Value error, "), source=source, field=field
+        ) from None
+
+
+class LLMRuntime:
+    """Builds and owns the clients of a run; hands each session an `LLMSession`.
+
+    One client per distinct endpoint config, so concurrent sessions share connection pools and
+    per-endpoint limits; one usage ledger for the whole run.
+
+    Args:
+        settings: The run's settings.
+        bridge: Event-loop thread (default: the process-wide one).
+        environ: Where API keys are looked up (default os.environ).
+        transport, sleeper, clock: Test hooks passed to every `OpenAIClient`.
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        bridge: EventLoopThread | None = None,
+        environ: Mapping[str, str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleeper: Sleeper | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.settings = settings
+        self._bridge = bridge
+        self._hooks: dict[str, Any] = {
+            "environ": environ,
+            "transport": transport,
+            "sleeper": sleeper,
+            "clock": clock,
+        }
+        self.ledger = UsageLedger(load_prices(settings.prices, settings.prices_file))
+        self._lock = threading.Lock()
+        self._clients: dict[EndpointConfig | None, LLMClient] = {}
+        self._http: list[OpenAIClient] = []
+        self._cache = ResponseCache(settings.cache) if settings.cache and settings.replay is None else None
+
+    def client(self, role: str = DEFAULT_ROLE) -> LLMClient:
+        """The client for a role (its override, else the default).
+
+        Raises:
+            LLMError: no LLM is configured for that role.
+        """
+        config = self.settings.roles.get(role, self.settings.default)
+        with self._lock:
+            if config not in self._clients:
+                self._clients[config] = self._build(config, role)
+            return self._clients[config]
+
+    def _build(self, config: EndpointConfig | None, role: str) -> LLMClient:
+        if self.settings.replay is not None:
+            return ReplayClient(self.settings.replay, config.endpoint().model if config else None)
+        if config is None:
+            raise LLMError(f"no LLM configured for role {role!r}; pass --llm SPEC or --llm-role {role}=SPEC")
+        retry = RetryPolicy(max_attempts=self.settings.max_attempts)
+        http = OpenAIClient(
+            config.endpoint(), retry=retry, seed=self.settings.seed or 0, bridge=self._bridge, **self._hooks
+        )
+        self._http.append(http)
+        client: LLMClient = http
+        if self._cache is not None:
+            client = CachedClient(client, self._cache)
+        if self.settings.record is not None:
+            client = RecordingClient(client, self.settings.record)
+        return client
+
+    def session(self, session_id: str = "session") -> LLMSession:
+        """An `LLMSession` for one negotiation, sharing this runtime's clients and ledger."""
+        clients = {DEFAULT_ROLE: self.client(DEFAULT_ROLE)}
+        clients.update({role: self.client(role) for role in self.settings.roles})
+        return LLMSession(
+            clients,
+            session_id=session_id,
+            ledger=self.ledger,
+            bridge=self._bridge,
+            temperature=self.settings.temperature,
+            seed=self.settings.seed,
+            max_tokens=self.settings.max_tokens,
+        )
+
+    def close(self) -> None:
+        """Close every HTTP client and the cache."""
+        for http in self._http:
+            http.close()
+        self._http.clear()
+        if self._cache is not None:
+            self._cache.close()
+
+    def __enter__(self) -> LLMRuntime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

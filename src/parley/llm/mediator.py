@@ -1,0 +1,114 @@
+"""The O13 offer mediator backed by an LLM: sees only the `MediatorView`, its package is validated.
+
+Twin: the Pareto mediator of `parley.mediation` when that package provides one (imported lazily),
+otherwise silence (no proposal).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from parley.domain.issues import Value
+from parley.llm.context import LLMSession
+from parley.llm.negotiator import repair_package
+from parley.llm.render import history_text, issues_text, package_text
+from parley.llm.role import Role
+from parley.protocol.session import MediatorView, OfferMediator
+
+logger = logging.getLogger(__name__)
+
+TWIN_CANDIDATES = ("ParetoMediator", "ParetoOfferMediator")
+"""Names the deterministic twin may have in `parley.mediation`."""
+
+
+class MediatorReply(BaseModel):
+    """The mediator's structured proposal.
+
+    Attributes:
+        package: A complete package, or null to stay silent.
+        rationale: One or two sentences for the log (never shown to parties).
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    package: dict[str, str | int | float] | None = None
+    rationale: str = Field(default="", max_length=1000)
+
+
+def default_twin() -> OfferMediator | None:
+    """The Pareto mediator from `parley.mediation`, if it exists and needs no arguments."""
+    try:
+        module = importlib.import_module("parley.mediation")
+    except ImportError:
+        return None
+    for name in TWIN_CANDIDATES:
+        factory = getattr(module, name, None)
+        if factory is not None:
+            try:
+                return factory()
+            except TypeError:
+                logger.info("parley.mediation.%s needs arguments; the LLM mediator's twin stays silent", name)
+                return None
+    return None
+
+
+class LLMOfferMediator:
+    """An `OfferMediator` that asks a model for a package when parties stall.
+
+    Args:
+        llm: The session's LLM side (client for role "mediator").
+        twin: Deterministic mediator used on fallback (default: `default_twin()`).
+        history_limit: Most recent moves shown.
+        template: Prompt template name.
+    """
+
+    def __init__(
+        self,
+        llm: LLMSession,
+        twin: OfferMediator | None = None,
+        *,
+        history_limit: int = 12,
+        template: str = "mediator",
+    ) -> None:
+        self._role = Role("mediator", MediatorReply, template, llm)
+        self._twin = twin if twin is not None else default_twin()
+        self._history_limit = history_limit
+
+    def propose(self, view: MediatorView) -> Mapping[str, Value] | None:
+        """A validated package, None to stay silent, or the twin's answer on fallback."""
+        outcome = self._role.call(
+            self.variables(view), validate=lambda r: _validate(view, r), round=view.round
+        )
+        if outcome.value is None:
+            return self._twin.propose(view) if self._twin is not None else None
+        return outcome.value.package
+
+    def variables(self, view: MediatorView) -> dict[str, Any]:
+        """Template variables for this view."""
+        offers = view.record.offers()
+        return {
+            "parties": ", ".join(view.parties),
+            "issues": issues_text(view.space),
+            "round": view.round,
+            "offers": "\n".join(f"- {who}: {package_text(p)}" for who, p in offers[-self._history_limit :])
+            or "(none)",
+            "signals": json.dumps(
+                {p: dict(s) for p, s in view.signals.items() if s}, sort_keys=True, default=str
+            )
+            if any(view.signals.values())
+            else "(none)",
+            "history": history_text(view.record, self._history_limit),
+        }
+
+
+def _validate(view: MediatorView, reply: MediatorReply) -> MediatorReply:
+    if reply.package is None:
+        return reply
+    package, _ = repair_package(view.space, reply.package)
+    return reply.model_copy(update={"package": package})

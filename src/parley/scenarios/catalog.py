@@ -1,0 +1,140 @@
+"""Find scenarios by name: the shipped YAML files, imported collections ("lamen/hotel"), or a file path."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from parley.errors import ScenarioError
+from parley.scenarios.loader import validate_file
+from parley.scenarios.model import Scenario
+
+BUILTIN_COLLECTIONS: dict[str, tuple[str, str, str]] = {
+    "lamen": ("parley.scenarios.importers.lamen", "lamen_game_names", "load_lamen_game"),
+}
+"""Dataset collections loaded as "<prefix>/<name>": prefix → (module, names function, load function).
+
+The module is imported only when the collection is first used; the names function takes no
+arguments and the load function takes the name without the prefix.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioCollection:
+    """A named family of scenarios loaded as "<prefix>/<name>" (e.g. the LAMEN games).
+
+    Attributes:
+        prefix: The part before the slash.
+        names: Lists the names in the collection (without the prefix).
+        load: Loads one scenario by name (without the prefix).
+    """
+
+    prefix: str
+    names: Callable[[], list[str]]
+    load: Callable[[str], Scenario]
+
+
+_registered: dict[str, ScenarioCollection] = {}
+
+
+def register_collection(collection: ScenarioCollection) -> None:
+    """Make a collection available to `load_scenario` and `list_scenarios` (replaces a same-prefix one)."""
+    _registered[collection.prefix] = collection
+
+
+def collections() -> list[ScenarioCollection]:
+    """Every known collection: the built-in ones, then those registered at run time."""
+    found = {prefix: _builtin(prefix) for prefix in BUILTIN_COLLECTIONS}
+    found.update(_registered)
+    return list(found.values())
+
+
+def _builtin(prefix: str) -> ScenarioCollection:
+    module_name, names_function, load_function = BUILTIN_COLLECTIONS[prefix]
+
+    def names() -> list[str]:
+        return list(getattr(importlib.import_module(module_name), names_function)())
+
+    def load(name: str) -> Scenario:
+        return getattr(importlib.import_module(module_name), load_function)(name)
+
+    return ScenarioCollection(prefix, names, load)
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioInfo:
+    """A summary of one available scenario.
+
+    Attributes:
+        name: The name `load_scenario` accepts.
+        title: Human title.
+        parties: Party names in order.
+        issues: Issue names in order.
+        outcomes: Number of outcomes in the space.
+        path: The file it is read from.
+    """
+
+    name: str
+    title: str
+    parties: tuple[str, ...]
+    issues: tuple[str, ...]
+    outcomes: int
+    path: str
+
+
+def data_directory() -> Path:
+    """The folder of shipped scenario files."""
+    return Path(str(resources.files("parley.scenarios") / "data"))
+
+
+def shipped_scenario_names() -> list[str]:
+    """Names of the shipped YAML scenarios (file stems under the data folder), sorted."""
+    return sorted(path.stem for path in data_directory().glob("*.yaml"))
+
+
+def load_scenario(name_or_path: str | Path) -> Scenario:
+    """A shipped scenario by name ("casino", "lamen/hotel") or a scenario file by path.
+
+    Raises:
+        ScenarioError: no such scenario or file, or the file is invalid.
+    """
+    text = str(name_or_path)
+    if isinstance(name_or_path, Path) or text.endswith((".yaml", ".yml")) or Path(text).is_file():
+        return validate_file(Path(text))
+    prefix, _, rest = text.partition("/")
+    for collection in collections():
+        if rest and prefix == collection.prefix:
+            return collection.load(rest)
+    if text in shipped_scenario_names():
+        return validate_file(data_directory() / f"{text}.yaml")
+    raise ScenarioError(
+        f"unknown scenario {text!r}; expected a file path or one of: {', '.join(scenario_names())}"
+    )
+
+
+def scenario_names() -> list[str]:
+    """Every name `load_scenario` accepts besides paths: shipped files, then "<prefix>/<name>"."""
+    names = shipped_scenario_names()
+    for collection in collections():
+        names += [f"{collection.prefix}/{name}" for name in collection.names()]
+    return names
+
+
+def list_scenarios() -> list[ScenarioInfo]:
+    """Every shipped scenario (YAML files, then each collection's), loaded and summarised."""
+    return [describe(load_scenario(name), name) for name in scenario_names()]
+
+
+def describe(scenario: Scenario, name: str | None = None) -> ScenarioInfo:
+    """The summary of a loaded scenario."""
+    return ScenarioInfo(
+        name=name or scenario.name,
+        title=scenario.title,
+        parties=scenario.party_names,
+        issues=scenario.space.names,
+        outcomes=scenario.space.size,
+        path=scenario.source or "",
+    )

@@ -1,0 +1,1 @@
+"""Importers turning public negotiation datasets (CaSiNo, LAMEN, ...) into parley scenarios."""

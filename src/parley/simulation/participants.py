@@ -1,0 +1,384 @@
+"""Simulated participants: preference profile + conflict mode + inner-thought speaking motivation.
+
+Each turn every participant forms candidate thoughts about unresolved topics, each with a
+motivation score (1–5); the conversation lets the most motivated one speak (appendix B.2). The
+deterministic `SimulatedParticipant` is the default; anything implementing `Participant` (for
+example an LLM-backed one) plugs into the same loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from parley.domain.space import OutcomeSpace
+from parley.domain.utility import LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.errors import ScenarioError
+from parley.mediation.conversation import ActKind, ConversationView, Strategy, Utterance
+from parley.simulation.modes import MODE_PROFILES, ConflictMode, ModeProfile
+from parley.simulation.rendering import render_utterance
+
+
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """A candidate utterance with the motivation to say it.
+
+    Attributes:
+        speaker: Who thinks it.
+        act: The act it would perform.
+        topic: Topic it concerns (None for a summary).
+        option: Option it names, if any.
+        motivation: Speaking motivation, 1 (none) to 5 (must speak).
+        addressee: Participant it answers or asks, if any.
+        reason: Why (one line, for the audit trail).
+    """
+
+    speaker: str
+    act: ActKind
+    topic: str | None
+    option: str | None
+    motivation: float
+    addressee: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakingSettings:
+    """A participant's speaking-motivation settings (the case file's `config`).
+
+    Attributes:
+        im_threshold: Motivation needed to speak.
+        system1_prob: Chance that a quick, reactive (System-1) thought gets a boost.
+        interrupt_threshold: Motivation needed to break a silence (lower bar after a silent turn).
+    """
+
+    im_threshold: float = 3.0
+    system1_prob: float = 0.0
+    interrupt_threshold: float = 2.5
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, float]) -> SpeakingSettings:
+        """From a case file's config entry (missing keys keep their defaults)."""
+        return cls(
+            float(data.get("im_threshold", 3.0)),
+            float(data.get("system1_prob", 0.0)),
+            float(data.get("interrupt_threshold", 2.5)),
+        )
+
+
+class Participant(Protocol):
+    """A conversation participant: thinks, speaks when selected, and hears everything said."""
+
+    @property
+    def name(self) -> str:
+        """Participant name."""
+        ...
+
+    @property
+    def speaking(self) -> SpeakingSettings:
+        """Its speaking-motivation settings."""
+        ...
+
+    def think(self, view: ConversationView) -> Thought | None:
+        """Its most motivated candidate thought this turn (None: nothing to say)."""
+        ...
+
+    def speak(self, thought: Thought, view: ConversationView) -> Utterance:
+        """Turn the selected thought into an utterance for turn view.turn."""
+        ...
+
+    def observe(self, utterance: Utterance) -> None:
+        """Hear an utterance (its own included)."""
+        ...
+
+
+def topic_values(utility: UtilityFunction, space: OutcomeSpace) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """Per topic, each option's worth scaled so the first choice is 1; and each topic's weight.
+
+    Raises:
+        ScenarioError: the utility is not additive over topics.
+    """
+    linear = utility.linear if isinstance(utility, RankedPreferenceUtility) else utility
+    if not isinstance(linear, LinearAdditiveUtility):
+        raise ScenarioError(f"simulated participants need an additive utility, got {type(utility).__name__}")
+    values: dict[str, dict[str, float]] = {}
+    weights: dict[str, float] = {}
+    for issue, table in zip(space.issues, linear.weighted_tables, strict=True):
+        top = float(np.max(table))
+        scale = top if top > 1e-12 else 1.0
+        values[issue.name] = {str(v): float(x) / scale for v, x in zip(issue.values, table, strict=True)}
+        weights[issue.name] = max(top, 0.0)
+    heaviest = max(weights.values()) or 1.0
+    return values, {t: w / heaviest for t, w in weights.items()}
+
+
+@dataclass
+class SimulatedParticipant:
+    """A deterministic, rule-driven participant.
+
+    Attributes:
+        name: Participant name.
+        values: Per topic, option worth (first choice 1, unranked 0, unacceptable < 0).
+        weights: Per topic importance, 0–1.
+        mode: Conflict mode.
+        speaking: Speaking-motivation settings.
+        rng: Its own random generator (noise in motivation, phrasing variants).
+    """
+
+    name: str
+    values: Mapping[str, Mapping[str, float]]
+    weights: Mapping[str, float]
+    mode: ConflictMode
+    speaking: SpeakingSettings
+    rng: np.random.Generator
+    profile: ModeProfile = field(init=False)
+    concession: dict[str, float] = field(init=False)
+    frustration: float = field(init=False, default=0.0)
+    position: dict[str, str] = field(init=False)
+    suggestion: dict[str, str] = field(init=False)
+    stated: set[str] = field(init=False)
+    heard: dict[str, dict[str, str]] = field(init=False)
+    public: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.profile = MODE_PROFILES[self.mode]
+        self.concession = dict.fromkeys(self.values, 0.0)
+        self.position = {t: max(opts, key=lambda o: opts[o]) for t, opts in self.values.items()}
+        self.suggestion = {}
+        self.stated = set()
+        self.heard = {}
+        self.public = {}
+
+    def acceptable(self, topic: str, option: str) -> bool:
+        """Whether it could currently live with option on topic."""
+        worth = self.values[topic].get(option, -1.0)
+        return worth >= 0.0 and worth >= 1.0 - self.concession[topic] - 1e-9
+
+    def tone(self, act: ActKind) -> float:
+        """Tone of its next utterance."""
+        shift = {ActKind.OBJECT: -0.25, ActKind.SUPPORT: 0.2, ActKind.CONCEDE: 0.1}.get(act, 0.0)
+        return float(np.clip(self.profile.base_tone - self.frustration + shift, -1.0, 1.0))
+
+    def think(self, view: ConversationView) -> Thought | None:
+        """Score candidate thoughts on unresolved topics and return the most motivated one."""
+        positions = view.positions()
+        candidates = [*self._topic_thoughts(view, positions), *self._summary_thought(view, positions)]
+        if not candidates:
+            return None
+        bonus = self._presence_bonus(view)
+        noisy = [
+            Thought(c.speaker, c.act, c.topic, c.option, round(float(np.clip(c.motivation + bonus + self.rng.normal(0, 0.35), 1, 5)), 4), c.addressee, c.reason)
+            for c in candidates
+        ]
+        return max(noisy, key=lambda t: t.motivation)
+
+    def speak(self, thought: Thought, view: ConversationView) -> Utterance:
+        """Render the thought for this turn."""
+        tone = self.tone(thought.act)
+        package = dict(view.positions().get(self.name, {})) if thought.act is ActKind.SUMMARISE else None
+        if package is not None:
+            package.update(self.position)
+        draft = Utterance(view.turn, self.name, thought.act, thought.topic, thought.option, package, thought.addressee, tone)
+        text = render_utterance(draft, view.options, int(self.rng.integers(0, 1 << 30)))
+        return Utterance(draft.turn, draft.speaker, draft.act, draft.topic, draft.option, package, draft.addressee, tone, None, text)
+
+    def observe(self, utterance: Utterance) -> None:
+        """Update concession, frustration and position from what was said."""
+        self.frustration = max(0.0, self.frustration - 0.02)
+        if utterance.is_intervention:
+            self._hear_mediator(utterance)
+        elif utterance.speaker == self.name:
+            self._hear_self(utterance)
+        else:
+            self._hear_other(utterance)
+        self.frustration = float(np.clip(self.frustration, 0.0, 1.0))
+        for topic in self.values:
+            self.position[topic] = self._best_position(topic)
+
+    # -- thinking -------------------------------------------------------------------------
+
+    def _topic_thoughts(self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]) -> list[Thought]:
+        focus = _focus(view)
+        objected = view.objections()
+        thoughts: list[Thought] = []
+        for topic in view.topics:
+            held = {p: pos[topic] for p, pos in positions.items() if topic in pos}
+            disagreement = (len(set(held.values())) - 1) / max(1, len(view.parties) - 1)
+            resolved = len(held) == len(view.parties) and disagreement == 0
+            if resolved:
+                continue
+            base = 2.0 + 1.2 * self.weights.get(topic, 0.5) - self.profile.contention_aversion * disagreement
+            if topic == focus:
+                base += 0.8 - 0.2 * _run_length(view, topic)
+            thoughts.extend(self._thoughts_on(topic, base, held, view, objected))
+        return thoughts
+
+    def _thoughts_on(
+        self,
+        topic: str,
+        base: float,
+        held: Mapping[str, str],
+        view: ConversationView,
+        objected: Mapping[str, Mapping[str, set[str]]],
+    ) -> list[Thought]:
+        profile, mine = self.profile, self.position[topic]
+        public = held.get(self.name)
+        thoughts: list[Thought] = []
+        if topic not in self.stated:
+            thoughts.append(self._thought(ActKind.STATE, topic, mine, base + 0.6 + 0.5 * profile.assertiveness, None, "not yet stated"))
+        thoughts.extend(t for t in self._reactions(topic, base, view) if not _redundant(t, public))
+        others = {p: o for p, o in held.items() if p != self.name}
+        share = sum(1 for o in others.values() if o == mine) / max(1, len(others))
+        if others and share < 0.34:
+            popular = self._popular_acceptable(topic, others)
+            if popular is not None and popular != mine and popular != public:
+                motivation = base + profile.cooperativeness + 0.3 * self.concession[topic]
+                thoughts.append(self._thought(ActKind.CONCEDE, topic, popular, motivation, None, "my position is isolated"))
+            elif topic in self.stated:
+                thoughts.append(self._thought(ActKind.STATE, topic, mine, base + profile.assertiveness - 0.3, None, "restate"))
+        if len(set(held.values())) >= 2:
+            compromise = self._compromise(topic, held, objected)
+            if compromise is not None:
+                thoughts.append(self._thought(ActKind.PROPOSE, topic, compromise, base + 0.2 + 0.6 * profile.cooperativeness, None, "bridge the gap"))
+        silent = [p for p in view.parties if p not in held and p != self.name]
+        if silent and topic in self.stated:
+            thoughts.append(self._thought(ActKind.ASK, topic, None, base - 0.3, silent[0], "hear from a quiet party"))
+        return thoughts
+
+    def _reactions(self, topic: str, base: float, view: ConversationView) -> list[Thought]:
+        last = next((u for u in reversed(view.utterances) if u.topic == topic and u.speaker != self.name), None)
+        if last is None or last.is_intervention:
+            return self._answer_mediator(topic, base, last)
+        boost = 0.5 if self.rng.random() < self.speaking.system1_prob else 0.0
+        if last.act is ActKind.ASK and last.addressee == self.name:
+            return [self._thought(ActKind.STATE, topic, self.position[topic], base + 1.2, last.speaker, "asked directly")]
+        option = last.option
+        if option is None or last.act is ActKind.OBJECT:
+            return []
+        if self.values[topic].get(option, -1.0) < 0 or not self.acceptable(topic, option):
+            motivation = base + 0.6 + self.profile.assertiveness + self.frustration + boost
+            return [self._thought(ActKind.OBJECT, topic, option, motivation, last.speaker, "cannot accept")]
+        motivation = base + 0.4 + self.profile.cooperativeness + boost - (0.3 if option == self.position[topic] else 0.0)
+        return [self._thought(ActKind.SUPPORT, topic, option, motivation, last.speaker, "can live with it")]
+
+    def _answer_mediator(self, topic: str, base: float, last: Utterance | None) -> list[Thought]:
+        if last is None or not last.is_intervention:
+            return []
+        option = last.option or (last.package or {}).get(topic)
+        if option is not None and self.acceptable(topic, option):
+            return [self._thought(ActKind.SUPPORT, topic, option, base + 0.8 + self.profile.cooperativeness, None, "mediator's suggestion works")]
+        if option is not None and self.values[topic].get(option, -1.0) < 0:
+            return [self._thought(ActKind.OBJECT, topic, option, base + 0.6 + self.profile.assertiveness, None, "mediator's suggestion fails me")]
+        return [self._thought(ActKind.STATE, topic, self.position[topic], base + 0.5, None, "answer the mediator")]
+
+    def _summary_thought(self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]) -> list[Thought]:
+        stated_everywhere = sum(1 for t in view.topics if all(t in held for held in positions.values()))
+        if stated_everywhere * 2 < len(view.topics):
+            return []
+        return [self._thought(ActKind.SUMMARISE, None, None, 2.0 + self.profile.cooperativeness, None, "take stock")]
+
+    def _thought(self, act: ActKind, topic: str | None, option: str | None, motivation: float, addressee: str | None, reason: str) -> Thought:
+        return Thought(self.name, act, topic, option, motivation, addressee, reason)
+
+    def _presence_bonus(self, view: ConversationView) -> float:
+        recent = [u.speaker for u in view.recent(2)]
+        penalty = 1.2 if recent[-1:] == [self.name] else (0.4 if self.name in recent else 0.0)
+        return min(1.5, 0.1 * view.turns_since_spoke(self.name)) - penalty
+
+    def _popular_acceptable(self, topic: str, others: Mapping[str, str]) -> str | None:
+        counts: dict[str, int] = {}
+        for option in others.values():
+            if self.acceptable(topic, option):
+                counts[option] = counts.get(option, 0) + 1
+        return max(counts, key=lambda o: (counts[o], self.values[topic][o])) if counts else None
+
+    def _compromise(
+        self, topic: str, held: Mapping[str, str], objections: Mapping[str, Mapping[str, set[str]]]
+    ) -> str | None:
+        objected = {o for opts in objections.values() for o in opts.get(topic, set())}
+        options = [o for o in self.values[topic] if self.acceptable(topic, o) and o not in objected]
+        support = {o: sum(1 for h in held.values() if h == o) for o in options}
+        ranked = sorted(options, key=lambda o: (-support[o], -self.values[topic][o]))
+        return ranked[0] if ranked and ranked[0] != self.position[topic] else None
+
+    # -- listening ------------------------------------------------------------------------
+
+    def _hear_self(self, utterance: Utterance) -> None:
+        if utterance.topic is None:
+            return
+        self.stated.add(utterance.topic)
+        self.concession[utterance.topic] += 0.5 * self.profile.concession_rate
+        if utterance.act in _POSITION_ACTS and utterance.option:
+            self.public[utterance.topic] = utterance.option
+
+    def _hear_other(self, utterance: Utterance) -> None:
+        topic, option, profile = utterance.topic, utterance.option, self.profile
+        if topic is None or topic not in self.values:
+            return
+        if utterance.act in _POSITION_ACTS and option is not None:
+            self.heard.setdefault(utterance.speaker, {})[topic] = option
+        # Hearing the topic argued wears positions down; frustration slows that, never stops it.
+        calm = 1.0 - 0.5 * self.frustration
+        self.concession[topic] += profile.concession_rate * (0.5 * calm + profile.social_weight)
+        if utterance.act is ActKind.OBJECT and option == self.position[topic]:
+            self.frustration += profile.irritability * (1.5 if utterance.addressee == self.name else 1.0)
+        if utterance.tone <= -0.3:
+            self.frustration += 0.5 * profile.irritability
+        if utterance.act is ActKind.SUPPORT and option == self.position[topic]:
+            self.frustration -= 0.05
+
+    def _hear_mediator(self, utterance: Utterance) -> None:
+        rate, addressed = self.profile.concession_rate, self.name in utterance.text
+        strategy = utterance.strategy
+        relief = {Strategy.TRANSFORMATIVE: 0.3, Strategy.FACILITATIVE: 0.15}.get(strategy, 0.05) if strategy else 0.05
+        self.frustration -= relief * (1.5 if addressed else 1.0)
+        topics = list(utterance.package or {}) or ([utterance.topic] if utterance.topic else [])
+        for topic in topics:
+            if topic in self.concession:
+                self.concession[topic] += rate * (2.0 if addressed else 1.0)
+        if utterance.topic and utterance.option:
+            self.suggestion[utterance.topic] = utterance.option
+        for topic, option in (utterance.package or {}).items():
+            self.suggestion[topic] = option
+
+    def _best_position(self, topic: str) -> str:
+        options = self.values[topic]
+        acceptable = [o for o in options if self.acceptable(topic, o)] or [self.position[topic]]
+        pull = self.profile.social_weight
+        held = [h[topic] for h in self.heard.values() if topic in h]
+
+        def appeal(option: str) -> float:
+            share = sum(1 for h in held if h == option) / max(1, len(held))
+            suggested = 0.5 * pull if self.suggestion.get(topic) == option else 0.0
+            consistent = 0.45 if self.public.get(topic) == option else 0.0
+            return options[option] + pull * share + suggested + consistent
+
+        return max(acceptable, key=lambda o: (appeal(o), -list(options).index(o)))
+
+
+_POSITION_ACTS = frozenset({ActKind.STATE, ActKind.PROPOSE, ActKind.SUPPORT, ActKind.CONCEDE})
+
+
+def _redundant(thought: Thought, public: str | None) -> bool:
+    """Supporting the option one already stands for in public adds nothing."""
+    return thought.act is ActKind.SUPPORT and thought.option == public
+
+
+def _run_length(view: ConversationView, topic: str) -> int:
+    """How many of the latest utterances in a row were about topic."""
+    count = 0
+    for utterance in reversed(view.utterances):
+        if utterance.topic != topic:
+            break
+        count += 1
+    return count
+
+
+def _focus(view: ConversationView) -> str | None:
+    for utterance in reversed(view.recent(3)):
+        if utterance.topic:
+            return utterance.topic
+    return None
