@@ -29,9 +29,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/pyright
 
+# make bench BENCH_ARGS="--quick" (or "--only core") for a shorter run; NegMAS lives only in .venv-bench.
+BENCH_ARGS ?=
+
 bench: $(STAMP)
 	bash benchmarks/setup_bench_venv.sh
-	.venv-bench/bin/python benchmarks/run.py --out docs/benchmarks.md
+	.venv-bench/bin/python benchmarks/run.py --out docs/benchmarks.md $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .venv-bench build dist src/*.egg-info .pytest_cache .ruff_cache

@@ -21,11 +21,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import measure, peak_rss_mb, report  # noqa: E402
+from harness import measure, peak_rss_mb, report
 
-from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace  # noqa: E402
-from parley.protocol.rules import Rules  # noqa: E402
-from parley.scenarios.model import Party, Scenario  # noqa: E402
+from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
+from parley.protocol.rules import Rules
+from parley.scenarios.model import Party, Scenario
 
 BOULWARE, CONCEDER = "boulware", "conceder"
 BIG_ISSUES, BIG_OPTIONS, BIG_SEED = 6, 10, 2024
@@ -65,12 +65,15 @@ def big_scenario(max_rounds: int = 100) -> Scenario:
     return Scenario("big", "1e6-outcome space", "", space, tuple(parties), rules)
 
 
-def parley_agents(scenario: Scenario, seed: int) -> tuple[dict[str, Any], str]:
-    """Boulware for the first party and Conceder for the second, from parley's registry."""
+def parley_agents(scenario: Scenario, seed: int, *, lean: bool = False) -> tuple[dict[str, Any], str]:
+    """Boulware for the first party and Conceder for the second, from parley's registry.
+
+    lean=True uses the bench-local stand-ins instead (what the domain's memory-lean calls allow).
+    """
     from parley.agents.registry import available, create
 
     names = scenario.party_names
-    if BOULWARE in available() and CONCEDER in available():
+    if not lean and BOULWARE in available() and CONCEDER in available():
         return {
             names[0]: create(BOULWARE, party=names[0], seed=seed),
             names[1]: create(CONCEDER, party=names[1], seed=seed + 1),
@@ -80,11 +83,11 @@ def parley_agents(scenario: Scenario, seed: int) -> tuple[dict[str, Any], str]:
     return {names[0]: TimeBasedStandIn(0.2), names[1]: TimeBasedStandIn(2.0)}, "bench-local stand-ins"
 
 
-def run_parley(scenario: Scenario, seed: int) -> Any:
+def run_parley(scenario: Scenario, seed: int, *, lean: bool = False) -> Any:
     """One parley negotiation (negotiators built fresh, as a tournament would)."""
     from parley.protocol.session import Session
 
-    negotiators, _ = parley_agents(scenario, seed)
+    negotiators, _ = parley_agents(scenario, seed, lean=lean)
     return Session(scenario.space, scenario.setups(), negotiators, scenario.rules).run()
 
 
@@ -121,7 +124,9 @@ def run_negmas(outcome_space: Any, ufuns: Sequence[Any], steps: int, one_offer_p
     from negmas import SAOMechanism
     from negmas.sao.negotiators import BoulwareTBNegotiator, ConcederTBNegotiator
 
-    mechanism = SAOMechanism(outcome_space=outcome_space, n_steps=steps, one_offer_per_step=one_offer_per_step)
+    mechanism = SAOMechanism(
+        outcome_space=outcome_space, n_steps=steps, one_offer_per_step=one_offer_per_step
+    )
     mechanism.add(BoulwareTBNegotiator(), ufun=ufuns[0])
     mechanism.add(ConcederTBNegotiator(), ufun=ufuns[1])
     mechanism.run()
@@ -135,12 +140,16 @@ def task_parley_casino(args: argparse.Namespace) -> dict[str, Any]:
     scenario, scenario_kind = casino()
     _, agent_kind = parley_agents(scenario, 0)
     seeds = iter(range(10**9))
-    timing = measure(lambda: run_parley(scenario, next(seeds)), repeat=args.repeat, number=args.number, warmup=5)
+    timing = measure(
+        lambda: run_parley(scenario, next(seeds)), repeat=args.repeat, number=args.number, warmup=5
+    )
     results = [run_parley(scenario, seed) for seed in range(50)]
     agreements = [r.agreement for r in results if r.agreement is not None]
     moves = [sum(1 for e in r.trajectory if e.kind == "action") for r in results]
+    engine = _replay_timing(scenario, results[0].trajectory, args)
     return {
         "timing": timing.to_json(),
+        "engine_timing": engine.to_json(),
         "scenario": scenario_kind,
         "agents": agent_kind,
         "agreement_rate": len(agreements) / len(results),
@@ -149,6 +158,19 @@ def task_parley_casino(args: argparse.Namespace) -> dict[str, Any]:
         if agreements
         else None,
     }
+
+
+def _replay_timing(scenario: Scenario, trajectory: Any, args: argparse.Namespace) -> Any:
+    """The engine alone: replaying one recorded negotiation's moves (trivial negotiators)."""
+    from parley.protocol.session import replay
+
+    setups = scenario.setups()
+    return measure(
+        lambda: replay(trajectory, scenario.space, setups, scenario.rules),
+        repeat=args.repeat,
+        number=args.number,
+        warmup=5,
+    )
 
 
 def task_negmas_casino(args: argparse.Namespace) -> dict[str, Any]:
@@ -167,7 +189,9 @@ def task_negmas_casino(args: argparse.Namespace) -> dict[str, Any]:
         "timing": timing.to_json(),
         "agreement_rate": len(agreements) / len(runs),
         "moves": statistics.mean(len(m.extended_trace) for m in runs),
-        "utilities": [statistics.mean(float(u(a)) for a in agreements) for u in ufuns] if agreements else None,
+        "utilities": [statistics.mean(float(u(a)) for a in agreements) for u in ufuns]
+        if agreements
+        else None,
     }
 
 
@@ -272,10 +296,11 @@ def task_negmas_analysis(args: argparse.Namespace) -> dict[str, Any]:
 def task_parley_big(args: argparse.Namespace) -> dict[str, Any]:
     scenario = big_scenario(args.rounds)
     before = peak_rss_mb()
+    lean = args.agents == "lean"
     start = time.perf_counter()
-    result = run_parley(scenario, 0)
+    result = run_parley(scenario, 0, lean=lean)
     elapsed = time.perf_counter() - start
-    _, agent_kind = parley_agents(scenario, 0)
+    _, agent_kind = parley_agents(scenario, 0, lean=lean)
     return {
         "seconds": elapsed,
         "rss_before_mb": before,
@@ -322,6 +347,7 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--agents", choices=("registered", "lean"), default="registered")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     report(TASKS[args.task](args))

@@ -70,9 +70,7 @@ def fmt(seconds: float, unit: str = "ms") -> str:
     return f"{seconds * scale:.3g} {unit}"
 
 
-def measure(
-    function: Callable[[], object], *, repeat: int = 5, warmup: int = 1, number: int = 1
-) -> Timing:
+def measure(function: Callable[[], object], *, repeat: int = 5, warmup: int = 1, number: int = 1) -> Timing:
     """Time function: warm-up calls, then repeat batches of number calls each.
 
     Returns:
@@ -105,7 +103,7 @@ class TaskError(RuntimeError):
     """A task subprocess failed or printed no result."""
 
 
-def run_task(script: str, *args: str, timeout: float = 900.0) -> dict[str, Any]:
+def run_task(script: str | Path, *args: str, timeout: float = 900.0) -> dict[str, Any]:
     """Run `python benchmarks/<script> args...` in a fresh process and return its reported JSON.
 
     The child uses this interpreter (the bench venv, where both parley and NegMAS are installed)
@@ -115,7 +113,8 @@ def run_task(script: str, *args: str, timeout: float = 900.0) -> dict[str, Any]:
         TaskError: the child exited non-zero or reported nothing (its stderr tail is included).
     """
     command = [sys.executable, str(BENCH_DIR / script), *args]
-    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore"}
+    search_path = os.pathsep.join(filter(None, [str(BENCH_DIR), os.environ.get("PYTHONPATH")]))
+    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore", "PYTHONPATH": search_path}
     completed = subprocess.run(
         command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=environment, check=False
     )

@@ -10,7 +10,14 @@ import argparse
 import time
 from pathlib import Path
 
-from parley.language.evaluation import LanguageAccuracy, evaluate_casino
+from parley.language import parse
+from parley.language.evaluation import (
+    DEAL_ACTS,
+    LanguageAccuracy,
+    casino_vocabulary,
+    evaluate_casino,
+    load_dialogues,
+)
 
 DEFAULT_FILES = ("tests/data/casino/casino_valid.json", "tests/data/casino/casino_test.json")
 
@@ -22,11 +29,16 @@ def report(result: LanguageAccuracy, failures: int) -> None:
             f"deals ({name}): accuracy {result.deal_accuracy(cases)}, "
             f"precision {result.deal_precision(cases)}, coverage {result.deal_coverage(cases)}"
         )
-    print(f"top priority precision {result.priority_precision('top')}")
+    print(
+        f"top priority precision {result.priority_precision('top')}; explicit rankings only "
+        f"{result.priority_precision('top', explicit_only=True)}"
+    )
     print(f"least priority precision {result.priority_precision('least')}")
     for label, rate in result.annotation_recall.items():
-        print(f"annotation {label}: recall {rate}, flagged on other utterances "
-              f"{result.annotation_false_positive.get(label)}")
+        print(
+            f"annotation {label}: recall {rate}, flagged on other utterances "
+            f"{result.annotation_false_positive.get(label)}"
+        )
     if failures:
         wrong = [c for c in result.submitter_deals if not c.correct][:failures]
         for case in wrong:
@@ -34,6 +46,24 @@ def report(result: LanguageAccuracy, failures: int) -> None:
         wrong_priorities = [c for c in result.priorities if not c.correct][:failures]
         for case in wrong_priorities:
             print(f"  PRIO {case.kind} read={case.read} truth={case.truth}: {case.text!r}")
+
+
+def parse_speed(path: Path) -> str:
+    """Mean wall time to parse one utterance of the file (after one warm-up pass)."""
+    vocabulary = casino_vocabulary()
+    turns = [
+        (str(t["text"]), str(t["id"]))
+        for d in load_dialogues(path)
+        for t in d["chat_logs"]
+        if t["text"] not in DEAL_ACTS
+    ]
+    for text, speaker in turns[:20]:
+        parse(text, vocabulary, speaker=speaker)
+    started = time.perf_counter()
+    for text, speaker in turns:
+        parse(text, vocabulary, speaker=speaker)
+    elapsed = time.perf_counter() - started
+    return f"parse: {1000 * elapsed / len(turns):.2f} ms per utterance over {len(turns)} utterances"
 
 
 def main() -> None:
@@ -45,7 +75,7 @@ def main() -> None:
         started = time.perf_counter()
         result = evaluate_casino(Path(file))
         report(result, args.failures)
-        print(f"({time.perf_counter() - started:.2f} s)")
+        print(f"(evaluation {time.perf_counter() - started:.2f} s; {parse_speed(Path(file))})")
 
 
 if __name__ == "__main__":

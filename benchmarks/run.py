@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import BENCH_DIR, ROOT, negmas_version, table  # noqa: E402
+from harness import BENCH_DIR, ROOT, negmas_version, table
 
 logger = logging.getLogger("parley.benchmarks")
 
@@ -74,7 +74,8 @@ def run_section(name: str, quick: bool) -> str:
         body = f"## {name}\n\n**FAILED** — the benchmark raised:\n\n```\n{traceback.format_exc()}```\n"
     elapsed = time.perf_counter() - started
     logger.info("benchmark %s took %.1f s", name, elapsed)
-    return f"{BEGIN.format(name=name)}\n{body.rstrip()}\n\n_Section ran in {elapsed:.1f} s._\n{END.format(name=name)}\n"
+    footer = f"_Section ran in {elapsed:.1f} s._"
+    return f"{BEGIN.format(name=name)}\n{body.rstrip()}\n\n{footer}\n{END.format(name=name)}\n"
 
 
 def header(quick: bool) -> str:
@@ -103,9 +104,11 @@ def header(quick: bool) -> str:
 def splice(existing: str, sections: dict[str, str]) -> str:
     """Replace the named sections inside an existing document (appending any that are new)."""
     for name, text in sections.items():
-        pattern = re.compile(re.escape(BEGIN.format(name=name)) + r".*?" + re.escape(END.format(name=name)) + r"\n?", re.S)
+        pattern = re.compile(
+            re.escape(BEGIN.format(name=name)) + r".*?" + re.escape(END.format(name=name)) + r"\n?", re.S
+        )
         if pattern.search(existing):
-            existing = pattern.sub(lambda _: text, existing)
+            existing = pattern.sub(lambda _, text=text: text, existing)
         else:
             existing = existing.rstrip() + "\n\n" + text
     return existing

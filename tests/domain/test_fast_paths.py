@@ -158,8 +158,14 @@ def test_validate_reports_names_before_values() -> None:
         space.validate([])  # type: ignore[arg-type]
 
 
-point_sets = st.integers(0, 2**32 - 1).map(np.random.default_rng).flatmap(
-    lambda rng: st.sampled_from(["ties", "continuous", "line", "coarse-first"]).map(lambda kind: (rng, kind))
+point_sets = (
+    st.integers(0, 2**32 - 1)
+    .map(np.random.default_rng)
+    .flatmap(
+        lambda rng: st.sampled_from(["ties", "continuous", "line", "coarse-first"]).map(
+            lambda kind: (rng, kind)
+        )
+    )
 )
 
 
@@ -184,7 +190,9 @@ def test_prefiltered_frontier_equals_the_plain_sort_based_frontier(
 
 
 @given(point_sets, st.integers(1, 300))
-def test_frontier_equals_brute_force_on_small_sets(setup: tuple[np.random.Generator, str], count: int) -> None:
+def test_frontier_equals_brute_force_on_small_sets(
+    setup: tuple[np.random.Generator, str], count: int
+) -> None:
     rng, kind = setup
     points = _points(rng, kind, count)
     assert set(pareto_frontier(points).tolist()) == _brute_frontier(points)

@@ -26,7 +26,9 @@ def test_there_are_at_least_fifty_paraphrases() -> None:
 
 
 def reading(case: dict[str, Any]) -> dict[str, Any]:
-    parsed = parse(case["text"], VOCABULARIES[case["scenario"]], speaker=case["speaker"], context=case.get("context"))
+    parsed = parse(
+        case["text"], VOCABULARIES[case["scenario"]], speaker=case["speaker"], context=case.get("context")
+    )
     incomplete_offer = parsed.intent == "offer" and parsed.package is None
     return {
         "intent": parsed.intent.value,

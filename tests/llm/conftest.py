@@ -1,4 +1,4 @@
-"""Fixtures for the LLM layer: a private event-loop thread, a small market scenario, sessions."""
+"""Fixtures for the LLM layer: one private event-loop thread for the whole test session."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
 from parley.llm import EventLoopThread
-from parley.protocol import PartySetup
 
 
 @pytest.fixture(scope="session")
@@ -17,35 +15,3 @@ def bridge() -> Iterator[EventLoopThread]:
     thread = EventLoopThread("parley-llm-test")
     yield thread
     thread.close()
-
-
-def market_space() -> OutcomeSpace:
-    """Price 100..500, delivery slow/standard/fast, warranty 0..2 years."""
-    return OutcomeSpace.of(
-        [
-            Issue.integer_range("price", 100, 500, step=100, unit="USD"),
-            Issue.options("delivery", ["slow", "standard", "fast"]),
-            Issue.integer_range("warranty", 0, 2, unit="years"),
-        ]
-    )
-
-
-def market_parties() -> list[PartySetup]:
-    """A buyer (BATNA 0.35; weights 0.6/0.3/0.1) and a seller (BATNA 0.3)."""
-    space = market_space()
-    buyer = LinearAdditiveUtility(
-        space,
-        {"price": 0.6, "delivery": 0.3, "warranty": 0.1},
-        {"price": [1, 0.75, 0.5, 0.25, 0], "delivery": [0, 0.5, 1], "warranty": [0, 0.5, 1]},
-        reservation_value=0.35,
-    )
-    seller = LinearAdditiveUtility(
-        space,
-        {"price": 0.5, "delivery": 0.2, "warranty": 0.3},
-        {"price": [0, 0.25, 0.5, 0.75, 1], "delivery": [1, 0.5, 0], "warranty": [1, 0.5, 0]},
-        reservation_value=0.3,
-    )
-    return [
-        PartySetup("buyer", buyer, {"role": "buyer", "brief": "You buy 40 pumps for the cooperative."}),
-        PartySetup("seller", seller, {"role": "seller", "brief": "You sell pumps."}),
-    ]

@@ -186,3 +186,34 @@ def test_bridge_refuses_to_block_its_own_loop(bridge: EventLoopThread) -> None:
 
     with pytest.raises(InternalError, match="own loop"):
         bridge.run(inner())
+
+
+def test_broken_http_body_is_retried(bridge: EventLoopThread) -> None:
+    sleeps: list[float] = []
+    with StubServer([StubReply(body="{not json", status=200), StubReply.ok("whole")]) as stub:
+        client = client_for(stub, bridge, sleeps)
+        assert client.complete_sync(REQUEST).text == "whole"
+        client.close()
+    assert len(sleeps) == 1
+
+
+def test_malformed_replies_over_http_end_in_a_fallback(bridge: EventLoopThread) -> None:
+    from pydantic import BaseModel
+
+    from parley.llm import LLMSession, PromptTemplate, Role
+
+    class Answer(BaseModel):
+        value: int
+
+    template = PromptTemplate.parse("t", "[system]\nAnswer.\n${output_schema}\n[user]\nGo.")
+    plan = [StubReply.ok("value: lots"), StubReply.ok("still {broken"), StubReply.ok("{'value': 4,}")]
+    with StubServer(plan) as stub:
+        client = client_for(stub, bridge, [])
+        llm = LLMSession(client, bridge=bridge)
+        first = Role("probe", Answer, template, llm).call({})
+        second = Role("probe", Answer, template, llm).call({})
+        client.close()
+    assert first.value is None and first.fallback in {"malformed", "schema_invalid"} and first.calls == 2
+    assert second.value == Answer(value=4) and second.repaired
+    assert [e.kind for e in llm.events] == ["llm_fallback"]
+    assert stub.stats.requests[1]["messages"][-1]["role"] == "user"  # the re-ask went over the wire

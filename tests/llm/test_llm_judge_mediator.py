@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import market_space
+from llm_market import market_space
 
 from parley.domain.issues import Value
-from parley.llm import EventLoopThread, LLMJudge, LLMOfferMediator, LLMSession
+from parley.llm import EventLoopThread, LLMJudge, LLMOfferMediator, LLMSession, SilentMediator
 from parley.llm.judge import admissible
 from parley.protocol import Event, JudgeView, MediatorView, Record, RuleJudge, Verdict
 from parley.testing import FakeLLM
@@ -82,7 +82,7 @@ def mediator_view() -> MediatorView:
 def test_mediator_recorded_reply(case: dict[str, Any], bridge: EventLoopThread) -> None:
     fake = FakeLLM(case["replies"])
     llm = LLMSession(fake, bridge=bridge)
-    package = LLMOfferMediator(llm, twin=None).propose(mediator_view())
+    package = LLMOfferMediator(llm, twin=SilentMediator()).propose(mediator_view())
     expect = case["expect"]
     assert (dict(package) if package is not None else None) == expect["package"]
     assert len(fake.requests) == expect["calls"]
@@ -101,7 +101,16 @@ def test_mediator_falls_back_to_its_twin(bridge: EventLoopThread) -> None:
 
 def test_mediator_sees_public_offers_and_signals_only(bridge: EventLoopThread) -> None:
     fake = FakeLLM(['{"package": null}'])
-    LLMOfferMediator(LLMSession(fake, bridge=bridge), twin=None).propose(mediator_view())
+    LLMOfferMediator(LLMSession(fake, bridge=bridge), twin=SilentMediator()).propose(mediator_view())
     prompt = "\n".join(m.content for m in fake.requests[0].messages)
     assert '"priorities": ["price"]' in prompt and "buyer: {" in prompt
     assert "0.35" not in prompt and "BATNA" not in prompt  # nothing private reaches the mediator
+
+
+def test_default_twin_is_the_pareto_mediator(bridge: EventLoopThread) -> None:
+    from parley.mediation import ParetoMediator
+
+    view = mediator_view()
+    mediator = LLMOfferMediator(LLMSession(FakeLLM(["no", "no"]), bridge=bridge))
+    expected = ParetoMediator().propose(view)
+    assert expected is not None and mediator.propose(view) == expected

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import market_parties
+from llm_market import market_parties
 
 from parley.llm import PrivateNumbers, check_message
 from parley.llm.leaks import stated_numbers

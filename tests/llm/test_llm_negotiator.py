@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import market_parties, market_space
+from llm_market import market_parties, market_space
 
 from parley.agents import create
 from parley.errors import LLMError, ScenarioError
 from parley.llm import EventLoopThread, LLMNegotiator, LLMSession
 from parley.llm.negotiator import repair_package
-from parley.protocol import Event, PartyView, Phase, Record, Rules, TableOffer
+from parley.protocol import Event, PartyView, Phase, Propose, Record, Rules, TableOffer
 from parley.testing import FakeLLM
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -66,9 +66,9 @@ def test_recorded_reply(case: dict[str, Any], bridge: EventLoopThread) -> None:
     if "not_kind" in expect:
         assert action.kind != expect["not_kind"]
     if "package" in expect:
-        assert dict(getattr(action, "package")) == expect["package"]
+        assert isinstance(action, Propose) and dict(action.package) == expect["package"]
     if "message" in expect:
-        assert getattr(action, "message") == expect["message"]
+        assert action.message == expect["message"]
     if "calls" in expect:
         assert len(fake.requests) == expect["calls"]
     events = [dict(e.data) | {"kind": e.kind} for e in llm.events]
@@ -77,9 +77,9 @@ def test_recorded_reply(case: dict[str, Any], bridge: EventLoopThread) -> None:
     if not expect["events"]:
         assert events == []
     assert all(e.audience == "buyer" for e in llm.events)  # the stakeholder's llm events stay private
-    if action.kind == "propose":
-        view.space.validate(getattr(action, "package"))
-        assert view.utility.evaluate(getattr(action, "package")) >= view.reservation_value
+    if isinstance(action, Propose):
+        view.space.validate(action.package)
+        assert view.utility.evaluate(action.package) >= view.reservation_value
     if action.kind == "accept":
         assert view.offer is not None and view.utility.is_acceptable(view.offer)
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from play import golden_policy, play, simple_policy
+from llm_play import golden_policy, play, simple_policy
 
 from parley.errors import LLMError
 from parley.llm import EventLoopThread, LLMRuntime, LLMSettings
@@ -95,6 +95,20 @@ def test_replay_miss_surfaces_after_the_session(tmp_path: Path, bridge: EventLoo
     )
     with (
         LLMRuntime(settings, bridge=bridge) as runtime,
-        pytest.raises(LLMError, match="replay miss: request [0-9a-f]{64}"),
+        pytest.raises(LLMError, match=r"replay miss: request [0-9a-f]{64}"),
     ):
         play(runtime.session("golden"), 2)  # a different brief: nothing recorded matches
+
+
+def test_secret_stays_out_of_recordings_and_trajectories(tmp_path: Path, bridge: EventLoopThread) -> None:
+    secret = "sk-live-never-write-me-0001"
+    with StubServer(simple_policy) as stub:
+        settings = LLMSettings.model_validate(
+            {"default": {"spec": stub.spec(), "api_key_env": "STUB_KEY"}, "record": tmp_path / "rec"}
+        )
+        with LLMRuntime(settings, bridge=bridge, environ={"STUB_KEY": secret}) as runtime:
+            result = play(runtime.session("s"), 3, max_rounds=3)
+            assert secret not in repr(runtime.client()) and secret not in repr(settings)
+    assert all(h["authorization"] == f"Bearer {secret}" for h in stub.stats.headers)
+    assert secret not in result.trajectory.to_jsonl()
+    assert secret not in (tmp_path / "rec" / "exchanges.jsonl").read_text("utf-8")

@@ -69,7 +69,8 @@ def scenario_with_secrets(casino: Scenario) -> Scenario:
 def run_spies(casino: Scenario) -> tuple[Spy, Spy, Session]:
     scenario = scenario_with_secrets(casino)
     alice = Spy(
-        [Propose({"food": 3, "water": 2, "firewood": 1}), Propose({"food": 3, "water": 1, "firewood": 1})]
+        [Propose({"food": 3, "water": 2, "firewood": 1}), Propose({"food": 3, "water": 1, "firewood": 1})],
+        SECRET_TRACE,
     )
     bob = Spy(
         [Propose({"food": 1, "water": 0, "firewood": 0}), Propose({"food": 1, "water": 1, "firewood": 0})]
@@ -130,9 +131,9 @@ def test_private_traces_reach_only_their_owner(casino: Scenario) -> None:
     assert any(e.kind == "trace" and e.data["secret"] == SECRET_TRACE for e in alice.views[-1].record)
     public = result.trajectory.public()
     assert not any(e.kind == "trace" for e in public)
-    assert set(result.trajectory.visible_to("bob")) == {
-        e for e in result.trajectory if e.audience in ("public", "bob")
-    }
+    assert [e.seq for e in result.trajectory.visible_to("bob")] == [
+        e.seq for e in result.trajectory if e.audience in ("public", "bob")
+    ]
 
 
 def test_the_record_is_read_only(casino: Scenario) -> None:

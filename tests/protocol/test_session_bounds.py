@@ -327,3 +327,39 @@ def test_moves_within_the_timeout_are_fine(casino: Scenario) -> None:
     result = play(casino, {"alice": alice, "bob": ScriptedNegotiator([Accept()])}, Rules(act_timeout=30.0))
     assert result.agreement is not None
     assert alice.views[0].phase is Phase.PROPOSE
+
+
+class ExplainsBadly:
+    """Moves legally, but its explain() hook breaks."""
+
+    def __init__(self, trace: object) -> None:
+        self.trace = trace
+
+    def act(self, view: PartyView) -> Action:
+        return Say("hello")
+
+    def explain(self) -> object:
+        if isinstance(self.trace, Exception):
+            raise self.trace
+        return self.trace
+
+
+@pytest.mark.parametrize(
+    ("trace", "detail"),
+    [
+        (RuntimeError("no words"), "explain() raised RuntimeError: no words"),
+        ("just text", "explain() raised"),
+    ],
+)
+def test_a_broken_explain_hook_is_a_violation_not_a_crash(
+    casino: Scenario, trace: object, detail: str
+) -> None:
+    result = play(casino, {"alice": ExplainsBadly(trace), "bob": ScriptedNegotiator([])}, Rules())
+    reason, round_number, walker, recorded = no_deal(result)
+    assert (reason, round_number, walker) == ("protocol_violation", 1, "alice")
+    assert detail in recorded
+
+
+def test_an_empty_trace_is_not_recorded(casino: Scenario) -> None:
+    result = play(casino, {"alice": ExplainsBadly({}), "bob": ScriptedNegotiator([])}, Rules())
+    assert result.trajectory.of_kind("trace") == []

@@ -15,7 +15,7 @@ from parley.scenarios.importers.casino import (
     load_dialogues,
 )
 
-CASINO = Path("tests/data/casino")
+CASINO = Path(__file__).resolve().parents[1] / "data" / "casino"
 FILES = ("casino_valid.json", "casino_test.json")
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scenario_samples import write_yaml
 
-from conftest import write_yaml
 from parley.errors import ScenarioError
 from parley.scenarios import load_scenario, validate_file
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scenario_samples import BASE_SCENARIO
 
-from conftest import BASE_SCENARIO
 from parley.errors import ScenarioError
 from parley.scenarios import (
     list_scenarios,
@@ -47,7 +48,9 @@ def test_shipped_scenarios_round_trip(name: str) -> None:
 
 
 def test_imported_dialogue_round_trips() -> None:
-    dialogue = load_dialogues("tests/data/casino/casino_valid.json")[0]
+    dialogue = load_dialogues(Path(__file__).resolve().parents[1] / "data" / "casino" / "casino_valid.json")[
+        0
+    ]
     scenario = dialogue_to_scenario(dialogue)
     again = scenario_from_yaml(scenario_to_yaml(scenario))
     assert_same_scenario(scenario, again)

@@ -152,3 +152,14 @@ def test_stagnation_spares_slow_concession_but_stops_deadlock(name: str) -> None
     stubborn = run_negotiation(scenario, ["hardliner"] * parties, seed=0)
     assert stubborn.no_deal is not None and stubborn.no_deal.reason == "stagnation"
     assert stubborn.no_deal.round < scenario.rules.max_rounds
+
+
+@pytest.mark.parametrize("name", YAML_NAMES)
+def test_language_metadata_builds_a_vocabulary(name: str) -> None:
+    from parley.language.vocabulary import Vocabulary
+
+    scenario = load_scenario(name)
+    vocabulary = Vocabulary.build(scenario.space, scenario.metadata, scenario.party_names, source=name)
+    aliases = {terms.name: terms.aliases for terms in vocabulary.issues}
+    for issue, words in scenario.metadata.get("language", {}).get("synonyms", {}).items():
+        assert words[0] in aliases[issue]

@@ -14,9 +14,15 @@ from parley.cli.common import console, fail, load
 
 @app.command("analyze")
 def analyze(
-    scenario_name: Annotated[str, typer.Argument(metavar="SCENARIO", help="Shipped scenario name or YAML path.")],
-    plot: Annotated[Path | None, typer.Option(help="Write a PNG of the outcome space (and offers) here.")] = None,
-    trajectory: Annotated[Path | None, typer.Option(help="A saved trajectory.jsonl to overlay on the plot.")] = None,
+    scenario_name: Annotated[
+        str, typer.Argument(metavar="SCENARIO", help="Shipped scenario name or YAML path.")
+    ],
+    plot: Annotated[
+        Path | None, typer.Option(help="Write a PNG of the outcome space (and offers) here.")
+    ] = None,
+    trajectory: Annotated[
+        Path | None, typer.Option(help="A saved trajectory.jsonl to overlay on the plot.")
+    ] = None,
 ) -> None:
     """Outcome space size, Pareto frontier, Nash / Kalai–Smorodinsky / max-welfare points."""
     from parley.protocol.events import Trajectory
@@ -25,15 +31,21 @@ def analyze(
     if not scenario.space.fits_in_memory():
         fail(f"{scenario.name} has {scenario.space.size:,} outcomes, too many to enumerate for analysis")
     analysis = scenario.analysis
-    console.print(f"[bold]{scenario.title}[/]: {scenario.space.size:,} outcomes, "
-                  f"{analysis.frontier.size} on the Pareto frontier, "
-                  f"{int(analysis.individually_rational.sum()):,} above every BATNA")
+    console.print(
+        f"[bold]{scenario.title}[/]: {scenario.space.size:,} outcomes, "
+        f"{analysis.frontier.size} on the Pareto frontier, "
+        f"{int(analysis.individually_rational.sum()):,} above every BATNA"
+    )
     table = Table(title="Bargaining solutions")
     table.add_column("solution")
     table.add_column("package")
     for name in scenario.party_names:
         table.add_column(name, justify="right")
-    solutions = (("Nash", analysis.nash), ("Kalai–Smorodinsky", analysis.kalai), ("max welfare", analysis.max_welfare))
+    solutions = (
+        ("Nash", analysis.nash),
+        ("Kalai–Smorodinsky", analysis.kalai),
+        ("max welfare", analysis.max_welfare),
+    )
     for label, index in solutions:
         if index is None:
             table.add_row(label, "none above every BATNA", *["—"] * len(scenario.parties))

@@ -19,7 +19,15 @@ app = typer.Typer(
 experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce the published experiments.")
 app.add_typer(experiment_app, name="experiment")
 
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = (
+    "run",
+    "tournament",
+    "scenarios",
+    "analyze",
+    "mediate",
+    "delegate",
+    "audit",
+)
 
 
 def _load_commands() -> None:

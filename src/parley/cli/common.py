@@ -16,7 +16,7 @@ error_console = Console(stderr=True, highlight=False)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error and exit."""
-    error_console.print(f"[bold red]error:[/] {message}", markup=True)
+    error_console.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -41,24 +41,33 @@ def event_line(scenario: Scenario, vocabulary: Vocabulary, event: Event) -> str 
         text = render(action, vocabulary, speaker=event.party, listener=_listener(scenario, event.party))
         tag = f"[dim]({action.kind})[/]"
         return f"[dim]r{event.round:>2}[/] {who} {tag} {text}"
+    prefix = f"[dim]r{event.round:>2}[/]"
     if event.kind == "mediator_proposal":
         from parley.language import describe_package
 
-        return f"[dim]r{event.round:>2}[/] [bold white]mediator[/] proposes: {describe_package(event.data['package'], vocabulary, speaker=scenario.party_names[0])}"
+        package = describe_package(event.data["package"], vocabulary, speaker=scenario.party_names[0])
+        return f"{prefix} [bold white]mediator[/] proposes: {package}"
     if event.kind == "stagnation":
-        return f"[dim]r{event.round:>2}[/] [yellow]stagnation detected[/] after {event.data['rounds']} rounds without movement"
+        return f"{prefix} [yellow]stagnation detected[/] after {event.data['rounds']} rounds without movement"
     if event.kind == "violation":
-        return f"[dim]r{event.round:>2}[/] [red]protocol violation[/] by {who}: {event.data['detail']}"
+        return f"{prefix} [red]protocol violation[/] by {who}: {event.data['detail']}"
     if event.kind == "batna_violation":
-        return f"[red]warning:[/] {who} accepted a deal below its BATNA ({event.data['utility']:g} < {event.data['reservation_value']:g})"
+        utility, batna = event.data["utility"], event.data["reservation_value"]
+        return f"[red]warning:[/] {who} accepted a deal below its BATNA ({utility:g} < {batna:g})"
     return None
 
 
 class TranscriptPrinter:
     """An `on_event` callback that prints a live, readable transcript."""
 
-    def __init__(self, console: Console, scenario: Scenario, *, explain: bool = False,
-                 trace_formatter: TraceFormatter | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        scenario: Scenario,
+        *,
+        explain: bool = False,
+        trace_formatter: TraceFormatter | None = None,
+    ) -> None:
         self._console = console
         self._scenario = scenario
         self._vocabulary = Vocabulary.from_scenario(scenario)
@@ -77,8 +86,11 @@ class TranscriptPrinter:
             self._console.print(line, highlight=False)
 
     def _print_trace(self, event: Event) -> None:
-        body = (self._trace_formatter(event.data) if self._trace_formatter is not None
-                else json.dumps(event.data, indent=1, default=str))
+        body = (
+            self._trace_formatter(event.data)
+            if self._trace_formatter is not None
+            else json.dumps(event.data, indent=1, default=str)
+        )
         self._console.print(f"[dim]    ┆ {event.party} trace[/]", highlight=False)
         for line in body.splitlines():
             self._console.print(f"[dim]    ┆[/] {line}", highlight=False, markup=False)
@@ -88,12 +100,24 @@ def outcome_table(scenario: Scenario, result: SessionResult) -> Table:
     """The agreement artefact (or no-deal record) with utilities and distances."""
     table = Table(title="Agreement" if result.agreement else "No deal", show_lines=False)
     if result.agreement is not None:
-        agreement = result.agreement
+        allocation: Mapping[str, Mapping[str, Any]] = scenario.metadata.get("allocation", {})
         table.add_column("issue")
-        table.add_column("agreed")
-        for name, value in agreement.terms.items():
+        if allocation and scenario.is_bilateral:
+            for name in scenario.party_names:
+                table.add_column(f"{name} gets", justify="right")
+        else:
+            table.add_column("agreed")
+        for name, value in result.agreement.terms.items():
             unit = scenario.space.issue(name).unit
-            table.add_row(name, f"{value} {unit}".strip())
+            share = allocation.get(name)
+            if share is not None and scenario.is_bilateral and isinstance(value, int):
+                owner_gets = {
+                    p: value if p == share["owner"] else int(share["total"]) - value
+                    for p in scenario.party_names
+                }
+                table.add_row(name, *(f"{owner_gets[p]} {unit}".strip() for p in scenario.party_names))
+            else:
+                table.add_row(name, f"{value} {unit}".strip())
         return table
     assert result.no_deal is not None
     table.add_column("reason")
@@ -115,6 +139,12 @@ def party_table(scenario: Scenario, result: SessionResult, agents: Mapping[str, 
     for outcome in outcomes(scenario, result, dict(agents)):
         reservation = scenario.party(outcome.party).utility.reservation_value
         note = "[red]below BATNA[/]" if outcome.below_batna else ("walked" if outcome.walked else "")
-        table.add_row(f"[{party_style(scenario, outcome.party)}]{outcome.party}[/]", outcome.agent,
-                      f"{outcome.utility:g}", f"{reservation:g}", f"{outcome.normalized_utility:.2f}", note)
+        table.add_row(
+            f"[{party_style(scenario, outcome.party)}]{outcome.party}[/]",
+            outcome.agent,
+            f"{outcome.utility:g}",
+            f"{reservation:g}",
+            f"{outcome.normalized_utility:.2f}",
+            note,
+        )
     return table

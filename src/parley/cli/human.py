@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from parley.language import Vocabulary, describe_package, parse, to_action
-from parley.protocol.actions import Action, Walk
+from parley.language import Intent, Vocabulary, describe_package, parse, to_action
+from parley.protocol.actions import Action, Propose, Say, Walk
 from parley.protocol.view import PartyView
 
 Ask = Callable[[str], str]
@@ -15,7 +15,8 @@ AdviceHook = Callable[[PartyView], str | None]
 
 HELP = (
     "Type what you would say, for example: 'I'll take 2 firewood and 1 water, you get the rest', "
-    "'my top priority is water', 'what matters most to you?', 'deal', 'no thanks' or 'I walk away'. "
+    "'my top priority is water', 'what matters most to you?', 'deal', 'no thanks' or 'I walk away'; "
+    "start with 'say:' to send any other message as it is. "
     "Commands: 'help', 'offer' (show the offer on the table), 'quit' (walk away)."
 )
 
@@ -31,8 +32,15 @@ class HumanNegotiator:
         max_attempts: Re-asks before giving up and walking away (protects scripted input).
     """
 
-    def __init__(self, vocabulary: Vocabulary, console: Console, ask: Ask, *, advise: AdviceHook | None = None,
-                 max_attempts: int = 20) -> None:
+    def __init__(
+        self,
+        vocabulary: Vocabulary,
+        console: Console,
+        ask: Ask,
+        *,
+        advise: AdviceHook | None = None,
+        max_attempts: int = 20,
+    ) -> None:
         self._vocabulary = vocabulary
         self._console = console
         self._ask = ask
@@ -72,19 +80,36 @@ class HumanNegotiator:
             return None
         if lowered == "offer":
             offer = view.offer
-            self._console.print(describe_package(offer, self._vocabulary, speaker=view.party) if offer else
-                                "Nothing from the other side is on the table yet.", highlight=False)
+            self._console.print(
+                describe_package(offer, self._vocabulary, speaker=view.party)
+                if offer
+                else "Nothing from the other side is on the table yet.",
+                highlight=False,
+            )
             return None
         if lowered in ("quit", "exit"):
             return Walk("the person chose to leave")
-        parsed = parse(text, self._vocabulary, speaker=view.party, context=view.table.package if view.table else None)
+        if lowered.startswith("say:"):
+            return Say(text[4:].strip()) if text[4:].strip() else None
+        parsed = parse(
+            text, self._vocabulary, speaker=view.party, context=view.table.package if view.table else None
+        )
         action = to_action(parsed)
+        if parsed.intent is Intent.OTHER:  # chit-chat is allowed, but only on purpose
+            self._console.print(
+                "I couldn't find a move in that. Rephrase it, or start with 'say:' to send it as "
+                "a plain message. Type 'help' for examples.",
+                highlight=False,
+            )
+            return None
         if action is None or (action.kind in ("accept", "reject") and view.offer is None):
             reason = "; ".join(parsed.notes) if parsed.notes else "I could not tell what you want to do"
-            self._console.print(f"Sorry, I didn't quite get that ({reason}). Could you rephrase? Type 'help' for examples.",
-                                highlight=False)
+            self._console.print(
+                f"Sorry, I didn't quite get that ({reason}). Could you rephrase? Type 'help' for examples.",
+                highlight=False,
+            )
             return None
-        if action.kind == "propose":
-            self._console.print(f"(understood: you propose {describe_package(getattr(action, 'package'), self._vocabulary, speaker=view.party)})",
-                                highlight=False)
+        if isinstance(action, Propose):
+            package = describe_package(action.package, self._vocabulary, speaker=view.party)
+            self._console.print(f"(understood: you propose {package})", highlight=False)
         return action

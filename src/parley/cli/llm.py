@@ -9,12 +9,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from parley.errors import ScenarioError
-from parley.llm.config import LLMSettings, load_settings, settings_from_mapping
+from parley.llm.config import LLMRuntime, LLMSettings, load_settings, settings_from_mapping
+from parley.llm.context import LLMSession
+from parley.llm.judge import LLMJudge
+from parley.llm.mediator import LLMOfferMediator
 
 
 def parse_role_override(text: str) -> tuple[str, str]:
@@ -58,3 +62,39 @@ def llm_options_from_cli(
         roles[role] = spec
     data["roles"] = roles
     return settings_from_mapping(data, source="command line")
+
+
+@dataclass(frozen=True)
+class LLMWiring:
+    """The LLM pieces of one `parley run` session.
+
+    Attributes:
+        session: The session's LLM side; call ``session.finish(result.trajectory)`` after the run.
+        agent_options: Per party, the options to pass to `create` (only parties playing ``llm``).
+        judge: An `LLMJudge` when a ``judge`` role is configured, else None (the rule judge plays).
+        mediator: An `LLMOfferMediator` when a ``mediator`` role is configured, else None.
+    """
+
+    session: LLMSession
+    agent_options: Mapping[str, Mapping[str, Any]]
+    judge: LLMJudge | None
+    mediator: LLMOfferMediator | None
+
+
+def wire_llm(runtime: LLMRuntime, session_id: str, agents: Mapping[str, str]) -> LLMWiring:
+    """Everything `parley run` hands the session when LLM flags are given.
+
+    Args:
+        runtime: Built once per run from `llm_options_from_cli`'s settings (close it at the end).
+        session_id: Name of the session in usage summaries.
+        agents: Agent name per party.
+
+    Raises:
+        LLMError: an LLM role is needed but nothing is configured for it.
+    """
+    llm = runtime.session(session_id)
+    options = {party: {"llm": llm} for party, agent in agents.items() if agent == "llm"}
+    roles = runtime.settings.roles
+    judge = LLMJudge(llm) if "judge" in roles else None
+    mediator = LLMOfferMediator(llm) if "mediator" in roles else None
+    return LLMWiring(llm, options, judge, mediator)

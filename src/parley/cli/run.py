@@ -11,10 +11,12 @@ import typer
 
 from parley.cli.app import app
 from parley.cli.common import console, fail, load
-from parley.cli.display import TranscriptPrinter, TraceFormatter, outcome_table, party_table
+from parley.cli.display import TraceFormatter, TranscriptPrinter, outcome_table, party_table
+from parley.cli.human import AdviceHook
 from parley.errors import ParleyError
 from parley.experiments.runner import build_negotiators
 from parley.protocol.session import Negotiator, SessionResult
+from parley.protocol.view import PartyView
 from parley.scenarios.model import Scenario
 
 HUMAN = "human"
@@ -28,13 +30,15 @@ def _trace_formatter() -> TraceFormatter | None:
     return format_trace
 
 
-def _coach_hook(scenario: Scenario) -> Any:
-    try:
-        from parley.agents.astra import Coach, format_advice
-    except ImportError:
-        fail("--coach needs the ASTRA agent, which is not installed in this build")
+def _coach_hook() -> AdviceHook:
+    from parley.agents.astra import Coach, format_advice
+
     coach = Coach()
-    return lambda view: format_advice(coach.advise(view))
+
+    def advise(view: PartyView) -> str:
+        return format_advice(coach.advise(view))
+
+    return advise
 
 
 def _negotiators(scenario: Scenario, agents: list[str], seed: int, coach: bool) -> dict[str, Negotiator]:
@@ -47,11 +51,12 @@ def _negotiators(scenario: Scenario, agents: list[str], seed: int, coach: bool) 
     except (ParleyError, ValueError) as error:
         fail(str(error))
     vocabulary = Vocabulary.from_scenario(scenario)
-    advise = _coach_hook(scenario) if coach else None
+    advise = _coach_hook() if coach else None
     for party, agent in zip(scenario.party_names, agents, strict=True):
         if agent == HUMAN:
-            negotiators[party] = HumanNegotiator(vocabulary, console, lambda prompt: console.input(f"{prompt}: "),
-                                                 advise=advise)
+            negotiators[party] = HumanNegotiator(
+                vocabulary, console, lambda prompt: console.input(f"{prompt}: "), advise=advise
+            )
     return negotiators
 
 
@@ -63,8 +68,16 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
         "scenario": scenario.name,
         **result.ended,
         "rounds": result.rounds,
-        "parties": [{"party": r.party, "agent": r.agent, "utility": r.utility,
-                     "normalized_utility": r.normalized_utility, "below_batna": r.below_batna} for r in rows],
+        "parties": [
+            {
+                "party": r.party,
+                "agent": r.agent,
+                "utility": r.utility,
+                "normalized_utility": r.normalized_utility,
+                "below_batna": r.below_batna,
+            }
+            for r in rows
+        ],
         "pareto_distance": rows[0].pareto_distance if rows else None,
         "nash_distance": rows[0].nash_distance if rows else None,
     }
@@ -72,26 +85,43 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
 
 @app.command("run")
 def run(
-    scenario_name: Annotated[str, typer.Argument(metavar="SCENARIO", help="Shipped scenario name or YAML path.")],
-    agent: Annotated[list[str], typer.Option("--agent", "-a", help="Agent per party, in party order ('human' to play).")],
+    scenario_name: Annotated[
+        str, typer.Argument(metavar="SCENARIO", help="Shipped scenario name or YAML path.")
+    ],
+    agent: Annotated[
+        list[str], typer.Option("--agent", "-a", help="Agent per party, in party order ('human' to play).")
+    ],
     seed: Annotated[int, typer.Option(help="Seed for every random choice.")] = 0,
-    explain: Annotated[bool, typer.Option("--explain", help="Show each agent's private decision trace.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON instead of a transcript.")] = False,
-    save: Annotated[Path | None, typer.Option(help="Folder to save trajectory.jsonl and result.json in.")] = None,
-    coach: Annotated[bool, typer.Option("--coach", help="Show ASTRA's advice before each of your moves.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each agent's private decision trace.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON instead of a transcript.")
+    ] = False,
+    save: Annotated[
+        Path | None, typer.Option(help="Folder to save trajectory.jsonl and result.json in.")
+    ] = None,
+    coach: Annotated[
+        bool, typer.Option("--coach", help="Show ASTRA's advice before each of your moves.")
+    ] = False,
     max_rounds: Annotated[int | None, typer.Option(help="Override the scenario's round cap.")] = None,
 ) -> None:
     """Play SCENARIO once with the given agents and show the transcript and the outcome."""
     scenario = load(scenario_name)
     if len(agent) != len(scenario.parties):
-        fail(f"{scenario.name} has {len(scenario.parties)} parties ({', '.join(scenario.party_names)}); "
-             f"give one --agent per party, got {len(agent)}")
+        fail(
+            f"{scenario.name} has {len(scenario.parties)} parties ({', '.join(scenario.party_names)}); "
+            f"give one --agent per party, got {len(agent)}"
+        )
     if coach and HUMAN not in agent:
         fail("--coach advises a person: make one of the agents 'human'")
     negotiators = _negotiators(scenario, agent, seed, coach)
     agents = dict(zip(scenario.party_names, agent, strict=True))
-    printer = None if as_json else TranscriptPrinter(console, scenario, explain=explain,
-                                                     trace_formatter=_trace_formatter())
+    printer = (
+        None
+        if as_json
+        else TranscriptPrinter(console, scenario, explain=explain, trace_formatter=_trace_formatter())
+    )
     if printer is not None:
         console.rule(f"[bold]{scenario.title}[/] — " + " vs ".join(f"{p}: {a}" for p, a in agents.items()))
     result = _play(scenario, negotiators, agents, seed, max_rounds, printer)
@@ -105,17 +135,27 @@ def run(
     console.print(outcome_table(scenario, result))
     console.print(party_table(scenario, result, agents))
     if result.agreement is not None:
-        console.print(f"Distance to the Pareto frontier: {summary['pareto_distance']:.3f}   "
-                      f"to the Nash point: {summary['nash_distance']:.3f}   (normalised utility units)")
+        console.print(
+            f"Distance to the Pareto frontier: {summary['pareto_distance']:.3f}   "
+            f"to the Nash point: {summary['nash_distance']:.3f}   (normalised utility units)"
+        )
     if save is not None:
         console.print(f"Saved to {save}/trajectory.jsonl and {save}/result.json")
 
 
-def _play(scenario: Scenario, negotiators: dict[str, Negotiator], agents: dict[str, str], seed: int,
-          max_rounds: int | None, printer: TranscriptPrinter | None) -> SessionResult:
+def _play(
+    scenario: Scenario,
+    negotiators: dict[str, Negotiator],
+    agents: dict[str, str],
+    seed: int,
+    max_rounds: int | None,
+    printer: TranscriptPrinter | None,
+) -> SessionResult:
     from dataclasses import replace
 
     from parley.experiments.runner import run_negotiation
 
     rules = replace(scenario.rules, max_rounds=max_rounds) if max_rounds else None
-    return run_negotiation(scenario, negotiators, seed=seed, rules=rules, on_event=printer, agent_names=agents)
+    return run_negotiation(
+        scenario, negotiators, seed=seed, rules=rules, on_event=printer, agent_names=agents
+    )

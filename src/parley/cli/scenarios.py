@@ -23,9 +23,13 @@ def list_command() -> None:
 
     table = Table(title="Shipped scenarios")
     for column in ("name", "title", "parties", "issues", "outcomes"):
-        table.add_column(column, justify="right" if column == "outcomes" else "left")
+        table.add_column(
+            column, justify="right" if column in ("issues", "outcomes") else "left", no_wrap=column == "name"
+        )
     for info in list_scenarios():
-        table.add_row(info.name, info.title, ", ".join(info.parties), ", ".join(info.issues), f"{info.outcomes:,}")
+        table.add_row(
+            info.name, info.title, ", ".join(info.parties), str(len(info.issues)), f"{info.outcomes:,}"
+        )
     console.print(table)
 
 
@@ -47,16 +51,26 @@ def show_command(name: Annotated[str, typer.Argument(help="Shipped name or YAML 
         parties.add_column(column)
     for party in scenario.parties:
         persona = ", ".join(f"{k}={v}" for k, v in party.persona.items()) or "—"
-        parties.add_row(party.name, party.role, type(party.utility).__name__, f"{party.utility.reservation_value:g}",
-                        persona)
+        parties.add_row(
+            party.name,
+            party.role,
+            type(party.utility).__name__,
+            f"{party.utility.reservation_value:g}",
+            persona,
+        )
     console.print(parties)
     rules = scenario.rules
-    acceptance = ("unanimous" if rules.acceptance.required is None else
-                  f"{rules.acceptance.required} of {len(scenario.parties)}")
+    acceptance = (
+        "unanimous"
+        if rules.acceptance.required is None
+        else f"{rules.acceptance.required} of {len(scenario.parties)}"
+    )
     if rules.acceptance.vetoes:
         acceptance += f", vetoes: {', '.join(rules.acceptance.vetoes)}"
-    console.print(f"Rules: up to {rules.max_rounds} rounds, acceptance {acceptance}, stagnation after "
-                  f"{rules.stagnation_rounds} rounds → {rules.on_stagnation}. Outcomes: {scenario.space.size:,}.")
+    console.print(
+        f"Rules: up to {rules.max_rounds} rounds, acceptance {acceptance}, stagnation after "
+        f"{rules.stagnation_rounds} rounds → {rules.on_stagnation}. Outcomes: {scenario.space.size:,}."
+    )
 
 
 @scenarios_app.command("validate")
@@ -68,5 +82,7 @@ def validate_command(path: Annotated[Path, typer.Argument(help="Scenario YAML fi
         scenario = validate_file(path)
     except ParleyError as error:
         fail(str(error), code=1)
-    console.print(f"[green]OK[/] {path}: {scenario.title} — {len(scenario.parties)} parties, "
-                  f"{len(scenario.space.issues)} issues, {scenario.space.size:,} outcomes")
+    console.print(
+        f"[green]OK[/] {path}: {scenario.title} — {len(scenario.parties)} parties, "
+        f"{len(scenario.space.issues)} issues, {scenario.space.size:,} outcomes"
+    )

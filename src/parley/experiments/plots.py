@@ -7,10 +7,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 
-from parley.protocol.events import Trajectory  # noqa: E402
-from parley.scenarios.model import Scenario  # noqa: E402
+from parley.protocol.events import Trajectory
+from parley.scenarios.model import Scenario
 
 MAX_SCATTER_POINTS = 200_000
 
@@ -30,9 +31,19 @@ def plot_outcome_space(scenario: Scenario, path: Path, trajectory: Trajectory | 
     axes.scatter(points[::step, 0], points[::step, 1], s=6, c="#cccccc", label="outcomes")
     frontier = analysis.frontier_points[analysis.frontier_points[:, 0].argsort()]
     axes.plot(frontier[:, 0], frontier[:, 1], "o-", color="#2a9d8f", ms=4, label="Pareto frontier")
-    for index, label, marker in ((analysis.nash, "Nash", "*"), (analysis.kalai, "Kalai–Smorodinsky", "D")):
-        if index is not None:
-            axes.scatter(*points[index, :2], marker=marker, s=160, zorder=5, label=label)
+    if analysis.kalai is not None:  # hollow, so a coinciding Nash point stays visible inside it
+        axes.scatter(
+            *points[analysis.kalai, :2],
+            marker="D",
+            s=260,
+            facecolors="none",
+            edgecolors="#e76f51",
+            linewidths=2,
+            zorder=5,
+            label="Kalai–Smorodinsky",
+        )
+    if analysis.nash is not None:
+        axes.scatter(*points[analysis.nash, :2], marker="*", s=160, c="#264653", zorder=6, label="Nash")
     axes.axvline(analysis.reservation[0], ls=":", c="grey")
     axes.axhline(analysis.reservation[1], ls=":", c="grey")
     if trajectory is not None:
@@ -48,7 +59,7 @@ def plot_outcome_space(scenario: Scenario, path: Path, trajectory: Trajectory | 
     return path
 
 
-def _plot_offers(axes: plt.Axes, scenario: Scenario, trajectory: Trajectory) -> None:
+def _plot_offers(axes: Axes, scenario: Scenario, trajectory: Trajectory) -> None:
     colours = ("#1d3557", "#e63946", "#f4a261", "#6a4c93")
     utilities = scenario.utilities()
     by_party: dict[str, list[tuple[float, float]]] = {}
@@ -56,11 +67,21 @@ def _plot_offers(axes: plt.Axes, scenario: Scenario, trajectory: Trajectory) -> 
         if event.kind == "action" and event.data.get("kind") == "propose" and event.party:
             package = event.data["package"]
             by_party.setdefault(event.party, []).append(
-                (utilities[0].evaluate(package), utilities[1].evaluate(package)))
+                (utilities[0].evaluate(package), utilities[1].evaluate(package))
+            )
     for index, (party, offers) in enumerate(sorted(by_party.items())):
         xs, ys = zip(*offers, strict=True)
-        axes.plot(xs, ys, "o--", color=colours[index % len(colours)], ms=5, alpha=0.8, label=f"offers by {party}")
+        axes.plot(
+            xs, ys, "o--", color=colours[index % len(colours)], ms=5, alpha=0.8, label=f"offers by {party}"
+        )
     for event in trajectory.of_kind("agreement"):
         terms = event.data["terms"]
-        axes.scatter(utilities[0].evaluate(terms), utilities[1].evaluate(terms), marker="X", s=200, c="black",
-                     zorder=6, label="agreement")
+        axes.scatter(
+            utilities[0].evaluate(terms),
+            utilities[1].evaluate(terms),
+            marker="X",
+            s=200,
+            c="black",
+            zorder=6,
+            label="agreement",
+        )

@@ -13,7 +13,7 @@ import logging
 import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -79,7 +79,9 @@ def assignments(agents: Sequence[str], parties: int, *, self_play: bool) -> list
     seat, the other seats filled by the following agents in rotation.
     """
     if parties == 2:
-        return [(a, b) for a, b in itertools.product(agents, repeat=2) if self_play or a != b or len(agents) == 1]
+        return [
+            (a, b) for a, b in itertools.product(agents, repeat=2) if self_play or a != b or len(agents) == 1
+        ]
     lineups: list[tuple[str, ...]] = []
     for shift in range(len(agents)):
         lineup = tuple(agents[(shift + seat) % len(agents)] for seat in range(parties))
@@ -109,7 +111,9 @@ def plan(spec: TournamentSpec) -> list[Game]:
             for repetition in range(spec.repetitions):
                 games.append(Game(name, lineup, repetition, spec.seed * 100_003 + repetition))
     if not games:
-        raise ScenarioError("the tournament is empty: give at least two agents (or --self-play) and one scenario")
+        raise ScenarioError(
+            "the tournament is empty: give at least two agents (or --self-play) and one scenario"
+        )
     return games
 
 
@@ -122,8 +126,17 @@ def play(game: Game) -> list[Row]:
     rows: list[Row] = []
     for outcome in outcomes(scenario, result, agents):
         opponents = [a for p, a in agents.items() if p != outcome.party]
-        rows.append({"game": game.key, "scenario": game.scenario, "repetition": game.repetition, "seed": game.seed,
-                     "opponents": ",".join(opponents), "end": reason, **asdict(outcome)})
+        rows.append(
+            {
+                "game": game.key,
+                "scenario": game.scenario,
+                "repetition": game.repetition,
+                "seed": game.seed,
+                "opponents": ",".join(opponents),
+                "end": reason,
+                **asdict(outcome),
+            }
+        )
     return rows
 
 
@@ -157,11 +170,21 @@ class ResultStore:
 
     def add(self, rows: Iterable[Row]) -> None:
         """Append rows durably."""
+        torn = self._ends_mid_line()
         with self.path.open("a", encoding="utf-8") as handle:
+            if torn:  # a crash left half a line: close it so the next row starts clean
+                handle.write("\n")
             for row in rows:
                 handle.write(json.dumps(row, allow_nan=True) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+
+    def _ends_mid_line(self) -> bool:
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return False
+        with self.path.open("rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
 
     def write_csv(self) -> Path:
         """Write results.csv beside the JSONL and return its path."""
@@ -177,11 +200,17 @@ class ResultStore:
 
 def _batches(games: Sequence[Game], size: int) -> Iterator[Sequence[Game]]:
     for start in range(0, len(games), size):
-        yield games[start:start + size]
+        yield games[start : start + size]
 
 
-def run_games(games: Sequence[Game], store: ResultStore, *, jobs: int = 1, scheduler: str | None = None,
-              on_progress: Callable[[int], None] | None = None) -> None:
+def run_games(
+    games: Sequence[Game],
+    store: ResultStore,
+    *,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> None:
     """Play the games not yet in the store, storing each batch as it finishes.
 
     Args:
@@ -214,13 +243,18 @@ def _record(store: ResultStore, results: list[list[Row]], on_progress: Callable[
         on_progress(len(results))
 
 
-def _run_dask(todo: Sequence[Game], store: ResultStore, scheduler: str, batch: int,
-              on_progress: Callable[[int], None] | None) -> None:
-    from distributed import Client, as_completed as dask_completed
+def _run_dask(
+    todo: Sequence[Game],
+    store: ResultStore,
+    scheduler: str,
+    batch: int,
+    on_progress: Callable[[int], None] | None,
+) -> None:
+    from distributed import Client
+    from distributed import as_completed as dask_completed
 
     with Client(scheduler) as client:
-        futures: list[Future[list[list[Row]]]] = [client.submit(_play_many, list(chunk), pure=False)
-                                                   for chunk in _batches(todo, batch)]
+        futures = [client.submit(_play_many, list(chunk), pure=False) for chunk in _batches(todo, batch)]
         for future in dask_completed(futures):
             _record(store, future.result(), on_progress)
 

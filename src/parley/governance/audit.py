@@ -70,7 +70,9 @@ def _chain_problems(entries: Sequence[StoredEntry]) -> tuple[list[str], int | No
     for expected_seq, stored in enumerate(entries):
         where = f"entry {stored.seq}"
         if stored.seq != expected_seq:
-            problems.append(f"{where}: expected sequence number {expected_seq} (entries deleted or reordered)")
+            problems.append(
+                f"{where}: expected sequence number {expected_seq} (entries deleted or reordered)"
+            )
         if stored.previous != previous:
             problems.append(f"{where}: previous-hash link broken (an earlier entry was changed or removed)")
         if entry_hash(stored.previous, stored.entry) != stored.digest:
@@ -91,14 +93,17 @@ def verify_chain(
         if checkpoint is None:
             continue
         if checkpoint.seq >= count:
-            problems.append(f"{name}: records entry {checkpoint.seq} but the log ends at entry {count - 1} "
-                            "(truncated)")
+            problems.append(
+                f"{name}: records entry {checkpoint.seq} but the log ends at entry {count - 1} (truncated)"
+            )
             first_bad = count if first_bad is None else first_bad
         elif entries[checkpoint.seq].digest != checkpoint.digest:
             problems.append(f"{name}: hash of entry {checkpoint.seq} differs from the recorded one")
             first_bad = checkpoint.seq if first_bad is None else first_bad
         elif name == "end-of-session seal" and checkpoint.seq != count - 1:
-            problems.append(f"{name}: entries appended after the session was sealed at entry {checkpoint.seq}")
+            problems.append(
+                f"{name}: entries appended after the session was sealed at entry {checkpoint.seq}"
+            )
             first_bad = checkpoint.seq + 1 if first_bad is None else first_bad
     if head is None:
         problems.append("head checkpoint missing")

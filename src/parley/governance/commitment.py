@@ -18,48 +18,103 @@ _I = re.IGNORECASE
 _PERFORMATIVE = re.compile(
     r"\b(agree|agrees|agreed|accept|accepts|accepted|commit|commits|committed|guarantee|guarantees|"
     r"promise|promises|confirm|confirms|confirmed|approve|approves|approved|authori[sz]e|authori[sz]ed|"
-    r"undertake|pledge|honou?r)\b", _I)
+    r"undertake|pledge|honou?r)\b",
+    _I,
+)
 _FUTURE = re.compile(
     r"\b(will|shall|'ll|are going to|am going to|'re going to|'m going to|can|are able to|am able to|"
     r"'m able to|'re able to)\s+(?:\w+\s+){0,2}?(pay|offer|provide|deliver|order|purchase|buy|sign|hire|give|"
     r"extend|honou?r|cover|guarantee|commit|accept|do|match|meet|take|lock|book|reserve|start|proceed|"
-    r"send over|send the signed|approve|confirm)\b", _I)
-_FIXED = tuple(re.compile(p, _I) for p in (
-    r"\bit'?s a deal\b", r"\b(you|we) have a deal\b", r"^\W*deal\W*$", r"^\W*done\W*$", r"\bconsider it done\b",
-    r"\bdone deal\b", r"\b(job|contract|position|role|space|lease|order|unit|offer) is (yours|confirmed|accepted|approved)\b",
-    r"\bwelcome aboard\b", r"\b(settled|locked in)\b", r"\block in\b", r"\b(firm|final|binding) (offer|commitment|agreement)\b",
-    r"(?<!non-)(?<!non )\bbinding\b", r"\b(offer|request|proposal|quote)\s+(is\s+)?(accepted|approved|confirmed)\b",
-    r"\byou'?ve got (the|a|it)\b", r"\bwe'?ll take it\b", r"\bhappy to (accept|go with|take|agree|pay|sign)\b",
-    r"^\W*let'?s (lock|finalize|finalise|sign|close|go with|do it|shake)\b",
-    r"\b(is|are|has been|have been|was)\s+(now\s+)?(confirmed|approved|accepted|agreed|finalized|finalised|signed)\b",
-))
+    r"send over|send the signed|approve|confirm)\b",
+    _I,
+)
+_FIXED = tuple(
+    re.compile(p, _I)
+    for p in (
+        r"\bit'?s a deal\b",
+        r"\b(you|we) have a deal\b",
+        r"^\W*deal\W*$",
+        r"^\W*done\W*$",
+        r"\bconsider it done\b",
+        r"\bdone deal\b",
+        r"\b(job|contract|position|role|space|lease|order|unit|offer) is "
+        r"(yours|confirmed|accepted|approved)\b",
+        r"\bwelcome aboard\b",
+        r"\b(settled|locked in)\b",
+        r"\block in\b",
+        r"\b(firm|final|binding) (offer|commitment|agreement)\b",
+        r"(?<!non-)(?<!non )\bbinding\b",
+        r"\b(offer|request|proposal|quote)\s+(is\s+)?(accepted|approved|confirmed)\b",
+        r"\byou'?ve got (the|a|it)\b",
+        r"\bwe'?ll take it\b",
+        r"\bhappy to (accept|go with|take|agree|pay|sign)\b",
+        r"^\W*let'?s (lock|finalize|finalise|sign|close|go with|do it|shake)\b",
+        r"\b(is|are|has been|have been|was)\s+(now\s+)?"
+        r"(confirmed|approved|accepted|agreed|finalized|finalised|signed)\b",
+    )
+)
 _FIRST_PERSON = re.compile(
     r"\b(we|i|us|our (company|team|side|firm|client|organisation|organization)|my team|the company)\b|"
-    r"\b(we|i)('ve|'ll|'re|'m|'d)", _I)
+    r"\b(we|i)('ve|'ll|'re|'m|'d)",
+    _I,
+)
 _OTHER_SUBJECT = re.compile(r"\b(you|they|he|she|the (landlord|supplier|candidate|contractor|tenant))\b", _I)
 _NEGATION_INSIDE = re.compile(r"\b(not|never)\b|n't\b", _I)
 _ADJECTIVAL = re.compile(r"\b(our|the|an?|your|their|its|this|that|pre)\W*$", _I)
 _TENTATIVE = re.compile(r"\b(would|could|might|may|should)\b|'d\b", _I)
 _GENERAL_HEDGES = (
-    "subject to", "for discussion", "exploring", "explore", "considering", "could consider", "tentative",
-    "tentatively", "might", "may be able", "could potentially", "would need", "needs sign-off",
-    "need sign-off", "pending", "indicative", "non-binding", "nothing is final", "not final", "check with",
-    "before agreeing", "for review", "open to exploring",
+    "subject to",
+    "for discussion",
+    "exploring",
+    "explore",
+    "considering",
+    "could consider",
+    "tentative",
+    "tentatively",
+    "might",
+    "may be able",
+    "could potentially",
+    "would need",
+    "needs sign-off",
+    "need sign-off",
+    "pending",
+    "indicative",
+    "non-binding",
+    "nothing is final",
+    "not final",
+    "check with",
+    "before agreeing",
+    "for review",
+    "open to exploring",
 )
-_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, _I), r) for p, r in (
-    (r"^\W*(deal|done)\W*$", "That could work for us"),
-    (r"\b(we|i)\s+(hereby\s+)?(agree|accept|commit|confirm|guarantee|promise|approve|authori[sz]e)\w*\s+(to\s+)?",
-     "we're exploring "),
-    (r"\b(we|i)\s*('ve|have)\s+(agreed|accepted|approved|committed|confirmed)\s+(to\s+)?", "we're exploring "),
-    (r"\b(we|i)\s*(will|shall|'ll|can|are able to|am able to|'m able to|'re able to|are going to|'re going to)\s+",
-     "we're exploring whether we could "),
-    (r"\b(it'?s a deal|you have a deal|we have a deal|consider it done|done deal)\b", "that could work for us"),
-    (r"\b(the )?(job|contract|position|role|space|lease|order) is yours\b", "the \\2 could be a fit"),
-    (r"\blet'?s (lock in|lock|finalize|finalise|sign|close|go with)\b", "we're exploring"),
-    (r"\bhappy to (accept|go with|take|agree to|pay|sign)\b", "open to exploring"),
-    (r"\b(firm|final|binding) (offer|commitment|agreement)\b", "proposal for discussion"),
-    (r"\b(is|are|has been|have been)\s+(confirmed|approved|accepted|agreed)\b", "is under discussion"),
-))
+_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, _I), r)
+    for p, r in (
+        (r"^\W*(deal|done)\W*$", "That could work for us"),
+        (
+            r"\b(we|i)\s+(hereby\s+)?(agree|accept|commit|confirm|guarantee|promise|approve|authori[sz]e)\w*\s+(to\s+)?",
+            "we're exploring ",
+        ),
+        (
+            r"\b(we|i)\s*('ve|have)\s+(agreed|accepted|approved|committed|confirmed)\s+(to\s+)?",
+            "we're exploring ",
+        ),
+        (
+            r"\b(we|i)\s*(will|shall|'ll|can|are able to|am able to|'m able to|'re able to|"
+            r"are going to|'re going to)\s+",
+            "we're exploring whether we could ",
+        ),
+        (
+            r"\b(it'?s a deal|you have a deal|we have a deal|consider it done|done deal)\b",
+            "that could work for us",
+        ),
+        (r"\b(the )?(job|contract|position|role|space|lease|order) is yours\b", "the \\2 could be a fit"),
+        (r"\blet'?s (lock in|lock|finalize|finalise|sign|close|go with)\b", "we're exploring"),
+        (r"\bhappy to (accept|go with|take|agree to|pay|sign)\b", "open to exploring"),
+        (r"\b(firm|final|binding) (offer|commitment|agreement)\b", "proposal for discussion"),
+        (r"\b(is|are|has been|have been)\s+(confirmed|approved|accepted|agreed)\b", "is under discussion"),
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ Configs are YAML files validated by pydantic at load time; every error names the
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -186,12 +188,18 @@ class DomainConfig(_Model):
         return self.model_copy(update={"thresholds": self.thresholds.model_copy(update=changes)})
 
 
+@cache
 def _data_text(name: str) -> str:
     return resources.files("parley.governance").joinpath("data", name).read_text(encoding="utf-8")
 
 
 def load_yaml_data(name: str) -> Any:
-    """Parse one YAML file shipped under parley/governance/data."""
+    """Parse one YAML file shipped under parley/governance/data (a fresh copy each call)."""
+    return copy.deepcopy(_parsed(name))
+
+
+@cache
+def _parsed(name: str) -> Any:
     return yaml.safe_load(_data_text(name))
 
 

@@ -56,14 +56,25 @@ class Guidance:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"channel": self.channel, "text": self.text, "topics": list(self.topics),
-                "relevance": round(self.relevance, 3), "turn": self.turn}
+        return {
+            "channel": self.channel,
+            "text": self.text,
+            "topics": list(self.topics),
+            "relevance": round(self.relevance, 3),
+            "turn": self.turn,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Guidance:
         """Inverse of to_json (for stored human overrides)."""
-        return cls(data["channel"], data["text"], tuple(data["topics"]), float(data["relevance"]), 1.0,
-                   int(data["turn"]))
+        return cls(
+            data["channel"],
+            data["text"],
+            tuple(data["topics"]),
+            float(data["relevance"]),
+            1.0,
+            int(data["turn"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +87,11 @@ class Dropped:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"item": self.item.to_json(), "reason": self.reason,
-                "winner": self.winner.to_json() if self.winner else None}
+        return {
+            "item": self.item.to_json(),
+            "reason": self.reason,
+            "winner": self.winner.to_json() if self.winner else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +127,14 @@ class RuleCritic:
         self._config = config
         tactics = load_yaml_data("tactics.yaml").get(config.name, [])
         self._tactics = tuple(
-            Guidance("persuasion", t["text"], tuple(t.get("topics", ())), float(t.get("relevance", 0.5)), 0.7,
-                     say=str(t.get("say", "")))
+            Guidance(
+                "persuasion",
+                t["text"],
+                tuple(t.get("topics", ())),
+                float(t.get("relevance", 0.5)),
+                0.7,
+                say=str(t.get("say", "")),
+            )
             for t in tactics
         )
 
@@ -125,6 +145,34 @@ class RuleCritic:
         if not gate_open:
             return self._clarity(tci, turn)
         return [replace(t, turn=turn) for t in self._tactics if not set(t.topics) & muted]
+
+    def _clarity(self, tci: TaskCompletenessIndex, turn: int) -> list[Guidance]:
+        ranked = rank_attributes(self._config, tci)[:3]
+        top_gain = max((expected_gain(spec, tci) for spec in ranked), default=1.0) or 1.0
+        items = [
+            Guidance(
+                "clarity",
+                f"Ask about {spec.label} with a few concrete options.",
+                (spec.name,),
+                expected_gain(spec, tci) / top_gain,
+                0.9,
+                turn,
+            )
+            for spec in ranked
+        ]
+        items.extend(
+            Guidance(
+                "clarity",
+                f"Confirm {self._config.field(name).label}: the last answer was uncertain.",
+                (name,),
+                0.8,
+                0.8,
+                turn,
+            )
+            for name in tci.soft
+            if name not in tci.confirmed
+        )
+        return items
 
 
 def safety_guidance(config: DomainConfig) -> list[Guidance]:
@@ -142,22 +190,6 @@ def human_guidance(config: DomainConfig, text: str, turn: int) -> Guidance:
     known.update(phrase for p in config.boundary.prohibited_topics for phrase in p.phrases)
     topics = tuple(sorted(topic for topic in known if find_phrases(text, [topic])))
     return Guidance("human", text.strip(), topics, 1.0, 1.0, turn)
-
-    def _clarity(self, tci: TaskCompletenessIndex, turn: int) -> list[Guidance]:
-        ranked = rank_attributes(self._config, tci)[:3]
-        top_gain = max((expected_gain(spec, tci) for spec in ranked), default=1.0) or 1.0
-        items = [
-            Guidance("clarity", f"Ask about {spec.label} with a few concrete options.", (spec.name,),
-                     expected_gain(spec, tci) / top_gain, 0.9, turn)
-            for spec in ranked
-        ]
-        items.extend(
-            Guidance("clarity", f"Confirm {self._config.field(name).label}: the last answer was uncertain.",
-                     (name,), 0.8, 0.8, turn)
-            for name in tci.soft
-            if name not in tci.confirmed
-        )
-        return items
 
 
 def _rank_critic(items: Sequence[Guidance], turn: int, per_topic: int = 1) -> list[Guidance]:

@@ -96,7 +96,9 @@ class TemplateDrafter:
         slip_rate: Probability that a slippable draft is corrupted.
     """
 
-    def __init__(self, config: DomainConfig, rng: np.random.Generator | None = None, slip_rate: float = 0.0) -> None:
+    def __init__(
+        self, config: DomainConfig, rng: np.random.Generator | None = None, slip_rate: float = 0.0
+    ) -> None:
         self._config = config
         self._templates = {**load_yaml_data("templates.yaml"), **config.templates}
         self._slips: dict[str, list[str]] = load_yaml_data("slips.yaml")
@@ -105,9 +107,14 @@ class TemplateDrafter:
 
     def render(self, intent: Intent) -> str:
         """The clean text for intent."""
-        values = {"subject": self._config.subject, "principal_role": self._config.principal_role,
-                  **intent.values}
-        body = intent.values["text"] if intent.kind == "text" else self._templates[intent.kind].format(**values)
+        values = {
+            "subject": self._config.subject,
+            "principal_role": self._config.principal_role,
+            **intent.values,
+        }
+        body = (
+            intent.values["text"] if intent.kind == "text" else self._templates[intent.kind].format(**values)
+        )
         return " ".join(part for part in (intent.prefix, body, intent.suffix) if part)
 
     def draft(self, intent: Intent, *, injection: bool = False) -> Draft:

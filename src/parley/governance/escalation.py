@@ -51,8 +51,13 @@ class EscalationOption:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"key": self.key, "title": self.title, "trade_offs": self.trade_offs, "effect": self.effect,
-                "parameters": dict(self.parameters)}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "trade_offs": self.trade_offs,
+            "effect": self.effect,
+            "parameters": dict(self.parameters),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,28 +102,45 @@ class EscalationRequest:
             if option.key.upper() == key.strip().upper():
                 return option
         valid = ", ".join(o.key for o in self.options)
-        raise ScenarioError(f"no option {key!r}; expected one of {valid}", source=self.request_id, field="option")
+        raise ScenarioError(
+            f"no option {key!r}; expected one of {valid}", source=self.request_id, field="option"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {
-            "request_id": self.request_id, "session_id": self.session_id, "trigger": self.trigger.value,
-            "state": self.state, "last_messages": [list(m) for m in self.last_messages],
-            "ledger": dict(self.ledger), "problem": self.problem,
-            "boundary_at_risk": dict(self.boundary_at_risk), "safety_events": list(self.safety_events),
-            "options": [o.to_json() for o in self.options], "ask": self.ask, "created": self.created,
+            "request_id": self.request_id,
+            "session_id": self.session_id,
+            "trigger": self.trigger.value,
+            "state": self.state,
+            "last_messages": [list(m) for m in self.last_messages],
+            "ledger": dict(self.ledger),
+            "problem": self.problem,
+            "boundary_at_risk": dict(self.boundary_at_risk),
+            "safety_events": list(self.safety_events),
+            "options": [o.to_json() for o in self.options],
+            "ask": self.ask,
+            "created": self.created,
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EscalationRequest:
         """Inverse of to_json."""
         return cls(
-            str(data["request_id"]), str(data["session_id"]), Trigger(data["trigger"]), str(data["state"]),
-            tuple((str(m[0]), str(m[1])) for m in data["last_messages"]), dict(data["ledger"]),
+            str(data["request_id"]),
+            str(data["session_id"]),
+            Trigger(data["trigger"]),
+            str(data["state"]),
+            tuple((str(m[0]), str(m[1])) for m in data["last_messages"]),
+            dict(data["ledger"]),
             str(data["problem"]),
-            tuple(EscalationOption(o["key"], o["title"], o["trade_offs"], o["effect"], dict(o["parameters"]))
-                  for o in data["options"]),
-            str(data["ask"]), dict(data.get("boundary_at_risk", {})), tuple(data.get("safety_events", [])),
+            tuple(
+                EscalationOption(o["key"], o["title"], o["trade_offs"], o["effect"], dict(o["parameters"]))
+                for o in data["options"]
+            ),
+            str(data["ask"]),
+            dict(data.get("boundary_at_risk", {})),
+            tuple(data.get("safety_events", [])),
             float(data.get("created", 0.0)),
         )
 
@@ -143,8 +165,13 @@ class Decision:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"request_id": self.request_id, "option": self.option, "guidance": self.guidance,
-                "decided_by": self.decided_by, "decided_at": self.decided_at}
+        return {
+            "request_id": self.request_id,
+            "option": self.option,
+            "guidance": self.guidance,
+            "decided_by": self.decided_by,
+            "decided_at": self.decided_at,
+        }
 
 
 class Principal(Protocol):
@@ -224,10 +251,18 @@ class PolicyPrincipal:
         known = {t.value for t in Trigger}
         for trigger in (*policy.decisions, *policy.guidance, *policy.defer):
             if trigger not in known:
-                raise ScenarioError(f"unknown trigger {trigger!r}; expected one of {sorted(known)}",
-                                    source=source, field="decisions")
-        return cls(policy.decisions, default=policy.default, guidance=policy.guidance,
-                   defer=tuple(policy.defer), name=policy.name)
+                raise ScenarioError(
+                    f"unknown trigger {trigger!r}; expected one of {sorted(known)}",
+                    source=source,
+                    field="decisions",
+                )
+        return cls(
+            policy.decisions,
+            default=policy.default,
+            guidance=policy.guidance,
+            defer=tuple(policy.defer),
+            name=policy.name,
+        )
 
 
 class StoredPrincipal:
@@ -248,7 +283,9 @@ class InteractivePrincipal:
         name: Recorded as decided_by.
     """
 
-    def __init__(self, show: Callable[[EscalationRequest], None], ask: Callable[[str], str], name: str) -> None:
+    def __init__(
+        self, show: Callable[[EscalationRequest], None], ask: Callable[[str], str], name: str
+    ) -> None:
         self._show = show
         self._ask = ask
         self.name = name

@@ -117,9 +117,9 @@ class PatternExtractor:
             if mention.kind == "money" and spec.kind == "money":
                 if _plausible_money(mention, _money_units(self._config, spec)):
                     fitting.append(spec)
-            elif mention.kind == "quantity" and spec.kind == "quantity" and spec.unit == mention.unit:
-                fitting.append(spec)
-            elif mention.kind == spec.kind and mention.kind in ("duration", "date", "timezone"):
+            elif (mention.kind == "quantity" and spec.kind == "quantity" and spec.unit == mention.unit) or (
+                mention.kind == spec.kind and mention.kind in ("duration", "date", "timezone")
+            ):
                 fitting.append(spec)
         return fitting
 
@@ -134,8 +134,9 @@ class PatternExtractor:
             if chosen is not None:
                 distance, spec = chosen
                 confidence = _confidence(distance, spec.name in context.asked)
-                readings.append(FieldReading(spec.name, self._value(spec, mention), confidence, self.name,
-                                             sentence))
+                readings.append(
+                    FieldReading(spec.name, self._value(spec, mention), confidence, self.name, sentence)
+                )
         return readings
 
     def _reference_zone(self) -> str | None:
@@ -148,7 +149,8 @@ class PatternExtractor:
     ) -> tuple[int | None, FieldSpec] | None:
         near = [(d, s) for d, s in scored if d is not None]
         if near:
-            return min(near, key=lambda item: item[0] if item[0] is not None else 0)
+            distance, spec = min(near, key=lambda item: item[0])
+            return distance, spec
         asked = [(d, s) for d, s in scored if s.name in context.asked]
         if asked:
             return asked[0]
@@ -266,7 +268,7 @@ class DualExtractor:
                 best_by_value[reading.value] = reading
         sources = {value: {r.source for r in readings if r.value == value} for value in best_by_value}
         if len(best_by_value) == 1:
-            (value, reading), = best_by_value.items()
+            ((value, reading),) = best_by_value.items()
             if len(sources[value]) > 1:
                 boosted = reading.confidence + (1.0 - reading.confidence) * 0.5
                 return [FieldReading(reading.field, value, round(boosted, 4), self.name, reading.evidence)]
@@ -279,4 +281,6 @@ class DualExtractor:
 
 def default_extractor(config: DomainConfig) -> DualExtractor:
     """The deterministic extractor: pattern-based and lexicon-based, combined by the dual rule."""
-    return DualExtractor([PatternExtractor(config), LexiconExtractor(config)], config.thresholds.high_confidence)
+    return DualExtractor(
+        [PatternExtractor(config), LexiconExtractor(config)], config.thresholds.high_confidence
+    )

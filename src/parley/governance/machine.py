@@ -60,18 +60,31 @@ class Transition:
 def _declared() -> tuple[Transition, ...]:
     s, a = State, Action
     rows: list[tuple[State, Action, State]] = [
-        (s.START, a.ASK, s.STCC), (s.START, a.ASK, s.SCREEN),
-        (s.STCC, a.ASK, s.SCREEN), (s.SCREEN, a.ASK, s.SCREEN),
-        (s.SCREEN, a.PROPOSE, s.NEGOTIATE), (s.NEGOTIATE, a.PROPOSE, s.NEGOTIATE),
-        (s.NEGOTIATE, a.ASK, s.SCREEN), (s.NEGOTIATE, a.SUMMARIZE, s.SUMMARIZE),
-        (s.SUMMARIZE, a.APPROVE, s.AGREE), (s.SUMMARIZE, a.DECLINE, s.NO_DEAL),
-        (s.ESCALATE, a.APPROVE, s.SCREEN), (s.ESCALATE, a.APPROVE, s.NEGOTIATE),
-        (s.ESCALATE, a.APPROVE, s.SUMMARIZE), (s.ESCALATE, a.APPROVE, s.AGREE),
-        (s.ESCALATE, a.DECLINE, s.NO_DEAL), (s.ESCALATE, a.DECLINE, s.STALL),
+        (s.START, a.ASK, s.STCC),
+        (s.START, a.ASK, s.SCREEN),
+        (s.STCC, a.ASK, s.SCREEN),
+        (s.SCREEN, a.ASK, s.SCREEN),
+        (s.SCREEN, a.PROPOSE, s.NEGOTIATE),
+        (s.NEGOTIATE, a.PROPOSE, s.NEGOTIATE),
+        (s.NEGOTIATE, a.ASK, s.SCREEN),
+        (s.NEGOTIATE, a.SUMMARIZE, s.SUMMARIZE),
+        (s.SUMMARIZE, a.APPROVE, s.AGREE),
+        (s.SUMMARIZE, a.DECLINE, s.NO_DEAL),
+        (s.ESCALATE, a.APPROVE, s.SCREEN),
+        (s.ESCALATE, a.APPROVE, s.NEGOTIATE),
+        (s.ESCALATE, a.APPROVE, s.SUMMARIZE),
+        (s.ESCALATE, a.APPROVE, s.AGREE),
+        (s.ESCALATE, a.DECLINE, s.NO_DEAL),
+        (s.ESCALATE, a.DECLINE, s.STALL),
     ]
     for state in ACTIVE:
-        rows += [(state, a.CHECK_SAFETY, state), (state, a.ESCALATE, s.ESCALATE), (state, a.SUMMARIZE, state),
-                 (state, a.DECLINE, s.STALL), (state, a.DECLINE, s.NO_DEAL)]
+        rows += [
+            (state, a.CHECK_SAFETY, state),
+            (state, a.ESCALATE, s.ESCALATE),
+            (state, a.SUMMARIZE, state),
+            (state, a.DECLINE, s.STALL),
+            (state, a.DECLINE, s.NO_DEAL),
+        ]
     rows += [(s.STCC, a.ASK, s.STCC), (s.NEGOTIATE, a.ASK, s.NEGOTIATE)]
     return tuple(Transition(*row) for row in dict.fromkeys(rows))
 
@@ -88,7 +101,9 @@ def validate(transitions: Iterable[Transition]) -> None:
     table = tuple(transitions)
     for transition in table:
         if transition.source in TERMINAL:
-            raise IllegalTransition(f"terminal state {transition.source} has an outgoing transition {transition}")
+            raise IllegalTransition(
+                f"terminal state {transition.source} has an outgoing transition {transition}"
+            )
     reachable = {State.START}
     frontier = [State.START]
     while frontier:

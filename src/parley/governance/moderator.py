@@ -149,8 +149,9 @@ class RuleModerator:
         foreign = sum(1 for word in words if word in self._foreign)
         non_ascii = sum(1 for ch in message if ord(ch) > 127 and ch.isalpha())
         if foreign >= 2 or non_ascii > max(3, len(message) // 5):
-            scores[Label.PROMPT_INJECTION] = scores.get(Label.PROMPT_INJECTION, 0.0) + self._foreign_weight
-            cues.setdefault(Label.PROMPT_INJECTION, []).append("foreign-language input")
+            # Unexpected language is a reason to clarify, not evidence of an attack.
+            scores[Label.OFF_TOPIC] = scores.get(Label.OFF_TOPIC, 0.0) + self._foreign_weight
+            cues.setdefault(Label.OFF_TOPIC, []).append("foreign-language input")
         if relevant or money or find_phrases(message, self._vocabulary):
             scores[Label.COOPERATIVE] = scores.get(Label.COOPERATIVE, 0.0) + self._relevance_weight
         elif not scores:
@@ -165,6 +166,9 @@ class RuleModerator:
         confidence = math.exp(scores[top]) / partition
         routed = top if confidence >= self.threshold else Label.CLARIFY
         return Classification(
-            routed, top, confidence, {k.value: v for k, v in scores.items()},
+            routed,
+            top,
+            confidence,
+            {k.value: v for k, v in scores.items()},
             {k.value: tuple(v) for k, v in cues.items()},
         )

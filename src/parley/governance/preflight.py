@@ -49,7 +49,13 @@ class BoundaryFinding:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {"term": self.term, "value": self.value, "limit": self.limit, "kind": self.kind, "text": self.text}
+        return {
+            "term": self.term,
+            "value": self.value,
+            "limit": self.limit,
+            "kind": self.kind,
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +112,9 @@ class PreflightResult:
             "commitments": [{"sentence": c.sentence, "cue": c.cue} for c in self.commitments],
             "breaches": [b.to_json() for b in self.breaches],
             "approaching": [b.to_json() for b in self.approaching],
-            "prohibited": [{"topic": t.topic, "phrase": t.phrase, "severity": t.severity} for t in self.topics],
+            "prohibited": [
+                {"topic": t.topic, "phrase": t.phrase, "severity": t.severity} for t in self.topics
+            ],
             "rewrite": self.rewrite,
             "requires_approval": self.requires_approval,
             "sendable": self.sendable,
@@ -123,9 +131,11 @@ def _plausible(term: BoundaryTerm, mention: Mention) -> bool:
 def _candidate_terms(config: DomainConfig, mention: Mention) -> list[BoundaryTerm]:
     terms: list[BoundaryTerm] = []
     for term in config.boundary.terms:
-        if (mention.kind == "money" and term.kind == "money" and _plausible(term, mention)) or (
-            mention.kind == "quantity" and term.kind == "quantity" and term.unit == mention.unit
-        ) or (mention.kind == "duration" and term.kind == "duration"):
+        if (
+            (mention.kind == "money" and term.kind == "money" and _plausible(term, mention))
+            or (mention.kind == "quantity" and term.kind == "quantity" and term.unit == mention.unit)
+            or (mention.kind == "duration" and term.kind == "duration")
+        ):
             terms.append(term)
     return terms
 
@@ -136,7 +146,7 @@ def match_term(config: DomainConfig, sentence: str, mention: Mention) -> Boundar
     scored = [(keyword_distance(sentence, mention.start, t.keywords), t) for t in candidates]
     near = [(d, t) for d, t in scored if d is not None]
     if near:
-        return min(near, key=lambda item: item[0] if item[0] is not None else 0)[1]
+        return min(near, key=lambda item: item[0])[1]
     if mention.kind == "duration":
         return None  # durations are too common to attribute without a keyword
     return candidates[0] if len(candidates) == 1 else None
@@ -163,7 +173,9 @@ def _numeric_findings(config: DomainConfig, text: str, overrides: Limits) -> lis
     findings: list[BoundaryFinding] = []
     for sentence in sentences(text):
         for mention in find_mentions(sentence, None):
-            if mention.kind not in ("money", "quantity", "duration") or _QUOTED.search(sentence[: mention.start]):
+            if mention.kind not in ("money", "quantity", "duration") or _QUOTED.search(
+                sentence[: mention.start]
+            ):
                 continue
             term = match_term(config, sentence, mention)
             if term is None:
@@ -185,7 +197,9 @@ def _enum_findings(config: DomainConfig, text: str) -> list[BoundaryFinding]:
             for start, phrase in find_phrases(text, phrases):
                 quoted = _QUOTED.search(text[max(0, start - 60) : start])
                 if option not in term.allowed and not is_negated(text, start) and not quoted:
-                    findings.append(BoundaryFinding(term.name, option, ",".join(term.allowed), "not_allowed", phrase))
+                    findings.append(
+                        BoundaryFinding(term.name, option, ",".join(term.allowed), "not_allowed", phrase)
+                    )
     return findings
 
 
@@ -197,7 +211,11 @@ def _topic_findings(config: DomainConfig, text: str) -> list[TopicFinding]:
         if not is_negated(text, start)
     ]
     if config.boundary.forbid_pii_disclosure:
-        for pattern, topic in ((_EMAIL, "email address"), (_PHONE, "phone number"), (_NATIONAL_ID, "national id")):
+        for pattern, topic in (
+            (_EMAIL, "email address"),
+            (_PHONE, "phone number"),
+            (_NATIONAL_ID, "national id"),
+        ):
             findings.extend(TopicFinding(f"PII: {topic}", m.group(0), "high") for m in pattern.finditer(text))
     return findings
 
@@ -222,7 +240,12 @@ def preflight(
     binding_blocks = bool(commitments) and config.boundary.forbid_binding_language
     rewrite = rewrite_non_binding(draft, config.non_binding_phrases) if binding_blocks else None
     return PreflightResult(
-        draft, commitments, breaches, approaching, topics, rewrite,
+        draft,
+        commitments,
+        breaches,
+        approaching,
+        topics,
+        rewrite,
         requires_approval=binding_blocks or bool(breaches) or bool(topics),
         checked=("binding_language", "boundary", "prohibited_topics", "pii"),
     )

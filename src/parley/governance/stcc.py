@@ -68,11 +68,15 @@ def expected_gain(spec: FieldSpec, tci: TaskCompletenessIndex) -> float:
 
 
 def rank_attributes(
-    config: DomainConfig, tci: TaskCompletenessIndex, risk_budget: float | None = None, banded_only: bool = False
+    config: DomainConfig,
+    tci: TaskCompletenessIndex,
+    risk_budget: float | None = None,
+    banded_only: bool = False,
 ) -> list[FieldSpec]:
     """Unconfirmed attributes by expected information gain (ties keep declaration order)."""
     candidates = [
-        spec for spec in config.fields
+        spec
+        for spec in config.fields
         if spec.name not in tci.confirmed
         and (risk_budget is None or spec.risk <= risk_budget)
         and (not banded_only or 3 <= len(spec.bands) <= 5)
@@ -130,7 +134,9 @@ def screening_question(
     exclude: Sequence[str] = (),
 ) -> Question | None:
     """Follow-up questions for the top missing fields (by IG, or declaration order when not ranked)."""
-    order = rank_attributes(config, tci) if ranked else [s for s in config.fields if s.name not in tci.confirmed]
+    order = (
+        rank_attributes(config, tci) if ranked else [s for s in config.fields if s.name not in tci.confirmed]
+    )
     chosen = [spec for spec in order if spec.name not in exclude][: config.thresholds.screen_batch]
     if not chosen:
         return None

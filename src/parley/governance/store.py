@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,7 @@ class SessionStore:
         self._connection.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Generator[sqlite3.Connection]:
         """One atomic unit of work."""
         self._connection.execute("BEGIN IMMEDIATE")
         try:
@@ -103,27 +103,34 @@ class SessionStore:
             )
             head = self._append_events(db, session_id, events, now)
             if seal and head is not None:
-                db.execute("INSERT OR REPLACE INTO audit_seals VALUES (?,?,?,?,?)",
-                           (session_id, head.seq, head.digest, state, now))
+                db.execute(
+                    "INSERT OR REPLACE INTO audit_seals VALUES (?,?,?,?,?)",
+                    (session_id, head.seq, head.digest, state, now),
+                )
 
     def _append_events(
         self, db: sqlite3.Connection, session_id: str, events: Sequence[Event], now: float
     ) -> Checkpoint | None:
-        row = db.execute("SELECT seq, digest FROM audit WHERE session_id=? ORDER BY seq DESC LIMIT 1",
-                         (session_id,)).fetchone()
+        row = db.execute(
+            "SELECT seq, digest FROM audit WHERE session_id=? ORDER BY seq DESC LIMIT 1", (session_id,)
+        ).fetchone()
         previous = str(row[1]) if row else GENESIS
         head = Checkpoint(int(row[0]), previous) if row else None
         for event in events:
             entry = event.to_json()
             digest = entry_hash(previous, entry)
             db.execute("INSERT INTO events VALUES (?,?,?)", (session_id, event.seq, json.dumps(entry)))
-            db.execute("INSERT INTO audit VALUES (?,?,?,?,?)",
-                       (session_id, event.seq, json.dumps(entry), previous, digest))
+            db.execute(
+                "INSERT INTO audit VALUES (?,?,?,?,?)",
+                (session_id, event.seq, json.dumps(entry), previous, digest),
+            )
             previous = digest
             head = Checkpoint(event.seq, digest)
         if head is not None:
-            db.execute("INSERT OR REPLACE INTO audit_checkpoints VALUES (?,?,?,?)",
-                       (session_id, head.seq, head.digest, now))
+            db.execute(
+                "INSERT OR REPLACE INTO audit_checkpoints VALUES (?,?,?,?)",
+                (session_id, head.seq, head.digest, now),
+            )
         return head
 
     def load_session(self, session_id: str) -> dict[str, Any]:
@@ -137,8 +144,13 @@ class SessionStore:
         ).fetchone()
         if row is None:
             raise ScenarioError(f"no session {session_id!r}", source=self.path, field="session")
-        return {"config": row[0], "persona": row[1], "seed": row[2], "state": row[3],
-                "snapshot": json.loads(row[4])}
+        return {
+            "config": row[0],
+            "persona": row[1],
+            "seed": row[2],
+            "state": row[3],
+            "snapshot": json.loads(row[4]),
+        }
 
     def sessions(self) -> list[tuple[str, str]]:
         """(session id, state) for every stored session."""
@@ -147,21 +159,32 @@ class SessionStore:
 
     def load_events(self, session_id: str) -> list[Event]:
         """The session's trajectory events in order."""
-        rows = self._connection.execute("SELECT event FROM events WHERE session_id=? ORDER BY seq", (session_id,))
+        rows = self._connection.execute(
+            "SELECT event FROM events WHERE session_id=? ORDER BY seq", (session_id,)
+        )
         return [Event.from_json(json.loads(r[0])) for r in rows]
 
     # escalations and decisions -------------------------------------------------------------
     def save_request(self, request: EscalationRequest) -> None:
         """Store an open escalation request."""
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO escalations VALUES (?,?,?,?,?,?)",
-                       (request.request_id, request.session_id, request.trigger.value,
-                        json.dumps(request.to_json()), "open", request.created))
+            db.execute(
+                "INSERT OR REPLACE INTO escalations VALUES (?,?,?,?,?,?)",
+                (
+                    request.request_id,
+                    request.session_id,
+                    request.trigger.value,
+                    json.dumps(request.to_json()),
+                    "open",
+                    request.created,
+                ),
+            )
 
     def open_request(self, session_id: str) -> EscalationRequest | None:
         """The session's open request, if any."""
         row = self._connection.execute(
-            "SELECT payload FROM escalations WHERE session_id=? AND status='open' ORDER BY created DESC LIMIT 1",
+            "SELECT payload FROM escalations WHERE session_id=? AND status='open' "
+            "ORDER BY created DESC LIMIT 1",
             (session_id,),
         ).fetchone()
         return EscalationRequest.from_json(json.loads(row[0])) if row else None
@@ -177,16 +200,26 @@ class SessionStore:
     def save_decision(self, session_id: str, decision: Decision) -> None:
         """Store a decision and close its request."""
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO decisions VALUES (?,?,?,?,?,?)",
-                       (decision.request_id, session_id, decision.option, decision.guidance,
-                        decision.decided_by, decision.decided_at))
+            db.execute(
+                "INSERT OR REPLACE INTO decisions VALUES (?,?,?,?,?,?)",
+                (
+                    decision.request_id,
+                    session_id,
+                    decision.option,
+                    decision.guidance,
+                    decision.decided_by,
+                    decision.decided_at,
+                ),
+            )
             db.execute("UPDATE escalations SET status='decided' WHERE request_id=?", (decision.request_id,))
 
     def decisions(self, session_id: str) -> list[Decision]:
         """Every decision of a session."""
         rows = self._connection.execute(
             "SELECT request_id, option, guidance, decided_by, decided_at FROM decisions WHERE session_id=? "
-            "ORDER BY decided_at, request_id", (session_id,))
+            "ORDER BY decided_at, request_id",
+            (session_id,),
+        )
         return [Decision(str(r[0]), r[1], str(r[2]), str(r[3]), float(r[4])) for r in rows]
 
     # audit ----------------------------------------------------------------------------------
@@ -200,9 +233,11 @@ class SessionStore:
             "SELECT seq, entry, previous, digest FROM audit WHERE session_id=? ORDER BY seq", (session_id,)
         ).fetchall()
         head_row = self._connection.execute(
-            "SELECT seq, digest FROM audit_checkpoints WHERE session_id=?", (session_id,)).fetchone()
+            "SELECT seq, digest FROM audit_checkpoints WHERE session_id=?", (session_id,)
+        ).fetchone()
         seal_row = self._connection.execute(
-            "SELECT seq, digest FROM audit_seals WHERE session_id=?", (session_id,)).fetchone()
+            "SELECT seq, digest FROM audit_seals WHERE session_id=?", (session_id,)
+        ).fetchone()
         if not rows and head_row is None:
             raise ScenarioError(f"no audit log for session {session_id!r}", source=self.path, field="session")
         entries = [StoredEntry(int(r[0]), json.loads(r[1]), str(r[2]), str(r[3])) for r in rows]

@@ -137,11 +137,20 @@ class TaskCompletenessIndex:
         """Inverse of to_json."""
         ledger = [
             LedgerEntry(
-                int(e["turn"]), dict(e["revealed"]), dict(e["soft"]),
+                int(e["turn"]),
+                dict(e["revealed"]),
+                dict(e["soft"]),
                 {k: (v[0], v[1]) for k, v in e["conflicts"].items()},
-                float(e["tci"]), float(e["tci_weighted"]), tuple(e["missing"]),
+                float(e["tci"]),
+                float(e["tci_weighted"]),
+                tuple(e["missing"]),
             )
             for e in data.get("ledger", [])
         ]
-        return cls(config, dict(data.get("confirmed", {})),
-                   {k: list(v) for k, v in data.get("soft", {}).items()}, dict(data.get("disputed", {})), ledger)
+        return cls(
+            config,
+            dict(data.get("confirmed", {})),
+            {k: list(v) for k, v in data.get("soft", {}).items()},
+            dict(data.get("disputed", {})),
+            ledger,
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _SENTENCE_BREAK = re.compile(r"(?<=[!?;\n])\s*|(?<=[.])\s+(?=[A-Z(\"'$])|\s+[-—]\s+(?=[A-Z])")
 _NEGATORS = re.compile(
@@ -19,6 +20,7 @@ def sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_BREAK.split(text) if part and part.strip()]
 
 
+@lru_cache(maxsize=8192)
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """A case-insensitive pattern matching phrase on word boundaries (phrase may hold punctuation)."""
     escaped = re.escape(phrase.strip())

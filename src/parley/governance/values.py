@@ -11,8 +11,15 @@ from dataclasses import dataclass
 _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _MULTIPLIER = r"(k\b|K\b|thousand\b|m\b|million\b)?"
 _MONEY = re.compile(
-    r"(?:\$|usd\s?|€|eur\s?)\s?" + _NUMBER + r"\s?" + _MULTIPLIER
-    + r"(?:\s?(?:-|–|—|to)\s?(?:\$|€)?\s?" + _NUMBER + r"\s?" + _MULTIPLIER + r")?",
+    r"(?:\$|usd\s?|€|eur\s?)\s?"
+    + _NUMBER
+    + r"\s?"
+    + _MULTIPLIER
+    + r"(?:\s?(?:-|–|—|to)\s?(?:\$|€)?\s?"
+    + _NUMBER
+    + r"\s?"
+    + _MULTIPLIER
+    + r")?",
     re.IGNORECASE,
 )
 _MONEY_UNIT = re.compile(
@@ -21,8 +28,18 @@ _MONEY_UNIT = re.compile(
     re.IGNORECASE,
 )
 _UNIT_NAMES = {
-    "hour": "hour", "hr": "hour", "month": "month", "mo": "month", "year": "year", "yr": "year",
-    "annum": "year", "annually": "year", "unit": "unit", "piece": "unit", "pc": "unit", "bar": "unit",
+    "hour": "hour",
+    "hr": "hour",
+    "month": "month",
+    "mo": "month",
+    "year": "year",
+    "yr": "year",
+    "annum": "year",
+    "annually": "year",
+    "unit": "unit",
+    "piece": "unit",
+    "pc": "unit",
+    "bar": "unit",
     "each": "unit",
 }
 _MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
@@ -32,30 +49,84 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _QUANTITY_UNITS = (
-    ("unit", "units"), ("piece", "units"), ("pcs", "units"), ("bar", "units"), ("sq", "sqft"),
-    ("square", "sqft"), ("sf", "sqft"), ("parking", "spaces"), ("space", "spaces"), ("stall", "spaces"),
+    ("unit", "units"),
+    ("piece", "units"),
+    ("pcs", "units"),
+    ("bar", "units"),
+    ("sq", "sqft"),
+    ("square", "sqft"),
+    ("sf", "sqft"),
+    ("parking", "spaces"),
+    ("space", "spaces"),
+    ("stall", "spaces"),
     ("month", "months"),
 )
-_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10,
-                 "twelve": 12, "a": 1}
-_DURATION = re.compile(r"(\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten|twelve)[\s-]*(day|week|month|year)s?",
-                       re.IGNORECASE)
+_WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "eight": 8,
+    "ten": 10,
+    "twelve": 12,
+    "a": 1,
+}
+_DURATION = re.compile(
+    r"(\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten|twelve)[\s-]*(day|week|month|year)s?",
+    re.IGNORECASE,
+)
 _DAYS_PER = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _DATE = re.compile(r"\b(?:(early|mid|late|end of)[\s-]+)?(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
 _RELATIVE_DATES = (
-    ("next week", "next_week"), ("in two weeks", "in_two_weeks"), ("in 2 weeks", "in_two_weeks"),
-    ("immediately", "immediately"), ("right away", "immediately"), ("asap", "immediately"),
-    ("next month", "next_month"), ("in a month", "next_month"), ("next quarter", "next_quarter"),
+    ("next week", "next_week"),
+    ("in two weeks", "in_two_weeks"),
+    ("in 2 weeks", "in_two_weeks"),
+    ("immediately", "immediately"),
+    ("right away", "immediately"),
+    ("asap", "immediately"),
+    ("next month", "next_month"),
+    ("in a month", "next_month"),
+    ("next quarter", "next_quarter"),
 )
 _OVERLAP = re.compile(
     r"(\d+|one|two|three|four|five|six|eight)[\s-]*(?:hours?|hrs?)(?:\s+of)?\s+(?:of\s+)?overlap"
     r"|overlap(?:\s+(?:of|by))?\s+(\d+|one|two|three|four|five|six|eight)[\s-]*(?:hours?|hrs?)",
     re.IGNORECASE,
 )
-_ZONES = {"pst": -8, "pt": -8, "pdt": -8, "mst": -7, "cst": -6, "ct": -6, "est": -5, "et": -5, "edt": -5,
-          "gmt": 0, "utc": 0, "bst": 0, "cet": 1, "cest": 1, "eet": 2, "ist": 5.5}
+_ZONES = {
+    "pst": -8,
+    "pt": -8,
+    "pdt": -8,
+    "mst": -7,
+    "cst": -6,
+    "ct": -6,
+    "est": -5,
+    "et": -5,
+    "edt": -5,
+    "gmt": 0,
+    "utc": 0,
+    "bst": 0,
+    "cet": 1,
+    "cest": 1,
+    "eet": 2,
+    "ist": 5.5,
+}
 _ZONE = re.compile(r"\b(" + "|".join(_ZONES) + r")\b", re.IGNORECASE)
 _WORKING_HOURS = 8.0
 
@@ -119,15 +190,25 @@ def find_money(text: str) -> list[Mention]:
         low = _scaled(first, first_multiplier)
         high = _scaled(second, second_multiplier) if second is not None else low
         unit = _money_unit(text, match.end())
-        mentions.append(Mention("money", min(low, high), max(low, high), unit, match.start(), match.end(),
-                                match.group(0)))
+        mentions.append(
+            Mention("money", min(low, high), max(low, high), unit, match.start(), match.end(), match.group(0))
+        )
         covered.append((match.start(), match.end()))
     for match in _BARE_THOUSANDS.finditer(text):
         if any(start <= match.start() < end for start, end in covered):
             continue
         value = _scaled(match.group(1), match.group(2))
-        mentions.append(Mention("money", value, value, _money_unit(text, match.end()), match.start(),
-                                match.end(), match.group(0)))
+        mentions.append(
+            Mention(
+                "money",
+                value,
+                value,
+                _money_unit(text, match.end()),
+                match.start(),
+                match.end(),
+                match.group(0),
+            )
+        )
     return sorted(mentions, key=lambda mention: mention.start)
 
 
@@ -142,8 +223,15 @@ def _quantity_unit(raw: str) -> str:
 def find_quantities(text: str) -> list[Mention]:
     """Counted amounts with a unit ("1,500 units", "4,200 sq ft", "2 months' deposit")."""
     return [
-        Mention("quantity", _number(m.group(1)), _number(m.group(1)), _quantity_unit(m.group(2)),
-                m.start(), m.end(), m.group(0))
+        Mention(
+            "quantity",
+            _number(m.group(1)),
+            _number(m.group(1)),
+            _quantity_unit(m.group(2)),
+            m.start(),
+            m.end(),
+            m.group(0),
+        )
         for m in _QUANTITY.finditer(text)
     ]
 
@@ -191,8 +279,18 @@ def find_overlaps(text: str, reference_zone: str | None = "PT") -> list[Mention]
     for match in _ZONE.finditer(text):
         offset = abs(_ZONES[match.group(1).lower()] - reference)
         hours = max(0.0, _WORKING_HOURS - offset)
-        mentions.append(Mention("timezone", hours, hours, "hours", match.start(), match.end(), match.group(0),
-                                match.group(1).upper()))
+        mentions.append(
+            Mention(
+                "timezone",
+                hours,
+                hours,
+                "hours",
+                match.start(),
+                match.end(),
+                match.group(0),
+                match.group(1).upper(),
+            )
+        )
     return mentions
 
 
@@ -200,7 +298,8 @@ def find_mentions(text: str, reference_zone: str | None = "PT") -> list[Mention]
     """Every typed mention in text, in order of appearance."""
     quantities = find_quantities(text)
     durations = [
-        d for d in find_durations(text)
+        d
+        for d in find_durations(text)
         if not any(q.start <= d.start < q.end or d.start <= q.start < d.end for q in quantities)
     ]
     found = find_money(text) + quantities + durations + find_dates(text) + find_overlaps(text, reference_zone)

@@ -14,13 +14,14 @@ _SHORT_MESSAGE_WORDS = 5
 
 _BARE_NO = re.compile(r"^(?:no+|nope|nah)(?:\s*,?\s*(?:thanks|thank you|way|sorry))?\s*(?:[,.!]|$)")
 _NOT_A_NO = re.compile(r"^no+\s*(?:problem|worries|doubt|need|wonder)")
-_WH_ABOUT_YOU = re.compile(r"\b(?:what|which)\b[^.!?]*\b(?:you|your|u)\b[^.!?]*(?:\?|$)")
 _NEED_WORDS = re.compile(
     r"\b(?:need|needs|want|wants|priorit\w*|important|matters?|value|valuable|care|looking for|interested|"
     r"prefer|most|least|greatest)\b"
 )
-_WHAT_YOURS = re.compile(r"\b(?:what|which)(?:'s| is| are)?\s+(?:your|you)\b[^.!?]*")
-_YES_NO_ABOUT_YOU = re.compile(r"[^.!?]*\b(?:you|your)\b[^.!?]*\?")
+_WHAT_YOURS = re.compile(r"\b(?:what|which)(?:'s| is| are)?\s+(?:your|you)\b")
+_WH_YOU = re.compile(r"\b(?:what|which)\b.*\b(?:you|your|u)\b")
+_YOU = re.compile(r"\b(?:you|your|u)\b")
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _WALK_WITH = re.compile(r"\s+with\b")
 _WEAK_ASK = re.compile(r"(?:how about you|what about you|and you|and yourself)\s*(?:\?|[.!]|$)")
 
@@ -104,8 +105,14 @@ def _is_short(text: str) -> bool:
     return len(words) <= _SHORT_MESSAGE_WORDS and " but " not in f" {text} "
 
 
-
 def _asks_needs(text: str) -> bool:
-    """A what/which question about the listener that mentions needs or importance."""
-    questions = [*_WH_ABOUT_YOU.finditer(text), *_WHAT_YOURS.finditer(text), *_YES_NO_ABOUT_YOU.finditer(text)]
-    return any(_NEED_WORDS.search(m.group()) for m in questions)
+    """A question about the listener that mentions needs or importance ("which do you value most?")."""
+    for match in _SENTENCE.finditer(text):
+        sentence = match.group()
+        if _YOU.search(sentence) is None or _NEED_WORDS.search(sentence) is None:
+            continue
+        question = sentence.rstrip().endswith("?")
+        unterminated = match.end() == len(text) and sentence.rstrip()[-1:] not in ".!"
+        if question or (unterminated and _WH_YOU.search(sentence)) or _WHAT_YOURS.search(sentence):
+            return True
+    return False

@@ -15,24 +15,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from parley.domain.issues import Issue
 from parley.domain.space import OutcomeSpace
 from parley.errors import ScenarioError
 from parley.language.parse import ParsedMessage, parse
-from parley.language.vocabulary import Vocabulary
+from parley.language.priorities import read_priorities
+from parley.language.vocabulary import Vocabulary, normalize
 
 ITEMS = ("food", "water", "firewood")
 PARTIES = ("mturk_agent_1", "mturk_agent_2")
 DEAL_ACTS = {"Submit-Deal", "Accept-Deal", "Reject-Deal", "Walk-Away"}
 _ITEM_WORD = re.compile(r"\b(?:food|water|waters|firewood|fire wood|wood)\b", re.IGNORECASE)
-_QUANTITY_WORD = re.compile(
-    r"\b(?:\d|zero|one|two|three|all|none|no|rest|everything|each)\b", re.IGNORECASE
-)
+_QUANTITY_WORD = re.compile(r"\b(?:\d|zero|one|two|three|all|none|no|rest|everything|each)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +69,7 @@ class PriorityCase:
         kind: "top" or "least".
         read: The issue the parser read.
         truth: The speaker's High (top) or Low (least) item.
+        explicit: The text ranks the issue explicitly ("matters most"), not only as a need.
     """
 
     dialogue: int
@@ -78,6 +78,7 @@ class PriorityCase:
     kind: str
     read: str
     truth: str
+    explicit: bool = True
 
     @property
     def correct(self) -> bool:
@@ -136,9 +137,9 @@ class LanguageAccuracy:
         """Cases where the parser read a complete package."""
         return Rate(sum(c.read is not None for c in cases), len(cases))
 
-    def priority_precision(self, kind: str) -> Rate:
+    def priority_precision(self, kind: str, *, explicit_only: bool = False) -> Rate:
         """Read priorities of a kind ("top", "least") that match the speaker's true preferences."""
-        cases = [c for c in self.priorities if c.kind == kind]
+        cases = [c for c in self.priorities if c.kind == kind and (c.explicit or not explicit_only)]
         return Rate(sum(c.correct for c in cases), len(cases))
 
 
@@ -161,7 +162,7 @@ def load_dialogues(path: Path) -> list[dict[str, Any]]:
         raise ScenarioError(f"cannot read CaSiNo dialogues: {error}", source=str(path)) from error
     if not isinstance(data, list) or not all(isinstance(d, dict) and "chat_logs" in d for d in data):
         raise ScenarioError("expected a JSON list of dialogues with chat_logs", source=str(path))
-    return data  # pyright: ignore[reportUnknownVariableType]
+    return cast(list[dict[str, Any]], data)
 
 
 def evaluate_casino(path: Path) -> LanguageAccuracy:
@@ -178,7 +179,7 @@ def evaluate_casino(path: Path) -> LanguageAccuracy:
         submitter.extend(_deal_cases(dialogue_id, dialogue, vocabulary, either=False))
         either.extend(_deal_cases(dialogue_id, dialogue, vocabulary, either=True))
         readings = list(_readings(dialogue, vocabulary))
-        priorities.extend(_priority_cases(dialogue_id, dialogue, readings))
+        priorities.extend(_priority_cases(dialogue_id, dialogue, readings, vocabulary))
         _count_annotations(dialogue, readings, recall, false_positive)
     return LanguageAccuracy(
         source=str(path),
@@ -195,7 +196,9 @@ def _utterances(dialogue: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [turn for turn in dialogue["chat_logs"] if turn.get("text") not in DEAL_ACTS]
 
 
-def _readings(dialogue: Mapping[str, Any], vocabulary: Vocabulary) -> Iterator[tuple[dict[str, Any], ParsedMessage]]:
+def _readings(
+    dialogue: Mapping[str, Any], vocabulary: Vocabulary
+) -> Iterator[tuple[dict[str, Any], ParsedMessage]]:
     for turn in _utterances(dialogue):
         yield turn, parse(str(turn["text"]), vocabulary, speaker=str(turn["id"]))
 
@@ -221,12 +224,19 @@ def _deal_cases(
 
 
 def _deal_case(
-    dialogue_id: int, window: Sequence[dict[str, Any]], submit: Mapping[str, Any], vocabulary: Vocabulary,
-    *, either: bool,
+    dialogue_id: int,
+    window: Sequence[dict[str, Any]],
+    submit: Mapping[str, Any],
+    vocabulary: Vocabulary,
+    *,
+    either: bool,
 ) -> DealCase | None:
     submitter = str(submit["id"])
     candidates = [
-        t for t in window if t.get("text") not in DEAL_ACTS and states_quantities(str(t["text"]))
+        t
+        for t in window
+        if t.get("text") not in DEAL_ACTS
+        and states_quantities(str(t["text"]))
         and (either or t["id"] == submitter)
     ]
     if not candidates:
@@ -238,28 +248,50 @@ def _deal_case(
     parsed = parse(str(turn["text"]), vocabulary, speaker=speaker)
     read = None
     if parsed.package is not None:
-        read = {t.name: vocabulary.count_for(t, parsed.package[t.name], speaker) for t in vocabulary.division_issues}
+        read = {
+            t.name: vocabulary.count_for(t, parsed.package[t.name], speaker)
+            for t in vocabulary.division_issues
+        }
     return DealCase(dialogue_id, speaker, str(turn["text"]), truth, read)
 
 
 def _priority_cases(
-    dialogue_id: int, dialogue: Mapping[str, Any], readings: Sequence[tuple[dict[str, Any], ParsedMessage]]
+    dialogue_id: int,
+    dialogue: Mapping[str, Any],
+    readings: Sequence[tuple[dict[str, Any], ParsedMessage]],
+    vocabulary: Vocabulary,
 ) -> Iterator[PriorityCase]:
     info: Mapping[str, Any] = dialogue["participant_info"]
     for turn, parsed in readings:
         values: Mapping[str, str] = info[turn["id"]]["value2issue"]
         if parsed.priorities:
             truth = values["High"].lower()
-            yield PriorityCase(dialogue_id, turn["id"], turn["text"], "top", parsed.priorities[0], truth)
+            explicit = read_priorities(normalize(str(turn["text"])), vocabulary, needs=False).ranking[:1]
+            top = parsed.priorities[0]
+            yield PriorityCase(dialogue_id, turn["id"], turn["text"], "top", top, truth, explicit == (top,))
         if parsed.least_important:
             truth = values["Low"].lower()
-            yield PriorityCase(dialogue_id, turn["id"], turn["text"], "least", parsed.least_important[0], truth)
+            yield PriorityCase(
+                dialogue_id, turn["id"], turn["text"], "least", parsed.least_important[0], truth
+            )
 
 
-_LABEL_TESTS = {
-    "self-need": lambda p: bool(p.priorities),
-    "no-need": lambda p: bool(p.least_important),
-    "elicit-pref": lambda p: p.asks_priorities,
+def _reads_top(parsed: ParsedMessage) -> bool:
+    return bool(parsed.priorities)
+
+
+def _reads_least(parsed: ParsedMessage) -> bool:
+    return bool(parsed.least_important)
+
+
+def _reads_ask(parsed: ParsedMessage) -> bool:
+    return parsed.asks_priorities
+
+
+_LABEL_TESTS: dict[str, Callable[[ParsedMessage], bool]] = {
+    "self-need": _reads_top,
+    "no-need": _reads_least,
+    "elicit-pref": _reads_ask,
 }
 
 

@@ -10,8 +10,9 @@ from functools import cache
 
 from parley.domain.issues import Value
 from parley.language.lexicon import phrase_pattern
-from parley.language.numbers import Amount, find_amounts, word_number_value
-from parley.language.scan import Mention, find_mentions, gap, sentence_bounds, sentence_of
+from parley.language.numbers import word_number_value
+from parley.language.scan import Mention, find_mentions, sentence_bounds, sentence_of
+from parley.language.terms import read_terms
 from parley.language.vocabulary import IssueTerms, Vocabulary
 
 
@@ -23,10 +24,14 @@ class Side(Enum):
 
 
 _MODAL = r"(?:'d|'ll|'m| would| will| can| could| may| might| should| am| do| must| shall)?"
-_ADVERBS = r"(?:\s+(?:just|only|really|still|also|then|to|like to|want to|prefer to|love to|be able to|"
-_ADVERBS += r"going to|gonna|wanna|get to|be happy to|be willing to))*"
-_TAKE = r"(?:get|gets|take|takes|have|keep|receive|need|want|like|getting|taking|having|keeping|prefer|"
-_TAKE += r"request|ask for|claim|grab|took|got|kept|had|end up with)"
+_ADVERBS = (
+    r"(?:\s+(?:just|only|really|still|also|then|to|like to|want to|prefer to|love to|be able to|"
+    r"going to|gonna|wanna|get to|be happy to|be willing to))*"
+)
+_TAKE = (
+    r"(?:get|gets|take|takes|have|keep|receive|need|want|like|getting|taking|having|keeping|prefer|"
+    r"request|ask for|claim|grab|took|got|kept|had|end up with)"
+)
 _GIVE = r"(?:give|giving|gives|gave|let|letting|leave|leaving|send|sending|hand|pass|allow|offer|offering)"
 
 _PRE_CUES: tuple[tuple[str, Side, int], ...] = (
@@ -43,15 +48,26 @@ _PRE_CUES: tuple[tuple[str, Side, int], ...] = (
     (r"(?<!thank )\b(?:you|your|u)\b", Side.LISTENER, 1),
 )
 _POST_CUES: tuple[tuple[str, Side], ...] = (
-    (r"\b(?:for|to)\s+(?:me|myself|us)\b|\bmine\b|\bon my (?:side|end)\b|\b(?:stays?|remains?)\s+with\s+me\b",
-     Side.SPEAKER),
-    (r"\b(?:for|to)\s+(?:you|u|yourself)\b|\byours\b|\bon your (?:side|end)\b|\b(?:stays?|remains?)\s+with\s+(?:you|u)\b",
-     Side.LISTENER),
+    (
+        r"\b(?:for|to)\s+(?:me|myself|us)\b|\bmine\b|\bon my (?:side|end)\b"
+        r"|\b(?:stays?|remains?)\s+with\s+me\b",
+        Side.SPEAKER,
+    ),
+    (
+        r"\b(?:for|to)\s+(?:you|u|yourself)\b|\byours\b|\bon your (?:side|end)\b"
+        r"|\b(?:stays?|remains?)\s+with\s+(?:you|u)\b",
+        Side.LISTENER,
+    ),
 )
 _ADJACENT = re.compile(r"^\s*(?:is|are|goes|go|will go|would go|can go|should go)?\s*$")
-_LIST_WORDS = re.compile(r"^(?:[\s,/+&]|\b(?:and|plus|as well as|along with|also|then|just|only|all|the|of)\b)*$")
+_LIST_WORDS = re.compile(
+    r"^(?:[\s,/+&]|\b(?:and|plus|as well as|along with|also|then|just|only|all|the|of)\b)*$"
+)
 _EXCHANGE = re.compile(r"^\s*,?\s*(?:in exchange for|in return for|for)\s+$")
-_IMPLICIT_ALL = re.compile(r"\b(?:take|have|keep|get|getting|taking|having|keeping)\s+(?:all\s+)?(?:the|your|my)\s+$")
+_IMPLICIT_ALL = re.compile(
+    r"\b(?:take|have|keep|get|getting|taking|having|keeping|give you|give me)"
+    r"\s+(?:all\s+)?(?:the|your|my)\s+$"
+)
 _FOLLOWING = re.compile(r"\s*(?:[:=x\-]\s*|\s)\s*(\d+)\b")
 _EACH = r"\s+(?:of\s+)?(?:each|every\s*thing|everything|each item|each of them)\b"
 
@@ -72,7 +88,6 @@ class _Patterns:
     remainder: re.Pattern[str]
     nothing: re.Pattern[str]
     each: re.Pattern[str]
-    unit_words: tuple[tuple[str, re.Pattern[str]], ...]
     pre: tuple[tuple[re.Pattern[str], Side, int], ...]
     post: tuple[tuple[re.Pattern[str], Side], ...]
 
@@ -108,10 +123,12 @@ class _Shares:
     """Mutable scratch state while reading a division offer."""
 
     counts: dict[Side, dict[str, int]] = field(default_factory=lambda: {Side.SPEAKER: {}, Side.LISTENER: {}})
-    rest: set[Side] = field(default_factory=lambda: set[Side]())
-    item_rest: dict[Side, set[str]] = field(default_factory=lambda: {Side.SPEAKER: set(), Side.LISTENER: set()})
-    nothing: set[Side] = field(default_factory=lambda: set[Side]())
-    notes: list[str] = field(default_factory=lambda: list[str]())
+    rest: set[Side] = field(default_factory=set[Side])
+    item_rest: dict[Side, set[str]] = field(
+        default_factory=lambda: {Side.SPEAKER: set(), Side.LISTENER: set()}
+    )
+    nothing: set[Side] = field(default_factory=set[Side])
+    notes: list[str] = field(default_factory=list[str])
     uncertain: bool = False
 
 
@@ -121,14 +138,12 @@ def _patterns(vocabulary: Vocabulary) -> _Patterns:
     fillers = "|".join(re.escape(f) for f in sorted(lexicon.item_fillers, key=len, reverse=True))
     words = sorted([*lexicon.numbers, *lexicon.quantity_words, "all"], key=len, reverse=True)
     number = r"\d+|" + "|".join(r"[\s-]+".join(map(re.escape, w.split())) for w in words)
-    item_rest = "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(lexicon.item_remainder, key=len, reverse=True))
+    item_rest = "|".join(
+        r"\s+".join(map(re.escape, w.split())) for w in sorted(lexicon.item_remainder, key=len, reverse=True)
+    )
     before = re.compile(
         rf"(?<![\w$€£.,])(?:(?P<rest>{item_rest})|(?P<qty>{number}))(?:\s+(?:out\s+)?of\s+(?:the\s+)?\d+)?"
         rf"(?:[\s,]+(?:{fillers}))*\s*$"
-    )
-    units = tuple(
-        (key, phrase_pattern(lexicon.unit_words(key)))
-        for key in sorted({t.unit for t in vocabulary.terms_issues if t.unit} | set(lexicon.currencies))
     )
     return _Patterns(
         before=before,
@@ -136,7 +151,6 @@ def _patterns(vocabulary: Vocabulary) -> _Patterns:
         remainder=phrase_pattern(lexicon.remainder),
         nothing=phrase_pattern(lexicon.nothing),
         each=re.compile(rf"(?<![\w$])(?P<qty>{number}){_EACH}"),
-        unit_words=units,
         pre=tuple((re.compile(p), side, strength) for p, side, strength in _PRE_CUES),
         post=tuple((re.compile(p), side) for p, side in _POST_CUES),
     )
@@ -169,7 +183,7 @@ def read_offer(
         notes.extend(shares.notes)
         partial.update(_division_values(vocabulary, shares, speaker, notes))
     if vocabulary.terms_issues:
-        terms, terms_notes = _read_terms(text, vocabulary, mentions, patterns, used)
+        terms, terms_notes = read_terms(text, vocabulary, mentions, used)
         stated = stated or bool(terms)
         partial.update(terms)
         notes.extend(terms_notes)
@@ -249,7 +263,11 @@ def _quantity_after(text: str, mention: Mention, consumed: list[tuple[int, int]]
 
 
 def _cue_side(
-    text: str, quantity: _Quantity, patterns: _Patterns, bounds: list[tuple[int, int]], spans: list[tuple[int, int]]
+    text: str,
+    quantity: _Quantity,
+    patterns: _Patterns,
+    bounds: list[tuple[int, int]],
+    spans: list[tuple[int, int]],
 ) -> Side | None:
     """The recipient of a quantity.
 
@@ -265,7 +283,11 @@ def _cue_side(
     if _ADJACENT.match(text[quantity.end : post[0]]):
         return post[1]
     last_post = max(
-        (m.end() for pattern, _ in patterns.post for m in pattern.finditer(text, sentence_start, quantity.start)),
+        (
+            m.end()
+            for pattern, _ in patterns.post
+            for m in pattern.finditer(text, sentence_start, quantity.start)
+        ),
         default=sentence_start,
     )
     strong = _last_pre_cue(text, last_post, quantity.start, patterns, minimum=2, governing=spans)
@@ -371,7 +393,9 @@ def _division_values(
         if issue.contains(value):
             values[terms.name] = issue.values[issue.index_of(value)]
         else:
-            notes.append(f"{count} {terms.label} for {speaker} is not one of the options {list(issue.values)}")
+            notes.append(
+                f"{count} {terms.label} for {speaker} is not one of the options {list(issue.values)}"
+            )
     return values
 
 
@@ -401,125 +425,3 @@ def _speaker_count(terms: IssueTerms, shares: _Shares, notes: list[str]) -> int 
 def _out_of_range(terms: IssueTerms, count: int, notes: list[str]) -> None:
     total = terms.share.total if terms.share else 0
     notes.append(f"{count} {terms.label} is more than the {total} available")
-    return None
-
-
-def _read_terms(
-    text: str,
-    vocabulary: Vocabulary,
-    mentions: list[Mention],
-    patterns: _Patterns,
-    used: list[tuple[int, int]],
-) -> tuple[dict[str, Value], list[str]]:
-    values: dict[str, Value] = {}
-    notes: list[str] = []
-    terms_mentions = [m for m in mentions if vocabulary.terms(m.issue).share is None]
-    bounds = sentence_bounds(text)
-    taken = list(used)
-    for match in vocabulary.option_pattern.finditer(text):
-        chosen = _choose_option(vocabulary, match, terms_mentions, bounds)
-        if chosen is None:
-            notes.append(f"{match.group()!r} could be an option of several issues")
-            continue
-        values[chosen[0]] = chosen[1]
-        taken.append((match.start(), match.end()))
-    for amount in find_amounts(text, vocabulary.lexicon):
-        if any(start <= amount.start < end or amount.start <= start < amount.end for start, end in taken):
-            continue
-        unit, unit_end = _unit_after(text, amount, patterns)
-        chosen_value = _choose_amount_issue(vocabulary, amount, unit, unit_end, terms_mentions, bounds, values)
-        if isinstance(chosen_value, str):
-            notes.append(chosen_value)
-        elif chosen_value is not None:
-            values[chosen_value[0]] = chosen_value[1]
-    return values, notes
-
-
-def _choose_option(
-    vocabulary: Vocabulary, match: re.Match[str], mentions: list[Mention], bounds: list[tuple[int, int]]
-) -> tuple[str, Value] | None:
-    candidates = [c for c in vocabulary.options_of_label(match.group()) if vocabulary.terms(c[0]).share is None]
-    label = re.sub(r"[\s-]+", " ", match.group())
-    distinctive = bool(re.search(r"\d", label)) or " " in label or label not in vocabulary.lexicon.common_labels
-    near = _nearest_mention(match.start(), match.end(), mentions, bounds, {c[0] for c in candidates})
-    if near is not None:
-        return next(c for c in candidates if c[0] == near.issue)
-    if len(candidates) == 1 and distinctive:
-        return candidates[0]
-    return None
-
-
-def _nearest_mention(
-    start: int, end: int, mentions: list[Mention], bounds: list[tuple[int, int]], issues: set[str], limit: int = 30
-) -> Mention | None:
-    sentence = sentence_of(bounds, start)
-    near = [
-        m for m in mentions
-        if m.issue in issues and sentence[0] <= m.start <= sentence[1] and gap(m.start, m.end, start, end) <= limit
-    ]
-    return min(near, key=lambda m: gap(m.start, m.end, start, end), default=None)
-
-
-def _unit_after(text: str, amount: Amount, patterns: _Patterns) -> tuple[str, int]:
-    if amount.currency:
-        return amount.currency, amount.end
-    rest = text[amount.end : amount.end + 24]
-    stripped = re.match(r"^\s*-?\s*", rest)
-    offset = stripped.end() if stripped else 0
-    for key, pattern in patterns.unit_words:
-        match = pattern.match(rest, offset)
-        if match is not None or (key == "%" and rest[offset : offset + 1] == "%"):
-            return key, amount.end + (match.end() if match else offset + 1)
-    return "", amount.end
-
-
-def _choose_amount_issue(
-    vocabulary: Vocabulary,
-    amount: Amount,
-    unit: str,
-    unit_end: int,
-    mentions: list[Mention],
-    bounds: list[tuple[int, int]],
-    assigned: Mapping[str, Value],
-) -> tuple[str, Value] | str | None:
-    """(issue, option) for an amount, a note explaining why it fits nothing, or None if irrelevant."""
-    numeric = [t for t in vocabulary.terms_issues if t.numeric]
-    if unit:
-        with_unit = [t for t in numeric if t.unit == unit or unit in vocabulary.lexicon.unit_words(t.unit)]
-        numeric = with_unit or [t for t in numeric if not t.unit]
-    near = _nearest_mention(amount.start, unit_end, mentions, bounds, {t.name for t in numeric}, limit=24)
-    scored: list[tuple[int, IssueTerms]] = []
-    for terms in numeric:
-        legal = vocabulary.space.issue(terms.name).contains(_as_value(amount.value))
-        score = (3 if unit and terms.unit else 0) + (4 if near and near.issue == terms.name else 0)
-        score += 1 if legal else 0
-        score -= 1 if terms.name in assigned else 0
-        if legal or score >= 3:
-            scored.append((score, terms))
-    if not scored:
-        return None
-    scored.sort(key=lambda pair: -pair[0])
-    if len(scored) > 1 and scored[0][0] == scored[1][0]:
-        names = ", ".join(t.label for _, t in scored if _ == scored[0][0])
-        return f"{_format(amount.value)} could be {names}; name the issue"
-    best = scored[0][1]
-    issue = vocabulary.space.issue(best.name)
-    value = _as_value(amount.value)
-    if not issue.contains(value):
-        return f"{_format(amount.value)} is not an option for {best.label} (options: {_range_text(issue.values)})"
-    return best.name, issue.values[issue.index_of(value)]
-
-
-def _as_value(number: float) -> Value:
-    return int(number) if number.is_integer() else number
-
-
-def _format(number: float) -> str:
-    return str(_as_value(number))
-
-
-def _range_text(values: tuple[Value, ...]) -> str:
-    if len(values) <= 6:
-        return ", ".join(str(v) for v in values)
-    return f"{values[0]}, {values[1]}, ..., {values[-1]}"
-

@@ -124,7 +124,9 @@ def _intent(
 def _confidence(intent: Intent, offer: OfferReading, cues: Cues) -> float:
     if intent is Intent.OFFER:
         base = 0.9 if offer.complete else 0.5
-        return max(0.1, base - 0.2 * offer.uncertain - 0.1 * len(offer.notes) - 0.05 * len(offer.from_context))
+        return max(
+            0.1, base - 0.2 * offer.uncertain - 0.1 * len(offer.notes) - 0.05 * len(offer.from_context)
+        )
     if intent in (Intent.ACCEPT, Intent.REJECT, Intent.WALK):
         return 0.6 if cues.accept and cues.reject else 0.85
     if intent in (Intent.PRIORITIES, Intent.ASK_PRIORITIES):

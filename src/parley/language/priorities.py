@@ -14,7 +14,9 @@ _REACH = 48
 """Maximum characters between a priority cue and the issue it ranks."""
 
 _FOLLOW_REACH = 16
-_PRONOUN = re.compile(r"\b(?:(i|i'm|i'd|i'll|i've|me|my|mine|myself|we|we're|us|our)|(you|your|yours|u|you're))\b")
+_PRONOUN = re.compile(
+    r"\b(?:(i|i'm|i'd|i'll|i've|me|my|mine|myself|we|we're|us|our)|(you|your|yours|u|you're))\b"
+)
 _QUANTITY_BEFORE = re.compile(r"(?:\d+|\bone|\btwo|\bthree|\bfour|\bfive|\ball|\bno)\s+(?:\w+\s+){0,2}$")
 """Maximum characters between "then" and the issue it continues the ranking with."""
 
@@ -67,14 +69,20 @@ def _patterns(vocabulary: Vocabulary) -> _Patterns:
     )
 
 
-def read_priorities(text: str, vocabulary: Vocabulary) -> PriorityReading:
-    """The priorities a normalized text states."""
+def read_priorities(text: str, vocabulary: Vocabulary, *, needs: bool = True) -> PriorityReading:
+    """The priorities a normalized text states.
+
+    Args:
+        text: Normalized text.
+        vocabulary: The scenario's words.
+        needs: Also read "I really need firewood" as a top priority when nothing is ranked explicitly.
+    """
     patterns = _patterns(vocabulary)
     names = vocabulary.space.names
     ranked: dict[str, int] = {}
     least: list[str] = []
     all_mentions = find_mentions(text, vocabulary)
-    weak = patterns.top.search(text) is None
+    weak = needs and patterns.top.search(text) is None
     for start, end in sentence_bounds(text):
         mentions = [m for m in all_mentions if start <= m.start < end]
         if mentions:
@@ -98,7 +106,9 @@ def _cues(text: str, span: tuple[int, int], patterns: _Patterns, *, weak: bool) 
     return sorted(cues, key=lambda c: c.start)
 
 
-def _cue_counts(text: str, span: tuple[int, int], match: re.Match[str], cues: list[_Cue], patterns: _Patterns) -> bool:
+def _cue_counts(
+    text: str, span: tuple[int, int], match: re.Match[str], cues: list[_Cue], patterns: _Patterns
+) -> bool:
     """Not overlapping a longer cue, not negated, about the speaker, and not "the last (item)"."""
     if any(c.start < match.end() and match.start() < c.end for c in cues):
         return False
@@ -133,11 +143,17 @@ def _read_sentence(
     weak: bool,
 ) -> None:
     cues = _cues(text, span, patterns, weak=weak)
-    mentions = [m for m in mentions if not _QUANTITY_BEFORE.search(text, max(0, m.start - 24), m.start)] if weak else mentions
+    mentions = (
+        [m for m in mentions if not _QUANTITY_BEFORE.search(text, max(0, m.start - 24), m.start)]
+        if weak
+        else mentions
+    )
     claimed: set[int] = set()
     pairs = sorted(
         (c.role == "need", gap(c.start, c.end, m.start, m.end), i, j)
-        for i, c in enumerate(cues) if c.role != "next" for j, m in enumerate(mentions)
+        for i, c in enumerate(cues)
+        if c.role != "next"
+        for j, m in enumerate(mentions)
     )
     cue_done: set[int] = set()
     for _, distance, i, j in pairs:
@@ -168,10 +184,16 @@ def _place(role: str, issue: str, ranked: dict[str, int], least: list[str]) -> N
         ranked[issue] = 2
 
 
-def _follow_chains(cues: list[_Cue], mentions: list[Mention], claimed: set[int], ranked: dict[str, int]) -> None:
+def _follow_chains(
+    cues: list[_Cue], mentions: list[Mention], claimed: set[int], ranked: dict[str, int]
+) -> None:
     """ "A, then B, then C" and "A > B > C": each issue after a "next" cue ranks below the one before it."""
     for cue in (c for c in cues if c.role == "next"):
-        after = [(j, m) for j, m in enumerate(mentions) if m.start >= cue.end and m.start - cue.end <= _FOLLOW_REACH]
+        after = [
+            (j, m)
+            for j, m in enumerate(mentions)
+            if m.start >= cue.end and m.start - cue.end <= _FOLLOW_REACH
+        ]
         before = [m for m in mentions if m.end <= cue.start]
         if not after or not before or after[0][0] in claimed:
             continue

@@ -158,8 +158,7 @@ def _kind_and_slots(
         case Reject():
             return "reject", {}
         case Walk(reason=reason):
-            reason = reason.strip()
-            return ("walk_reason", {"reason": reason[:1].upper() + reason[1:]}) if reason else ("walk", {})
+            return ("walk_reason", {"reason": _sentence(reason)}) if reason.strip() else ("walk", {})
         case Say(priorities=priorities, asks_priorities=asks):
             return _say_slots(priorities, asks, vocabulary)
 
@@ -197,8 +196,19 @@ def _division_slots(
 
 def _item_list(counts: Sequence[tuple[int, IssueTerms]]) -> str:
     templates = load_templates()
-    items = [f"{count} {singular(terms.label) if count == 1 else terms.label}" for count, terms in counts if count > 0]
+    items = [
+        f"{count} {singular(terms.label) if count == 1 else terms.label}"
+        for count, terms in counts
+        if count > 0
+    ]
     return _join(items) if items else templates.nothing
+
+
+def _sentence(text: str) -> str:
+    """Text as a sentence: capital first letter, final punctuation."""
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text[-1:] in ".!?" else f"{text}."
 
 
 def singular(label: str) -> str:
@@ -248,7 +258,9 @@ def format_value(terms: IssueTerms, value: Value) -> str:
     return f"{number}{unit}" if unit == "%" else f"{number} {unit}"
 
 
-def _choose(count: int, action: Action, speaker: str, rng: np.random.Generator | None, variant: int | None) -> int:
+def _choose(
+    count: int, action: Action, speaker: str, rng: np.random.Generator | None, variant: int | None
+) -> int:
     if variant is not None:
         return variant % count
     if rng is not None:

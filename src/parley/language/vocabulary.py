@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from parley.domain.issues import Issue, Value
 from parley.domain.space import OutcomeSpace
@@ -203,29 +203,34 @@ def _fail(message: str, source: str | None, field: str) -> ScenarioError:
     return ScenarioError(message, source=source, field=field)
 
 
+def _mapping(raw: object, source: str | None, field: str, expected: str) -> Mapping[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise _fail(f"expected {expected}, got {raw!r}", source, field)
+    return cast(Mapping[str, Any], raw)
+
+
 def _read_allocation(
     space: OutcomeSpace, allocation: Any, parties: tuple[str, ...], source: str | None
 ) -> dict[str, Share]:
     if allocation is None:
         return {}
-    if not isinstance(allocation, Mapping):
-        raise _fail(f"expected a mapping of issue to owner/total, got {allocation!r}", source, "allocation")
+    entries = _mapping(allocation, source, "metadata.allocation", "a mapping of issue to owner/total")
     shares: dict[str, Share] = {}
-    for issue_name, entry in allocation.items():  # pyright: ignore[reportUnknownVariableType]
+    for issue_name, entry in entries.items():
         field = f"metadata.allocation.{issue_name}"
         if issue_name not in space.names:
             raise _fail(f"unknown issue {issue_name!r}; issues are {list(space.names)}", source, field)
         if not isinstance(entry, Mapping) or "owner" not in entry or "total" not in entry:
             raise _fail(f"expected {{owner, total}}, got {entry!r}", source, field)
-        owner, total = entry["owner"], entry["total"]  # pyright: ignore[reportUnknownVariableType]
+        owner, total = entry["owner"], entry["total"]
         if parties and owner not in parties:
             raise _fail(f"owner {owner!r} is not a party {list(parties)}", source, f"{field}.owner")
         if not isinstance(total, int) or isinstance(total, bool) or total < 0:
             raise _fail(f"expected a non-negative integer total, got {total!r}", source, f"{field}.total")
-        issue = space.issue(str(issue_name))  # pyright: ignore[reportUnknownArgumentType]
+        issue = space.issue(str(issue_name))
         if not issue.is_numeric or any(not 0 <= float(v) <= total for v in issue.values):
             raise _fail(f"options must be counts in 0..{total}, got {list(issue.values)}", source, field)
-        shares[issue.name] = Share(str(owner), total)  # pyright: ignore[reportUnknownArgumentType]
+        shares[issue.name] = Share(str(owner), total)
     return shares
 
 
@@ -234,33 +239,37 @@ def _read_language(
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     if language is None:
         return {}, {}
-    if not isinstance(language, Mapping):
-        raise _fail(f"expected a mapping, got {language!r}", source, "metadata.language")
-    synonyms = _issue_map(space, language.get("synonyms", {}), source, "synonyms")  # pyright: ignore
-    phrases = _issue_map(space, language.get("phrases", {}), source, "phrases")  # pyright: ignore
+    settings = _mapping(language, source, "metadata.language", "a mapping")
+    synonyms = _issue_map(space, settings.get("synonyms", {}), source, "synonyms")
+    phrases = _issue_map(space, settings.get("phrases", {}), source, "phrases")
     for issue, phrase in phrases.items():
         if len(phrase) != 1 or "{value}" not in phrase[0]:
-            raise _fail(f"expected one pattern with a {{value}} slot, got {phrase!r}", source,
-                        f"metadata.language.phrases.{issue}")
+            raise _fail(
+                f"expected one pattern with a {{value}} slot, got {phrase!r}",
+                source,
+                f"metadata.language.phrases.{issue}",
+            )
     return synonyms, {issue: phrase[0] for issue, phrase in phrases.items()}
 
 
 def _issue_map(space: OutcomeSpace, raw: Any, source: str | None, key: str) -> dict[str, tuple[str, ...]]:
     field = f"metadata.language.{key}"
-    if not isinstance(raw, Mapping):
-        raise _fail(f"expected a mapping of issue to words, got {raw!r}", source, field)
     result: dict[str, tuple[str, ...]] = {}
-    for issue, words in raw.items():  # pyright: ignore[reportUnknownVariableType]
+    for issue, words in _mapping(raw, source, field, "a mapping of issue to words").items():
         if issue not in space.names:
-            raise _fail(f"unknown issue {issue!r}; issues are {list(space.names)}", source, f"{field}.{issue}")
-        items: list[Any] = [words] if isinstance(words, str) else list(words)  # pyright: ignore
+            raise _fail(
+                f"unknown issue {issue!r}; issues are {list(space.names)}", source, f"{field}.{issue}"
+            )
+        items: list[Any] = [words] if isinstance(words, str) else list(cast(list[Any], words))
         if not all(isinstance(w, str) and w.strip() for w in items):
             raise _fail(f"expected non-empty strings, got {words!r}", source, f"{field}.{issue}")
-        result[str(issue)] = tuple(str(w) for w in items)  # pyright: ignore[reportUnknownArgumentType]
+        result[str(issue)] = tuple(str(w) for w in items)
     return result
 
 
-def _draft_terms(issue: Issue, lexicon: Lexicon, share: Share | None, phrases: Mapping[str, str]) -> IssueTerms:
+def _draft_terms(
+    issue: Issue, lexicon: Lexicon, share: Share | None, phrases: Mapping[str, str]
+) -> IssueTerms:
     options: dict[str, Value] = {}
     if not issue.is_numeric:
         options = {compact(option_label(v)): v for v in issue.values if option_label(v)}
@@ -279,8 +288,15 @@ def _draft_terms(issue: Issue, lexicon: Lexicon, share: Share | None, phrases: M
 
 def _with_aliases(draft: IssueTerms, aliases: Iterable[str]) -> IssueTerms:
     return IssueTerms(
-        draft.name, draft.label, tuple(sorted(aliases)), draft.unit, draft.unit_label, draft.share,
-        draft.options, draft.phrase, draft.numeric,
+        draft.name,
+        draft.label,
+        tuple(sorted(aliases)),
+        draft.unit,
+        draft.unit_label,
+        draft.share,
+        draft.options,
+        draft.phrase,
+        draft.numeric,
     )
 
 

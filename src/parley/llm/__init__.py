@@ -9,7 +9,7 @@ from parley.llm.config import EndpointConfig, LLMRuntime, LLMSettings, load_sett
 from parley.llm.context import LLMSession
 from parley.llm.judge import JudgeReply, LLMJudge
 from parley.llm.leaks import LeakReport, PrivateNumbers, check_message
-from parley.llm.mediator import LLMOfferMediator, MediatorReply
+from parley.llm.mediator import LLMOfferMediator, MediatorReply, SilentMediator
 from parley.llm.negotiator import LLMNegotiator, NegotiatorReply, repair_package
 from parley.llm.prompts import PromptTemplate, load_template
 from parley.llm.role import Role, RoleOutcome
@@ -47,6 +47,7 @@ __all__ = [
     "RetryPolicy",
     "Role",
     "RoleOutcome",
+    "SilentMediator",
     "TokenUsage",
     "UsageLedger",
     "UsageSummary",

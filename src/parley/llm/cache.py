@@ -8,6 +8,7 @@ them back with no endpoint and fails loudly, naming the request hash, on anythin
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections import defaultdict
@@ -45,7 +46,9 @@ class ResponseCache:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self._db = sqlite3.connect(
+            str(path), check_same_thread=False, timeout=30.0
+        )  # other processes may hold the lock
         with self._lock, self._db:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, response TEXT)"
@@ -125,9 +128,18 @@ class RecordingClient:
             sort_keys=True,
             ensure_ascii=False,
         )
-        with self._lock, self._path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        with self._lock:
+            _append(self._path, (line + "\n").encode("utf-8"))
         return response
+
+
+def _append(path: Path, data: bytes) -> None:
+    # One write(2) on an O_APPEND descriptor: lines from concurrent processes never interleave.
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(descriptor, data)
+    finally:
+        os.close(descriptor)
 
 
 class ReplayClient:

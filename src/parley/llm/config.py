@@ -7,6 +7,7 @@ OpenAI-compatible ``http(s)://HOST/v1#MODEL``. A YAML file sets the default, per
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -240,6 +241,13 @@ class LLMRuntime:
             return ReplayClient(self.settings.replay, config.endpoint().model if config else None)
         if config is None:
             raise LLMError(f"no LLM configured for role {role!r}; pass --llm SPEC or --llm-role {role}=SPEC")
+        endpoint = config.endpoint()
+        environ = self._hooks["environ"] if self._hooks["environ"] is not None else os.environ
+        if endpoint.api_key_env and endpoint.auth != "none" and not environ.get(endpoint.api_key_env):
+            # Fail at start-up, not as a fallback on every call: a missing key is a setup error.
+            raise LLMError(
+                f"{endpoint.api_key_env} is not set; {config.spec} (role {role}) needs an API key in it"
+            )
         retry = RetryPolicy(max_attempts=self.settings.max_attempts)
         http = OpenAIClient(
             config.endpoint(), retry=retry, seed=self.settings.seed or 0, bridge=self._bridge, **self._hooks

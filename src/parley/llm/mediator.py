@@ -1,7 +1,7 @@
 """The O13 offer mediator backed by an LLM: sees only the `MediatorView`, its package is validated.
 
-Twin: the Pareto mediator of `parley.mediation` when that package provides one (imported lazily),
-otherwise silence (no proposal).
+Twin: the Pareto mediator of `parley.mediation` (imported lazily; `SilentMediator` if it cannot be
+built).
 """
 
 from __future__ import annotations
@@ -41,12 +41,20 @@ class MediatorReply(BaseModel):
     rationale: str = Field(default="", max_length=1000)
 
 
-def default_twin() -> OfferMediator | None:
-    """The Pareto mediator from `parley.mediation`, if it exists and needs no arguments."""
+class SilentMediator:
+    """A mediator that never proposes (the twin of last resort)."""
+
+    def propose(self, view: MediatorView) -> Mapping[str, Value] | None:
+        """Always None."""
+        return None
+
+
+def default_twin() -> OfferMediator:
+    """The Pareto mediator from `parley.mediation` if it is there and needs no arguments, else silence."""
     try:
         module = importlib.import_module("parley.mediation")
     except ImportError:
-        return None
+        return SilentMediator()
     for name in TWIN_CANDIDATES:
         factory = getattr(module, name, None)
         if factory is not None:
@@ -54,8 +62,7 @@ def default_twin() -> OfferMediator | None:
                 return factory()
             except TypeError:
                 logger.info("parley.mediation.%s needs arguments; the LLM mediator's twin stays silent", name)
-                return None
-    return None
+    return SilentMediator()
 
 
 class LLMOfferMediator:
@@ -86,7 +93,7 @@ class LLMOfferMediator:
             self.variables(view), validate=lambda r: _validate(view, r), round=view.round
         )
         if outcome.value is None:
-            return self._twin.propose(view) if self._twin is not None else None
+            return self._twin.propose(view)
         return outcome.value.package
 
     def variables(self, view: MediatorView) -> dict[str, Any]:

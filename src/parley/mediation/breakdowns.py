@@ -91,7 +91,9 @@ def _cognitive(recent: list[Utterance], rubric: BreakdownRubric) -> list[Breakdo
     return found
 
 
-def _communication(view: ConversationView, recent: list[Utterance], rubric: BreakdownRubric) -> list[Breakdown]:
+def _communication(
+    view: ConversationView, recent: list[Utterance], rubric: BreakdownRubric
+) -> list[Breakdown]:
     found: list[Breakdown] = []
     tail = recent[-rubric.circling_length :]
     if len(tail) == rubric.circling_length and len({u.topic for u in tail}) == 1 and tail[0].topic:

@@ -161,7 +161,12 @@ class ConversationView:
         """Per party, per topic, the options it has objected to in public."""
         found: dict[str, dict[str, set[str]]] = {party: {} for party in self.parties}
         for utterance in self.utterances:
-            if utterance.act is ActKind.OBJECT and utterance.topic and utterance.option and utterance.speaker in found:
+            if (
+                utterance.act is ActKind.OBJECT
+                and utterance.topic
+                and utterance.option
+                and utterance.speaker in found
+            ):
                 found[utterance.speaker].setdefault(utterance.topic, set()).add(utterance.option)
         return found
 

@@ -95,7 +95,9 @@ class NoAgentMediator:
         """Never called by the conversation loop; returns a neutral facilitative remark."""
         topic = _focus_topic(view)
         text = _phrase("generic", "stall", view.turn, topic=topic)
-        return Utterance(view.turn, MEDIATOR, ActKind.INTERVENE, topic, tone=0.3, strategy=Strategy.FACILITATIVE, text=text)
+        return Utterance(
+            view.turn, MEDIATOR, ActKind.INTERVENE, topic, tone=0.3, strategy=Strategy.FACILITATIVE, text=text
+        )
 
 
 @dataclass
@@ -127,7 +129,9 @@ class GenericMediator:
         options = "; ".join(f"{k}: {v}" for k, v in view.options.get(topic, {}).items())
         text = _phrase("generic", rule, view.turn, topic=topic, options=options)
         strategy = Strategy.EVALUATIVE if rule == "confusion" else Strategy.FACILITATIVE
-        return Utterance(view.turn, MEDIATOR, ActKind.INTERVENE, topic, tone=0.3, strategy=strategy, text=text)
+        return Utterance(
+            view.turn, MEDIATOR, ActKind.INTERVENE, topic, tone=0.3, strategy=strategy, text=text
+        )
 
 
 def _rule_stall(view: ConversationView) -> str:
@@ -138,7 +142,9 @@ def _rule_stall(view: ConversationView) -> str:
 def _rule_confusion(view: ConversationView) -> str:
     for utterance in view.recent(2):
         if utterance.act is ActKind.ASK and utterance.addressee:
-            answered = any(u.speaker == utterance.addressee and u.turn > utterance.turn for u in view.utterances)
+            answered = any(
+                u.speaker == utterance.addressee and u.turn > utterance.turn for u in view.utterances
+            )
             if not answered:
                 return f"confusion: a question to {utterance.addressee} is open"
     return ""
@@ -256,13 +262,18 @@ class SocialMediator:
 
     def intervene(self, view: ConversationView, assessment: Assessment) -> Utterance:
         """Draft three candidate interventions, score each against the breakdowns, deliver the best."""
-        candidates = [self._draft(strategy, view, assessment.breakdowns) for strategy in self.candidates(assessment)]
+        candidates = [
+            self._draft(strategy, view, assessment.breakdowns) for strategy in self.candidates(assessment)
+        ]
         scored = [(self._score(c, assessment.breakdowns, view), i, c) for i, c in enumerate(candidates)]
         return max(scored, key=lambda item: (item[0], -item[1]))[2]
 
     def candidates(self, assessment: Assessment) -> list[Strategy]:
         """The three strategies that best fit the detected breakdowns."""
-        fit = {s: sum(STRATEGY_FIT[s].get(b.kind, 0.0) * b.severity for b in assessment.breakdowns) for s in Strategy}
+        fit = {
+            s: sum(STRATEGY_FIT[s].get(b.kind, 0.0) * b.severity for b in assessment.breakdowns)
+            for s in Strategy
+        }
         order = list(Strategy)
         return sorted(order, key=lambda s: (-fit[s], order.index(s)))[:3]
 
@@ -283,7 +294,9 @@ class SocialMediator:
         moved = any(u.act in (ActKind.SUPPORT, ActKind.CONCEDE, ActKind.PROPOSE) for u in since)
         return 0.0 if moved else 0.6
 
-    def _draft(self, strategy: Strategy, view: ConversationView, breakdowns: Sequence[Breakdown]) -> Utterance:
+    def _draft(
+        self, strategy: Strategy, view: ConversationView, breakdowns: Sequence[Breakdown]
+    ) -> Utterance:
         relevant = [b for b in breakdowns if STRATEGY_FIT[strategy].get(b.kind, 0.0) > 0] or list(breakdowns)
         topic = next((b.topic for b in relevant if b.topic), None) or _focus_topic(view)
         parties = _involved(relevant) or list(view.parties)

@@ -76,7 +76,9 @@ class ParetoMediator:
             base += weight * float(np.mean([table[row[column]] for row in references]))
         return values - base
 
-    def _estimated_tables(self, space: OutcomeSpace, packages: Sequence[Mapping[str, Value]]) -> list[FloatArray]:
+    def _estimated_tables(
+        self, space: OutcomeSpace, packages: Sequence[Mapping[str, Value]]
+    ) -> list[FloatArray]:
         tables = [np.zeros(issue.cardinality) for issue in space.issues]
         for age, package in enumerate(packages):
             weight = self.decay**age
@@ -88,7 +90,9 @@ class ParetoMediator:
         return [t / t.max() if t.max() > 0 else t for t in tables]
 
     @staticmethod
-    def _weights(space: OutcomeSpace, signals: Mapping[str, Any], tables: Sequence[FloatArray]) -> list[float]:
+    def _weights(
+        space: OutcomeSpace, signals: Mapping[str, Any], tables: Sequence[FloatArray]
+    ) -> list[float]:
         priorities = [p for p in signals.get("priorities", ()) if p in space.names]
         if priorities:
             rank = {name: i for i, name in enumerate(priorities)}

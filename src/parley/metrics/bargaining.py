@@ -68,16 +68,20 @@ def outcomes(scenario: Scenario, result: SessionResult, agents: dict[str, str]) 
     for index, party in enumerate(scenario.parties):
         low, high = party.utility.bounds()
         utility = float(point[index]) if point is not None else party.utility.reservation_value
-        rows.append(PartyOutcome(
-            party=party.name,
-            agent=agents.get(party.name, "?"),
-            utility=utility,
-            normalized_utility=_normalize(utility, low, high),
-            agreement=point is not None,
-            walked=walker == party.name and result.no_deal is not None and result.no_deal.reason in ("walk", "stagnation"),
-            rounds=result.rounds,
-            pareto_distance=pareto,
-            nash_distance=nash,
-            below_batna=point is not None and utility < party.utility.reservation_value - 1e-9,
-        ))
+        rows.append(
+            PartyOutcome(
+                party=party.name,
+                agent=agents.get(party.name, "?"),
+                utility=utility,
+                normalized_utility=_normalize(utility, low, high),
+                agreement=point is not None,
+                walked=walker == party.name
+                and result.no_deal is not None
+                and result.no_deal.reason in ("walk", "stagnation"),
+                rounds=result.rounds,
+                pareto_distance=pareto,
+                nash_distance=nash,
+                below_batna=point is not None and utility < party.utility.reservation_value - 1e-9,
+            )
+        )
     return rows

@@ -125,7 +125,9 @@ def read_record(trajectory: Trajectory) -> ConversationRecord:
     for event in trajectory.of_kind("utterance", "intervention", "silence"):
         turns.append(None if event.kind == "silence" else Utterance.from_json(event.data))
         times.append(event.time)
-    return ConversationRecord(parties, topics, head["options"], int(head["max_turns"]), initial, tuple(turns), tuple(times))
+    return ConversationRecord(
+        parties, topics, head["options"], int(head["max_turns"]), initial, tuple(turns), tuple(times)
+    )
 
 
 def _attitudes(data: Mapping[str, Mapping[str, Any]]) -> dict[str, Attitude]:
@@ -158,7 +160,9 @@ def consensus_series(
         group.append(tracker.consensus())
         for topic in record.topics:
             topics[topic].append(tracker.topic_consensus(topic))
-    return ConsensusSeries(tuple(group), {t: tuple(v) for t, v in topics.items()}, {t: tuple(v) for t, v in mentions.items()})
+    return ConsensusSeries(
+        tuple(group), {t: tuple(v) for t, v in topics.items()}, {t: tuple(v) for t, v in mentions.items()}
+    )
 
 
 def consensus_change(group: Sequence[float], window: int = WINDOW) -> float:
@@ -174,7 +178,7 @@ def consensus_change(group: Sequence[float], window: int = WINDOW) -> float:
 
 
 def topic_level_efficiency(series: ConsensusSeries) -> dict[str, float]:
-    """TLE per topic: (final − initial agreement on the topic) / turns mentioning it (topics never mentioned are left out)."""
+    """TLE per topic: (final − initial agreement) / turns mentioning the topic (unmentioned ones left out)."""
     return {
         topic: (values[-1] - values[0]) / len(series.mentions[topic])
         for topic, values in series.topics.items()
@@ -187,7 +191,14 @@ def drop_events(group: Sequence[float], tau: float = TAU, window: int = WINDOW) 
     events: list[tuple[int, int]] = []
     start = 0
     while start < len(group):
-        drop = next((t for t in range(start + 1, min(len(group), start + window + 1)) if group[start] - group[t] > tau), None)
+        drop = next(
+            (
+                t
+                for t in range(start + 1, min(len(group), start + window + 1))
+                if group[start] - group[t] > tau
+            ),
+            None,
+        )
         if drop is None:
             start += 1
             continue
@@ -218,10 +229,14 @@ def slope(values: Sequence[float]) -> float:
     """Least-squares slope of values against 0, 1, 2, ... (0 for fewer than two points)."""
     if len(values) < 2:
         return 0.0
-    return float(np.polyfit(np.arange(len(values), dtype=np.float64), np.asarray(values, dtype=np.float64), 1)[0])
+    return float(
+        np.polyfit(np.arange(len(values), dtype=np.float64), np.asarray(values, dtype=np.float64), 1)[0]
+    )
 
 
-def mediator_effectiveness(series: ConsensusSeries, interventions: Sequence[Utterance], span: int = SPAN) -> list[float]:
+def mediator_effectiveness(
+    series: ConsensusSeries, interventions: Sequence[Utterance], span: int = SPAN
+) -> list[float]:
     """ME per intervention: slope of the targeted topic's agreement over the `span` turns after minus before.
 
     Interventions without a topic use group consensus; those without `span` ≥ 2 turns on either
@@ -252,7 +267,9 @@ def score_intervention(record: ConversationRecord, utterance: Utterance) -> Inte
         elif fit.get(kind, 0.0) < 0.5:
             dimensions[kind.value] = 1.0
         else:
-            specific = any(any(p in utterance.text for p in b.parties) or b.topic == utterance.topic for b in found)
+            specific = any(
+                any(p in utterance.text for p in b.parties) or b.topic == utterance.topic for b in found
+            )
             dimensions[kind.value] = 5.0 if specific else 3.0
     return InterventionScore(utterance.turn, dimensions)
 

@@ -93,7 +93,7 @@ class Trajectory(Sequence[Event]):
         time: float = 0.0,
     ) -> Event:
         """Record a new event and return it."""
-        event = Event(len(self._events), kind, round, party, dict(data or {}), audience, time)
+        event = Event(len(self._events), kind, round, party, dict(data) if data else {}, audience, time)
         self._events.append(event)
         return event
 

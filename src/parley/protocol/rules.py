@@ -27,7 +27,9 @@ class AcceptanceRule:
     def is_met(self, accepted_by: Collection[PartyId], parties: Sequence[PartyId]) -> bool:
         """Whether the parties in accepted_by suffice to pass an offer."""
         needed = len(parties) if self.required is None else self.required
-        return len(accepted_by) >= needed and all(v in accepted_by for v in self.vetoes)
+        if len(accepted_by) < needed:  # the common case while bargaining: skip the veto scan
+            return False
+        return all(v in accepted_by for v in self.vetoes)
 
     def check(self, parties: Sequence[PartyId]) -> None:
         """Raise ScenarioError when the rule cannot be satisfied by these parties."""

@@ -266,9 +266,13 @@ class Session:
             self._violation(party, f"raised {type(error).__name__}: {error}", None)
         explain = self._explainers[party]
         if explain is not None:
-            trace = explain()
-            if trace:  # stored privately: the coaching output never reaches other parties
-                self._emit("trace", party, trace, audience=party)
+            try:
+                trace = explain()
+                if trace:  # stored privately: the coaching output never reaches other parties
+                    self._emit("trace", party, trace, audience=party)
+            except Exception as error:  # a broken explain() is the agent's bug, like a broken act()
+                logger.warning("explain() of %s raised %r", party, error)
+                self._violation(party, f"explain() raised {type(error).__name__}: {error}", action)
         return action
 
     def _violation(self, party: PartyId, detail: str, action: object) -> NoReturn:
@@ -302,7 +306,13 @@ class Session:
 
     def _check(self, bound_hit: str | None = None, stagnation: bool = False) -> None:
         walked = self._state.walked
-        if self._plain_judge and walked is None and bound_hit is None and not stagnation and not self._passed():
+        if (
+            self._plain_judge
+            and walked is None
+            and bound_hit is None
+            and not stagnation
+            and not self._passed()
+        ):
             return
         self._decide(
             JudgeView(
@@ -485,13 +495,18 @@ def _rules_json(rules: Rules) -> dict[str, Any]:
 
 
 class _ReplayNegotiator:
-    """Plays back one party's recorded moves in order."""
+    """Plays back one party's recorded moves in order, with the private trace each move left."""
 
-    def __init__(self, moves: Iterator[Action]) -> None:
+    def __init__(self, moves: Iterator[tuple[Action, Mapping[str, Any] | None]]) -> None:
         self._moves = moves
+        self._trace: Mapping[str, Any] | None = None
 
     def act(self, view: PartyView) -> Action:
-        return next(self._moves)
+        action, self._trace = next(self._moves)
+        return action
+
+    def explain(self) -> Mapping[str, Any] | None:
+        return self._trace
 
 
 class _ReplayMediator:
@@ -510,10 +525,15 @@ def replay(
     Raises:
         ProtocolViolation: the trajectory's moves are not legal under these rules.
     """
-    moves: dict[PartyId, list[Action]] = {p.name: [] for p in parties}
+    moves: dict[PartyId, list[tuple[Action, Mapping[str, Any] | None]]] = {p.name: [] for p in parties}
+    traces: dict[PartyId, Mapping[str, Any]] = {}
     for event in trajectory:
-        if event.kind == "action" and event.party in moves:
-            moves[event.party].append(action_from_json(event.data))
+        if event.party not in moves:
+            continue
+        if event.kind == "trace":  # a move's trace is recorded before the move itself
+            traces[event.party] = event.data
+        elif event.kind == "action":
+            moves[event.party].append((action_from_json(event.data), traces.pop(event.party, None)))
     started = trajectory.of_kind("session_started")
     metadata = (
         {k: v for k, v in started[0].data.items() if k not in ("parties", "issues", "rules")}

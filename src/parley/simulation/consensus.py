@@ -121,7 +121,9 @@ class StructuredAttitudeExtractor:
             return replace(after, accepts=after.accepts - {option}, rejects=after.rejects | {option})
         if act is ActKind.SUMMARISE and utterance.topic is None:
             return replace(after, position=option, accepts=after.accepts | {option})
-        return replace(after, position=option, accepts=after.accepts | {option}, rejects=after.rejects - {option})
+        return replace(
+            after, position=option, accepts=after.accepts | {option}, rejects=after.rejects - {option}
+        )
 
 
 class RuleAgreementScorer:

@@ -30,7 +30,13 @@ from parley.protocol.events import Event, Trajectory
 from parley.scenarios.model import Scenario
 from parley.simulation.consensus import Attitude, ConsensusTracker, initial_attitude
 from parley.simulation.modes import ConflictMode
-from parley.simulation.participants import Participant, SimulatedParticipant, SpeakingSettings, Thought, topic_values
+from parley.simulation.participants import (
+    Participant,
+    SimulatedParticipant,
+    SpeakingSettings,
+    Thought,
+    topic_values,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +101,11 @@ def initial_attitudes(scenario: Scenario) -> dict[str, dict[str, Attitude]]:
         attitudes[party.name] = {}
         for topic, options in values.items():
             first = max(options, key=lambda o: options[o])
-            ruled_out = [o for o in options if isinstance(utility, RankedPreferenceUtility) and utility.is_unacceptable(topic, o)]
+            ruled_out = [
+                o
+                for o in options
+                if isinstance(utility, RankedPreferenceUtility) and utility.is_unacceptable(topic, o)
+            ]
             ruled_out = ruled_out or [o for o, worth in options.items() if worth < 0]
             attitudes[party.name][topic] = initial_attitude(first, ruled_out)
     return attitudes
@@ -144,7 +154,9 @@ class Conversation:
         self.silent: list[int] = []
         self.tracker = ConsensusTracker(self.parties, self.topics, initial_attitudes(scenario))
         self.series: list[float] = [self.tracker.consensus()]
-        self.topic_series: dict[str, list[float]] = {t: [self.tracker.topic_consensus(t)] for t in self.topics}
+        self.topic_series: dict[str, list[float]] = {
+            t: [self.tracker.topic_consensus(t)] for t in self.topics
+        }
 
     def run(self) -> ConversationResult:
         """Play every turn of the budget and return the result."""
@@ -163,7 +175,15 @@ class Conversation:
 
     def view(self, turn: int) -> ConversationView:
         """The public record before turn."""
-        return ConversationView(self.topics, self.options, self.parties, turn, self.max_turns, tuple(self.utterances), tuple(self.silent))
+        return ConversationView(
+            self.topics,
+            self.options,
+            self.parties,
+            turn,
+            self.max_turns,
+            tuple(self.utterances),
+            tuple(self.silent),
+        )
 
     def step(self, turn: int) -> Utterance | None:
         """Play one turn: mediator first, else inner-thought speaker selection."""
@@ -267,14 +287,20 @@ class Conversation:
             "settled": settled,
         }
 
-    def _emit(self, kind: str, turn: int, party: str | None, data: Mapping[str, Any], audience: str = "public") -> Event:
-        event = self.trajectory.append(kind, round=turn, party=party, data=data, audience=audience, time=self.clock.now())
+    def _emit(
+        self, kind: str, turn: int, party: str | None, data: Mapping[str, Any], audience: str = "public"
+    ) -> Event:
+        event = self.trajectory.append(
+            kind, round=turn, party=party, data=data, audience=audience, time=self.clock.now()
+        )
         if self.on_event is not None:
             self.on_event(event)
         return event
 
 
-def _problems(utterance: Utterance, turn: int, speaker: str, options: Mapping[str, Mapping[str, str]]) -> list[str]:
+def _problems(
+    utterance: Utterance, turn: int, speaker: str, options: Mapping[str, Mapping[str, str]]
+) -> list[str]:
     problems: list[str] = []
     if utterance.turn != turn:
         problems.append(f"utterance is for turn {utterance.turn}, expected {turn}")
@@ -284,7 +310,11 @@ def _problems(utterance: Utterance, turn: int, speaker: str, options: Mapping[st
         problems.append(f"act {utterance.act.value!r} is not allowed for {speaker!r}")
     if utterance.topic is not None and utterance.topic not in options:
         problems.append(f"unknown topic {utterance.topic!r}")
-    if utterance.topic is not None and utterance.option is not None and utterance.option not in options[utterance.topic]:
+    if (
+        utterance.topic in options
+        and utterance.option is not None
+        and utterance.option not in options[utterance.topic]
+    ):
         problems.append(f"unknown option {utterance.option!r} on {utterance.topic!r}")
     for topic, option in (utterance.package or {}).items():
         if topic not in options or option not in options[topic]:
@@ -300,7 +330,12 @@ def _assessment_json(assessment: Assessment) -> dict[str, Any]:
         "motivation": round(assessment.motivation, 4),
         "reasons": list(assessment.reasons),
         "breakdowns": [
-            {"kind": b.kind.value, "parties": list(b.parties), "topic": b.topic, "severity": round(b.severity, 4)}
+            {
+                "kind": b.kind.value,
+                "parties": list(b.parties),
+                "topic": b.topic,
+                "severity": round(b.severity, 4),
+            }
             for b in assessment.breakdowns
         ],
     }
@@ -317,7 +352,12 @@ def _selection_json(thoughts: Mapping[str, Thought | None], speaker: str | None)
 def _thought_json(thought: Thought | None) -> dict[str, Any] | None:
     if thought is None:
         return None
-    return {"act": thought.act.value, "topic": thought.topic, "option": thought.option, "reason": thought.reason}
+    return {
+        "act": thought.act.value,
+        "topic": thought.topic,
+        "option": thought.option,
+        "reason": thought.reason,
+    }
 
 
 def run_conversation(

@@ -95,7 +95,9 @@ class Participant(Protocol):
         ...
 
 
-def topic_values(utility: UtilityFunction, space: OutcomeSpace) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+def topic_values(
+    utility: UtilityFunction, space: OutcomeSpace
+) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     """Per topic, each option's worth scaled so the first choice is 1; and each topic's weight.
 
     Raises:
@@ -170,7 +172,15 @@ class SimulatedParticipant:
             return None
         bonus = self._presence_bonus(view)
         noisy = [
-            Thought(c.speaker, c.act, c.topic, c.option, round(float(np.clip(c.motivation + bonus + self.rng.normal(0, 0.35), 1, 5)), 4), c.addressee, c.reason)
+            Thought(
+                c.speaker,
+                c.act,
+                c.topic,
+                c.option,
+                round(float(np.clip(c.motivation + bonus + self.rng.normal(0, 0.35), 1, 5)), 4),
+                c.addressee,
+                c.reason,
+            )
             for c in candidates
         ]
         return max(noisy, key=lambda t: t.motivation)
@@ -181,9 +191,22 @@ class SimulatedParticipant:
         package = dict(view.positions().get(self.name, {})) if thought.act is ActKind.SUMMARISE else None
         if package is not None:
             package.update(self.position)
-        draft = Utterance(view.turn, self.name, thought.act, thought.topic, thought.option, package, thought.addressee, tone)
+        draft = Utterance(
+            view.turn, self.name, thought.act, thought.topic, thought.option, package, thought.addressee, tone
+        )
         text = render_utterance(draft, view.options, int(self.rng.integers(0, 1 << 30)))
-        return Utterance(draft.turn, draft.speaker, draft.act, draft.topic, draft.option, package, draft.addressee, tone, None, text)
+        return Utterance(
+            draft.turn,
+            draft.speaker,
+            draft.act,
+            draft.topic,
+            draft.option,
+            package,
+            draft.addressee,
+            tone,
+            None,
+            text,
+        )
 
     def observe(self, utterance: Utterance) -> None:
         """Update concession, frustration and position from what was said."""
@@ -200,7 +223,9 @@ class SimulatedParticipant:
 
     # -- thinking -------------------------------------------------------------------------
 
-    def _topic_thoughts(self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]) -> list[Thought]:
+    def _topic_thoughts(
+        self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]
+    ) -> list[Thought]:
         focus = _focus(view)
         objected = view.objections()
         thoughts: list[Thought] = []
@@ -228,40 +253,86 @@ class SimulatedParticipant:
         public = held.get(self.name)
         thoughts: list[Thought] = []
         if topic not in self.stated:
-            thoughts.append(self._thought(ActKind.STATE, topic, mine, base + 0.6 + 0.5 * profile.assertiveness, None, "not yet stated"))
+            thoughts.append(
+                self._thought(
+                    ActKind.STATE,
+                    topic,
+                    mine,
+                    base + 0.6 + 0.5 * profile.assertiveness,
+                    None,
+                    "not yet stated",
+                )
+            )
         thoughts.extend(t for t in self._reactions(topic, base, view) if not _redundant(t, public))
         others = {p: o for p, o in held.items() if p != self.name}
         share = sum(1 for o in others.values() if o == mine) / max(1, len(others))
         if others and share < 0.34:
             popular = self._popular_acceptable(topic, others)
-            if popular is not None and popular != mine and popular != public:
+            if popular is not None and popular not in (mine, public):
                 motivation = base + profile.cooperativeness + 0.3 * self.concession[topic]
-                thoughts.append(self._thought(ActKind.CONCEDE, topic, popular, motivation, None, "my position is isolated"))
+                thoughts.append(
+                    self._thought(
+                        ActKind.CONCEDE, topic, popular, motivation, None, "my position is isolated"
+                    )
+                )
             elif topic in self.stated:
-                thoughts.append(self._thought(ActKind.STATE, topic, mine, base + profile.assertiveness - 0.3, None, "restate"))
+                thoughts.append(
+                    self._thought(
+                        ActKind.STATE, topic, mine, base + profile.assertiveness - 0.3, None, "restate"
+                    )
+                )
         if len(set(held.values())) >= 2:
             compromise = self._compromise(topic, held, objected)
             if compromise is not None:
-                thoughts.append(self._thought(ActKind.PROPOSE, topic, compromise, base + 0.2 + 0.6 * profile.cooperativeness, None, "bridge the gap"))
+                thoughts.append(
+                    self._thought(
+                        ActKind.PROPOSE,
+                        topic,
+                        compromise,
+                        base + 0.2 + 0.6 * profile.cooperativeness,
+                        None,
+                        "bridge the gap",
+                    )
+                )
         silent = [p for p in view.parties if p not in held and p != self.name]
         if silent and topic in self.stated:
-            thoughts.append(self._thought(ActKind.ASK, topic, None, base - 0.3, silent[0], "hear from a quiet party"))
+            thoughts.append(
+                self._thought(ActKind.ASK, topic, None, base - 0.3, silent[0], "hear from a quiet party")
+            )
         return thoughts
 
     def _reactions(self, topic: str, base: float, view: ConversationView) -> list[Thought]:
-        last = next((u for u in reversed(view.utterances) if u.topic == topic and u.speaker != self.name), None)
+        last = next(
+            (u for u in reversed(view.utterances) if u.topic == topic and u.speaker != self.name), None
+        )
+        answered = any(
+            u.speaker == self.name and u.topic == topic and last is not None and u.turn > last.turn
+            for u in view.recent(6)
+        )
+        if answered:
+            return []
         if last is None or last.is_intervention:
             return self._answer_mediator(topic, base, last)
         boost = 0.5 if self.rng.random() < self.speaking.system1_prob else 0.0
         if last.act is ActKind.ASK and last.addressee == self.name:
-            return [self._thought(ActKind.STATE, topic, self.position[topic], base + 1.2, last.speaker, "asked directly")]
+            return [
+                self._thought(
+                    ActKind.STATE, topic, self.position[topic], base + 1.2, last.speaker, "asked directly"
+                )
+            ]
         option = last.option
         if option is None or last.act is ActKind.OBJECT:
             return []
         if self.values[topic].get(option, -1.0) < 0 or not self.acceptable(topic, option):
             motivation = base + 0.6 + self.profile.assertiveness + self.frustration + boost
             return [self._thought(ActKind.OBJECT, topic, option, motivation, last.speaker, "cannot accept")]
-        motivation = base + 0.4 + self.profile.cooperativeness + boost - (0.3 if option == self.position[topic] else 0.0)
+        motivation = (
+            base
+            + 0.4
+            + self.profile.cooperativeness
+            + boost
+            - (0.3 if option == self.position[topic] else 0.0)
+        )
         return [self._thought(ActKind.SUPPORT, topic, option, motivation, last.speaker, "can live with it")]
 
     def _answer_mediator(self, topic: str, base: float, last: Utterance | None) -> list[Thought]:
@@ -269,18 +340,52 @@ class SimulatedParticipant:
             return []
         option = last.option or (last.package or {}).get(topic)
         if option is not None and self.acceptable(topic, option):
-            return [self._thought(ActKind.SUPPORT, topic, option, base + 0.8 + self.profile.cooperativeness, None, "mediator's suggestion works")]
+            return [
+                self._thought(
+                    ActKind.SUPPORT,
+                    topic,
+                    option,
+                    base + 0.8 + self.profile.cooperativeness,
+                    None,
+                    "mediator's suggestion works",
+                )
+            ]
         if option is not None and self.values[topic].get(option, -1.0) < 0:
-            return [self._thought(ActKind.OBJECT, topic, option, base + 0.6 + self.profile.assertiveness, None, "mediator's suggestion fails me")]
-        return [self._thought(ActKind.STATE, topic, self.position[topic], base + 0.5, None, "answer the mediator")]
+            return [
+                self._thought(
+                    ActKind.OBJECT,
+                    topic,
+                    option,
+                    base + 0.6 + self.profile.assertiveness,
+                    None,
+                    "mediator's suggestion fails me",
+                )
+            ]
+        return [
+            self._thought(ActKind.STATE, topic, self.position[topic], base + 0.5, None, "answer the mediator")
+        ]
 
-    def _summary_thought(self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]) -> list[Thought]:
+    def _summary_thought(
+        self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]
+    ) -> list[Thought]:
         stated_everywhere = sum(1 for t in view.topics if all(t in held for held in positions.values()))
         if stated_everywhere * 2 < len(view.topics):
             return []
-        return [self._thought(ActKind.SUMMARISE, None, None, 2.0 + self.profile.cooperativeness, None, "take stock")]
+        return [
+            self._thought(
+                ActKind.SUMMARISE, None, None, 2.0 + self.profile.cooperativeness, None, "take stock"
+            )
+        ]
 
-    def _thought(self, act: ActKind, topic: str | None, option: str | None, motivation: float, addressee: str | None, reason: str) -> Thought:
+    def _thought(
+        self,
+        act: ActKind,
+        topic: str | None,
+        option: str | None,
+        motivation: float,
+        addressee: str | None,
+        reason: str,
+    ) -> Thought:
         return Thought(self.name, act, topic, option, motivation, addressee, reason)
 
     def _presence_bonus(self, view: ConversationView) -> float:
@@ -333,7 +438,11 @@ class SimulatedParticipant:
     def _hear_mediator(self, utterance: Utterance) -> None:
         rate, addressed = self.profile.concession_rate, self.name in utterance.text
         strategy = utterance.strategy
-        relief = {Strategy.TRANSFORMATIVE: 0.3, Strategy.FACILITATIVE: 0.15}.get(strategy, 0.05) if strategy else 0.05
+        relief = (
+            {Strategy.TRANSFORMATIVE: 0.3, Strategy.FACILITATIVE: 0.15}.get(strategy, 0.05)
+            if strategy
+            else 0.05
+        )
         self.frustration -= relief * (1.5 if addressed else 1.0)
         topics = list(utterance.package or {}) or ([utterance.topic] if utterance.topic else [])
         for topic in topics:

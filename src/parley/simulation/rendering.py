@@ -26,8 +26,10 @@ def register(tone: float) -> str:
 
 
 def describe_package(package: Mapping[str, str], options: Mapping[str, Mapping[str, str]]) -> str:
-    """"topic: option (description); ..." for a package."""
-    return "; ".join(f"{topic}: {option} ({options.get(topic, {}).get(option, '')})" for topic, option in package.items())
+    """ "topic: option (description); ..." for a package."""
+    return "; ".join(
+        f"{topic}: {option} ({options.get(topic, {}).get(option, '')})" for topic, option in package.items()
+    )
 
 
 def render_utterance(utterance: Utterance, options: Mapping[str, Mapping[str, str]], variant: int) -> str:

@@ -170,7 +170,7 @@ def _check_one(factory: NegotiatorFactory, scenario: Scenario, seed: int, tally:
             "deterministic", f"two runs with the same seed differ: {_first_difference(first, second)}"
         )
     for name, script in _odd_scripts(scenario, seed).items():
-        _against_scripts(factory, scenario, seed, tally, script, label=name)
+        _against_scripts(factory, scenario, seed, tally, script, label=name, check="tolerates_odd_opponents")
     _check_no_peeking(factory, scenario, seed, tally)
 
 
@@ -194,6 +194,7 @@ def _run(
     tally: _Tally,
     *,
     label: str,
+    check: str = "legal_moves",
 ) -> SessionResult:
     try:
         result = Session(scenario.space, setups, negotiators, scenario.rules).run()
@@ -205,7 +206,7 @@ def _run(
         if recorder.problems:
             check, detail = recorder.problems[0]
             raise _Fail(check, f"{label}, party {party!r}: {detail}")
-    _check_ending(result, scenario, checked, label)
+    _check_ending(result, scenario, checked, label, check)
     ending = (
         "agreement" if result.agreement is not None else (result.no_deal.reason if result.no_deal else "")
     )
@@ -214,11 +215,11 @@ def _run(
 
 
 def _check_ending(
-    result: SessionResult, scenario: Scenario, checked: Mapping[PartyId, _Recorder], label: str
+    result: SessionResult, scenario: Scenario, checked: Mapping[PartyId, _Recorder], label: str, check: str
 ) -> None:
     for event in result.trajectory.of_kind("violation"):
         if event.party in checked:
-            raise _Fail("legal_moves", f"{label}: the engine flagged {event.party!r}: {event.data['detail']}")
+            raise _Fail(check, f"{label}: the engine flagged {event.party!r}: {event.data['detail']}")
     if (result.agreement is None) == (result.no_deal is None):
         raise _Fail("terminates", f"{label}: the session ended with neither (or both) agreement and no-deal")
     if result.rounds > scenario.rules.max_rounds:
@@ -264,6 +265,7 @@ def _against_scripts(
     script: Sequence[ScriptStep],
     *,
     label: str,
+    check: str = "legal_moves",
     setups: Sequence[PartySetup] | None = None,
 ) -> _Recorder:
     """The negotiator under test plays the first party; every other party follows script."""
@@ -272,7 +274,15 @@ def _against_scripts(
     negotiators: dict[PartyId, Negotiator] = {checked_party: recorder}
     for party in scenario.parties[1:]:
         negotiators[party.name] = ScriptedNegotiator(script)
-    _run(scenario, setups or scenario.setups(), negotiators, {checked_party: recorder}, tally, label=label)
+    _run(
+        scenario,
+        setups or scenario.setups(),
+        negotiators,
+        {checked_party: recorder},
+        tally,
+        label=label,
+        check=check,
+    )
     return recorder
 
 

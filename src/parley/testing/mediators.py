@@ -8,6 +8,7 @@ propose the same thing when the parties' private utilities change but offers and
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -80,7 +81,11 @@ def check_mediator(
     probe = factory(seeds[0])
     if hasattr(probe, "propose") and not hasattr(probe, "assess"):
         return _check_offer_mediator(factory, seeds)
-    cases = list(scenarios) if scenarios is not None else [load_promediate_case("hmo"), load_promediate_case("williams")]
+    cases = (
+        list(scenarios)
+        if scenarios is not None
+        else [load_promediate_case("hmo"), load_promediate_case("williams")]
+    )
     conversations = interventions = 0
     for scenario in cases:
         for seed in seeds:
@@ -91,7 +96,9 @@ def check_mediator(
     return MediatorReport(MEDIATOR_CHECKS, conversations, interventions)
 
 
-def _check_conversation(factory: Callable[[int], Any], scenario: Scenario, mode: ConflictMode, seed: int) -> int:
+def _check_conversation(
+    factory: Callable[[int], Any], scenario: Scenario, mode: ConflictMode, seed: int
+) -> int:
     label = f"{scenario.name}/{mode.value}/seed {seed}"
     mediator: ConversationMediator = factory(seed)
     result = run_conversation(scenario, mediator, mode=mode, seed=seed)
@@ -100,9 +107,11 @@ def _check_conversation(factory: Callable[[int], Any], scenario: Scenario, mode:
         if utterance.is_intervention:
             _well_formed(utterance, utterance.turn, scenario, label)
     if getattr(mediator, "no_consecutive", False):
-        for earlier, later in zip(turns, turns[1:], strict=False):
+        for earlier, later in itertools.pairwise(turns):
             if later == earlier + 1:
-                raise MediatorCheckError("no_consecutive", f"{label}: intervened in turns {earlier} and {later}")
+                raise MediatorCheckError(
+                    "no_consecutive", f"{label}: intervened in turns {earlier} and {later}"
+                )
     again = run_conversation(scenario, factory(seed), mode=mode, seed=seed)
     if again.trajectory.to_jsonl() != result.trajectory.to_jsonl():
         raise MediatorCheckError("deterministic", f"{label}: the same seed gave a different transcript")
@@ -114,7 +123,9 @@ def _well_formed(utterance: Utterance, turn: int, scenario: Scenario, label: str
     topics = scenario.space.names
     problems: list[str] = []
     if utterance.act is not ActKind.INTERVENE or utterance.speaker != MEDIATOR:
-        problems.append(f"act {utterance.act.value!r} by {utterance.speaker!r} (expected intervene by {MEDIATOR!r})")
+        problems.append(
+            f"act {utterance.act.value!r} by {utterance.speaker!r} (expected intervene by {MEDIATOR!r})"
+        )
     if utterance.turn != turn:
         problems.append(f"turn {utterance.turn} (expected {turn})")
     if utterance.topic is not None and utterance.topic not in topics:
@@ -131,7 +142,12 @@ def _well_formed(utterance: Utterance, turn: int, scenario: Scenario, label: str
 
 
 def _check_public_only(
-    factory: Callable[[int], Any], scenario: Scenario, mode: ConflictMode, seed: int, trajectory: Trajectory, label: str
+    factory: Callable[[int], Any],
+    scenario: Scenario,
+    mode: ConflictMode,
+    seed: int,
+    trajectory: Trajectory,
+    label: str,
 ) -> None:
     """Replay the recorded public record to a mediator inside a scenario whose private preferences
     are rotated among parties: its assessments and interventions must not change."""
@@ -146,7 +162,8 @@ def _check_public_only(
         answer_b = _answer(shuffled, replace(shuffled.view(turn), utterances=before, silent_turns=quiet))
         if answer_a != answer_b:
             raise MediatorCheckError(
-                "public_only", f"{label}, turn {turn}: the decision changed when only private preferences changed"
+                "public_only",
+                f"{label}, turn {turn}: the decision changed when only private preferences changed",
             )
 
 
@@ -155,7 +172,9 @@ def _answer(conversation: Conversation, view: ConversationView) -> tuple[Assessm
     mediator = conversation.mediator
     assessment = mediator.assess(view)
     if not 1.0 <= assessment.motivation <= 5.0:
-        raise MediatorCheckError("well_formed", f"turn {view.turn}: motivation {assessment.motivation} outside 1..5")
+        raise MediatorCheckError(
+            "well_formed", f"turn {view.turn}: motivation {assessment.motivation} outside 1..5"
+        )
     return assessment, mediator.intervene(view, assessment) if assessment.intervene else None
 
 
@@ -199,7 +218,9 @@ def _offer_session(
     ideal = {p.name: _best_package(p) for p in scenario.parties}
     negotiators = {p.name: _Scripted([ideal[p.name]], accept_mediator=False) for p in parties}
     setups = [PartySetup(p.name, u, {}, p.signals) for p, u in zip(parties, utilities, strict=True)]
-    rules = Rules(max_rounds=8, stagnation_rounds=1, on_stagnation="mediate", acceptance=scenario.rules.acceptance)
+    rules = Rules(
+        max_rounds=8, stagnation_rounds=1, on_stagnation="mediate", acceptance=scenario.rules.acceptance
+    )
     mediator: OfferMediator = factory(seed)
     result = Session(scenario.space, setups, negotiators, rules, mediator=mediator).run()
     return [dict(e.data["package"]) for e in result.trajectory.of_kind("mediator_proposal")]
@@ -228,6 +249,8 @@ def _check_offer_mediator(factory: Callable[[int], Any], seeds: Sequence[int]) -
             try:
                 scenario.space.validate(package)
             except ValueError as error:
-                raise MediatorCheckError("well_formed", f"seed {seed}: illegal package {package}: {error}") from None
+                raise MediatorCheckError(
+                    "well_formed", f"seed {seed}: illegal package {package}: {error}"
+                ) from None
         proposals += len(first)
     return MediatorReport(OFFER_MEDIATOR_CHECKS, 3 * len(seeds), proposals)

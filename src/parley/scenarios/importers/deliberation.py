@@ -49,6 +49,22 @@ class ScoreFile:
     threshold: float
 
 
+def deliberation_game_names() -> list[str]:
+    """The shipped games (for the scenario catalog: "deliberation/<game>")."""
+    return ["base"]
+
+
+def load_shipped_game(name: str) -> Scenario:
+    """A shipped game by name ("base").
+
+    Raises:
+        ScenarioError: unknown name.
+    """
+    if name not in deliberation_game_names():
+        raise ScenarioError(f"unknown LLM-Deliberation game {name!r}; shipped: {deliberation_game_names()}")
+    return load_deliberation_game(base_game_folder().parent / name)
+
+
 def base_game_folder() -> Path:
     """The shipped LLM-Deliberation `base` game."""
     return Path(str(resources.files("parley.scenarios") / "data" / "llm_deliberation" / "base"))
@@ -56,7 +72,13 @@ def base_game_folder() -> Path:
 
 def recorded_run_folder() -> Path:
     """The shipped recorded run of the base game (all cooperative, GPT-4)."""
-    root = resources.files("parley.scenarios") / "data" / "llm_deliberation" / "logs" / "all_coop_temp1_base_gpt4"
+    root = (
+        resources.files("parley.scenarios")
+        / "data"
+        / "llm_deliberation"
+        / "logs"
+        / "all_coop_temp1_base_gpt4"
+    )
     return Path(str(root))
 
 
@@ -88,7 +110,9 @@ def read_scores(path: Path) -> ScoreFile:
     """
     lines = [line.strip() for line in _read(path).splitlines() if line.strip()]
     if len(lines) < 2:
-        raise ScenarioError(f"expected issue score lines and a threshold, got {len(lines)} lines", source=str(path))
+        raise ScenarioError(
+            f"expected issue score lines and a threshold, got {len(lines)} lines", source=str(path)
+        )
     rows = [_numbers(line, path, number) for number, line in enumerate(lines, start=1)]
     threshold = rows[-1]
     if len(threshold) != 1:
@@ -157,7 +181,9 @@ def load_deliberation_game(folder: str | Path | None = None, *, name: str | None
         "initial_deal": _initial_deal(root, space),
         "licence": "MIT (S-Abdelnabi/LLM-Deliberation), see data/llm_deliberation/LICENSE.txt",
     }
-    description = _read(root / "global_instructions.txt") if (root / "global_instructions.txt").is_file() else ""
+    description = (
+        _read(root / "global_instructions.txt") if (root / "global_instructions.txt").is_file() else ""
+    )
     return Scenario(
         name or f"deliberation-{root.name}",
         f"LLM-Deliberation game {root.name!r}",
@@ -198,7 +224,10 @@ def _party(entry: ConfigLine, score_file: ScoreFile, space: OutcomeSpace) -> Par
 
 def _priorities(utility: LinearAdditiveUtility, space: OutcomeSpace) -> list[str]:
     """Issues from most to least at stake for the party (score range), a coarse public signal."""
-    spans = {issue.name: float(table.max() - table.min()) for issue, table in zip(space.issues, utility.weighted_tables, strict=True)}
+    spans = {
+        issue.name: float(table.max() - table.min())
+        for issue, table in zip(space.issues, utility.weighted_tables, strict=True)
+    }
     return sorted(spans, key=lambda issue: -spans[issue])
 
 

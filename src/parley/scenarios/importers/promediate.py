@@ -55,6 +55,11 @@ class TopicPreference:
     unacceptable: tuple[str, ...]
 
 
+def promediate_case_names() -> list[str]:
+    """The shipped case ids (for the scenario catalog: "promediate/<case>")."""
+    return list(PROMEDIATE_CASES)
+
+
 def data_folder() -> Path:
     """The package folder holding the verbatim case files and the preference sidecar."""
     return Path(str(resources.files("parley.scenarios") / "data" / "promediate"))
@@ -191,7 +196,10 @@ def _build(
         "options": descriptions,
         "issues_text": str(raw["issues"]),
         "options_text": str(raw["options"]),
-        "mediator": {"brief": str(briefs.get(MEDIATOR_NAME, "")), "speaking": config.get(MEDIATOR_NAME.lower())},
+        "mediator": {
+            "brief": str(briefs.get(MEDIATOR_NAME, "")),
+            "speaking": config.get(MEDIATOR_NAME.lower()),
+        },
         "derivation": derivation,
         "derivation_note": notes.get(case, ""),
         "licence": "MIT (microsoft/ProMediate-Eval), see data/promediate/LICENSE.txt",

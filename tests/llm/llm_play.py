@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from conftest import market_parties, market_space
+from llm_market import market_parties, market_space
 
 from parley.agents import create
 from parley.llm import LLMJudge, LLMNegotiator, LLMSession

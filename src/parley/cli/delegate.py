@@ -1,0 +1,281 @@
+"""`parley delegate ...`: run, chat with, check, classify and decide for the GAIA governed delegate."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+
+from parley.cli.app import app
+from parley.errors import ParleyError
+from parley.governance.config import DomainConfig, load_config
+from parley.governance.counterparties import PERSONAS, Counterparty, SimulatedCounterparty
+from parley.governance.escalation import (
+    EscalationRequest,
+    InteractivePrincipal,
+    PolicyPrincipal,
+    Principal,
+    StoredPrincipal,
+)
+from parley.governance.moderator import RuleModerator
+from parley.governance.preflight import preflight
+from parley.governance.session import SessionOutcome, decide, run_session
+from parley.governance.store import SessionStore
+
+console = Console(highlight=False)
+error_console = Console(stderr=True, highlight=False)
+delegate_app = typer.Typer(
+    no_args_is_help=True, help="GAIA: a governed delegate that screens and negotiates."
+)
+app.add_typer(delegate_app, name="delegate")
+
+DEFAULT_DB = Path(".parley") / "delegate.db"
+DbOption = Annotated[Path, typer.Option("--db", help="SQLite file holding sessions and the audit log.")]
+ConfigArgument = Annotated[
+    str, typer.Argument(help="A shipped config (staffing, procurement, leasing) or a path.")
+]
+
+
+class WallClock:
+    """Seconds since the Unix epoch: the CLI's clock, so audit timestamps are real times."""
+
+    def now(self) -> float:
+        return time.time()
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print a one-line error and exit."""
+    error_console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def _config(name_or_path: str) -> DomainConfig:
+    try:
+        return load_config(name_or_path)
+    except ParleyError as error:
+        fail(str(error))
+
+
+def _texts(single: str | None, file: Path | None, what: str) -> list[str]:
+    if single is None and file is None:
+        fail(f"give --{what} TEXT or --file PATH (one {what} per line)")
+    texts = [single] if single is not None else []
+    if file is not None:
+        if not file.is_file():
+            fail(f"{file}: no such file")
+        texts += [line.strip() for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return texts
+
+
+def _print_message(speaker: str, text: str) -> None:
+    style = "cyan" if speaker == "delegate" else "green"
+    console.print(f"[bold {style}]{speaker}:[/] {escape(text)}")
+
+
+def render_request(request: EscalationRequest) -> None:
+    """Show an escalation request the way the principal sees it."""
+    ledger = request.ledger
+    revealed = ", ".join(f"{k}={v}" for k, v in dict(ledger.get("revealed", {})).items()) or "none"
+    lines = [
+        f"[bold]Situation[/] ({request.state}): TCI {float(ledger.get('tci', 0)):.2f} "
+        f"(weighted {float(ledger.get('tci_weighted', 0)):.2f}); known: {revealed}",
+        f"Missing: {', '.join(ledger.get('missing', [])) or 'nothing'}",
+        *(f"  {speaker}: {escape(text)}" for speaker, text in request.last_messages),
+        f"[bold]Problem[/]: {request.problem}",
+    ]
+    if request.safety_events:
+        lines.append(f"Safety events: {'; '.join(request.safety_events)}")
+    lines += [f"  ({o.key}) {o.title}: {o.trade_offs}" for o in request.options]
+    lines.append(f"[bold]Request[/]: {request.ask}")
+    title = escape(f"Escalation {request.request_id} [{request.trigger.value}]")
+    console.print(Panel("\n".join(lines), title=title, border_style="red"))
+
+
+def _principal(spec: str | None) -> Principal:
+    if spec is None or spec == "stored":
+        return StoredPrincipal()
+    try:
+        return PolicyPrincipal.load(spec)
+    except ParleyError as error:
+        fail(str(error))
+
+
+def _report(outcome: SessionOutcome, db: Path) -> None:
+    console.print(f"session [bold]{outcome.session_id}[/]: {outcome.state.value} after {outcome.turns} turns")
+    if outcome.terms:
+        console.print(f"terms: {json.dumps(outcome.terms)}")
+    if outcome.pending is not None:
+        render_request(outcome.pending)
+        console.print(f"decide with: parley delegate decide {outcome.session_id} --option A --db {db}")
+
+
+@delegate_app.command("run")
+def run_command(
+    config: ConfigArgument,
+    counterparty: Annotated[
+        str, typer.Option(help=f"Simulated persona: {', '.join(PERSONAS)}.")
+    ] = "cooperative",
+    principal: Annotated[
+        str | None, typer.Option(help="Policy YAML of scripted decisions, or 'stored' to decide later.")
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+    seed: Annotated[int, typer.Option(help="Seed for the counterparty and the drafter.")] = 0,
+) -> None:
+    """Run one session against a simulated counterparty."""
+    domain = _config(config)
+    who = _principal(principal)
+    try:
+        party = SimulatedCounterparty(domain, counterparty, seed)
+        store = SessionStore(db)
+        outcome = run_session(
+            domain,
+            party,
+            who,
+            store,
+            config_source=config,
+            seed=seed,
+            clock=WallClock(),
+            on_message=_print_message,
+        )
+    except ParleyError as error:
+        fail(str(error))
+    _report(outcome, db)
+
+
+def _ask(prompt: str) -> str:
+    return str(typer.prompt(prompt))
+
+
+class _HumanCounterparty:
+    """The person at the terminal plays the counterparty (empty line: no reply this round)."""
+
+    name = "human"
+
+    def respond(self, message: str | None) -> str | None:
+        answer = typer.prompt("you", default="", show_default=False)
+        if answer.strip() == "/quit":
+            raise typer.Exit(0)
+        return answer or None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "scripted", "replies": [], "position": 0, "name": "human"}
+
+
+@delegate_app.command("chat")
+def chat_command(config: ConfigArgument, db: DbOption = DEFAULT_DB) -> None:
+    """Play the counterparty yourself; principal decisions are asked in the same terminal."""
+    domain = _config(config)
+    console.print(f"You are the {domain.counterparty_role}. Empty line = no reply; /quit to leave.")
+    principal = InteractivePrincipal(render_request, _ask, "terminal")
+    party: Counterparty = _HumanCounterparty()
+    try:
+        outcome = run_session(
+            domain,
+            party,
+            principal,
+            SessionStore(db),
+            config_source=config,
+            clock=WallClock(),
+            on_message=lambda s, t: _print_message(s, t) if s == "delegate" else None,
+        )
+    except ParleyError as error:
+        fail(str(error))
+    _report(outcome, db)
+
+
+@delegate_app.command("decide")
+def decide_command(
+    session: Annotated[str, typer.Argument(help="The paused session's id.")],
+    option: Annotated[str | None, typer.Option(help="Option letter to approve (A, B, C...).")] = None,
+    guidance: Annotated[str, typer.Option(help="Free-text guidance instead of (or with) an option.")] = "",
+    by: Annotated[
+        str, typer.Option("--by", help="Who is deciding (recorded in the audit log).")
+    ] = "principal",
+    principal: Annotated[str | None, typer.Option(help="Policy YAML for later escalations.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Answer a stored escalation request and resume the session from storage."""
+    if not db.is_file():
+        fail(f"{db}: no such database")
+    later = _principal(principal)
+    try:
+        outcome = decide(
+            SessionStore(db),
+            session,
+            option=option,
+            guidance=guidance,
+            decided_by=by,
+            principal=later,
+            clock=WallClock(),
+            on_message=_print_message,
+        )
+    except ParleyError as error:
+        fail(str(error))
+    _report(outcome, db)
+
+
+@delegate_app.command("inbox")
+def inbox_command(db: DbOption = DEFAULT_DB) -> None:
+    """List sessions waiting for a principal's decision."""
+    if not db.is_file():
+        fail(f"{db}: no such database")
+    store = SessionStore(db)
+    table = Table("session", "state", "request", "trigger", "problem")
+    for session_id, state in store.sessions():
+        request = store.open_request(session_id)
+        if request is not None:
+            table.add_row(session_id, state, request.request_id, request.trigger.value, request.problem)
+    console.print(table)
+
+
+@delegate_app.command("check")
+def check_command(
+    config: ConfigArgument,
+    draft: Annotated[str | None, typer.Option(help="One outgoing draft to preflight.")] = None,
+    file: Annotated[Path | None, typer.Option(help="A file with one draft per line.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+) -> None:
+    """Run the preflight commitment check on outgoing drafts."""
+    domain = _config(config)
+    for text in _texts(draft, file, "draft"):
+        result = preflight(text, domain)
+        if as_json:
+            console.print_json(json.dumps(result.to_json()))
+            continue
+        verdict = "[red]NEEDS APPROVAL[/]" if result.requires_approval else "[green]OK to send[/]"
+        console.print(f"{verdict}  {text}")
+        for commitment in result.commitments:
+            console.print(f"  binding language: {commitment.cue!r} in {commitment.sentence!r}")
+        for breach in result.breaches:
+            console.print(f"  boundary: {breach.term} {breach.value} ({breach.kind}, limit {breach.limit})")
+        for topic in result.topics:
+            console.print(f"  prohibited: {topic.topic} ({topic.phrase!r}, {topic.severity})")
+        for near in result.approaching:
+            console.print(f"  warning: {near.term} {near.value} is close to the limit {near.limit}")
+        if result.rewrite is not None:
+            console.print(f"  non-binding rewrite: {result.rewrite}")
+
+
+@delegate_app.command("classify")
+def classify_command(
+    config: ConfigArgument,
+    message: Annotated[str | None, typer.Option(help="One counterparty message to classify.")] = None,
+    file: Annotated[Path | None, typer.Option(help="A file with one message per line.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+) -> None:
+    """Run the moderator on counterparty messages."""
+    moderator = RuleModerator(_config(config))
+    for text in _texts(message, file, "message"):
+        result = moderator.classify(text)
+        if as_json:
+            console.print_json(json.dumps({"message": text, **result.to_json()}))
+            continue
+        note = f" (top guess {result.top_label.value})" if result.label.value == "clarify" else ""
+        console.print(f"[bold]{result.label.value}[/] {result.confidence:.2f}{note}  {text}")

@@ -1,0 +1,200 @@
+"""`parley mediate` (one live mediated conversation) and `parley experiment promediate` (Table 1)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from parley.cli.app import app, experiment_app
+from parley.cli.common import console, fail
+from parley.errors import ParleyError
+from parley.protocol.events import Event
+from parley.scenarios.model import Scenario
+
+_DEFAULT_REPORT = Path("docs/results/promediate.md")
+_SPEAKER_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan")
+
+
+def resolve_conversation_scenario(name: str) -> Scenario:
+    """A ProMediate case by id ("hmo", "promediate/hmo"), else any scenario `load_scenario` knows.
+
+    Raises:
+        ParleyError: unknown name or invalid file.
+    """
+    from parley.scenarios.importers.promediate import PROMEDIATE_CASES, load_promediate_case
+
+    case = name.lower().removeprefix("promediate/")
+    if case in PROMEDIATE_CASES:
+        return load_promediate_case(case)
+    from parley.scenarios import load_scenario
+
+    return load_scenario(name)
+
+
+def _printer(scenario: Scenario) -> Callable[[Event], None]:
+    names = scenario.party_names
+
+    def show(event: Event) -> None:
+        if event.kind in ("utterance", "intervention"):
+            speaker = event.party or ""
+            style = (
+                "bold white on grey23"
+                if event.kind == "intervention"
+                else _SPEAKER_STYLES[names.index(speaker) % 7]
+            )
+            tag = event.data.get("strategy") or event.data.get("act")
+            console.print(
+                f"[dim]{event.round:>3}[/] [{style}]{speaker}[/] [dim]({tag})[/] {event.data['text']}",
+                markup=True,
+            )
+        elif event.kind == "silence":
+            console.print(f"[dim]{event.round:>3} … (silence)[/]", markup=True)
+
+    return show
+
+
+@app.command("mediate")
+def mediate(
+    scenario: Annotated[
+        str,
+        typer.Argument(
+            metavar="SCENARIO", help="ProMediate case (hmo, williams, francis, ias, flagship, river)."
+        ),
+    ],
+    mediator: Annotated[str, typer.Option("--mediator", help="social, generic or none.")] = "social",
+    mode: Annotated[
+        str, typer.Option("--mode", help="competing, avoiding, accommodating or general.")
+    ] = "general",
+    seed: Annotated[int, typer.Option("--seed", help="Seed for every random choice.")] = 0,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Write a consensus-per-topic PNG here.")] = None,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Folder for trajectory.jsonl and metrics.json.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="Do not print the conversation live.")] = False,
+) -> None:
+    """Simulate one mediated multi-party conversation and show consensus per topic."""
+    import json
+
+    from parley.mediation.mediators import create_mediator
+    from parley.metrics.consensus import conversation_metrics
+    from parley.simulation.conversation import run_conversation
+    from parley.simulation.modes import ConflictMode
+
+    try:
+        case = resolve_conversation_scenario(scenario)
+        conflict = ConflictMode.parse(mode)
+        chosen = create_mediator(mediator)
+        show = None if quiet else _printer(case)
+        result = run_conversation(case, chosen, mode=conflict, seed=seed, on_event=show)
+    except ParleyError as error:
+        fail(str(error))
+    console.print(_consensus_table(result.topic_consensus, result.consensus, len(result.interventions)))
+    metrics = conversation_metrics(result.trajectory)
+    console.print(
+        f"CC {metrics.consensus_change * 100:+.2f}%  TLE {metrics.topic_efficiency * 100:+.3f}%  "
+        f"ME {metrics.effectiveness * 100:+.3f}%  MI {metrics.intelligence:.2f}  "
+        f"interventions {metrics.interventions}"
+    )
+    if save is not None:
+        path = result.trajectory.save(save / "trajectory.jsonl")
+        (save / "metrics.json").write_text(
+            json.dumps(metrics.to_json(), default=str, indent=2), encoding="utf-8"
+        )
+        console.print(f"saved {path}")
+    if plot is not None:
+        _plot(
+            result.topic_consensus,
+            result.consensus,
+            result.interventions,
+            plot,
+            f"{case.name} · {mediator} · {mode}",
+        )
+        console.print(f"wrote {plot}")
+
+
+def _consensus_table(
+    topics: Mapping[str, tuple[float, ...]], group: tuple[float, ...], interventions: int
+) -> Table:
+    table = Table(title=f"Consensus per topic (start → end; {interventions} interventions)")
+    table.add_column("topic")
+    table.add_column("start", justify="right")
+    table.add_column("end", justify="right")
+    table.add_column("change", justify="right")
+    for topic, values in topics.items():
+        table.add_row(str(topic), f"{values[0]:.3f}", f"{values[-1]:.3f}", f"{values[-1] - values[0]:+.3f}")
+    table.add_row("[bold]group[/]", f"{group[0]:.3f}", f"{group[-1]:.3f}", f"{group[-1] - group[0]:+.3f}")
+    return table
+
+
+def _plot(
+    topics: Mapping[str, tuple[float, ...]],
+    group: tuple[float, ...],
+    interventions: tuple[int, ...],
+    path: Path,
+    title: str,
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(8, 4))
+    for turn in interventions:
+        axis.axvline(turn, color="0.8", linewidth=1)
+    for topic, values in topics.items():
+        axis.plot(range(len(values)), values, label=str(topic)[:32])
+    axis.plot(range(len(group)), group, color="black", linewidth=2, label="group")
+    axis.set_xlabel("turn")
+    axis.set_ylabel("consensus")
+    axis.set_title(title)
+    axis.legend(fontsize=7)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+@experiment_app.command("promediate")
+def promediate_experiment(
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per case, mode and mediator.")] = 5,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes.")] = 1,
+    out: Annotated[Path, typer.Option("--out", help="Markdown report to write.")] = _DEFAULT_REPORT,
+    cases: Annotated[
+        str, typer.Option("--cases", help="Comma-separated subset of cases (default: all).")
+    ] = "",
+    deliberation_seeds: Annotated[
+        int,
+        typer.Option(
+            "--deliberation-seeds", min=0, help="Seeds for the Pareto-mediator comparison (0: skip)."
+        ),
+    ] = 20,
+) -> None:
+    """Reproduce ProMediate Table 1 (cases × modes × mediators × runs) and the Pareto-mediator comparison."""
+    from parley.experiments.promediate import grid, run_deliberation, run_grid, write_report
+    from parley.scenarios.importers.promediate import PROMEDIATE_CASES
+
+    chosen = [c.strip().lower() for c in cases.split(",") if c.strip()] or list(PROMEDIATE_CASES)
+    unknown = [c for c in chosen if c not in PROMEDIATE_CASES]
+    if unknown:
+        fail(f"unknown cases {unknown}; expected some of {list(PROMEDIATE_CASES)}")
+    cells = grid(chosen)
+    started = time.perf_counter()
+    columns = (TextColumn("conversations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("promediate", total=len(cells) * runs)
+        rows = run_grid(
+            cells, runs, jobs=jobs, on_progress=lambda done, total: progress.update(task, completed=done)
+        )
+    elapsed = time.perf_counter() - started
+    deliberation = run_deliberation(deliberation_seeds) if deliberation_seeds else []
+    command = f"parley experiment promediate --runs {runs} --jobs {jobs}"
+    path = write_report(
+        rows, out, runs=runs, jobs=jobs, elapsed=elapsed, deliberation=deliberation, command=command
+    )
+    console.print(f"{len(rows)} conversations in {elapsed:.1f} s; wrote {path}")

@@ -1,0 +1,85 @@
+"""`parley mediate` and `parley experiment promediate` end to end through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from parley.cli.app import app
+from parley.protocol.events import Trajectory
+
+runner = CliRunner()
+
+
+@pytest.mark.e2e
+def test_mediate_shows_the_conversation_saves_the_trajectory_and_plots(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "mediate",
+            "hmo",
+            "--mediator",
+            "social",
+            "--mode",
+            "competing",
+            "--seed",
+            "3",
+            "--save",
+            str(tmp_path / "run"),
+            "--plot",
+            str(tmp_path / "consensus.png"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Mediator" in result.output and "Consensus per topic" in result.output
+    assert "Formulary Status" in result.output
+    trajectory = Trajectory.load(tmp_path / "run" / "trajectory.jsonl")
+    assert trajectory.of_kind("conversation_started")[0].data["mode"] == "competing"
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["interventions"] == len(trajectory.of_kind("intervention")) > 0
+    assert (tmp_path / "consensus.png").stat().st_size > 1000
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["mediate", "hmo", "--mode", "angry"], "unknown conflict mode 'angry'"),
+        (["mediate", "hmo", "--mediator", "wise"], "unknown mediator 'wise'"),
+        (["experiment", "promediate", "--cases", "mars"], "unknown cases ['mars']"),
+    ],
+)
+def test_bad_options_are_one_line_errors(arguments: list[str], message: str) -> None:
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 2
+    assert message in result.output.replace("\n", "")
+
+
+@pytest.mark.e2e
+def test_experiment_writes_a_report_with_table_and_figures(tmp_path: Path) -> None:
+    out = tmp_path / "results" / "promediate.md"
+    result = runner.invoke(
+        app,
+        [
+            "experiment",
+            "promediate",
+            "--runs",
+            "1",
+            "--cases",
+            "hmo",
+            "--out",
+            str(out),
+            "--deliberation-seeds",
+            "1",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = out.read_text(encoding="utf-8")
+    assert "| CC (%) ↑ |" in report and "competing · Social" in report
+    assert "LLM-Deliberation base game" in report
+    assert (tmp_path / "results" / "figures" / "promediate_consensus.png").exists()
+    assert (tmp_path / "results" / "figures" / "promediate_me_mi.png").exists()
+    assert "12 conversations" in result.output
