@@ -138,12 +138,13 @@ def run_negmas(outcome_space: Any, ufuns: Sequence[Any], steps: int, one_offer_p
 
 def task_parley_casino(args: argparse.Namespace) -> dict[str, Any]:
     scenario, scenario_kind = casino()
-    _, agent_kind = parley_agents(scenario, 0)
+    lean = args.agents == "lean"
+    _, agent_kind = parley_agents(scenario, 0, lean=lean)
     seeds = iter(range(10**9))
     timing = measure(
-        lambda: run_parley(scenario, next(seeds)), repeat=args.repeat, number=args.number, warmup=5
+        lambda: run_parley(scenario, next(seeds), lean=lean), repeat=args.repeat, number=args.number, warmup=5
     )
-    results = [run_parley(scenario, seed) for seed in range(50)]
+    results = [run_parley(scenario, seed, lean=lean) for seed in range(50)]
     agreements = [r.agreement for r in results if r.agreement is not None]
     moves = [sum(1 for e in r.trajectory if e.kind == "action") for r in results]
     engine = _replay_timing(scenario, results[0].trajectory, args)
@@ -199,7 +200,9 @@ def task_parley_tournament(args: argparse.Namespace) -> dict[str, Any]:
     from parley.experiments.tournament import ResultStore, TournamentSpec, plan, run_games
 
     def tournament() -> int:
-        with tempfile.TemporaryDirectory() as directory:
+        # On tmpfs when there is one: NegMAS (path=None) writes nothing, so disk fsyncs stay out.
+        memory_disk = "/dev/shm" if Path("/dev/shm").is_dir() else None
+        with tempfile.TemporaryDirectory(dir=memory_disk) as directory:
             games = plan(TournamentSpec((BOULWARE, CONCEDER), ("casino",), args.repetitions, 0, True))
             run_games(games, ResultStore(Path(directory)), jobs=args.jobs)
             return len(games)

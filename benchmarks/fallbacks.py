@@ -2,14 +2,12 @@
 
 Used when parley's registered `boulware` / `conceder` or shipped `casino` are missing, and as a
 labelled reference row showing what an agent built on the domain's memory-lean calls
-(`evaluate_space`, `OutcomeSpace.outcome`) costs on a 10^6-outcome space.
+(`RankedOutcomes`, `OutcomeSpace.outcome`) costs on a 10^6-outcome space.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
+from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace, RankedOutcomes
 from parley.protocol.actions import Accept, Action, Propose
 from parley.protocol.rules import Rules
 from parley.protocol.view import PartyView
@@ -48,27 +46,22 @@ def casino_scenario(max_rounds: int = 20) -> Scenario:
 
 
 class TimeBasedStandIn:
-    """A minimal time-based concession negotiator (target = floor + (best − floor)·(1 − t^(1/e)))."""
+    """A minimal time-based concession negotiator (target = floor + (best − floor)·(1 − t^(1/e))).
+
+    Written the memory-lean way: `RankedOutcomes.of` (one order and one sorted utility array per
+    utility, shared across sessions) and packages built on demand, so a 10^6-outcome space costs
+    about 16 MB per party.
+    """
 
     def __init__(self, exponent: float) -> None:
         self._exponent = exponent
-        self._utilities: np.ndarray | None = None
-        self._order: np.ndarray | None = None
-
-    def _prepare(self, view: PartyView) -> None:
-        utilities = view.utility.evaluate_space()
-        self._order = np.argsort(utilities)  # introsort: deterministic, and 3× faster than stable here
-        self._utilities = utilities[self._order]
 
     def act(self, view: PartyView) -> Action:
-        if self._utilities is None:
-            self._prepare(view)
-        assert self._utilities is not None and self._order is not None
-        best = float(self._utilities[-1])
-        floor = max(view.reservation_value, float(self._utilities[0]))
-        target = floor + (best - floor) * (1.0 - view.relative_time ** (1.0 / self._exponent))
+        ranking = RankedOutcomes.of(view.utility)
+        floor = max(view.reservation_value, ranking.worst)
+        target = floor + (ranking.best - floor) * (1.0 - view.relative_time ** (1.0 / self._exponent))
         offer = view.offer
         if offer is not None and view.utility.evaluate(offer) >= target - 1e-9:
             return Accept()
-        position = min(int(np.searchsorted(self._utilities, target - 1e-9)), self._utilities.size - 1)
-        return Propose(view.space.outcome(int(self._order[position])))
+        rank = max(ranking.count_at_least(target - 1e-9) - 1, 0)  # the worst package still on target
+        return Propose(ranking.outcome(rank))

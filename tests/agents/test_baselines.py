@@ -468,3 +468,19 @@ def test_seeded_self_play_is_deterministic(name: str, three_party: Scenario) -> 
 
 
 Factory = Callable[[str, int], BaselineNegotiator]
+
+
+def test_rankings_are_shared_per_utility_object_and_refreshed_when_the_batna_changes() -> None:
+    from parley.agents.baselines.core import ranked_space
+
+    scenario = casino_like_scenario()
+    utility = scenario.party("alice").utility
+    first = ranked_space(scenario.space, utility)
+    assert ranked_space(scenario.space, utility) is first
+    other = casino_like_scenario().party("alice").utility  # equal values, another object
+    assert ranked_space(scenario.space, other) is not first
+    utility.reservation_value = 20.0
+    refreshed = ranked_space(scenario.space, utility)
+    assert refreshed is not first
+    assert refreshed.reservation == 20.0
+    assert refreshed.floor == 20.0

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parley.language import Intent, ParsedMessage, Vocabulary, parse, render, to_action
+from parley.language import Intent, ParsedMessage, Vocabulary, clarify, parse, render, to_action
 from parley.protocol.actions import Accept, Propose, Reject, Say, Walk
 
 from .conftest import camp_vocabulary, random_vocabulary, supply_vocabulary
@@ -180,3 +180,26 @@ def test_priority_about_the_listener_is_not_the_speakers(camp: Vocabulary) -> No
 def test_long_text_is_cut_not_rejected(camp: Vocabulary) -> None:
     parsed = parse("I take 3 water and you get the rest. " + "blah " * 2000, camp, speaker="alice")
     assert parsed.package == {"food": 0, "water": 3, "firewood": 0}
+
+
+def test_clarify_asks_for_what_is_missing(camp: Vocabulary, supply: Vocabulary) -> None:
+    assert clarify(parse("I want 2 firewood", camp, speaker="alice"), camp) == (
+        "Sorry, I didn't catch what you propose for food and water. Could you state the whole package?"
+    )
+    unclear = clarify(parse("I can pay $93 per unit", supply, speaker="buyer"), supply)
+    assert "93 is not an option for price" in unclear
+    assert clarify(parse("", camp, speaker="alice"), camp).startswith("Sorry, I didn't catch that.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I hope everything is fine with your family",
+        "Thanks for everything!",
+        "I'd like to hear the rest of your story",
+    ],
+)
+def test_everything_without_a_clear_recipient_is_not_an_offer(camp: Vocabulary, text: str) -> None:
+    parsed = parse(text, camp, speaker="alice")
+    assert parsed.intent is not Intent.OFFER
+    assert parsed.partial == {}

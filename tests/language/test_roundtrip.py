@@ -100,7 +100,8 @@ def test_every_phrasing_group_is_exercised() -> None:
     move_kinds = {kind for _, kind, _ in move_cases()}
     from parley.language.render import load_templates
 
-    assert set(load_templates().kinds()) == offer_kinds | move_kinds
+    clarifications = {"clarify_missing", "clarify_unclear", "clarify_empty"}
+    assert set(load_templates().kinds()) == offer_kinds | move_kinds | clarifications
 
 
 def test_describe_package_matches_render_content(camp: Vocabulary) -> None:

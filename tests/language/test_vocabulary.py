@@ -8,9 +8,11 @@ import pytest
 
 from parley.domain.issues import Issue
 from parley.domain.space import OutcomeSpace
+from parley.domain.utility import LinearAdditiveUtility
 from parley.errors import ScenarioError
 from parley.language import Vocabulary, parse
 from parley.language.vocabulary import display_label
+from parley.scenarios.model import Party, Scenario
 
 
 def camp_space() -> OutcomeSpace:
@@ -112,3 +114,25 @@ def test_bad_metadata_names_the_field(metadata: dict[str, Any], message: str) ->
 def test_unknown_issue_lookup_says_which_exist(camp: Vocabulary) -> None:
     with pytest.raises(KeyError, match="issues are"):
         camp.terms("fuel")
+
+
+def test_from_scenario_reads_space_metadata_and_parties() -> None:
+    space = camp_space()
+    utility = LinearAdditiveUtility(space, {"Food": 1.0}, {"Food": [0, 1, 2, 3]})
+    allocation = {n: {"owner": "camper", "total": 3} for n in space.names}
+    scenario = Scenario(
+        name="camp",
+        title="Camp",
+        description="",
+        space=space,
+        parties=(Party("camper", "camper", utility), Party("hiker", "hiker", utility)),
+        metadata={"allocation": allocation},
+    )
+    vocabulary = Vocabulary.from_scenario(scenario)
+    assert vocabulary.parties == ("camper", "hiker")
+    assert vocabulary.listener_of("hiker") == "camper"
+    assert parse("you can have everything", vocabulary, speaker="hiker").package == {
+        "Food": 3,
+        "Water": 3,
+        "Firewood": 3,
+    }

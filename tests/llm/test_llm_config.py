@@ -25,7 +25,6 @@ from parley.llm import (
 )
 from parley.protocol import Trajectory
 
-
 KEYS = {"OPENAI_API_KEY": "sk-test"}
 
 

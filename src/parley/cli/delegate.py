@@ -29,8 +29,8 @@ from parley.governance.preflight import preflight
 from parley.governance.session import SessionOutcome, decide, run_session
 from parley.governance.store import SessionStore
 
-console = Console(highlight=False)
-error_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+error_console = Console(stderr=True, highlight=False, soft_wrap=True)
 delegate_app = typer.Typer(
     no_args_is_help=True, help="GAIA: a governed delegate that screens and negotiates."
 )
@@ -227,12 +227,14 @@ def inbox_command(db: DbOption = DEFAULT_DB) -> None:
     if not db.is_file():
         fail(f"{db}: no such database")
     store = SessionStore(db)
-    table = Table("session", "state", "request", "trigger", "problem")
-    for session_id, state in store.sessions():
-        request = store.open_request(session_id)
+    waiting = [(sid, store.open_request(sid)) for sid, _ in store.sessions()]
+    table = Table("session", "request", "trigger", "problem")
+    for column in table.columns[:3]:
+        column.no_wrap = True
+    for session_id, request in waiting:
         if request is not None:
-            table.add_row(session_id, state, request.request_id, request.trigger.value, request.problem)
-    console.print(table)
+            table.add_row(session_id, request.request_id, request.trigger.value, request.problem)
+    console.print(table if table.rows else "no open requests")
 
 
 @delegate_app.command("check")
@@ -247,7 +249,7 @@ def check_command(
     for text in _texts(draft, file, "draft"):
         result = preflight(text, domain)
         if as_json:
-            console.print_json(json.dumps(result.to_json()))
+            typer.echo(json.dumps(result.to_json()))
             continue
         verdict = "[red]NEEDS APPROVAL[/]" if result.requires_approval else "[green]OK to send[/]"
         console.print(f"{verdict}  {text}")
@@ -275,7 +277,7 @@ def classify_command(
     for text in _texts(message, file, "message"):
         result = moderator.classify(text)
         if as_json:
-            console.print_json(json.dumps({"message": text, **result.to_json()}))
+            typer.echo(json.dumps({"message": text, **result.to_json()}))
             continue
         note = f" (top guess {result.top_label.value})" if result.label.value == "clarify" else ""
         console.print(f"[bold]{result.label.value}[/] {result.confidence:.2f}{note}  {text}")

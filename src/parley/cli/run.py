@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,12 +16,14 @@ from parley.cli.common import console, fail, load
 from parley.cli.display import TraceFormatter, TranscriptPrinter, outcome_table, party_table
 from parley.cli.human import AdviceHook
 from parley.errors import ParleyError
-from parley.experiments.runner import build_negotiators
-from parley.protocol.session import Negotiator, SessionResult
+from parley.experiments.runner import build_negotiators, run_negotiation
+from parley.protocol.judge import TerminationJudge
+from parley.protocol.session import Negotiator, OfferMediator, SessionResult
 from parley.protocol.view import PartyView
 from parley.scenarios.model import Scenario
 
 HUMAN = "human"
+LLM_AGENT = "llm"
 
 
 def _trace_formatter() -> TraceFormatter | None:
@@ -41,13 +45,19 @@ def _coach_hook() -> AdviceHook:
     return advise
 
 
-def _negotiators(scenario: Scenario, agents: list[str], seed: int, coach: bool) -> dict[str, Negotiator]:
+def _negotiators(
+    scenario: Scenario,
+    agents: list[str],
+    seed: int,
+    coach: bool,
+    options: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Negotiator]:
     from parley.cli.human import HumanNegotiator
     from parley.language import Vocabulary
 
     machine = [a if a != HUMAN else "hardliner" for a in agents]
     try:  # a human's seat is first filled by a machine agent (this validates the names), then replaced
-        negotiators = build_negotiators(scenario, machine, seed)
+        negotiators = build_negotiators(scenario, machine, seed, options)
     except (ParleyError, ValueError) as error:
         fail(str(error))
     vocabulary = Vocabulary.from_scenario(scenario)
@@ -64,23 +74,68 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
     from parley.metrics.bargaining import outcomes
 
     rows = outcomes(scenario, result, dict(agents))
+    parties = [
+        {
+            "party": r.party,
+            "agent": r.agent,
+            "utility": r.utility,
+            "normalized_utility": r.normalized_utility,
+            "below_batna": r.below_batna,
+        }
+        for r in rows
+    ]
     return {
         "scenario": scenario.name,
         **result.ended,
         "rounds": result.rounds,
-        "parties": [
-            {
-                "party": r.party,
-                "agent": r.agent,
-                "utility": r.utility,
-                "normalized_utility": r.normalized_utility,
-                "below_batna": r.below_batna,
-            }
-            for r in rows
-        ],
+        "parties": parties,
         "pareto_distance": rows[0].pareto_distance if rows else None,
         "nash_distance": rows[0].nash_distance if rows else None,
     }
+
+
+class _LLMPieces:
+    """What LLM flags add to a run: agent options, judge, mediator, and the usage summary hook."""
+
+    def __init__(
+        self,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+        judge: TerminationJudge | None = None,
+        mediator: OfferMediator | None = None,
+        finish: Any = None,
+    ) -> None:
+        self.options = options or {}
+        self.judge = judge
+        self.mediator = mediator
+        self.finish = finish
+
+
+@contextmanager
+def _llm(agents: Mapping[str, str], flags: Mapping[str, Any], session_id: str) -> Generator[_LLMPieces]:
+    wanted = LLM_AGENT in agents.values() or any(v for v in flags.values())
+    if not wanted:
+        yield _LLMPieces()
+        return
+    from parley.cli.llm import llm_options_from_cli, wire_llm
+    from parley.llm.config import LLMRuntime
+
+    try:
+        settings = llm_options_from_cli(
+            flags["llm"],
+            flags["llm_role"] or [],
+            flags["llm_config"],
+            record=flags["record"],
+            replay=flags["replay"],
+        )
+        runtime = LLMRuntime(settings)
+    except ParleyError as error:
+        fail(str(error))
+    with runtime:
+        try:
+            wiring = wire_llm(runtime, session_id, agents)
+        except ParleyError as error:
+            fail(str(error))
+        yield _LLMPieces(wiring.agent_options, wiring.judge, wiring.mediator, wiring.session.finish)
 
 
 @app.command("run")
@@ -105,6 +160,17 @@ def run(
         bool, typer.Option("--coach", help="Show ASTRA's advice before each of your moves.")
     ] = False,
     max_rounds: Annotated[int | None, typer.Option(help="Override the scenario's round cap.")] = None,
+    llm: Annotated[
+        str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")
+    ] = None,
+    llm_role: Annotated[
+        list[str] | None, typer.Option(help="Per-role endpoint ROLE=SPEC (repeatable).")
+    ] = None,
+    llm_config: Annotated[Path | None, typer.Option(help="YAML file with LLM settings.")] = None,
+    record: Annotated[Path | None, typer.Option(help="Save every LLM exchange to this folder.")] = None,
+    replay: Annotated[
+        Path | None, typer.Option(help="Answer LLM calls from a recording; no endpoint.")
+    ] = None,
 ) -> None:
     """Play SCENARIO once with the given agents and show the transcript and the outcome."""
     scenario = load(scenario_name)
@@ -115,17 +181,48 @@ def run(
         )
     if coach and HUMAN not in agent:
         fail("--coach advises a person: make one of the agents 'human'")
-    negotiators = _negotiators(scenario, agent, seed, coach)
     agents = dict(zip(scenario.party_names, agent, strict=True))
-    printer = (
-        None
-        if as_json
-        else TranscriptPrinter(console, scenario, explain=explain, trace_formatter=_trace_formatter())
-    )
-    if printer is not None:
-        console.rule(f"[bold]{scenario.title}[/] — " + " vs ".join(f"{p}: {a}" for p, a in agents.items()))
-    result = _play(scenario, negotiators, agents, seed, max_rounds, printer)
+    flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
+    with _llm(agents, flags, f"{scenario.name}-{seed}") as pieces:
+        negotiators = _negotiators(scenario, agent, seed, coach, pieces.options)
+        printer = (
+            None
+            if as_json
+            else TranscriptPrinter(console, scenario, explain=explain, trace_formatter=_trace_formatter())
+        )
+        if printer is not None:
+            console.rule(
+                f"[bold]{scenario.title}[/] — " + " vs ".join(f"{p}: {a}" for p, a in agents.items())
+            )
+        rules = replace(scenario.rules, max_rounds=max_rounds) if max_rounds else None
+        if pieces.mediator is not None:
+            rules = replace(rules or scenario.rules, on_stagnation="mediate")
+        result = run_negotiation(
+            scenario,
+            negotiators,
+            seed=seed,
+            rules=rules,
+            on_event=printer,
+            agent_names=agents,
+            judge=pieces.judge,
+            mediator=pieces.mediator,
+        )
+        usage = pieces.finish(result.trajectory) if pieces.finish is not None else None
+    _report(scenario, result, agents, as_json=as_json, save=save, usage=usage)
+
+
+def _report(
+    scenario: Scenario,
+    result: SessionResult,
+    agents: Mapping[str, str],
+    *,
+    as_json: bool,
+    save: Path | None,
+    usage: Any,
+) -> None:
     summary = _summary(scenario, result, agents)
+    if usage is not None:
+        summary["llm_usage"] = usage.render()
     if save is not None:
         result.trajectory.save(save / "trajectory.jsonl")
         (save / "result.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
@@ -139,23 +236,8 @@ def run(
             f"Distance to the Pareto frontier: {summary['pareto_distance']:.3f}   "
             f"to the Nash point: {summary['nash_distance']:.3f}   (normalised utility units)"
         )
+    if usage is not None:
+        console.print("LLM usage:", markup=False)
+        console.print(usage.render(), markup=False, highlight=False)
     if save is not None:
         console.print(f"Saved to {save}/trajectory.jsonl and {save}/result.json")
-
-
-def _play(
-    scenario: Scenario,
-    negotiators: dict[str, Negotiator],
-    agents: dict[str, str],
-    seed: int,
-    max_rounds: int | None,
-    printer: TranscriptPrinter | None,
-) -> SessionResult:
-    from dataclasses import replace
-
-    from parley.experiments.runner import run_negotiation
-
-    rules = replace(scenario.rules, max_rounds=max_rounds) if max_rounds else None
-    return run_negotiation(
-        scenario, negotiators, seed=seed, rules=rules, on_event=printer, agent_names=agents
-    )

@@ -2,6 +2,7 @@
 
 from parley.domain.analysis import OutcomeAnalysis, pareto_frontier
 from parley.domain.issues import Issue, Outcome, Value
+from parley.domain.ranking import RankedOutcomes
 from parley.domain.space import IndexArray, OutcomeSpace
 from parley.domain.utility import (
     LinearAdditiveUtility,
@@ -17,6 +18,7 @@ __all__ = [
     "Outcome",
     "OutcomeAnalysis",
     "OutcomeSpace",
+    "RankedOutcomes",
     "RankedPreferenceUtility",
     "TableUtility",
     "UtilityFunction",

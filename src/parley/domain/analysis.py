@@ -185,6 +185,11 @@ class OutcomeAnalysis:
         """Every party's utility of one package."""
         return self.points[self.space.index(outcome)]
 
+    @cached_property
+    def _utility_ranges(self) -> tuple[FloatArray, FloatArray]:
+        # Lowest and highest utility per party: one pass over all points, then reused per call.
+        return self.points.min(axis=0), self.points.max(axis=0)
+
     def distance_to_frontier(self, point: Sequence[float] | FloatArray, *, normalized: bool = False) -> float:
         """Euclidean distance from a utility point to the nearest Pareto-frontier point.
 
@@ -195,7 +200,7 @@ class OutcomeAnalysis:
         target = np.asarray(point, dtype=np.float64)
         frontier = self.frontier_points
         if normalized:
-            low, high = self.points.min(axis=0), self.points.max(axis=0)
+            low, high = self._utility_ranges
             span = np.where(high > low, high - low, 1.0)
             frontier, target = (frontier - low) / span, (target - low) / span
         return float(np.sqrt(((frontier - target) ** 2).sum(axis=1)).min())

@@ -139,9 +139,25 @@ def never_answered(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], tupl
 # -- LLM-Deliberation with the Pareto mediator ------------------------------------------------------
 
 DELIBERATION_MIXES: Mapping[str, tuple[str, ...]] = {
-    "mixed": ("conceder", "boulware", "tit-for-tat", "conceder", "boulware", "tit-for-tat"),
-    "hard": ("hardliner", "boulware", "hardliner", "conceder", "hardliner", "tit-for-tat"),
-    "fair": ("fair",) * 6,
+    "conceder/boulware/tit-for-tat": (
+        "conceder",
+        "boulware",
+        "tit-for-tat",
+        "conceder",
+        "boulware",
+        "tit-for-tat",
+    ),
+    "hardliner ×6": ("hardliner",) * 6,
+    "hardliner/boulware/conceder/tit-for-tat": (
+        "hardliner",
+        "boulware",
+        "hardliner",
+        "conceder",
+        "hardliner",
+        "tit-for-tat",
+    ),
+    "base ×6": ("base",) * 6,
+    "fair ×6": ("fair",) * 6,
 }
 """Agent mixes for the six parties (in the game's party order)."""
 
@@ -187,8 +203,31 @@ def _deliberation_row(scenario: Scenario, mix: str, mediated: bool, seed: int, r
         "welfare": float(welfare),
         "by_mediator": bool(agreement and agreement.proposer == "mediator"),
         "proposals": len(result.trajectory.of_kind("mediator_proposal")),
+        **_proposal_quality(scenario, result.trajectory),
         "stagnations": len(result.trajectory.of_kind("stagnation")),
         "ending": "agreement" if agreement else result.no_deal.reason,
+    }
+
+
+def _proposal_quality(scenario: Scenario, trajectory: Any) -> dict[str, float]:
+    """Judged with the private utilities the mediator never saw: per proposal, how many parties
+    it truly leaves better off than the package it replaced, and how many it leaves at or above BATNA."""
+    better: list[float] = []
+    above: list[float] = []
+    table: Mapping[str, Any] | None = None
+    for event in trajectory:
+        if event.kind == "action" and event.data.get("kind") == "propose":
+            table = event.data["package"]
+        elif event.kind == "mediator_proposal":
+            package = event.data["package"]
+            utilities = [p.utility for p in scenario.parties]
+            if table is not None:
+                better.append(sum(u.evaluate(package) > u.evaluate(table) for u in utilities))
+            above.append(sum(u.evaluate(package) >= u.reservation_value for u in utilities))
+            table = package
+    return {
+        "better_off": sum(better) / len(better) if better else math.nan,
+        "above_batna": sum(above) / len(above) if above else math.nan,
     }
 
 
@@ -196,8 +235,9 @@ def deliberation_table(rows: Sequence[dict[str, Any]]) -> list[str]:
     """Markdown rows: per mix, agreement rate and welfare with and without the mediator."""
     lines = [
         "| agents | mediator | agreement rate | welfare (sum of scores; no deal = sum of BATNAs) "
-        "| stagnation events | mediator proposals | deals on a mediator package |",
-        "|---|---|---|---|---|---|---|",
+        "| stagnation events | mediator proposals | deals on a mediator package "
+        "| parties truly better off per proposal (of 6) | parties at or above BATNA per proposal |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for mix in dict.fromkeys(r["mix"] for r in rows):
         for mediated in (False, True):
@@ -207,7 +247,8 @@ def deliberation_table(rows: Sequence[dict[str, Any]]) -> list[str]:
             lines.append(
                 f"| {mix} | {'Pareto' if mediated else 'none'} | {rate} | {welfare} | "
                 f"{sum(r['stagnations'] for r in group)} | {sum(r['proposals'] for r in group)} | "
-                f"{sum(r['by_mediator'] for r in group)} |"
+                f"{sum(r['by_mediator'] for r in group)} | "
+                f"{mean_ci(r['better_off'] for r in group)} | {mean_ci(r['above_batna'] for r in group)} |"
             )
     return lines
 
@@ -223,7 +264,7 @@ _ROWS = (
     ("ME", "ME (%) ↑", 100.0),
     ("MI", "MI (1–5) ↑", 1.0),
     ("interventions", "interventions", 1.0),
-    ("drops", "drop events (τ = 0.1)", 1.0),
+    ("drops", "topic drop events (τ = 0.1)", 1.0),
 )
 
 
@@ -274,6 +315,26 @@ def pattern_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) 
                 if easiest == "accommodating"
                 else " (the seed found accommodating easiest)."
             )
+        )
+    findings.extend(_tempo_findings(summary))
+    return findings
+
+
+def _tempo_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) -> list[str]:
+    """The seed's second claim: Social intervenes more and answers drops faster than Generic."""
+    findings: list[str] = []
+    for mode in ("competing", "general", "avoiding", "accommodating"):
+        social, generic = summary.get((mode, "social")), summary.get((mode, "generic"))
+        if social is None or generic is None:
+            continue
+        faster = social["RL_turns"].mean < generic["RL_turns"].mean
+        more = social["interventions"].mean > generic["interventions"].mean
+        findings.append(
+            f"{mode.capitalize()} mode, tempo: Social {social['interventions'].mean:.1f} interventions, "
+            f"RL {social['RL_turns'].mean:.2f} turns; "
+            f"Generic {generic['interventions'].mean:.1f} interventions, "
+            f"RL {generic['RL_turns'].mean:.2f} turns — Social is {'more' if more else 'less'} proactive and "
+            f"{'faster' if faster else 'slower'} (the seed found it more proactive and about 3× faster)."
         )
     return findings
 

@@ -25,6 +25,7 @@ _FUTURE = re.compile(
     r"\b(will|shall|'ll|are going to|am going to|'re going to|'m going to|can|are able to|am able to|"
     r"'m able to|'re able to)\s+(?:\w+\s+){0,2}?(pay|offer|provide|deliver|order|purchase|buy|sign|hire|give|"
     r"extend|honou?r|cover|guarantee|commit|accept|do|match|meet|take|lock|book|reserve|start|proceed|"
+    r"go with|go ahead with|settle on|close at|close the deal|"
     r"send over|send the signed|approve|confirm)\b",
     _I,
 )

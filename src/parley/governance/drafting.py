@@ -134,7 +134,8 @@ class TemplateDrafter:
         amount = intent.amount or 0.0
         unit = term.unit if term else None
         limit = term.maximum if term and term.maximum is not None else amount
-        over = round(limit * 1.08 / nice_step(limit)) * nice_step(limit) if limit else amount
+        step = nice_step(limit * 0.08) if limit else 1.0
+        over = math.ceil(limit * 1.08 / step) * step if limit else amount
         topics = [p.phrases[0] for p in self._config.boundary.prohibited_topics] or ["exclusivity"]
         fill: dict[str, Any] = {
             "subject": self._config.subject,

@@ -5,7 +5,7 @@ division shares), so they apply to any scenario, not one corpus.
 """
 
 from parley.language.parse import Intent, ParsedMessage, parse, to_action
-from parley.language.render import describe_package, render
+from parley.language.render import clarify, describe_package, render
 from parley.language.vocabulary import IssueTerms, Share, Vocabulary
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "ParsedMessage",
     "Share",
     "Vocabulary",
+    "clarify",
     "describe_package",
     "parse",
     "render",

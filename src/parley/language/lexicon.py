@@ -37,6 +37,7 @@ class _LexiconFile(BaseModel):
     item_fillers: list[str]
     remainder: list[str]
     item_remainder: list[str]
+    everything: list[str]
     nothing: list[str]
     accept: _AcceptCues
     reject: list[str]
@@ -66,6 +67,7 @@ class Lexicon:
         item_fillers: Words allowed between a quantity and its item.
         remainder: Phrases naming the rest of a division.
         item_remainder: Words before an item meaning whatever of it is left.
+        everything: Words for all of the items, read only right after a taking or giving verb.
         nothing: Phrases meaning no items at all.
         accept_strong: Phrases that accept on their own.
         accept_weak: Words that accept only in a short message.
@@ -91,6 +93,7 @@ class Lexicon:
     item_fillers: tuple[str, ...]
     remainder: tuple[str, ...]
     item_remainder: tuple[str, ...]
+    everything: tuple[str, ...]
     nothing: tuple[str, ...]
     accept_strong: tuple[str, ...]
     accept_weak: tuple[str, ...]
@@ -173,6 +176,7 @@ def load_lexicon() -> Lexicon:
         item_fillers=tuple(data.item_fillers),
         remainder=tuple(data.remainder),
         item_remainder=tuple(data.item_remainder),
+        everything=tuple(data.everything),
         nothing=tuple(data.nothing),
         accept_strong=tuple(data.accept.strong),
         accept_weak=tuple(data.accept.weak),

@@ -40,12 +40,13 @@ _PRE_CUES: tuple[tuple[str, Side, int], ...] = (
     (r"\b(?:me|myself)\s+(?:getting|taking|having|keeping|with|get|take|have|keep)\b", Side.SPEAKER, 2),
     (r"\b(?:for|to)\s+(?:me|myself)\b", Side.SPEAKER, 2),
     (rf"\b{_GIVE}\s+(?:you|u|yourself)\b", Side.LISTENER, 2),
-    (rf"\b(?:you|u){_MODAL}{_ADVERBS}\s+{_TAKE}\b", Side.LISTENER, 2),
+    (r"\b(?:trade|trading|swap|swapping|exchange|exchanging)\b", Side.LISTENER, 2),
+    (rf"\b(?:you|u|youd|youll){_MODAL}{_ADVERBS}\s+{_TAKE}\b", Side.LISTENER, 2),
     (r"\b(?:you|u)(?:'re| are)?\s+(?:getting|taking|having|keeping|with)\b", Side.LISTENER, 2),
     (r"\b(?:for|to)\s+(?:you|u|yourself)\b", Side.LISTENER, 2),
     (r"\bi(?:'d|'ll|'m|'ve)?\b", Side.SPEAKER, 1),
     (r"\b(?:me|my|we|we'd|we'll|us|our)\b", Side.SPEAKER, 1),
-    (r"(?<!thank )\b(?:you|your|u)\b", Side.LISTENER, 1),
+    (r"(?<!thank )\b(?:you|your|u|youd|youll|youre)\b", Side.LISTENER, 1),
 )
 _POST_CUES: tuple[tuple[str, Side], ...] = (
     (
@@ -68,6 +69,8 @@ _IMPLICIT_ALL = re.compile(
     r"\b(?:take|have|keep|get|getting|taking|having|keeping|give you|give me)"
     r"\s+(?:all\s+)?(?:the|your|my)\s+$"
 )
+_VERB_BEFORE_ALL = r"(?<=\b(?:take|takes|have|get|gets|keep|keeps|give you|give me|giving you|giving me) )"
+_OF_SOMETHING = re.compile(r"\s+of\b")
 _FOLLOWING = re.compile(r"\s*(?:[:=x\-]\s*|\s)\s*(\d+)\b")
 _EACH = r"\s+(?:of\s+)?(?:each|every\s*thing|everything|each item|each of them)\b"
 
@@ -86,6 +89,7 @@ class _Patterns:
     before: re.Pattern[str]
     quantity_word: re.Pattern[str]
     remainder: re.Pattern[str]
+    everything: re.Pattern[str]
     nothing: re.Pattern[str]
     each: re.Pattern[str]
     pre: tuple[tuple[re.Pattern[str], Side, int], ...]
@@ -130,6 +134,7 @@ class _Shares:
     nothing: set[Side] = field(default_factory=set[Side])
     notes: list[str] = field(default_factory=list[str])
     uncertain: bool = False
+    stated: bool = False
 
 
 @cache
@@ -149,6 +154,7 @@ def _patterns(vocabulary: Vocabulary) -> _Patterns:
         before=before,
         quantity_word=re.compile(number),
         remainder=phrase_pattern(lexicon.remainder),
+        everything=re.compile(_VERB_BEFORE_ALL + phrase_pattern(lexicon.everything).pattern),
         nothing=phrase_pattern(lexicon.nothing),
         each=re.compile(rf"(?<![\w$])(?P<qty>{number}){_EACH}"),
         pre=tuple((re.compile(p), side, strength) for p, side, strength in _PRE_CUES),
@@ -178,7 +184,7 @@ def read_offer(
         quantities = _find_quantities(text, vocabulary, mentions, patterns)
         used = [(q.start, q.end) for q in quantities]
         shares = _assign_sides(text, quantities, patterns)
-        stated = bool(quantities)
+        stated = shares.stated
         uncertain = shares.uncertain
         notes.extend(shares.notes)
         partial.update(_division_values(vocabulary, shares, speaker, notes))
@@ -228,8 +234,14 @@ def _find_quantities(
     for match in patterns.each.finditer(text):
         count = _quantity_value(match["qty"], vocabulary, 0)
         quantities.append(_Quantity(match.start(), match.end(), None, count, "each"))
-    for kind, pattern in (("rest", patterns.remainder), ("nothing", patterns.nothing)):
-        quantities.extend(_Quantity(m.start(), m.end(), None, None, kind) for m in pattern.finditer(text))
+    for kind, pattern in (
+        ("rest", patterns.remainder),
+        ("rest", patterns.everything),
+        ("nothing", patterns.nothing),
+    ):
+        for match in pattern.finditer(text):
+            if not _OF_SOMETHING.match(text, match.end()):  # "the rest of your story"
+                quantities.append(_Quantity(match.start(), match.end(), None, None, kind))
     return sorted(quantities, key=lambda q: q.start)
 
 
@@ -279,7 +291,9 @@ def _cue_side(
     sentence_start, sentence_end = sentence_of(bounds, quantity.start)
     post = _next_post_cue(text, quantity, patterns, sentence_end)
     if post is None:
-        return _last_pre_cue(text, 0, quantity.start, patterns)
+        # "the rest"/"everything" needs a clear cue: "I hope everything is fine" offers nothing.
+        minimum = 2 if quantity.kind in ("rest", "nothing") else 1
+        return _last_pre_cue(text, 0, quantity.start, patterns, minimum=minimum)
     if _ADJACENT.match(text[quantity.end : post[0]]):
         return post[1]
     last_post = max(
@@ -351,15 +365,26 @@ def _assign_sides(text: str, quantities: list[_Quantity], patterns: _Patterns) -
     shares = _Shares()
     bounds = sentence_bounds(text)
     previous: tuple[_Quantity, Side] | None = None
+    exchanged = False
     spans = [(q.start, q.end) for q in quantities]
     for quantity in quantities:
         side = _cue_side(text, quantity, patterns, bounds, spans)
-        if previous is not None and _EXCHANGE.match(text[previous[0].end : quantity.start]):
+        between = text[previous[0].end : quantity.start] if previous is not None else ""
+        if previous is not None and _EXCHANGE.match(between):
             side = Side.LISTENER if previous[1] is Side.SPEAKER else Side.SPEAKER
+            exchanged = True
+        elif previous is not None and exchanged and _LIST_WORDS.match(between):
+            side = previous[1]  # "2 water for 3 firewood and 2 food": the list continues
+        else:
+            exchanged = False
+        if side is None and quantity.kind in ("rest", "nothing"):
+            continue
         if side is None:
             shares.uncertain = True
             shares.notes.append(f"could not tell who gets {text[quantity.start : quantity.end]!r}")
+            shares.stated = True
             continue
+        shares.stated = True
         _record(shares, quantity, side)
         previous = (quantity, side)
     return shares

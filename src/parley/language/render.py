@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from parley.domain.issues import Value
 from parley.errors import ScenarioError
+from parley.language.parse import ParsedMessage
 from parley.language.vocabulary import IssueTerms, Vocabulary
 from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk, action_to_json
 
@@ -38,6 +39,9 @@ class _TemplateFile(BaseModel):
     walk_reason: list[str]
     priorities: list[str]
     ask_priorities: list[str]
+    clarify_missing: list[str]
+    clarify_unclear: list[str]
+    clarify_empty: list[str]
     list_and: str
     list_comma: str
     then: str
@@ -119,6 +123,20 @@ def render(
         options = load_templates().phrasings[part]
         texts.append(options[_choose(len(options), action, speaker, rng, variant)].format(**slots))
     return " ".join(texts)
+
+
+def clarify(parsed: ParsedMessage, vocabulary: Vocabulary) -> str:
+    """A polite request to say it again, for a message `to_action` could not turn into a move.
+
+    Names the issues an offer left open, else the first thing the parser could not understand.
+    """
+    templates = load_templates()
+    if parsed.missing:
+        labels = [vocabulary.terms(name).label for name in parsed.missing]
+        return templates.phrasings["clarify_missing"][0].format(missing=_join(labels))
+    if parsed.notes:
+        return templates.phrasings["clarify_unclear"][0].format(first_note=parsed.notes[0])
+    return templates.phrasings["clarify_empty"][0]
 
 
 def phrasings(kind: str) -> tuple[str, ...]:

@@ -286,9 +286,11 @@ class ConversationMetrics:
     Attributes:
         consensus_change: CC (fraction; × 100 for %).
         topic_efficiency: TLE, mean over mentioned topics (fraction per turn).
-        latency_turns: RL in turns, mean over answered drop events (nan if no drops, inf if none answered).
+        latency_turns: RL in turns, mean over answered drop events (nan if no drops, inf if none
+            answered). Drops are detected on each topic's consensus: group consensus averages
+            pairs × topics and, with the deterministic scorer, almost never falls by τ = 0.1.
         latency_seconds: RL on the conversation clock, same convention.
-        drops: Number of drop events.
+        drops: Number of drop events (over all topics).
         effectiveness: ME, mean over interventions (nan if none).
         intelligence: MI, mean over interventions (nan if none).
         interventions: Number of interventions.
@@ -323,7 +325,8 @@ def conversation_metrics(trajectory: Trajectory) -> ConversationMetrics:
     series = consensus_series(record)
     interventions = [u for u in record.turns if u is not None and u.is_intervention]
     tle = topic_level_efficiency(series)
-    latencies = response_latency(series.group, [u.turn for u in interventions], record.times)
+    turns = [u.turn for u in interventions]
+    latencies = [lat for values in series.topics.values() for lat in response_latency(values, turns, record.times)]
     effects = mediator_effectiveness(series, interventions)
     intelligence = [s.mean for s in mediator_intelligence(record) if not math.isnan(s.mean)]
     return ConversationMetrics(

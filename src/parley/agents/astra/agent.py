@@ -94,6 +94,8 @@ class AstraConfig:
         method: Stage-2 solver ("auto", "sweep", "milp" or "loop").
         accept_at_deadline: In the final round accept any offer at or above the BATNA.
         ablation_target_points: Where the ablation's linear concession ends (at least the BATNA).
+        milp_time_limit: Seconds per MILP solve before HiGHS's best package is used unproven
+            (only on spaces too large to enumerate; None: prove every cell).
     """
 
     alpha: float = 0.35
@@ -108,6 +110,7 @@ class AstraConfig:
     method: Method = "auto"
     accept_at_deadline: bool = True
     ablation_target_points: float = POINTS_SCALE / 2
+    milp_time_limit: float | None = 0.2
 
 
 @dataclass(slots=True)
@@ -406,6 +409,8 @@ class AstraNegotiator:
             "s_max_values": list(s_values),
             "floors": {"agent": floors.agent, "partner": floors.partner},
             "method": own.method,
+            "solved_cells": len(solutions),
+            "unproven_cells": sum(not s.proven for s in solutions),
         }
         if not candidates:
             fallback = evidence.own_offers[-1] if evidence.own_offers else self._best_row(own)
@@ -472,7 +477,15 @@ class AstraNegotiator:
             raise ValueError("the MILP and loop methods need a linear-additive utility")
         if own.method == "loop":
             return solve_by_loop(own.point_tables, model.point_tables, lambdas, s_values, floors)
-        return solve_by_milp(own.point_tables, model.point_tables, lambdas, s_values, floors)
+        return solve_by_milp(
+            own.point_tables,
+            model.point_tables,
+            lambdas,
+            s_values,
+            floors,
+            keep=self.config.top_n,
+            time_limit=self.config.milp_time_limit,
+        )
 
     def _partner_points(self, own: OwnSide, model: PartnerModel) -> FloatArray:
         assert own.rows is not None

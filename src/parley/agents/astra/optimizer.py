@@ -10,7 +10,7 @@ utilities). `solve_by_loop` is the plain per-candidate reference both are tested
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,12 +42,15 @@ class GridSolution:
         s_max: S_max of the cell (points).
         row: The optimal package as option indices (None when the cell is infeasible).
         objective: S_a + (1 - λ)·S_p at the optimum.
+        proven: False when the MILP hit its per-solve time limit and returned its best package
+            without proving it optimal.
     """
 
     lambda_: float
     s_max: float
     row: Row | None
     objective: float
+    proven: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,11 +166,18 @@ class OfferProgram:
         agent_tables: Per issue, the agent's points for each option (they add up).
         partner_tables: Per issue, the partner's estimated points for each option.
         floors: Both floors.
+        time_limit: Seconds one solve may take before the best package found so far is returned
+            (marked unproven); None for no limit.
     """
 
     def __init__(
-        self, agent_tables: Sequence[FloatArray], partner_tables: Sequence[FloatArray], floors: Floors
+        self,
+        agent_tables: Sequence[FloatArray],
+        partner_tables: Sequence[FloatArray],
+        floors: Floors,
+        time_limit: float | None = None,
     ) -> None:
+        self._time_limit = time_limit
         self._sizes = [len(t) for t in agent_tables]
         self._agent = np.concatenate([np.asarray(t, dtype=np.float64) for t in agent_tables])
         self._partner = np.concatenate([np.asarray(t, dtype=np.float64) for t in partner_tables])
@@ -203,13 +213,18 @@ class OfferProgram:
         costs = self._agent + (1.0 - lambda_) * self._partner
         highs.changeColsCost(count, np.arange(count, dtype=np.int32), costs)
         highs.changeRowBounds(len(self._sizes), self._floors.agent - TOLERANCE, s_max + TOLERANCE)
+        if self._time_limit is not None:  # HiGHS compares its limit with the object's total run time
+            highs.setOptionValue("time_limit", highs.getRunTime() + self._time_limit)
         highs.run()
         self.solves += 1
-        if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return GridSolution(lambda_, s_max, None, float("-inf"))
+        status = highs.getModelStatus()
+        proven = status == highspy.HighsModelStatus.kOptimal
+        timed_out = status == highspy.HighsModelStatus.kTimeLimit
+        if not proven and not (timed_out and highs.getInfo().primal_solution_status == 2):
+            return GridSolution(lambda_, s_max, None, float("-inf"), proven)
         values = np.asarray(highs.getSolution().col_value)
         row = self._decode(values)
-        return GridSolution(lambda_, s_max, row, float(self._objective(row, lambda_)))
+        return GridSolution(lambda_, s_max, row, self.objective(row, lambda_), proven)
 
     def _decode(self, values: FloatArray) -> Row:
         row: list[int] = []
@@ -219,7 +234,8 @@ class OfferProgram:
             start += size
         return tuple(row)
 
-    def _objective(self, row: Row, lambda_: float) -> float:
+    def objective(self, row: Row, lambda_: float) -> float:
+        """S_a + (1 - λ)·S_p of a package."""
         offsets = np.cumsum([0, *self._sizes[:-1]])
         picks = offsets + np.asarray(row)
         return float(self._agent[picks].sum() + (1.0 - lambda_) * self._partner[picks].sum())
@@ -236,26 +252,71 @@ def solve_by_milp(
     lambdas: Sequence[float],
     s_max_values: Sequence[float],
     floors: Floors,
+    *,
+    keep: int | None = None,
+    time_limit: float | None = None,
 ) -> list[GridSolution]:
-    """Solve every grid cell with one reused HiGHS model.
+    """Solve the grid cells with one reused HiGHS model, skipping solves that cannot change the answer.
 
-    For each λ the cells are visited from the highest S_max down; an optimum that already
-    satisfies a tighter S_max stays optimal there (the feasible set only shrank), so it is reused
-    without another solve.
+    Three exact shortcuts: (1) for each λ, an optimum that already satisfies a tighter S_max stays
+    optimal there (the feasible set only shrank); (2) for one S_max, when the same package is
+    optimal at two λ values it is optimal at every λ between them (the optimal value is convex
+    in 1 - λ and that package's value is linear in it); (3) with keep = N, cells are visited from
+    the highest S_max down and the sweep stops once N distinct optima score more agent points
+    than the next S_max allows, so the top-N candidate set equals the full grid's. Cells skipped
+    by (3) are not returned. With a time_limit, a hard cell (e.g. λ = 1 over real-valued
+    utilities, a subset-sum problem) returns its best package so far, marked unproven.
     """
-    program = OfferProgram(agent_tables, partner_tables, floors)
-    solutions: dict[tuple[float, float], GridSolution] = {}
-    for lambda_ in lambdas:
-        previous: GridSolution | None = None
-        for s_max in sorted(s_max_values, reverse=True):
-            if previous is not None and (
-                previous.row is None or program.agent_points(previous.row) <= s_max + TOLERANCE
-            ):
-                solution = GridSolution(lambda_, s_max, previous.row, previous.objective)
+    program = OfferProgram(agent_tables, partner_tables, floors, time_limit)
+    previous: dict[float, GridSolution] = {}
+    solutions: list[GridSolution] = []
+    levels = sorted(s_max_values, reverse=True)
+    ordered = sorted(lambdas)
+    for position, s_max in enumerate(levels):
+        level = _solve_level(program, ordered, s_max, previous)
+        previous.update({solution.lambda_: solution for solution in level})
+        solutions.extend(level)
+        following = levels[position + 1] if position + 1 < len(levels) else None
+        if keep is not None and following is not None and _enough(program, solutions, keep, following):
+            break
+    return solutions
+
+
+def _solve_level(
+    program: OfferProgram, lambdas: Sequence[float], s_max: float, previous: Mapping[float, GridSolution]
+) -> list[GridSolution]:
+    """Every λ at one S_max (λ ascending), solving as few cells as the shortcuts allow."""
+    found: dict[float, GridSolution] = {}
+
+    def solve(lambda_: float) -> GridSolution:
+        if lambda_ not in found:
+            last = previous.get(lambda_)
+            if last is not None and (last.row is None or program.agent_points(last.row) <= s_max + TOLERANCE):
+                found[lambda_] = GridSolution(lambda_, s_max, last.row, last.objective, last.proven)
             else:
-                solution = program.solve(lambda_, s_max)
-            solutions[(lambda_, s_max)] = previous = solution
-    return [solutions[(lam, s)] for lam in lambdas for s in s_max_values]
+                found[lambda_] = program.solve(lambda_, s_max)
+        return found[lambda_]
+
+    def fill(low: int, high: int) -> None:
+        first, last = solve(lambdas[low]), solve(lambdas[high])
+        if high - low <= 1:
+            return
+        if first.row is not None and first.row == last.row and first.proven and last.proven:
+            for lambda_ in lambdas[low + 1 : high]:
+                found[lambda_] = GridSolution(lambda_, s_max, first.row, program.objective(first.row, lambda_))
+            return
+        middle = (low + high) // 2
+        fill(low, middle)
+        fill(middle, high)
+
+    fill(0, len(lambdas) - 1)
+    return [found[lambda_] for lambda_ in lambdas]
+
+
+def _enough(program: OfferProgram, solutions: Sequence[GridSolution], keep: int, s_max: float) -> bool:
+    """Whether keep distinct optima already score more than s_max agent points."""
+    rows = {s.row for s in solutions if s.row is not None}
+    return sum(program.agent_points(row) > s_max + TOLERANCE for row in rows) >= keep
 
 
 # -- the plain reference loop --------------------------------------------------------------------

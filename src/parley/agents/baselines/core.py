@@ -4,12 +4,15 @@ model and the decision skeleton (accept, walk at the deadline, answer priority q
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from parley.domain.issues import Value
 from parley.domain.space import IndexArray, OutcomeSpace
@@ -20,6 +23,11 @@ from parley.protocol.view import PartyView, Record
 
 TOLERANCE = 1e-9
 """Slack when comparing utilities, so rounding never turns an acceptable package into a rejection."""
+
+SHARED_RANKING_LIMIT = 100_000
+"""Rankings of spaces up to this size are shared between negotiators holding the same utility object."""
+SHARED_RANKINGS = 64
+"""How many shared rankings are kept (oldest dropped first)."""
 
 
 class RankedSpace:
@@ -55,11 +63,23 @@ class RankedSpace:
         # many outcomes is one gather and one sum, whatever the number of issues.
         self.cardinalities = np.array(space.shape, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.cardinalities)[:-1]]).astype(np.int64)
+        self.issue_offsets = list(zip(space.issues, self.offsets.tolist(), strict=True))
         flat = indices + self.offsets
         self.flat_indices: IndexArray = flat[order]
         marginals = self._marginal_values(flat, utilities)
         self.priorities, self.reversed_marginals = self._digest(marginals)
         self._packages: dict[int, dict[str, Value]] = {}
+
+    @cached_property
+    def unit_utilities(self) -> FloatArray:
+        """The owner's utilities rescaled to [0, 1] over the space (worst 0, best 1), in rank order."""
+        span = self.best - self.worst
+        return (self.utilities - self.worst) / span if span > 0 else np.ones(self.size)
+
+    @cached_property
+    def acceptable(self) -> NDArray[np.bool_]:
+        """Mask of the outcomes at or above the owner's BATNA, in rank order."""
+        return self.utilities >= self.reservation - TOLERANCE
 
     @property
     def size(self) -> int:
@@ -68,7 +88,11 @@ class RankedSpace:
 
     def matches(self, space: OutcomeSpace, utility: UtilityFunction) -> bool:
         """Whether this ranking was built for exactly this space and utility object."""
-        return space is self.space and utility is self.utility
+        return (
+            space is self.space
+            and utility is self.utility
+            and utility.reservation_value == self.reservation  # a BATNA changed in place
+        )
 
     def package(self, rank: int) -> dict[str, Value]:
         """The outcome at a rank (0 = best for the owner), as a fresh package."""
@@ -125,6 +149,31 @@ class RankedSpace:
         return self.floor + share * (self.best - self.floor)
 
 
+_shared: dict[int, RankedSpace] = {}
+_shared_lock = threading.Lock()
+
+
+def ranked_space(space: OutcomeSpace, utility: UtilityFunction) -> RankedSpace:
+    """The ranking of space by utility, reused when this very utility object was ranked before.
+
+    A tournament plays one scenario many times with fresh negotiators; sharing the ranking (a pure
+    function of the space and the utility object) saves re-sorting the space in every session.
+    Entries hold their utility, so an id is never reused while its entry lives.
+    """
+    if space.size > SHARED_RANKING_LIMIT:
+        return RankedSpace(space, utility)
+    with _shared_lock:
+        ranked = _shared.get(id(utility))
+    if ranked is not None and ranked.matches(space, utility):
+        return ranked
+    ranked = RankedSpace(space, utility)
+    with _shared_lock:
+        if len(_shared) >= SHARED_RANKINGS:
+            del _shared[next(iter(_shared))]
+        _shared[id(utility)] = ranked
+    return ranked
+
+
 class OpponentModel:
     """A frequency model of one other party, seeded with "they want the opposite of me".
 
@@ -151,7 +200,7 @@ class OpponentModel:
         """Count a package the party put forward."""
         ranked = self._ranked
         counts = self._counts
-        for issue, offset in zip(ranked.space.issues, ranked.offsets.tolist(), strict=True):
+        for issue, offset in ranked.issue_offsets:
             counts[offset + issue.index_of(package[issue.name])] += 1.0
         self.offers += 1
         self.offered_utilities.append(ranked.utility.evaluate(package))
@@ -275,7 +324,7 @@ class BaselineNegotiator(ABC):
     def _session(self, view: PartyView) -> tuple[RankedSpace, SessionMemory]:
         ranked = self._ranked
         if ranked is None or not ranked.matches(view.space, view.utility):
-            ranked = self._ranked = RankedSpace(view.space, view.utility)
+            ranked = self._ranked = ranked_space(view.space, view.utility)
             self._memory = None
         memory = self._memory
         if memory is None or memory.record is not view.record:

@@ -6,6 +6,7 @@ The base partner (no persona) is a configured time-based negotiator; see `base_p
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from parley.agents.baselines.concession import DEFAULT_BAND, TimeBasedNegotiator, pick_near
 from parley.agents.baselines.core import TOLERANCE, BaselineNegotiator, RankedSpace, SessionMemory
@@ -92,23 +93,27 @@ class FairNegotiator(BaselineNegotiator):
         self.tolerance = tolerance
 
     def fairness(self) -> FloatArray:
-        """Fairness of every outcome, in the owner's rank order (cached until the models change)."""
+        """Fairness of every outcome, in the owner's rank order (BATNA-violating ones at −inf)."""
+        return self._fair_points()[0]
+
+    def _fair_points(self) -> tuple[FloatArray, int, NDArray[np.int64]]:
+        """Fairness, the fairest rank and the near-fair ranks, cached until the models change."""
         memory = self.memory
         key = tuple((m.offers, m.stated) for m in memory.models.values())
-        if memory.state.get("fairness_key") != key:
+        cached = memory.state.get("fair")
+        if cached is None or cached[0] != key:
             ranked = self.ranked
-            span = ranked.best - ranked.worst
-            own = (ranked.utilities - ranked.worst) / span if span > 0 else np.ones(ranked.size)
-            columns = [own, *(_unit(m.estimate()) for m in memory.models.values())]
-            fairness = np.min(np.stack(columns), axis=0)
-            fairness[ranked.utilities < ranked.reservation - TOLERANCE] = -np.inf
-            memory.state["fairness"] = fairness
-            memory.state["fairness_key"] = key
-        return memory.state["fairness"]
+            fairness = ranked.unit_utilities
+            for model in memory.models.values():
+                fairness = np.minimum(fairness, _unit(model.estimate()))
+            fairness = np.where(ranked.acceptable, fairness, -np.inf)
+            near = np.flatnonzero(fairness >= fairness.max() - self.tolerance)
+            cached = memory.state["fair"] = (key, fairness, int(np.argmax(fairness)), near)
+        return cached[1], cached[2], cached[3]
 
     def fair_rank(self) -> int:
         """Rank of the fairest package (its best for the owner among equally fair ones)."""
-        return int(np.argmax(self.fairness()))
+        return self._fair_points()[1]
 
     def accepts(self, view: PartyView, worth: float) -> bool:
         ranked = self.ranked
@@ -117,8 +122,7 @@ class FairNegotiator(BaselineNegotiator):
     def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
         if memory.last_rank is None:
             return self.fair_rank()
-        fairness = self.fairness()
-        near = np.flatnonzero(fairness >= fairness.max() - self.tolerance)
+        near = self._fair_points()[2]
         if near.size > 1:
             near = near[near != memory.last_rank]
         return int(near[int(self._rng.integers(near.size))])
