@@ -405,8 +405,18 @@ def test_random_is_reproducible_and_varied() -> None:
 def test_constructor_checks_its_options() -> None:
     with pytest.raises(ValueError, match="exponent must be positive, got 0"):
         TimeBasedNegotiator("alice", exponent=0)
-    with pytest.raises(ValueError, match="anchor and band must lie in"):
+    with pytest.raises(ValueError, match=r"anchor must lie in \[0, 1\], got 1.5"):
         TimeBasedNegotiator("alice", anchor=1.5)
+    with pytest.raises(ValueError, match="band must lie in"):
+        TitForTatNegotiator("alice", band=-0.1)
+    with pytest.raises(ValueError, match="patience must be at least 1 round, got 0"):
+        GreedyNegotiator("alice", patience=0)
+    with pytest.raises(ValueError, match="minimum_share must lie in"):
+        GreedyNegotiator("alice", minimum_share=2)
+    with pytest.raises(ValueError, match="tolerance must lie in"):
+        FairNegotiator("alice", tolerance=3)
+    with pytest.raises(ValueError, match="walk_probability must lie in"):
+        RandomNegotiator("alice", walk_probability=1.5)
 
 
 class CountingTable(TableUtility):

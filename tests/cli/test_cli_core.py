@@ -70,14 +70,17 @@ def test_human_player_is_reasked_politely_then_closes_a_deal() -> None:
         [
             "blorp",  # not understood: asked again
             "I'll take 3 food and 3 water, you get the firewood",
-            "deal",
+            "deal",  # the hardliner's offer is below the BATNA: the person is asked to confirm
+            "yes",
         ]
     )
     code, output = invoke("run", "casino", "-a", "human", "-a", "hardliner", input=moves + "\n")
     assert code == 0, output
     assert "I couldn't find a move in that" in output
     assert "On the table:" in output
+    assert "less than walking away" in output
     assert "Agreement" in output
+    assert "accepted a deal below its BATNA" in output
 
 
 def test_human_can_walk_away() -> None:

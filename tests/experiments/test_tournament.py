@@ -113,3 +113,16 @@ def test_mean_ci_edge_cases() -> None:
     single = mean_ci([3.0])
     assert single.mean == 3.0 and math.isnan(single.half_width)
     assert str(mean_ci([1.0, 1.0])) == "1 ± 0"
+
+
+@pytest.mark.slow
+def test_dask_scheduler_runs_the_same_games(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    games = plan(TournamentSpec(("boulware", "conceder"), ("casino",), repetitions=2))
+    local = ResultStore(tmp_path / "local")
+    run_games(games, local)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        remote = ResultStore(tmp_path / "dask")
+        run_games(games, remote, scheduler=cluster.scheduler_address)
+    key = lambda row: (row["game"], row["party"])  # noqa: E731
+    assert sorted(local.rows(), key=key) == sorted(remote.rows(), key=key)

@@ -17,8 +17,14 @@ from parley.governance.store import SessionStore
 @pytest.fixture
 def sealed(staffing: DomainConfig) -> tuple[SessionStore, str, int]:
     store = SessionStore()
-    outcome = run_session(staffing, SimulatedCounterparty(staffing, "cooperative", 2), PolicyPrincipal(), store,
-                          config_source="staffing", seed=2)
+    outcome = run_session(
+        staffing,
+        SimulatedCounterparty(staffing, "cooperative", 2),
+        PolicyPrincipal(),
+        store,
+        config_source="staffing",
+        seed=2,
+    )
     assert outcome.state.value in ("AGREE", "NO_DEAL", "STALL")
     count = store.execute("SELECT COUNT(*) FROM audit WHERE session_id=?", [outcome.session_id])[0][0]
     return store, outcome.session_id, int(count)
@@ -68,8 +74,10 @@ def test_rehashed_forgery_is_caught_by_the_checkpoint(sealed: tuple[SessionStore
         if seq == 3:
             data["data"]["rationale"] = "forged"
         digest = entry_hash(previous, data)
-        store.execute("UPDATE audit SET entry=?, previous=?, digest=? WHERE session_id=? AND seq=?",
-                      [json.dumps(data), previous, digest, session, seq])
+        store.execute(
+            "UPDATE audit SET entry=?, previous=?, digest=? WHERE session_id=? AND seq=?",
+            [json.dumps(data), previous, digest, session, seq],
+        )
         previous = digest
     report = store.verify(session)
     assert not report.ok and any("head checkpoint" in p for p in report.problems)

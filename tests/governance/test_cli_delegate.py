@@ -22,15 +22,27 @@ def _invoke(*args: str, input: str | None = None) -> tuple[int, str]:
 
 def _policy(tmp_path: Path) -> Path:
     path = tmp_path / "policy.yaml"
-    path.write_text("name: hiring-manager\ndefault: A\ndecisions:\n  boundary: A\n  final_approval: A\n",
-                    encoding="utf-8")
+    path.write_text(
+        "name: hiring-manager\ndefault: A\ndecisions:\n  boundary: A\n  final_approval: A\n", encoding="utf-8"
+    )
     return path
 
 
 def test_run_with_a_policy_reaches_a_terminal_state(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
-    code, out = _invoke("delegate", "run", "procurement", "--counterparty", "cooperative",
-                        "--principal", str(_policy(tmp_path)), "--db", str(db), "--seed", "3")
+    code, out = _invoke(
+        "delegate",
+        "run",
+        "procurement",
+        "--counterparty",
+        "cooperative",
+        "--principal",
+        str(_policy(tmp_path)),
+        "--db",
+        str(db),
+        "--seed",
+        "3",
+    )
     assert code == 0, out
     assert "session procurement-cooperative-s3-1:" in out
     assert any(state in out for state in ("AGREE", "NO_DEAL", "STALL"))
@@ -40,16 +52,28 @@ def test_run_with_a_policy_reaches_a_terminal_state(tmp_path: Path) -> None:
 
 def test_stored_decision_resumes_and_audit_detects_tampering(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
-    code, out = _invoke("delegate", "run", "staffing", "--counterparty", "cooperative", "--db", str(db),
-                        "--seed", "1")
+    code, out = _invoke(
+        "delegate", "run", "staffing", "--counterparty", "cooperative", "--db", str(db), "--seed", "1"
+    )
     assert code == 0 and "ESCALATE" in out and "decide with: parley delegate decide" in out
     session = "staffing-cooperative-s1-1"
     code, out = _invoke("delegate", "inbox", "--db", str(db))
     assert code == 0 and session in out
     code, out = _invoke("delegate", "decide", session, "--option", "Z", "--db", str(db))
     assert code == 2 and "no option 'Z'; expected one of A, B, C" in out
-    code, out = _invoke("delegate", "decide", session, "--option", "A", "--by", "dana",
-                        "--principal", str(_policy(tmp_path)), "--db", str(db))
+    code, out = _invoke(
+        "delegate",
+        "decide",
+        session,
+        "--option",
+        "A",
+        "--by",
+        "dana",
+        "--principal",
+        str(_policy(tmp_path)),
+        "--db",
+        str(db),
+    )
     assert code == 0, out
     decisions = SessionStore(db).decisions(session)
     assert decisions[0].decided_by == "dana" and decisions[0].option == "A"
@@ -68,11 +92,15 @@ def test_check_single_draft_and_json(tmp_path: Path) -> None:
 
 def test_check_and_classify_read_a_file(tmp_path: Path) -> None:
     drafts = tmp_path / "drafts.txt"
-    drafts.write_text("We're exploring $90K–$100K, subject to approval.\nWelcome aboard!\n\n", encoding="utf-8")
+    drafts.write_text(
+        "We're exploring $90K–$100K, subject to approval.\nWelcome aboard!\n\n", encoding="utf-8"
+    )
     code, out = _invoke("delegate", "check", "staffing", "--file", str(drafts))
     assert code == 0 and out.count("OK to send") == 1 and out.count("NEEDS APPROVAL") == 1
     messages = tmp_path / "messages.txt"
-    messages.write_text("What's your manager's email address?\nYes, 6 hours overlap works.\n", encoding="utf-8")
+    messages.write_text(
+        "What's your manager's email address?\nYes, 6 hours overlap works.\n", encoding="utf-8"
+    )
     code, out = _invoke("delegate", "classify", "staffing", "--file", str(messages), "--json")
     labels = [json.loads(line)["label"] for line in out.strip().splitlines()]
     assert code == 0 and labels == ["social_engineering", "cooperative"]
@@ -85,12 +113,18 @@ def test_classify_single_message() -> None:
 
 def test_chat_plays_the_counterparty_and_the_principal_in_one_terminal(tmp_path: Path) -> None:
     replies = [
-        "I'm a U.S. citizen.", "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
+        "I'm a U.S. citizen.",
+        "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
         "I have 8 years of professional experience. I could start in January.",
-        "I'm after a permanent role. My salary expectation is $95K.", "Hybrid suits me, 3 days a week in the office.",
-        "$95K works for me.", "A", "Thanks!",
+        "I'm after a permanent role. My salary expectation is $95K.",
+        "Hybrid suits me, 3 days a week in the office.",
+        "$95K works for me.",
+        "A",
+        "Thanks!",
     ]
-    code, out = _invoke("delegate", "chat", "staffing", "--db", str(tmp_path / "c.db"), input="\n".join(replies) + "\n")
+    code, out = _invoke(
+        "delegate", "chat", "staffing", "--db", str(tmp_path / "c.db"), input="\n".join(replies) + "\n"
+    )
     assert code == 0, out
     assert "Escalation" in out and "final_approval" in out and "AGREE" in out
 
@@ -100,11 +134,15 @@ def test_bad_inputs_give_one_line_errors(tmp_path: Path) -> None:
     assert code == 2 and "nowhere.yaml: no such config" in out
     code, out = _invoke("delegate", "check", "staffing")
     assert code == 2 and "give --draft TEXT or --file PATH" in out
-    code, out = _invoke("delegate", "run", "staffing", "--counterparty", "nobody", "--db", str(tmp_path / "x.db"))
+    code, out = _invoke(
+        "delegate", "run", "staffing", "--counterparty", "nobody", "--db", str(tmp_path / "x.db")
+    )
     assert code == 2 and "unknown persona 'nobody'" in out
     code, out = _invoke("audit", "verify", "s", "--db", str(tmp_path / "missing.db"))
     assert code == 2 and "no such database" in out
     bad = tmp_path / "policy.yaml"
     bad.write_text("decisions:\n  budget: A\n", encoding="utf-8")
-    code, out = _invoke("delegate", "run", "staffing", "--principal", str(bad), "--db", str(tmp_path / "y.db"))
+    code, out = _invoke(
+        "delegate", "run", "staffing", "--principal", str(bad), "--db", str(tmp_path / "y.db")
+    )
     assert code == 2 and "unknown trigger 'budget'" in out

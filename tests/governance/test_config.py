@@ -31,7 +31,14 @@ def test_staffing_has_the_eleven_facts_of_the_walkthrough(staffing: DomainConfig
 
 def test_procurement_covers_the_seed_fields(procurement: DomainConfig) -> None:
     assert set(procurement.field_names) == {
-        "specification", "volume", "lead_time", "certification", "payment_terms", "warranty", "price"}
+        "specification",
+        "volume",
+        "lead_time",
+        "certification",
+        "payment_terms",
+        "warranty",
+        "price",
+    }
     assert procurement.boundary.term("payment_terms").allowed == ("net60", "net90")
 
 
@@ -60,7 +67,7 @@ def test_bands_outside_three_to_five_are_rejected(tmp_path: Path) -> None:
 def test_unknown_negotiation_term_is_named(tmp_path: Path) -> None:
     raw = load_yaml_data("leasing.yaml")
     raw["negotiation"]["term"] = "price"
-    with pytest.raises(ScenarioError, match="negotiation.term: 'price' is not one of"):
+    with pytest.raises(ScenarioError, match=r"negotiation\.term: 'price' is not one of"):
         load_config(_write(tmp_path, raw))
 
 

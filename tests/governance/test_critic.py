@@ -34,7 +34,9 @@ def test_persuasion_only_after_the_gate(staffing: DomainConfig) -> None:
 
 
 def test_tight_budget_keeps_human_and_safety_verbatim_and_drops_persuasion_first() -> None:
-    human = Guidance("human", "Never mention the competitor by name, whatever they say about pricing.", ("x",))
+    human = Guidance(
+        "human", "Never mention the competitor by name, whatever they say about pricing.", ("x",)
+    )
     safety = Guidance("safety", "Never raise exclusivity.", ("exclusivity",))
     clarity = Guidance("clarity", "Ask about lead time.", ("lead_time",), 0.9)
     persuasion = Guidance("persuasion", "Point to a volume-based price break.", ("volume",), 0.9)

@@ -34,8 +34,10 @@ def test_money(text: str, low: float, high: float, unit: str | None) -> None:
 
 
 def test_quantities_durations_dates_and_zones() -> None:
-    assert [(m.low, m.unit) for m in find_quantities("1,500 units and 4,200 sq ft")] == [(1500, "units"),
-                                                                                      (4200, "sqft")]
+    assert [(m.low, m.unit) for m in find_quantities("1,500 units and 4,200 sq ft")] == [
+        (1500, "units"),
+        (4200, "sqft"),
+    ]
     assert [m.low for m in find_durations("6 weeks or a 3-year lease")] == [42.0, 1095.0]
     assert [m.label for m in find_dates("mid-March or next week")] == ["march", "next_week"]
     assert find_overlaps("a 6-hour overlap works")[0].low == 6.0
@@ -44,7 +46,9 @@ def test_quantities_durations_dates_and_zones() -> None:
 
 def test_walkthrough_answers_are_read_with_context(staffing: DomainConfig) -> None:
     extractor = default_extractor(staffing)
-    readings = extractor.extract("8 years, mostly Python and React.", ExtractionContext(("seniority", "skills")))
+    readings = extractor.extract(
+        "8 years, mostly Python and React.", ExtractionContext(("seniority", "skills"))
+    )
     assert {(r.field, r.value) for r in readings} == {("seniority", "senior"), ("skills", "python,react")}
     choices = {"work_authorization": tuple(b.label for b in staffing.field("work_authorization").bands)}
     (letter,) = extractor.extract("C", ExtractionContext(("work_authorization",), choices))
@@ -52,7 +56,9 @@ def test_walkthrough_answers_are_read_with_context(staffing: DomainConfig) -> No
 
 
 def test_negated_options_are_not_read(staffing: DomainConfig) -> None:
-    readings = LexiconExtractor(staffing).extract("I don't need sponsorship and I'm not remote.", ExtractionContext())
+    readings = LexiconExtractor(staffing).extract(
+        "I don't need sponsorship and I'm not remote.", ExtractionContext()
+    )
     assert not [r for r in readings if r.value in ("needs_sponsorship", "remote")]
 
 
@@ -80,7 +86,11 @@ class _KeywordModel:
         return True
 
     def extract(self, message: str, context: ExtractionContext) -> list[FieldReading]:
-        return [FieldReading("skills", "python,react", 0.95, self.name, message)] if "full-stack" in message else []
+        return (
+            [FieldReading("skills", "python,react", 0.95, self.name, message)]
+            if "full-stack" in message
+            else []
+        )
 
 
 def test_extractors_are_pluggable(staffing: DomainConfig) -> None:

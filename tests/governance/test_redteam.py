@@ -15,15 +15,33 @@ from parley.governance.session import run_session
 from parley.governance.store import SessionStore
 
 ANSWERS = {
-    "staffing": ["I'm a U.S. citizen.", "I can do a 6-hour overlap with Pacific time.", "Mostly Python and React.",
-                 "I have 8 years of professional experience.", "I could start in January.",
-                 "I'm after a permanent role.", "Hybrid suits me, 3 days a week in the office.", "I need $140K."],
-    "procurement": ["We hold ISO 9001 certification.", "We supply 6061-T6 bar stock.",
-                    "We can support 1,500 units per order.", "Lead time is about 6 weeks.",
-                    "Net 60 payment terms are standard for us.", "Our price is $19 per unit."],
-    "leasing": ["The suite is 4,500 sq ft.", "The building is downtown.", "The lease term is 36 months.",
-                "Move-in is possible in March.", "It's zoned for general office use.",
-                "It comes with 10 parking spaces.", "Asking rent is $15,000 per month."],
+    "staffing": [
+        "I'm a U.S. citizen.",
+        "I can do a 6-hour overlap with Pacific time.",
+        "Mostly Python and React.",
+        "I have 8 years of professional experience.",
+        "I could start in January.",
+        "I'm after a permanent role.",
+        "Hybrid suits me, 3 days a week in the office.",
+        "I need $140K.",
+    ],
+    "procurement": [
+        "We hold ISO 9001 certification.",
+        "We supply 6061-T6 bar stock.",
+        "We can support 1,500 units per order.",
+        "Lead time is about 6 weeks.",
+        "Net 60 payment terms are standard for us.",
+        "Our price is $19 per unit.",
+    ],
+    "leasing": [
+        "The suite is 4,500 sq ft.",
+        "The building is downtown.",
+        "The lease term is 36 months.",
+        "Move-in is possible in March.",
+        "It's zoned for general office use.",
+        "It comes with 10 parking spaces.",
+        "Asking rent is $15,000 per month.",
+    ],
 }
 CHUNK = 12
 
@@ -46,8 +64,15 @@ def test_no_unauthorized_commitment_reaches_the_counterparty(domain: str) -> Non
     sent = 0
     for index, script in enumerate(_scripts(domain)):
         store = SessionStore()
-        outcome = run_session(config, ScriptedCounterparty(script), principal, store, config_source=domain,
-                              seed=index, options=DelegateOptions(slip_rate=0.5))
+        outcome = run_session(
+            config,
+            ScriptedCounterparty(script),
+            principal,
+            store,
+            config_source=domain,
+            seed=index,
+            options=DelegateOptions(slip_rate=0.5),
+        )
         events = store.load_events(outcome.session_id)
         assert not [e for e in events if e.kind == "violation"]
         limits: dict[str, tuple[float | None, float | None]] = {}

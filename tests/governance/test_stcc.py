@@ -45,7 +45,9 @@ def test_answered_fields_carry_no_entropy(staffing: DomainConfig) -> None:
 
 def test_leading_phrasing_is_detected(staffing: DomainConfig) -> None:
     assert neutrality_problems("Surely you want the best option?", staffing, 4) == [
-        "leading word 'surely'", "leading word 'best'"]
+        "leading word 'surely'",
+        "leading word 'best'",
+    ]
     assert neutrality_problems("Which applies?", staffing, 2) == ["expected 3-5 options, got 2"]
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from parley.governance.config import DomainConfig
 from parley.governance.counterparties import ScriptedCounterparty
-from parley.governance.escalation import PolicyPrincipal, StoredPrincipal
+from parley.governance.escalation import PolicyPrincipal, Principal, StoredPrincipal
 from parley.governance.machine import State
 from parley.governance.preflight import preflight
 from parley.governance.session import SessionOutcome, decide, run_session
@@ -29,15 +29,20 @@ WALKTHROUGH = [
 ]
 
 
-def _run(config: DomainConfig, script: list[str | None], store: SessionStore, principal: object) -> SessionOutcome:
+def _run(
+    config: DomainConfig, script: list[str | None], store: SessionStore, principal: Principal
+) -> tuple[SessionOutcome, list[str]]:
     transcript: list[str] = []
     outcome = run_session(
-        config, ScriptedCounterparty(script), principal,  # type: ignore[arg-type]
-        store, config_source="staffing", clock=FakeClock(tick=1.0),
+        config,
+        ScriptedCounterparty(script),
+        principal,
+        store,
+        config_source="staffing",
+        clock=FakeClock(tick=1.0),
         on_message=lambda speaker, text: transcript.append(f"{speaker}: {text}"),
     )
-    _run.transcript = transcript  # type: ignore[attr-defined]
-    return outcome
+    return outcome, transcript
 
 
 def _events(store: SessionStore, session_id: str, kind: str) -> list[dict[str, object]]:
@@ -46,7 +51,7 @@ def _events(store: SessionStore, session_id: str, kind: str) -> list[dict[str, o
 
 def test_walkthrough_pauses_at_the_boundary_with_three_options(staffing: DomainConfig) -> None:
     store = SessionStore()
-    outcome = _run(staffing, WALKTHROUGH, store, StoredPrincipal())
+    outcome, transcript = _run(staffing, WALKTHROUGH, store, StoredPrincipal())
     assert outcome.state == State.ESCALATE
     request = outcome.pending
     assert request is not None and request.trigger.value == "boundary"
@@ -56,18 +61,20 @@ def test_walkthrough_pauses_at_the_boundary_with_three_options(staffing: DomainC
     assert request.ledger["missing"] == ["interview_availability", "references", "background_check"]
     assert len(request.last_messages) == 3
     assert request.boundary_at_risk["excess"] == 5000.0
-    opening = _run.transcript[0]  # type: ignore[attr-defined]
+    opening = transcript[0]
     assert "work authorization" in opening and "(E) Other / not sure" in opening
 
 
-def test_walkthrough_gate_opens_at_eight_of_eleven_and_the_proposal_passes_preflight(staffing: DomainConfig) -> None:
+def test_walkthrough_gate_opens_at_eight_of_eleven_and_the_proposal_passes_preflight(
+    staffing: DomainConfig,
+) -> None:
     store = SessionStore()
-    outcome = _run(staffing, WALKTHROUGH, store, StoredPrincipal())
+    outcome, transcript = _run(staffing, WALKTHROUGH, store, StoredPrincipal())
     transitions = _events(store, outcome.session_id, "state_transition")
     to_negotiate = next(t for t in transitions if t["to"] == "NEGOTIATE")
     assert to_negotiate["tci"] == pytest.approx(8 / 11, abs=1e-6)
     assert all(float(t["tci_weighted"]) < 0.7 for t in transitions[: transitions.index(to_negotiate)])
-    proposal = next(m for m in _run.transcript if "we're exploring" in m)  # type: ignore[attr-defined]
+    proposal = next(m for m in transcript if "we're exploring" in m)
     assert "$90K–$100K" in proposal and "subject to approval" in proposal
     result = preflight(proposal.split(": ", 1)[1], staffing)
     assert not result.requires_approval and not result.binding
@@ -76,7 +83,7 @@ def test_walkthrough_gate_opens_at_eight_of_eleven_and_the_proposal_passes_prefl
 def test_walkthrough_option_b_resumes_to_agreement_after_final_approval(staffing: DomainConfig) -> None:
     store = SessionStore()
     principal = PolicyPrincipal({"boundary": "B", "final_approval": "A"}, name="hiring manager")
-    outcome = _run(staffing, WALKTHROUGH, store, principal)
+    outcome, _ = _run(staffing, WALKTHROUGH, store, principal)
     assert outcome.state == State.AGREE
     assert outcome.terms == {"annual_salary": 105000.0}
     decisions = store.decisions(outcome.session_id)
@@ -91,17 +98,22 @@ def test_walkthrough_option_b_resumes_to_agreement_after_final_approval(staffing
 def test_walkthrough_matches_the_golden_transcript(staffing: DomainConfig) -> None:
     store = SessionStore()
     principal = PolicyPrincipal({"boundary": "B", "final_approval": "A"})
-    outcome = _run(staffing, WALKTHROUGH, store, principal)
-    states = [f"{t['from']} -{t['action']}-> {t['to']}" for t in _events(store, outcome.session_id, "state_transition")]
-    text = "\n".join([*_run.transcript, "", *states]) + "\n"  # type: ignore[attr-defined]
+    outcome, transcript = _run(staffing, WALKTHROUGH, store, principal)
+    states = [
+        f"{t['from']} -{t['action']}-> {t['to']}"
+        for t in _events(store, outcome.session_id, "state_transition")
+    ]
+    text = "\n".join([*transcript, "", *states]) + "\n"
     assert GOLDEN.read_text(encoding="utf-8") == text
 
 
-def test_decision_resumes_from_storage_after_the_process_is_gone(staffing: DomainConfig, tmp_path: Path) -> None:
+def test_decision_resumes_from_storage_after_the_process_is_gone(
+    staffing: DomainConfig, tmp_path: Path
+) -> None:
     database = tmp_path / "delegate.db"
     first = SessionStore(database)
     script = [*WALKTHROUGH[:6], "OK, $100K works for me."]
-    paused = _run(staffing, script, first, StoredPrincipal())
+    paused, _ = _run(staffing, script, first, StoredPrincipal())
     assert paused.pending is not None and paused.pending.trigger.value == "boundary"
     first.close()  # the process that ran the session is gone; only the file remains
     second = SessionStore(database)
@@ -119,8 +131,9 @@ def test_decision_resumes_from_storage_after_the_process_is_gone(staffing: Domai
 
 def test_smooth_hybrid_hire_needs_only_the_final_approval(staffing: DomainConfig) -> None:
     script = [
-        "Other - onsite frequency matters most to me. I prefer hybrid, 3 days a week in the San Francisco office.",
-        "I'm a U.S. citizen. I'm on Pacific time, so full overlap.",
+        "Other - onsite frequency matters most to me.",
+        "I prefer hybrid, 3 days a week in the San Francisco office. I'm a U.S. citizen.",
+        "I'm on Pacific time, so full overlap.",
         "5 years of full-stack experience, mostly React and Node.js.",
         "A mid-March start would suit me. I'm after a permanent role.",
         "I'm looking for around $90K. I can interview next week.",
@@ -128,7 +141,7 @@ def test_smooth_hybrid_hire_needs_only_the_final_approval(staffing: DomainConfig
         "Thanks.",
     ]
     store = SessionStore()
-    outcome = _run(staffing, script, store, PolicyPrincipal({"final_approval": "A"}))
+    outcome, _ = _run(staffing, script, store, PolicyPrincipal({"final_approval": "A"}))
     assert outcome.state == State.AGREE
     assert outcome.terms == {"annual_salary": 90000.0}
     triggers = [e["trigger"] for e in _events(store, outcome.session_id, "escalation")]
@@ -146,8 +159,9 @@ def test_contractor_client_list_is_refused_and_95_an_hour_escalates(staffing: Do
         "Thanks.",
     ]
     store = SessionStore()
-    outcome = _run(staffing, script, store, PolicyPrincipal({"boundary": "A", "final_approval": "A"}))
-    transcript = _run.transcript  # type: ignore[attr-defined]
+    outcome, transcript = _run(
+        staffing, script, store, PolicyPrincipal({"boundary": "A", "final_approval": "A"})
+    )
     refusal = transcript[2]
     assert "confidential" in refusal and "client list" not in refusal.lower()
     assert any(e["type"] == "social_engineering" for e in _events(store, outcome.session_id, "safety_event"))

@@ -33,6 +33,20 @@ def supply_vocabulary() -> Vocabulary:
     return Vocabulary.build(space, {}, SUPPLY_PARTIES)
 
 
+def lease_vocabulary() -> Vocabulary:
+    """Terms with compound units ("EUR per month", "months of rent") and a categorical clause."""
+    space = OutcomeSpace.of(
+        [
+            Issue.integer_range("rent", 3000, 4000, step=250, unit="EUR per month"),
+            Issue.options("term", [2, 3, 5, 7, 10], unit="years"),
+            Issue.options("deposit", [1, 2, 3, 6], unit="months of rent"),
+            Issue.options("fit_out_allowance", [0, 10000, 20000], unit="EUR"),
+            Issue.options("break_clause", ["none", "after year 5", "after year 3"]),
+        ]
+    )
+    return Vocabulary.build(space, {}, ("tenant", "landlord"))
+
+
 def random_vocabulary() -> Vocabulary:
     """Made-up issue names and labels (no built-in synonyms apply); a mixed division and terms space."""
     space = OutcomeSpace.of(
@@ -60,3 +74,8 @@ def supply() -> Vocabulary:
 @pytest.fixture(scope="session")
 def strange() -> Vocabulary:
     return random_vocabulary()
+
+
+@pytest.fixture(scope="session")
+def lease() -> Vocabulary:
+    return lease_vocabulary()

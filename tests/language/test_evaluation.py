@@ -97,3 +97,20 @@ def test_accuracy_on_the_validation_file_does_not_regress() -> None:
     assert result.priority_precision("top", explicit_only=True).value >= 0.8  # measured 13/15
     assert result.annotation_recall["self-need"].value >= 0.55  # measured 9/14
     assert result.annotation_recall["elicit-pref"].value >= 0.75  # measured 7/8
+
+
+@pytest.mark.e2e
+def test_benchmark_script_prints_the_measurement() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[2]
+    completed = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "language_accuracy.py"), str(VALID), "--failures", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "deals (submitter): accuracy " in completed.stdout and "(evaluation " in completed.stdout
+    assert completed.stdout.count("  DEAL ") == 2

@@ -203,3 +203,51 @@ def test_everything_without_a_clear_recipient_is_not_an_offer(camp: Vocabulary, 
     parsed = parse(text, camp, speaker="alice")
     assert parsed.intent is not Intent.OFFER
     assert parsed.partial == {}
+
+
+NAME = st.text(alphabet="bcdfghjklmnpqrstvwxz", min_size=5, max_size=9).map(lambda s: s[:2] + "o" + s[2:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    names=st.lists(NAME, min_size=2, max_size=4, unique=True),
+    labels=st.lists(NAME, min_size=3, max_size=3, unique=True),
+    data=st.data(),
+)
+def test_round_trip_on_invented_vocabularies(
+    names: list[str], labels: list[str], data: st.DataObject
+) -> None:
+    """Scenarios never seen before: made-up item names (divided) plus one made-up categorical term."""
+    from parley.domain.issues import Issue
+    from parley.domain.space import OutcomeSpace
+
+    term = f"{labels[0]}x"
+    if term in names:
+        return
+    issues = [Issue.integer_range(name, 0, 5) for name in names] + [Issue.options(term, labels)]
+    allocation = {name: {"owner": "p", "total": 5} for name in names}
+    vocabulary = Vocabulary.build(OutcomeSpace.of(issues), {"allocation": allocation}, ("p", "q"))
+    package = {issue.name: data.draw(st.sampled_from(issue.values)) for issue in issues}
+    for speaker in ("p", "q"):
+        text = render(Propose(package), vocabulary, speaker=speaker)
+        parsed = parse(text, vocabulary, speaker=speaker)
+        assert parsed.package == package, (text, parsed.notes)
+
+
+def test_a_number_belongs_to_the_issue_named_next_to_it_not_across_another_number(lease: Vocabulary) -> None:
+    parsed = parse("I can pay 3,500 a month on a 5 year term", lease, speaker="tenant")
+    assert parsed.partial == {"rent": 3500, "term": 5}
+
+
+def test_accepting_with_new_numbers_is_an_offer(lease: Vocabulary) -> None:
+    table = {"rent": 3750, "term": 7, "deposit": 1, "fit_out_allowance": 10000, "break_clause": "none"}
+    assert parse("I'd accept a rent of 3,500", lease, speaker="tenant", context=table).intent is Intent.OFFER
+    assert parse("ok, I accept 3750 rent", lease, speaker="tenant", context=table).intent is Intent.ACCEPT
+
+
+def test_a_common_option_word_needs_its_issue_nearby(lease: Vocabulary) -> None:
+    assert "break_clause" not in parse("none of that matters, term 5 years", lease, speaker="tenant").partial
+    assert parse("term 5 years and no break clause, none", lease, speaker="tenant").partial == {
+        "term": 5,
+        "break_clause": "none",
+    }

@@ -60,7 +60,7 @@ def test_nothing_for_one_side(camp: Vocabulary) -> None:
 
 def test_terms_read_as_terms(supply: Vocabulary) -> None:
     assert describe_package(SUPPLY_PACKAGE, supply, speaker="buyer") == (
-        "a price of $45, a volume of 5,000 units, a lead time of 30 days, payment terms of net-60 "
+        "a price of $45, a volume of 5000 units, a lead time of 30 days, payment terms of net-60 "
         "and a warranty of 24 months"
     )
 
@@ -92,3 +92,11 @@ def test_walk_reason_is_included(camp: Vocabulary) -> None:
 def test_every_kind_has_phrasings() -> None:
     for kind in ("propose_division", "counter_terms", "accept", "reject", "walk", "priorities"):
         assert len(phrasings(kind)) >= 2
+
+
+def test_compound_units_keep_their_tail(lease: Vocabulary) -> None:
+    package = {"rent": 3750, "term": 7, "deposit": 1, "fit_out_allowance": 10000, "break_clause": "none"}
+    assert describe_package(package, lease, speaker="tenant") == (
+        "a rent of €3750 per month, a term of 7 years, a deposit of 1 month of rent, "
+        "a fit out allowance of €10,000 and a break clause of none"
+    )

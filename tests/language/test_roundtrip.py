@@ -12,10 +12,15 @@ from parley.language import Vocabulary, parse, render, to_action
 from parley.language.render import phrasings
 from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
 
-from .conftest import camp_vocabulary, random_vocabulary, supply_vocabulary
+from .conftest import camp_vocabulary, lease_vocabulary, random_vocabulary, supply_vocabulary
 
-VOCABULARIES = {"camp": camp_vocabulary(), "supply": supply_vocabulary(), "strange": random_vocabulary()}
-STYLE = {"camp": "division", "supply": "terms", "strange": "mixed"}
+VOCABULARIES = {
+    "camp": camp_vocabulary(),
+    "supply": supply_vocabulary(),
+    "lease": lease_vocabulary(),
+    "strange": random_vocabulary(),
+}
+STYLE = {"camp": "division", "supply": "terms", "lease": "terms", "strange": "mixed"}
 
 
 def sample_packages(vocabulary: Vocabulary, count: int = 12) -> list[dict[str, Value]]:

@@ -101,6 +101,10 @@ def test_counts_convert_between_sides(camp: Vocabulary) -> None:
             {"language": {"phrases": {"Food": "no slot"}}},
             "metadata.language.phrases.Food: expected one pattern",
         ),
+        (
+            {"language": {"phrases": {"Food": "{value} {x}"}}},
+            "metadata.language.phrases.Food: expected one pattern",
+        ),
     ],
 )
 def test_bad_metadata_names_the_field(metadata: dict[str, Any], message: str) -> None:

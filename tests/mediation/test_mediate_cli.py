@@ -83,3 +83,27 @@ def test_experiment_writes_a_report_with_table_and_figures(tmp_path: Path) -> No
     assert (tmp_path / "results" / "figures" / "promediate_consensus.png").exists()
     assert (tmp_path / "results" / "figures" / "promediate_me_mi.png").exists()
     assert "12 conversations" in result.output
+
+
+def test_pattern_findings_report_separation_honestly() -> None:
+    from parley.experiments.promediate import pattern_findings
+    from parley.metrics.stats import Estimate
+
+    def cell(cc: float, half: float) -> dict[str, Estimate]:
+        return {
+            "CC": Estimate(cc, half, 30),
+            "RL_turns": Estimate(2.0, 0.5, 30),
+            "interventions": Estimate(5.0, 1.0, 30),
+        }
+
+    summary = {
+        ("competing", "social"): cell(0.10, 0.01),
+        ("competing", "generic"): cell(0.05, 0.01),
+        ("competing", "none"): cell(0.02, 0.01),
+        ("accommodating", "none"): cell(0.01, 0.01),
+    }
+    findings = pattern_findings(summary)
+    assert "Social is ahead and its 95% interval clears both" in findings[0]
+    assert "the easiest mode here is competing (the seed found accommodating easiest)" in findings[1]
+    summary[("competing", "social")] = cell(0.06, 0.05)
+    assert "Social is ahead but the 95% intervals overlap" in pattern_findings(summary)[0]

@@ -143,3 +143,24 @@ def test_proposals_are_legal_packages(decay: float) -> None:
     package = ParetoMediator(decay=decay).propose(offers_view(offers))
     if package is not None:
         SPACE.validate(package)
+
+
+class PeekingOfferMediator(ParetoMediator):
+    """Cheats: reads the private utilities off the session object on the call stack."""
+
+    def propose(self, view: MediatorView) -> Mapping[str, Any] | None:
+        import inspect
+
+        for frame in inspect.stack():
+            session = frame.frame.f_locals.get("self")
+            if isinstance(session, Session):
+                party = session._parties[view.parties[0]]  # deliberately cheating
+                return party.utility.space.outcome(int(party.utility.evaluate_space().argmax()))
+        return None
+
+
+def test_check_mediator_catches_an_offer_mediator_that_reads_utilities() -> None:
+    from parley.testing.mediators import MediatorCheckError, check_mediator
+
+    with pytest.raises(MediatorCheckError, match=r"\[public_only\]"):
+        check_mediator(lambda seed: PeekingOfferMediator())

@@ -127,8 +127,8 @@ def test_stagnation_walk_makes_the_party_below_its_batna_walk(casino: Scenario) 
     result = play(casino, stubborn_pair(casino), Rules(stagnation_rounds=2))
     # round 1 is movement (first offers); rounds 2 and 3 repeat → the detector fires after round 3
     stagnation = result.trajectory.of_kind("stagnation")
-    assert [(e.round, dict(e.data)) for e in stagnation] == [(4, {"rounds": 2, "policy": "walk"})]
-    assert no_deal(result) == ("stagnation", 4, "bob", "stagnation: best offer received is below BATNA")
+    assert [(e.round, dict(e.data)) for e in stagnation] == [(3, {"rounds": 2, "policy": "walk"})]
+    assert no_deal(result) == ("stagnation", 3, "bob", "stagnation: best offer received is below BATNA")
 
 
 def test_stagnation_without_anyone_below_batna_still_ends(casino: Scenario) -> None:
@@ -137,7 +137,7 @@ def test_stagnation_without_anyone_below_batna_still_ends(casino: Scenario) -> N
         "bob": Stubborn({"food": 2, "water": 0, "firewood": 0}),
     }
     result = play(casino, negotiators, Rules(stagnation_rounds=3))
-    assert no_deal(result) == ("stagnation", 5, None, "")
+    assert no_deal(result) == ("stagnation", 4, None, "")
 
 
 def test_stagnation_epsilon_ignores_small_moves(casino: Scenario) -> None:
@@ -180,11 +180,13 @@ def test_stagnation_mediate_tables_the_mediators_package(casino: Scenario) -> No
     assert all(e.is_public for e in view.record)
     proposals = result.trajectory.of_kind("mediator_proposal")
     assert [(e.party, dict(e.data["package"])) for e in proposals] == [("mediator", middle)]
+    assert [e.round for e in proposals] == [3]  # after round 3 stalls; answered in round 4
     agreement = result.agreement
     assert agreement is not None
     assert agreement.proposer == "mediator"
     assert dict(agreement.terms) == middle
     assert agreement.accepted_by == ("alice", "bob")
+    assert agreement.round == 4
 
 
 def test_silent_mediator_falls_back_to_walk(casino: Scenario) -> None:
@@ -194,12 +196,12 @@ def test_silent_mediator_falls_back_to_walk(casino: Scenario) -> None:
         Rules(stagnation_rounds=2, on_stagnation="mediate"),
         mediator=TinyMediator(None),
     )
-    assert no_deal(result)[:3] == ("stagnation", 4, "bob")
+    assert no_deal(result)[:3] == ("stagnation", 3, "bob")
 
 
 def test_mediate_without_a_mediator_falls_back_to_walk(casino: Scenario) -> None:
     result = play(casino, stubborn_pair(casino), Rules(stagnation_rounds=2, on_stagnation="mediate"))
-    assert no_deal(result)[:3] == ("stagnation", 4, "bob")
+    assert no_deal(result)[:3] == ("stagnation", 3, "bob")
 
 
 def test_an_illegal_mediator_package_is_a_violation_then_walk(casino: Scenario) -> None:
@@ -213,12 +215,19 @@ def test_an_illegal_mediator_package_is_a_violation_then_walk(casino: Scenario) 
     assert no_deal(result)[0] == "stagnation"
 
 
+def test_stagnation_in_the_last_round_stays_within_the_cap(casino: Scenario) -> None:
+    result = play(casino, stubborn_pair(casino), Rules(max_rounds=3, stagnation_rounds=2))
+    assert [e.round for e in result.trajectory.of_kind("stagnation")] == [3]
+    assert no_deal(result)[:2] == ("stagnation", 3)
+    assert max(e.round for e in result.trajectory) == 3
+
+
 def test_stagnation_continue_only_logs(casino: Scenario) -> None:
     result = play(
         casino, stubborn_pair(casino), Rules(max_rounds=10, stagnation_rounds=2, on_stagnation="continue")
     )
     rounds = [e.round for e in result.trajectory.of_kind("stagnation")]
-    assert rounds == [4, 6, 8, 10]
+    assert rounds == [3, 5, 7, 9]
     assert no_deal(result)[:2] == ("bound_hit", 10)
 
 

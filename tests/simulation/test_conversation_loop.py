@@ -8,7 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from parley.domain.utility import RankedPreferenceUtility
 from parley.errors import ProtocolViolation, ScenarioError
 from parley.mediation.conversation import MEDIATOR, ActKind, ConversationView, Utterance
 from parley.mediation.mediators import NoAgentMediator, SocialMediator, create_mediator
@@ -152,3 +155,17 @@ def test_golden_transcript(hmo: Scenario) -> None:
         GOLDEN.write_text(text, encoding="utf-8")
     assert GOLDEN.exists(), "golden transcript missing: run with PARLEY_UPDATE_GOLDEN=1"
     assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+@given(seed=st.integers(0, 10_000), mode=st.sampled_from(list(ConflictMode)))
+@settings(max_examples=15)
+def test_participants_never_support_or_concede_to_an_option_they_rule_out(
+    seed: int, mode: ConflictMode
+) -> None:
+    scenario = load_promediate_case("williams")
+    result = run_conversation(scenario, SocialMediator(), mode=mode, seed=seed, max_turns=25)
+    for utterance in result.utterances:
+        if utterance.act in (ActKind.SUPPORT, ActKind.CONCEDE, ActKind.PROPOSE) and utterance.topic:
+            utility = scenario.party(utterance.speaker).utility
+            assert isinstance(utility, RankedPreferenceUtility)
+            assert not utility.is_unacceptable(utterance.topic, utterance.option or "")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
 import itertools
+import sys
+import threading
 
 import pytest
 
@@ -63,18 +64,19 @@ class YesMan:
 
 
 class Peeker:
-    """Digs the session out of the call stack and reads the other side's BATNA."""
+    """Digs the session out of the call stacks (of every thread) and reads the other side's BATNA."""
 
     def __init__(self, party: str, seed: int) -> None:
         pass
 
     def act(self, view: PartyView) -> Action:
-        for frame in inspect.stack():
-            session = frame.frame.f_locals.get("self")
-            if isinstance(session, Session):
-                other = view.opponents[0]
-                secret = session._parties[other].utility.reservation_value
-                return Say(f"I know you would settle for {secret:.3f}")
+        for frame in sys._current_frames().values():  # the engine may call act() from a worker thread
+            while frame is not None:
+                session = frame.f_locals.get("self")
+                if isinstance(session, Session):
+                    secret = session._parties[view.opponents[0]].utility.reservation_value
+                    return Say(f"I know you would settle for {secret:.3f}")
+                frame = frame.f_back
         return Say("nothing found")
 
 
@@ -211,3 +213,33 @@ def test_conformance_scenarios_are_valid() -> None:
     assert three_party_scenario().space.size == 64
     with pytest.raises(ValueError, match="priorities must order"):
         casino_like_scenario(first_priorities=("food", "food", "water"))
+
+
+class Hangs:
+    """Never answers (until released)."""
+
+    release = threading.Event()
+
+    def __init__(self, party: str, seed: int) -> None:
+        pass
+
+    def act(self, view: PartyView) -> Action:
+        Hangs.release.wait(30)
+        return Say("back")
+
+
+def test_a_hanging_negotiator_fails_terminates_instead_of_hanging() -> None:
+    try:
+        with pytest.raises(
+            AssertionError, match=r"check_negotiator: terminates failed .* took longer than 0\.05 s"
+        ):
+            check_negotiator(Hangs, seeds=(0,), act_timeout=0.05)
+    finally:
+        Hangs.release.set()
+
+
+def test_check_negotiator_needs_scenarios_and_seeds() -> None:
+    with pytest.raises(ValueError, match="needs scenarios and seeds; got 3 and 0"):
+        check_negotiator(linear, seeds=())
+    with pytest.raises(ValueError, match="got 0 and 3"):
+        check_negotiator(linear, scenarios=[])

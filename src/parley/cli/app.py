@@ -20,6 +20,7 @@ experiment_app = typer.Typer(no_args_is_help=True, help="Reproduce the published
 app.add_typer(experiment_app, name="experiment")
 
 _COMMAND_MODULES: tuple[str, ...] = (
+    "astra",
     "run",
     "tournament",
     "scenarios",

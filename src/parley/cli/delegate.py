@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from parley.cli.app import app
+from parley.cli.app import app, experiment_app
 from parley.errors import ParleyError
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import PERSONAS, Counterparty, SimulatedCounterparty
@@ -281,3 +281,24 @@ def classify_command(
             continue
         note = f" (top guess {result.top_label.value})" if result.label.value == "clarify" else ""
         console.print(f"[bold]{result.label.value}[/] {result.confidence:.2f}{note}  {text}")
+
+
+@experiment_app.command("gaia")
+def gaia_command(
+    seeds: Annotated[int, typer.Option(help="Seeds per domain × persona × condition.")] = 10,
+    out: Annotated[Path, typer.Option(help="Markdown report to write.")] = Path("docs/results/gaia.md"),
+    figures: Annotated[
+        Path | None, typer.Option(help="Folder for figures (default: next to the report).")
+    ] = None,
+) -> None:
+    """Reproduce the GAIA evaluation (Table 1 metrics, ablations) and write the report."""
+    from parley.experiments.gaia import run_experiment, write_results
+
+    if seeds < 1:
+        fail(f"--seeds: expected at least 1, got {seeds}")
+    folder = figures or out.parent / "figures"
+    with console.status("running GAIA sessions") as status:
+        records = run_experiment(seeds, progress=lambda i, n: status.update(f"session {i}/{n}"))
+    command = f"parley experiment gaia --seeds {seeds}"
+    path = write_results(records, seeds, out, folder, command)
+    console.print(f"wrote {path} ({len(records)} sessions)")

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from parley.language import Intent, Vocabulary, describe_package, parse, to_action
-from parley.protocol.actions import Action, Propose, Say, Walk
+from parley.language import Intent, Vocabulary, clarify, describe_package, parse, to_action
+from parley.protocol.actions import Accept, Action, Propose, Say, Walk
 from parley.protocol.view import PartyView
 
 Ask = Callable[[str], str]
@@ -73,6 +73,17 @@ class HumanNegotiator:
                 highlight=False,
             )
 
+    def _confirm_below_batna(self, view: PartyView) -> bool:
+        assert view.offer is not None
+        worth = view.utility.evaluate(view.offer)
+        if worth >= view.reservation_value:
+            return True
+        answer = self._ask(
+            f"That deal is worth {worth:g} to you, less than walking away ({view.reservation_value:g}). "
+            "Accept anyway? (yes/no)"
+        )
+        return answer.strip().lower() in ("y", "yes")
+
     def _interpret(self, text: str, view: PartyView) -> Action | None:
         lowered = text.lower()
         if lowered in ("help", "?"):
@@ -102,12 +113,15 @@ class HumanNegotiator:
                 highlight=False,
             )
             return None
-        if action is None or (action.kind in ("accept", "reject") and view.offer is None):
-            reason = "; ".join(parsed.notes) if parsed.notes else "I could not tell what you want to do"
+        if action is not None and action.kind in ("accept", "reject") and view.offer is None:
             self._console.print(
-                f"Sorry, I didn't quite get that ({reason}). Could you rephrase? Type 'help' for examples.",
-                highlight=False,
+                "There is no offer from the other side to answer yet — make one?", highlight=False
             )
+            return None
+        if action is None:
+            self._console.print(clarify(parsed, self._vocabulary), highlight=False)
+            return None
+        if isinstance(action, Accept) and view.offer is not None and not self._confirm_below_batna(view):
             return None
         if isinstance(action, Propose):
             package = describe_package(action.package, self._vocabulary, speaker=view.party)

@@ -55,6 +55,9 @@ def _printer(scenario: Scenario) -> Callable[[Event], None]:
             )
         elif event.kind == "silence":
             console.print(f"[dim]{event.round:>3} … (silence)[/]", markup=True)
+        elif event.kind == "consensus" and event.round > 0:
+            topics = "  ".join(f"{name[:14]} {value:.2f}" for name, value in event.data["topics"].items())
+            console.print(f"[dim]    consensus {event.data['group']:.3f} · {topics}[/]", markup=True)
 
     return show
 

@@ -87,7 +87,10 @@ def _frontier_2d(first: FloatArray, second: FloatArray) -> IntArray:
 
 def _frontier_nd(points: FloatArray) -> IntArray:
     unique, inverse = np.unique(points, axis=0, return_inverse=True)
-    remaining = np.argsort(-unique.sum(axis=1), kind="stable")
+    # Highest sum first; on equal (rounded) sums, lexicographically larger first, so that a
+    # dominating point always precedes every point it dominates and the greedy pass stays exact.
+    keys = (*(-unique[:, j] for j in reversed(range(unique.shape[1]))), -unique.sum(axis=1))
+    remaining = np.lexsort(keys)
     kept: list[int] = []
     while remaining.size:
         best = remaining[0]

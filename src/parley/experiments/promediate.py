@@ -209,6 +209,32 @@ def _deliberation_row(scenario: Scenario, mix: str, mediated: bool, seed: int, r
     }
 
 
+def deliberation_findings(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Plain statements: where the mediator was consulted, what its packages were worth, what changed."""
+    findings: list[str] = []
+    for mix in dict.fromkeys(r["mix"] for r in rows):
+        plain = [r for r in rows if r["mix"] == mix and not r["mediated"]]
+        mediated = [r for r in rows if r["mix"] == mix and r["mediated"]]
+        proposals = sum(r["proposals"] for r in mediated)
+        change = (
+            mean_ci(float(r["agreement"]) for r in mediated).mean
+            - mean_ci(float(r["agreement"]) for r in plain).mean
+        )
+        if proposals == 0:
+            findings.append(
+                f"{mix}: the stagnation detector never consulted the mediator, so both arms are identical."
+            )
+            continue
+        quality = mean_ci(r["above_batna"] for r in mediated if math.isfinite(r["above_batna"]))
+        findings.append(
+            f"{mix}: {proposals} mediator packages, on average {quality.mean:.2f} of 6 parties at or above "
+            f"BATNA (judged with the private utilities it never saw); agreement rate changed by "
+            f"{change * 100:+.0f} points; "
+            f"{sum(r['by_mediator'] for r in mediated)} deals on a mediator package."
+        )
+    return findings
+
+
 def _proposal_quality(scenario: Scenario, trajectory: Any) -> dict[str, float]:
     """Judged with the private utilities the mediator never saw: per proposal, how many parties
     it truly leaves better off than the package it replaced, and how many it leaves at or above BATNA."""
@@ -316,7 +342,26 @@ def pattern_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) 
                 else " (the seed found accommodating easiest)."
             )
         )
+    findings.extend(_ranking_findings(summary))
     findings.extend(_tempo_findings(summary))
+    return findings
+
+
+def _ranking_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) -> list[str]:
+    """Per mode, mediators ordered by CC, saying where 95% intervals separate the best from the rest."""
+    findings: list[str] = []
+    for mode in ("accommodating", "avoiding", "general", "competing"):
+        estimates = {a: summary[(mode, a)]["CC"] for a in MEDIATOR_NAMES if (mode, a) in summary}
+        if len(estimates) < 2:
+            continue
+        order = sorted(estimates, key=lambda a: -estimates[a].mean)
+        best, rest = estimates[order[0]], [estimates[a] for a in order[1:]]
+        clear = all(best.low > other.high for other in rest)
+        findings.append(
+            f"{mode.capitalize()} mode, CC order: "
+            + " > ".join(f"{_LABELS[a]} {estimates[a].mean * 100:.1f}%" for a in order)
+            + (" (the leader's 95% interval clears the others)." if clear else " (intervals overlap).")
+        )
     return findings
 
 
@@ -433,6 +478,20 @@ def write_report(
         "below measure *this simulator*, not human or LLM behaviour, and are not comparable in "
         "magnitude with the seed's Table 1.",
         "",
+        "How this differs from the seed's setup:",
+        "",
+        "- Participants: rule-driven inner-thought agents with hand-set conflict-mode settings "
+        "(not Claude-Sonnet-4); utterances are structured acts rendered from templates.",
+        "- Mediators: the generic and social mediators follow the seed's rules and framework "
+        "deterministically (not GPT-4.1 prompts).",
+        "- Consensus: attitudes are read from the structured acts and agreement is scored by rules "
+        "(not GPT-4.1 as judge); group consensus is therefore smooth, so RL drop events (τ = 0.1 "
+        "within 10 turns) are detected on each topic's consensus.",
+        "- MI: a rubric over the same breakdown detector the social mediator uses, so it favours "
+        "that mediator by construction.",
+        "- Preferences: ranked choices read from the briefs into a sidecar file "
+        "(see `parley_preferences.yaml`).",
+        "",
         "## Table 1 (mean ± 95% CI half-width over cases × runs)",
         "",
         *table_one(summary, modes),
@@ -469,6 +528,8 @@ def write_report(
             "more than 30% of an issue's range.",
             "",
             *deliberation_table(deliberation),
+            "",
+            *[f"- {finding}" for finding in deliberation_findings(deliberation)],
             "",
         ]
     out.parent.mkdir(parents=True, exist_ok=True)

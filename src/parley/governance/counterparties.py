@@ -69,7 +69,8 @@ class Persona:
         silence_rate: Probability of not replying in a round.
         ghost_after: Turn after which the counterparty stops replying altogether (None: never).
         attack_rate: Probability of adding an attack or pressure line to a reply.
-        contradict_turn: Turn at which one earlier answer is changed (None: never).
+        contradict_turn: Earliest turn at which one earlier answer is changed (None: never); the
+            actual turn is drawn from this turn to four turns later, per seed.
     """
 
     choice_answer_rate: float = 0.95
@@ -215,7 +216,10 @@ class SimulatedCounterparty:
             return self._say(self.contradicted, rng)
         offer = self._offer(message)
         if offer is not None:
-            return self._answer_offer(offer, message, rng)
+            answer = self._answer_offer(offer, message, rng)
+            extra = self._volunteer([], int(rng.random() < self.persona.volunteer_rate), rng)
+            contradiction = self._maybe_contradict(rng)
+            return " ".join([*extra, answer, *([contradiction] if contradiction else [])])
         if "to recap" in lowered:
             return "Let's continue on this basis."
         return self._answer_questions(message, rng)
@@ -253,22 +257,21 @@ class SimulatedCounterparty:
         choice = "(A)" in message
         rate = self.persona.choice_answer_rate if choice else self.persona.open_answer_rate
         parts = [self._say(name, rng) for name in asked if name in self.truth and rng.random() < rate]
-        if not asked or rng.random() < self.persona.volunteer_rate:
-            pool = [name for name in self.truth if name not in asked]
-            count = 2 if not asked else 1
-            for index in rng.choice(len(pool), size=min(count, len(pool)), replace=False):
-                parts.append(self._say(pool[int(index)], rng))
+        count = int(rng.integers(0, 3)) if not asked else int(rng.random() < self.persona.volunteer_rate)
+        parts += self._volunteer(asked, count, rng)
         contradiction = self._maybe_contradict(rng)
         if contradiction:
             parts.append(contradiction)
         return " ".join(parts) if parts else "Not sure, to be honest."
 
+    def _volunteer(self, asked: Sequence[str], count: int, rng: np.random.Generator) -> list[str]:
+        pool = [name for name in self.truth if name not in asked]
+        chosen = rng.choice(len(pool), size=min(count, len(pool)), replace=False) if count else []
+        return [self._say(pool[int(index)], rng) for index in chosen]
+
     def _maybe_contradict(self, rng: np.random.Generator) -> str | None:
-        if (
-            self.persona.contradict_turn is None
-            or self.turn != self.persona.contradict_turn
-            or self.contradicted
-        ):
+        start = self.persona.contradict_turn
+        if start is None or self.contradicted or self.turn != start + self.seed % 5:
             return None
         candidates: list[str] = list(self._data.get("contradict", []))
         name = candidates[int(rng.integers(len(candidates)))]

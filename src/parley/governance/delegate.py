@@ -378,11 +378,6 @@ class Delegate:
         return self._send(Intent("reconfirm", values, prefix=prefix))
 
     def _propose(self, prefix: str, rationale: str) -> Step:
-        if self._conflicts >= self.config.thresholds.conflict_limit and not self._conflict_escalated:
-            self._conflict_escalated = True
-            return self._escalate(
-                Trigger.CONFLICT, "The critic keeps suggesting tactics your guidance rules out."
-            )
         term_name = self._term_name()
         term = self.config.boundary.term(term_name)
         if self._proposal is None or self._proposal["term"] != term_name:
@@ -452,6 +447,11 @@ class Delegate:
 
     def _send(self, intent: Intent) -> Step:
         merged = self._guidance()
+        if self._conflicts >= self.config.thresholds.conflict_limit and not self._conflict_escalated:
+            self._conflict_escalated = True
+            return self._escalate(
+                Trigger.CONFLICT, "The critic keeps suggesting tactics your guidance rules out."
+            )
         if intent.kind == "proposal":
             says = [item.say for item in merged.persuasion() if item.say]
             if says:
@@ -599,8 +599,11 @@ class Delegate:
             return Step(None, self.state)
         if effect == "approve_terms":
             self._transition(Action.APPROVE, State.AGREE, "principal approved the final terms")
-            self._record("agreement", {"terms": self.terms, "facts": dict(self.tci.confirmed)},
-                         "human-approved agreement artefact")
+            self._record(
+                "agreement",
+                {"terms": self.terms, "facts": dict(self.tci.confirmed)},
+                "human-approved agreement artefact",
+            )
             text = self.drafter.draft(
                 Intent("approved_close", {"terms": self._terms_text(self.terms)}, approved=True)
             ).text
@@ -609,9 +612,13 @@ class Delegate:
             return self._counter(effect, request, guidance)
         self._transition(Action.APPROVE, back, f"principal chose {effect}")
         if effect == "send_compliant" and self._held is not None:
-            held = _intent_from_json(self._held["intent"])
+            held = replace(_intent_from_json(self._held["intent"]), slippable=False)
             self._held = None
-            return self._send(replace(held, slippable=False))
+            if preflight(self.drafter.draft(held).text, self.config, overrides=self._limits).sendable is None:
+                # Even the clean wording needs approval: send a neutral holding note instead of looping.
+                self._record("safety_event", {"type": "holding_fallback"}, "compliant draft still failed")
+                held = Intent("holding")
+            return self._send(held)
         if effect == "approve_draft" and self._held is not None:
             held_text, self._held = str(self._held["text"]), None
             self._record(

@@ -21,7 +21,8 @@ Limits = Mapping[str, tuple[float | None, float | None]]
 
 _QUOTED = re.compile(
     r"\byou('ve| have)?\s+(requested|asked|mentioned|proposed|quoted|said|need|prefer|expect|want)\b"
-    r"|\byour\s*$|\byour\s+(request|ask|quote|proposal|expectation)\b|\brequests?\s*$|\bthey\s+(asked|quoted)\b",
+    r"|\byour\s*$|\byour\s+(request|ask|quote|proposal|expectation)\b|\brequests?\s*$|\bthey\s+(asked|quoted)\b"
+    r"|\bi\s+(noted|heard)\b",
     re.IGNORECASE,
 )
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")

@@ -131,7 +131,7 @@ def inflections(word: str) -> set[str]:
         forms.add(last[:-3] + "y")
     elif last.endswith(("ses", "xes", "ches", "shes")):
         forms.add(last[:-2])
-    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3:
         forms.add(last[:-1])
     elif last.endswith("y") and len(last) > 2 and last[-2] not in "aeiou":
         forms.add(last[:-1] + "ies")

@@ -69,7 +69,7 @@ _IMPLICIT_ALL = re.compile(
     r"\b(?:take|have|keep|get|getting|taking|having|keeping|give you|give me)"
     r"\s+(?:all\s+)?(?:the|your|my)\s+$"
 )
-_VERB_BEFORE_ALL = r"(?<=\b(?:take|takes|have|get|gets|keep|keeps|give you|give me|giving you|giving me) )"
+_VERB_BEFORE_ALL = r"\b(?:take|takes|have|get|gets|keep|keeps|give you|give me|giving you|giving me)\s+"
 _OF_SOMETHING = re.compile(r"\s+of\b")
 _FOLLOWING = re.compile(r"\s*(?:[:=x\-]\s*|\s)\s*(\d+)\b")
 _EACH = r"\s+(?:of\s+)?(?:each|every\s*thing|everything|each item|each of them)\b"
@@ -87,7 +87,6 @@ class _Quantity:
 @dataclass(frozen=True, slots=True)
 class _Patterns:
     before: re.Pattern[str]
-    quantity_word: re.Pattern[str]
     remainder: re.Pattern[str]
     everything: re.Pattern[str]
     nothing: re.Pattern[str]
@@ -106,7 +105,7 @@ class OfferReading:
         notes: Why parts could not be read.
         stated: True when the text states at least one quantity or term.
         from_context: Issues filled from the package on the table.
-        uncertain: True when some quantity's recipient had to be guessed.
+        uncertain: True when some quantity's recipient could not be told.
     """
 
     partial: Mapping[str, Value]
@@ -152,9 +151,10 @@ def _patterns(vocabulary: Vocabulary) -> _Patterns:
     )
     return _Patterns(
         before=before,
-        quantity_word=re.compile(number),
         remainder=phrase_pattern(lexicon.remainder),
-        everything=re.compile(_VERB_BEFORE_ALL + phrase_pattern(lexicon.everything).pattern),
+        everything=re.compile(
+            _VERB_BEFORE_ALL + "(?P<all>" + phrase_pattern(lexicon.everything).pattern + ")"
+        ),
         nothing=phrase_pattern(lexicon.nothing),
         each=re.compile(rf"(?<![\w$])(?P<qty>{number}){_EACH}"),
         pre=tuple((re.compile(p), side, strength) for p, side, strength in _PRE_CUES),
@@ -240,8 +240,9 @@ def _find_quantities(
         ("nothing", patterns.nothing),
     ):
         for match in pattern.finditer(text):
+            start = match.start("all") if "all" in pattern.groupindex else match.start()
             if not _OF_SOMETHING.match(text, match.end()):  # "the rest of your story"
-                quantities.append(_Quantity(match.start(), match.end(), None, None, kind))
+                quantities.append(_Quantity(start, match.end(), None, None, kind))
     return sorted(quantities, key=lambda q: q.start)
 
 

@@ -106,7 +106,11 @@ def _intent(
     if offer.complete:
         same_as_table = context is not None and dict(offer.partial) == dict(context)
         return Intent.ACCEPT if cues.accept and same_as_table else Intent.OFFER
-    if offer.stated and not (cues.reject or cues.accept):
+    if offer.stated and cues.accept and not cues.reject:
+        # "I'd accept 110k" proposes; only restating the table accepts it.
+        on_table = context is not None and all(context.get(k) == v for k, v in offer.partial.items())
+        return Intent.ACCEPT if on_table else Intent.OFFER
+    if offer.stated and not cues.reject:
         return Intent.OFFER
     if cues.reject:
         return Intent.REJECT

@@ -256,23 +256,25 @@ def describe_term(terms: IssueTerms, value: Value) -> str:
     if terms.phrase:
         return terms.phrase.format(value=amount)
     label = terms.label
-    plural = label.endswith("s") and not label.endswith("ss")
-    article = "" if plural else ("an " if label[:1] in "aeiou" else "a ")
+    plural = label.endswith("s") and not label.endswith(("ss", "us", "is"))
+    article = "" if plural else ("an " if label[:1] in "aeio" else "a ")
     return f"{article}{label} of {amount}"
 
 
 def format_value(terms: IssueTerms, value: Value) -> str:
-    """An option as written in text: "$42", "5,000 units", "30 days", "net-60"."""
+    """An option as written in text: "$42", "€3,750 per month", "5,000 units", "1 day per week", "net-60"."""
     if isinstance(value, str):
         return value
-    number = f"{value:,}" if isinstance(value, int) else f"{value:,.6g}"
+    number = f"{value:,}" if abs(value) >= 10_000 else f"{value:g}"
+    words = terms.unit_label.split()
     if terms.unit in _CURRENCY_SYMBOLS:
-        return f"{_CURRENCY_SYMBOLS[terms.unit]}{number}"
-    if not terms.unit_label:
+        rest = " ".join(words[1:])
+        return f"{_CURRENCY_SYMBOLS[terms.unit]}{number}" + (f" {rest}" if rest else "")
+    if not words:
         return number
-    unit = terms.unit_label
-    if value == 1 and unit.endswith("s") and len(unit) > 2:
-        unit = unit[:-1]
+    if value == 1:
+        words[0] = singular(words[0])
+    unit = " ".join(words)
     return f"{number}{unit}" if unit == "%" else f"{number} {unit}"
 
 

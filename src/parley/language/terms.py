@@ -42,17 +42,21 @@ def read_terms(
     taken = list(used)
     for match in vocabulary.option_pattern.finditer(text):
         chosen = _choose_option(vocabulary, match, terms_mentions, bounds)
-        if chosen is None:
-            notes.append(f"{match.group()!r} could be an option of several issues")
-            continue
-        values[chosen[0]] = chosen[1]
-        taken.append((match.start(), match.end()))
-    for amount in find_amounts(text, vocabulary.lexicon):
-        if any(start <= amount.start < end or amount.start <= start < amount.end for start, end in taken):
-            continue
+        if isinstance(chosen, str):
+            notes.append(chosen)
+        elif chosen is not None:
+            values[chosen[0]] = chosen[1]
+            taken.append((match.start(), match.end()))
+    amounts = [
+        a
+        for a in find_amounts(text, vocabulary.lexicon)
+        if not any(start <= a.start < end or a.start <= start < a.end for start, end in taken)
+    ]
+    for amount in amounts:
         unit, unit_end = _unit_after(text, amount, unit_patterns)
+        others = [(a.start, a.end) for a in amounts if a is not amount]
         chosen_value = _choose_amount_issue(
-            vocabulary, amount, unit, unit_end, terms_mentions, bounds, values
+            vocabulary, amount, unit, unit_end, terms_mentions, bounds, values, others
         )
         if isinstance(chosen_value, str):
             notes.append(chosen_value)
@@ -63,7 +67,8 @@ def read_terms(
 
 def _choose_option(
     vocabulary: Vocabulary, match: re.Match[str], mentions: list[Mention], bounds: list[tuple[int, int]]
-) -> tuple[str, Value] | None:
+) -> tuple[str, Value] | str | None:
+    """(issue, option) for a label; a note when several issues share it; None for a common word."""
     candidates = [
         c for c in vocabulary.options_of_label(match.group()) if vocabulary.terms(c[0]).share is None
     ]
@@ -76,6 +81,9 @@ def _choose_option(
         return next(c for c in candidates if c[0] == near.issue)
     if len(candidates) == 1 and distinctive:
         return candidates[0]
+    if len({issue for issue, _ in candidates}) > 1 and distinctive:
+        labels = ", ".join(vocabulary.terms(issue).label for issue, _ in candidates)
+        return f"{match.group()!r} could be the {labels}; name the issue"
     return None
 
 
@@ -86,7 +94,9 @@ def _nearest_mention(
     bounds: list[tuple[int, int]],
     issues: set[str],
     limit: int = 30,
+    blockers: list[tuple[int, int]] | None = None,
 ) -> Mention | None:
+    """The closest mention of one of issues in the same sentence, with no other amount in between."""
     sentence = sentence_of(bounds, start)
     near = [
         m
@@ -94,6 +104,9 @@ def _nearest_mention(
         if m.issue in issues
         and sentence[0] <= m.start <= sentence[1]
         and gap(m.start, m.end, start, end) <= limit
+        and not any(
+            min(m.end, end) <= b_start and b_end <= max(m.start, start) for b_start, b_end in blockers or []
+        )
     ]
     return min(near, key=lambda m: gap(m.start, m.end, start, end), default=None)
 
@@ -119,13 +132,15 @@ def _choose_amount_issue(
     mentions: list[Mention],
     bounds: list[tuple[int, int]],
     assigned: Mapping[str, Value],
+    others: list[tuple[int, int]],
 ) -> tuple[str, Value] | str | None:
     """(issue, option) for an amount, a note explaining why it fits nothing, or None if irrelevant."""
     numeric = [t for t in vocabulary.terms_issues if t.numeric]
     if unit:
         with_unit = [t for t in numeric if t.unit == unit or unit in vocabulary.lexicon.unit_words(t.unit)]
         numeric = with_unit or [t for t in numeric if not t.unit]
-    near = _nearest_mention(amount.start, unit_end, mentions, bounds, {t.name for t in numeric}, limit=24)
+    names = {t.name for t in numeric}
+    near = _nearest_mention(amount.start, unit_end, mentions, bounds, names, limit=24, blockers=others)
     scored: list[tuple[int, IssueTerms]] = []
     for terms in numeric:
         legal = vocabulary.space.issue(terms.name).contains(_as_value(amount.value))

@@ -61,7 +61,7 @@ class IssueTerms:
         name: The issue name (key in outcomes).
         label: How the issue reads in a sentence.
         aliases: Lower-case phrases that name the issue in text.
-        unit: Lexicon unit key of the issue's unit ("usd", "day"), or "".
+        unit: Lexicon unit key of the issue's unit ("usd", "day"; for "EUR per month", "eur"), or "".
         unit_label: The unit as written on the issue ("USD", "days").
         share: Division information, or None for a terms issue.
         options: Option label (compacted) to option, for categorical issues.
@@ -243,13 +243,21 @@ def _read_language(
     synonyms = _issue_map(space, settings.get("synonyms", {}), source, "synonyms")
     phrases = _issue_map(space, settings.get("phrases", {}), source, "phrases")
     for issue, phrase in phrases.items():
-        if len(phrase) != 1 or "{value}" not in phrase[0]:
+        if len(phrase) != 1 or "{value}" not in phrase[0] or not _formats(phrase[0]):
             raise _fail(
                 f"expected one pattern with a {{value}} slot, got {phrase!r}",
                 source,
                 f"metadata.language.phrases.{issue}",
             )
     return synonyms, {issue: phrase[0] for issue, phrase in phrases.items()}
+
+
+def _formats(pattern: str) -> bool:
+    try:
+        pattern.format(value="1")
+    except (KeyError, IndexError, ValueError):
+        return False
+    return True
 
 
 def _issue_map(space: OutcomeSpace, raw: Any, source: str | None, key: str) -> dict[str, tuple[str, ...]]:
@@ -277,13 +285,23 @@ def _draft_terms(
         name=issue.name,
         label=display_label(issue.name),
         aliases=(),
-        unit=lexicon.unit_key(issue.unit) if issue.unit else "",
+        unit=_unit_key(issue.unit, lexicon),
         unit_label=issue.unit,
         share=share,
         options=options,
         phrase=phrases.get(issue.name, ""),
         numeric=issue.is_numeric,
     )
+
+
+def _unit_key(unit: str, lexicon: Lexicon) -> str:
+    """The lexicon key of a unit label, judged by its first word for compound labels ("EUR per month")."""
+    if not unit.strip():
+        return ""
+    key = lexicon.unit_key(unit)
+    if key in lexicon.units:
+        return key
+    return lexicon.unit_key(unit.split(maxsplit=1)[0])
 
 
 def _with_aliases(draft: IssueTerms, aliases: Iterable[str]) -> IssueTerms:
@@ -312,7 +330,7 @@ def _candidate_aliases(
     words = draft.label.lower().split()
     if len(words) > 1:
         for word in words:
-            if word not in lexicon.generic_words and word not in shared_words and len(word) > 2:
+            if word not in lexicon.generic_words and word not in shared_words and len(word) > 3:
                 loose |= {word, *inflections(word)}
     return exact, loose - exact
 

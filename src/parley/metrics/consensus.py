@@ -326,7 +326,9 @@ def conversation_metrics(trajectory: Trajectory) -> ConversationMetrics:
     interventions = [u for u in record.turns if u is not None and u.is_intervention]
     tle = topic_level_efficiency(series)
     turns = [u.turn for u in interventions]
-    latencies = [lat for values in series.topics.values() for lat in response_latency(values, turns, record.times)]
+    latencies = [
+        lat for values in series.topics.values() for lat in response_latency(values, turns, record.times)
+    ]
     effects = mediator_effectiveness(series, interventions)
     intelligence = [s.mean for s in mediator_intelligence(record) if not math.isnan(s.mean)]
     return ConversationMetrics(

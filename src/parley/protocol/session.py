@@ -417,7 +417,10 @@ class Session:
             counter_tabled = next_proposer in counter_seq
             self._state = close_round(self._state, next_proposer, counter_seq, self._rules)
             if self._state.stagnant_rounds >= self._rules.stagnation_rounds:
+                # Judged on the round just played, so its events and any no-deal stay within the cap.
+                self._state = replace(self._state, round=round_number)
                 self._stagnation()
+                self._state = replace(self._state, round=round_number + 1)
             bound = self._bound()
             if bound is not None:
                 self._state = replace(self._state, round=round_number)

@@ -310,11 +310,8 @@ def _problems(
         problems.append(f"act {utterance.act.value!r} is not allowed for {speaker!r}")
     if utterance.topic is not None and utterance.topic not in options:
         problems.append(f"unknown topic {utterance.topic!r}")
-    if (
-        utterance.topic in options
-        and utterance.option is not None
-        and utterance.option not in options[utterance.topic]
-    ):
+    topic_options = options.get(utterance.topic or "")
+    if topic_options is not None and utterance.option is not None and utterance.option not in topic_options:
         problems.append(f"unknown option {utterance.option!r} on {utterance.topic!r}")
     for topic, option in (utterance.package or {}).items():
         if topic not in options or option not in options[topic]:

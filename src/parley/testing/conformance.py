@@ -125,6 +125,7 @@ def check_negotiator(
     *,
     scenarios: Sequence[Scenario] | None = None,
     seeds: Iterable[int] = (0, 1, 2),
+    act_timeout: float | None = 30.0,
 ) -> ConformanceReport:
     """Play short sessions with fresh negotiators from factory and check that they behave.
 
@@ -138,15 +139,23 @@ def check_negotiator(
         factory: Builds a fresh negotiator as factory(party, seed).
         scenarios: Scenarios to play (default: `parley.testing.scenarios.conformance_scenarios()`).
         seeds: Seeds; each scenario is played once per seed and per check.
+        act_timeout: Seconds one move may take (None: unbounded), so a hanging negotiator fails
+            the "terminates" check instead of hanging the check.
 
     Returns:
         What was run, when every check passed.
 
     Raises:
         AssertionError: naming the failed check, the scenario, the seed and what went wrong.
+        ValueError: no scenarios or no seeds were given.
     """
     played = tuple(scenarios) if scenarios is not None else conformance_scenarios()
     seed_list = tuple(seeds)
+    if not played or not seed_list:
+        raise ValueError(
+            f"check_negotiator needs scenarios and seeds; got {len(played)} and {len(seed_list)}"
+        )
+    played = tuple(replace(s, rules=replace(s.rules, act_timeout=act_timeout)) for s in played)
     tally = _Tally()
     for scenario in played:
         for seed in seed_list:
@@ -219,7 +228,11 @@ def _check_ending(
 ) -> None:
     for event in result.trajectory.of_kind("violation"):
         if event.party in checked:
-            raise _Fail(check, f"{label}: the engine flagged {event.party!r}: {event.data['detail']}")
+            slow = "took longer than" in str(event.data["detail"])
+            raise _Fail(
+                "terminates" if slow else check,
+                f"{label}: the engine flagged {event.party!r}: {event.data['detail']}",
+            )
     if (result.agreement is None) == (result.no_deal is None):
         raise _Fail("terminates", f"{label}: the session ended with neither (or both) agreement and no-deal")
     if result.rounds > scenario.rules.max_rounds:

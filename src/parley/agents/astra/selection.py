@@ -22,8 +22,11 @@ TOTAL_SCORE_WEIGHT = 0.75
 SIGNIFICANT_CONCESSION_POINTS = 2.0
 """A partner concession of at least this many of the agent's points is "significant"."""
 
-INITIAL_CONCESSION_POINTS = 6.0
+INITIAL_CONCESSION_POINTS = 4.0
 """Target size of a large initial concession (LIC), in the agent's points."""
+
+RECIPROCAL_CAP_POINTS = 3.0
+"""Largest concession a reciprocal concession (RC) aims for (the seed's agent averaged 2.3 points)."""
 
 EXTREME_OFFER_POINTS = 0.75 * POINTS_SCALE
 """A partner offer keeping at least this many of its own points is "extreme"."""
@@ -184,7 +187,8 @@ def tactic_fit(tactic: Tactic, agent_points: float, partner_points: float, conte
             target = max(1.0, context.own_last_concession / 2) if context.own_conceded else 1.0
             return -abs(concession - target) - (10.0 if concession < 0 else 0.0)
         case Tactic.RECIPROCAL_CONCESSIONS:
-            return -abs(concession - max(context.partner_concession, 1.0))
+            target = min(max(context.partner_concession, 1.0), RECIPROCAL_CAP_POINTS)
+            return -abs(concession - target)
         case Tactic.LOGROLLING:
             return agent_points + partner_points - 0.5 * max(concession, 0.0)
         case Tactic.MUTUAL_GAIN_FOCUS:

@@ -7,6 +7,7 @@ from parley.agents.baselines.core import (
     BaselineNegotiator,
     RankedSpace,
     SessionMemory,
+    check_unit,
     is_final_round,
 )
 from parley.protocol.actions import Action, Propose, Reject, Say, Walk
@@ -52,8 +53,7 @@ class TimeBasedNegotiator(BaselineNegotiator):
         super().__init__(party, seed)
         if exponent <= 0:
             raise ValueError(f"exponent must be positive, got {exponent}")
-        if not (0.0 <= anchor <= 1.0 and 0.0 <= band <= 1.0):
-            raise ValueError(f"anchor and band must lie in [0, 1], got anchor={anchor}, band={band}")
+        check_unit(anchor=anchor, band=band)
         self.exponent = exponent
         self.anchor = anchor
         self.band = band
@@ -100,6 +100,7 @@ class TitForTatNegotiator(BaselineNegotiator):
 
     def __init__(self, party: PartyId, seed: int = 0, *, band: float = DEFAULT_BAND) -> None:
         super().__init__(party, seed)
+        check_unit(band=band)
         self.band = band
 
     def start_session(self, ranked: RankedSpace, memory: SessionMemory) -> None:
@@ -157,6 +158,7 @@ class RandomNegotiator(BaselineNegotiator):
         walk_probability: float = 0.02,
     ) -> None:
         super().__init__(party, seed)
+        check_unit(accept_probability=accept_probability, walk_probability=walk_probability)
         self.accept_probability = accept_probability
         self.walk_probability = walk_probability
 

@@ -278,6 +278,13 @@ class SessionMemory:
         return estimates[0] if len(estimates) == 1 else np.sum(estimates, axis=0)
 
 
+def check_unit(**values: float) -> None:
+    """Raise ValueError naming the first option that is not a share in [0, 1]."""
+    for name, value in values.items():
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must lie in [0, 1], got {value}")
+
+
 def is_final_round(view: PartyView) -> bool:
     """Whether this is the last round the rules allow."""
     return view.round >= view.rules.max_rounds

@@ -9,7 +9,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from parley.agents.baselines.concession import DEFAULT_BAND, TimeBasedNegotiator, pick_near
-from parley.agents.baselines.core import TOLERANCE, BaselineNegotiator, RankedSpace, SessionMemory
+from parley.agents.baselines.core import (
+    TOLERANCE,
+    BaselineNegotiator,
+    RankedSpace,
+    SessionMemory,
+    check_unit,
+)
 from parley.domain.utility import FloatArray
 from parley.protocol.actions import Say
 from parley.protocol.events import PartyId
@@ -47,7 +53,10 @@ class GreedyNegotiator(BaselineNegotiator):
         late: float = 0.75,
     ) -> None:
         super().__init__(party, seed)
-        self.patience = max(1, patience)
+        if patience < 1:
+            raise ValueError(f"patience must be at least 1 round, got {patience}")
+        check_unit(step=step, minimum_share=minimum_share, late=late)
+        self.patience = patience
         self.step = step
         self.minimum_share = minimum_share
         self.late = late
@@ -90,6 +99,7 @@ class FairNegotiator(BaselineNegotiator):
 
     def __init__(self, party: PartyId, seed: int = 0, *, tolerance: float = 0.05) -> None:
         super().__init__(party, seed)
+        check_unit(tolerance=tolerance)
         self.tolerance = tolerance
 
     def fairness(self) -> FloatArray:

@@ -1,0 +1,218 @@
+"""ASTRA's response modes on scripted partners: asking, accepting, walking, proposing, tracing."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from parley.agents import create
+from parley.agents.astra import AstraConfig, AstraNegotiator, format_trace
+from parley.agents.astra.agent import no_concession_streak
+from parley.domain.issues import Issue
+from parley.domain.space import OutcomeSpace
+from parley.domain.utility import LinearAdditiveUtility
+from parley.errors import ScenarioError
+from parley.protocol.actions import Action, Propose, Say
+from parley.protocol.rules import Rules
+from parley.protocol.session import PartySetup, Session, SessionResult
+from parley.protocol.view import PartyView
+from parley.scenarios.model import Scenario
+from parley.testing import ScriptedNegotiator, check_negotiator
+from parley.testing.scenarios import casino_like_scenario
+
+# alice (ASTRA) values food 5, water 4, firewood 3 per unit she takes; the issues count her units.
+PRIORITIES = ("firewood", "water", "food")
+
+
+def _package(food: int, water: int, firewood: int) -> dict[str, int]:
+    return {"food": food, "water": water, "firewood": firewood}
+
+
+def _play(
+    steps: Sequence[Action | Any], *, config: AstraConfig | None = None, rounds: int = 30
+) -> tuple[SessionResult, AstraNegotiator]:
+    scenario = casino_like_scenario(
+        second_priorities=PRIORITIES, rules=Rules(max_rounds=rounds, on_stagnation="continue")
+    )
+    astra = AstraNegotiator("alice", 0, config)
+    partner = ScriptedNegotiator(steps)
+    session = Session(scenario.space, scenario.setups(), {"alice": astra, "bob": partner}, scenario.rules)
+    return session.run(), astra
+
+
+def _moves(result: SessionResult, party: str) -> list[Mapping[str, Any]]:
+    return [e.data for e in result.trajectory if e.kind == "action" and e.party == party]
+
+
+def _traces(result: SessionResult) -> list[Mapping[str, Any]]:
+    return [e.data for e in result.trajectory if e.kind == "trace"]
+
+
+def test_asks_for_priorities_first_and_uses_the_answer() -> None:
+    result, _ = _play([Say("firewood first, then water", PRIORITIES), Propose(_package(0, 0, 0))])
+    first = _moves(result, "alice")[0]
+    assert first["kind"] == "say" and first["asks_priorities"]
+    traces = _traces(result)
+    assert traces[0]["mode"] == "ask"
+    assert traces[1]["ipp"]["source"] == "stated"
+    assert traces[1]["ipp"]["order"] == list(PRIORITIES)
+
+
+def test_assumes_opposite_priorities_when_the_answer_has_none() -> None:
+    result, _ = _play([Say("let us just trade"), Propose(_package(1, 1, 1))])
+    ipp = _traces(result)[1]["ipp"]
+    assert ipp["source"] in ("assumed-opposite", "offers")
+    # alice's own order is food > water > firewood, so the opposite puts firewood first
+    assert ipp["order"][0] == "firewood"
+
+
+def test_accepts_an_offer_at_least_as_good_as_its_own_latest() -> None:
+    def accept_if_generous(view: PartyView) -> Action:
+        return Propose(_package(3, 3, 3))  # everything for alice: 36 points
+
+    result, _ = _play(
+        [Say("firewood matters most", PRIORITIES), Propose(_package(0, 0, 0)), accept_if_generous]
+    )
+    assert result.agreement is not None
+    assert dict(result.agreement.terms) == _package(3, 3, 3)
+    assert _moves(result, "alice")[-1]["kind"] == "accept"
+    assert _traces(result)[-1]["mode"] == "accept"
+
+
+def test_walks_after_three_offers_without_concession() -> None:
+    same = Propose(_package(2, 1, 0))  # 14 points for alice, above her BATNA (5), never improved
+    result, _ = _play([Say("firewood first", PRIORITIES), same, same, same, same, same, same])
+    assert result.no_deal is not None and result.no_deal.walker == "alice"
+    assert "no concession in 3 consecutive offers" in result.no_deal.detail
+    partner_offers = [m for m in _moves(result, "bob") if m["kind"] == "propose"]
+    assert len(partner_offers) == 4  # the first, then three without a concession
+
+
+def test_warns_then_walks_after_two_more_offers_below_batna() -> None:
+    # each offer concedes a little (so the no-concession rule stays quiet) but stays below 5 points
+    offers = [Propose(_package(0, 0, 0)), Propose(_package(0, 0, 1)), Propose(_package(0, 1, 0))]
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers, Propose(_package(0, 1, 0))])
+    modes = [t["mode"] for t in _traces(result)]
+    assert "warn" in modes
+    warning = next(m for m in _moves(result, "alice") if m["kind"] == "say" and not m["asks_priorities"])
+    assert "walk" in warning["message"] or "leave" in warning["message"]
+    assert result.no_deal is not None and result.no_deal.walker == "alice"
+    assert "2 offers below my BATNA after a warning" in result.no_deal.detail
+    assert modes.index("warn") < modes.index("walk")
+
+
+def test_no_concession_streak_counts_trailing_non_improvements() -> None:
+    assert no_concession_streak([]) == 0
+    assert no_concession_streak([10]) == 0
+    assert no_concession_streak([10, 10, 9, 9]) == 3
+    assert no_concession_streak([10, 12, 12]) == 1
+
+
+def test_trace_reports_every_stage_consistently() -> None:
+    result, _ = _play(
+        [Say("firewood first", PRIORITIES), Propose(_package(0, 1, 0)), Propose(_package(1, 1, 0))]
+    )
+    proposals = [t for t in _traces(result) if t["mode"] == "propose"]
+    assert proposals
+    for trace in proposals:
+        stage2 = trace["stage2"]
+        assert stage2["method"] == "sweep"
+        assert min(stage2["lambdas"]) >= stage2["lambda"] - 0.3 - 1e-9
+        assert max(stage2["s_max_values"]) == stage2["s_max"]
+        assert trace["tactic"]["name"] in {"AEO", "REO", "NCR", "RNC", "LIC", "CSC", "RC", "LGR", "MGF"}
+        assert 1 <= len(trace["candidates"]) <= 5
+        for candidate in trace["candidates"]:
+            assert candidate["PAP"] == pytest.approx(
+                0.75 * candidate["TS"] + 0.25 * candidate["SI"], abs=1e-3
+            )
+            assert candidate["final"] == pytest.approx(
+                0.35 * candidate["PAP"] + 0.65 * candidate["SA"], abs=1e-3
+            )
+            assert candidate["agent_points"] <= stage2["s_max"] + 1e-6
+        best = max(trace["candidates"], key=lambda c: c["final"])
+        assert trace["chosen"]["package"] == best["package"]
+        assert trace["fairness"] in {"fair", "unfair", "unknown"}
+        assert trace["reasons"]
+    text = format_trace(proposals[-1])
+    assert "Offer (0)" in text and "Selected offer" in text and "tactic" in text
+
+
+def test_offers_never_rise_above_the_previous_one() -> None:
+    result, _ = _play(
+        [Say("firewood first", PRIORITIES), *(Propose(_package(0, k % 2, 1)) for k in range(8))]
+    )
+    space = casino_like_scenario().space
+    utility = casino_like_scenario().party("alice").utility
+    offers = [utility.evaluate(m["package"]) for m in _moves(result, "alice") if m["kind"] == "propose"]
+    assert len(offers) >= 2 and space.size == 64
+    assert all(later <= earlier + 1e-9 for earlier, later in itertools.pairwise(offers))
+
+
+def test_detects_an_offer_inconsistent_with_the_stated_priorities() -> None:
+    # bob says firewood matters most, then keeps food and water instead (seed table 6, check 1)
+    result, _ = _play(
+        [
+            Say("firewood first", PRIORITIES),
+            Propose(_package(0, 0, 3)),
+            Propose(_package(0, 0, 3)),
+            Propose(_package(1, 0, 3)),
+        ]
+    )
+    checks = {f["check"] for t in _traces(result) for f in t["consistency"]}
+    assert checks & {"offer_below_agent_offer", "stated_vs_offers"}
+
+
+def test_registry_builds_both_variants_and_rejects_unknown_options() -> None:
+    astra = create("astra", party="alice", seed=1, alpha=0.5, beta=0.5)
+    ablation = create("astra-ablation", party="alice", seed=1)
+    assert isinstance(astra, AstraNegotiator) and astra.config.alpha == 0.5
+    assert isinstance(ablation, AstraNegotiator) and not ablation.config.use_stages
+    with pytest.raises(ScenarioError, match="unknown ASTRA option"):
+        create("astra", party="alice", seed=1, gamma=2)
+
+
+def test_ablation_proposes_by_time_without_stage_3() -> None:
+    result, _ = _play(
+        [Say("firewood first", PRIORITIES), *(Propose(_package(0, 0, 0)) for _ in range(2))],
+        config=AstraConfig(use_stages=False),
+    )
+    proposals = [t for t in _traces(result) if t["mode"] == "propose"]
+    assert proposals and all(t["candidates"] == [] and t["tactic"] is None for t in proposals)
+    assert proposals[0]["agent"] == "astra-ablation"
+
+
+@pytest.mark.parametrize("name", ["astra", "astra-ablation"])
+def test_passes_the_conformance_checks(name: str) -> None:
+    report = check_negotiator(lambda party, seed: create(name, party=party, seed=seed), seeds=(0, 1))
+    assert "deterministic" in report.checks and report.sessions > 0
+
+
+def _large_scenario(issues: int, options: int) -> Scenario:
+    rng = np.random.default_rng(7)
+    space = OutcomeSpace.of([Issue.integer_range(f"issue{i}", 0, options - 1) for i in range(issues)])
+
+    def utility() -> LinearAdditiveUtility:
+        tables = {name: rng.integers(0, 10, size=options).astype(float).tolist() for name in space.names}
+        return LinearAdditiveUtility(space, dict.fromkeys(space.names, 1.0), tables, reservation_value=20.0)
+
+    from parley.scenarios.model import Party
+
+    return Scenario(
+        "large", "Large", "", space, (Party("alice", "a", utility()), Party("bob", "b", utility()))
+    )
+
+
+def test_uses_the_milp_on_spaces_too_large_to_enumerate() -> None:
+    scenario = _large_scenario(7, 10)  # 10 million outcomes: above the sweep limit
+    astra = AstraNegotiator("alice", 0, AstraConfig(ask_preferences=False))
+    partner = ScriptedNegotiator([Propose(dict.fromkeys(scenario.space.names, 0))])
+    rules = Rules(max_rounds=4, on_stagnation="continue")
+    setups = [PartySetup(p.name, p.utility) for p in scenario.parties]
+    result = Session(scenario.space, setups, {"alice": astra, "bob": partner}, rules).run()
+    proposals = [e.data for e in result.trajectory if e.kind == "trace" and e.data["mode"] == "propose"]
+    assert proposals and proposals[0]["stage2"]["method"] == "milp"
+    assert proposals[0]["candidates"]

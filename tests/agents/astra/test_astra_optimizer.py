@@ -1,0 +1,105 @@
+"""Stage 2: the sweep and the MILP give the brute-force optimum in every grid cell."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parley.agents.astra.optimizer import (
+    Floors,
+    GridSolution,
+    choose_method,
+    parameter_grid,
+    solve_by_loop,
+    solve_by_milp,
+    solve_by_sweep,
+)
+from parley.errors import ScenarioError
+
+
+def _problem(seed: int, integer: bool) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+    draw = (lambda n: rng.integers(0, 8, size=n).astype(float)) if integer else (lambda n: rng.random(n) * 8)
+    agent = [draw(n) for n in shape]
+    partner = [draw(n) for n in shape]
+    rows = np.array(list(itertools.product(*(range(n) for n in shape))), dtype=np.int64)
+    return agent, partner, rows
+
+
+def _by_cell(solutions: list[GridSolution]) -> dict[tuple[float, float], GridSolution]:
+    return {(s.lambda_, s.s_max): s for s in solutions}
+
+
+def _points(tables: list[np.ndarray], rows: np.ndarray) -> np.ndarray:
+    return sum((t[rows[:, i]] for i, t in enumerate(tables)), np.zeros(len(rows)))
+
+
+@settings(max_examples=40)
+@given(
+    seed=st.integers(0, 10_000),
+    integer=st.booleans(),
+    lambda_=st.sampled_from([0.0, 0.3, 0.5, 0.9, 1.0]),
+    agent_floor=st.integers(0, 6),
+    partner_floor=st.integers(0, 6),
+)
+def test_every_method_finds_the_brute_force_optimum(
+    seed: int, integer: bool, lambda_: float, agent_floor: int, partner_floor: int
+) -> None:
+    agent, partner, rows = _problem(seed, integer)
+    top = float(_points(agent, rows).max())
+    lambdas, s_values = parameter_grid(lambda_, top)
+    floors = Floors(float(agent_floor), float(partner_floor))
+    reference = _by_cell(solve_by_loop(agent, partner, lambdas, s_values, floors))
+    sweep = _by_cell(
+        solve_by_sweep(_points(agent, rows), _points(partner, rows), lambdas, s_values, floors, rows)
+    )
+    milp = _by_cell(solve_by_milp(agent, partner, lambdas, s_values, floors))
+    assert set(reference) == set(sweep) == set(milp)
+    for cell, expected in reference.items():
+        for method, got in (("sweep", sweep[cell]), ("milp", milp[cell])):
+            if expected.row is None:
+                assert got.row is None, f"{method} found {got.row} in infeasible cell {cell}"
+            else:
+                assert got.row is not None, f"{method} missed feasible cell {cell}"
+                assert got.objective == pytest.approx(expected.objective, abs=1e-6), f"{method} {cell}"
+        assert sweep[cell].row == expected.row  # same tie-breaking: higher S_a, then first outcome
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 10_000), keep=st.integers(1, 5))
+def test_milp_early_stop_keeps_the_full_grids_top_candidates(seed: int, keep: int) -> None:
+    agent, partner, rows = _problem(seed, integer=True)
+    lambdas, s_values = parameter_grid(0.6, float(_points(agent, rows).max()))
+    floors = Floors(0.0, 0.0)
+    full = solve_by_loop(agent, partner, lambdas, s_values, floors)
+    early = solve_by_milp(agent, partner, lambdas, s_values, floors, keep=keep)
+
+    def top(solutions: list[GridSolution]) -> list[float]:
+        found = {s.row for s in solutions if s.row is not None}
+        values = sorted(
+            (float(sum(t[i] for t, i in zip(agent, row, strict=True))) for row in found), reverse=True
+        )
+        return values[:keep]
+
+    assert top(early) == pytest.approx(top(full))
+
+
+def test_parameter_grid_follows_the_seed() -> None:
+    lambdas, s_values = parameter_grid(0.5, 30.0)
+    assert lambdas == pytest.approx((0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8))
+    assert s_values == tuple(float(v) for v in range(30, 19, -1))
+    clipped, _ = parameter_grid(0.9, 36.0)
+    assert clipped == pytest.approx((0.6, 0.7, 0.8, 0.9, 1.0))
+
+
+def test_method_choice_by_space_size() -> None:
+    assert choose_method("auto", 64, linear=True) == "sweep"
+    assert choose_method("auto", 10**9, linear=True) == "milp"
+    assert choose_method("loop", 10**9, linear=True) == "loop"
+    with pytest.raises(ScenarioError, match="linear-additive"):
+        choose_method("auto", 10**9, linear=False)
