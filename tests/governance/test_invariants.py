@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parley.governance.config import DomainConfig, load_config, load_yaml_data
-from parley.governance.counterparties import ScriptedCounterparty
+from parley.governance.counterparties import ScriptedCounterparty, SimulatedCounterparty
 from parley.governance.delegate import DelegateOptions
 from parley.governance.escalation import PolicyPrincipal, Trigger
 from parley.governance.machine import TERMINAL
@@ -142,3 +142,37 @@ def test_the_checker_catches_violations_when_preflight_is_disabled() -> None:
     )
     kinds = [e.kind for e in store.load_events(outcome.session_id)]
     assert "violation" in kinds
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(sorted(CONFIGS)),
+    st.sampled_from(["cooperative", "adversarial", "slow", "contradictory"]),
+    st.integers(0, 10_000),
+    decisions,
+    st.floats(0.0, 1.0),
+    st.sampled_from([0.6, 0.7, 0.8]),
+    st.booleans(),
+)
+def test_invariants_hold_against_simulated_personas(
+    domain: str,
+    persona: str,
+    seed: int,
+    choices: dict[str, str],
+    slip_rate: float,
+    gate: float,
+    use_stcc: bool,
+) -> None:
+    config = CONFIGS[domain].with_thresholds(gate=gate)
+    store = SessionStore()
+    outcome = run_session(
+        config,
+        SimulatedCounterparty(config, persona, seed),
+        PolicyPrincipal(choices),
+        store,
+        config_source=domain,
+        seed=seed,
+        options=DelegateOptions(use_stcc=use_stcc, slip_rate=slip_rate),
+    )
+    assert outcome.state in TERMINAL, "I4"
+    _check(config, store.load_events(outcome.session_id), preflight_on=True)

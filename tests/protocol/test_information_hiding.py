@@ -7,8 +7,12 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from parley.protocol import Accept, Action, PartyView, Phase, Propose, Rules, Say, Session
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parley.protocol import Accept, Action, PartyView, Phase, Propose, Reject, Rules, Say, Session
 from parley.scenarios.model import Party, Scenario
+from parley.testing.scenarios import three_party_scenario
 
 SECRET_TRACE = "alice-secret-trace-7f3a"
 SECRET_PERSONA = "bob-secret-persona-91c2"
@@ -155,3 +159,29 @@ def test_accepting_reveals_nothing_new_about_the_other_side(casino: Scenario) ->
     assert view.offer == {"food": 2, "water": 1, "firewood": 1}
     assert view.opponents == ("alice",)
     assert view.reservation_value == 5.0
+
+
+@settings(max_examples=25)
+@given(st.data())
+def test_hiding_holds_for_any_moves_in_three_party_sessions(data: st.DataObject) -> None:
+    scenario = three_party_scenario(rules=Rules(max_rounds=5, on_stagnation="continue"))
+    space = scenario.space
+    move = st.one_of(
+        st.integers(0, space.size - 1).map(lambda i: Propose(space.outcome(i))),
+        st.builds(Say, st.text(max_size=4), st.just(()), st.booleans()),
+        st.just(Reject()),
+    )
+    spies = {
+        name: Spy(data.draw(st.lists(move, min_size=1, max_size=6)), f"secret-of-{name}")
+        for name in scenario.party_names
+    }
+    Session(space, scenario.setups(), dict(spies), scenario.rules).run()
+    utilities = {name: id(scenario.party(name).utility) for name in scenario.party_names}
+    for name, spy in spies.items():
+        for objects in spy.reached:
+            ids = {id(o) for o in objects}
+            assert utilities[name] in ids
+            for other in scenario.party_names:
+                if other != name:
+                    assert utilities[other] not in ids
+                    assert not contains_text(objects, f"secret-of-{other}")

@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from parley.agents import create
 from parley.agents.baselines import FairNegotiator, GreedyNegotiator, RandomNegotiator, TimeBasedNegotiator
 from parley.protocol import (
     Action,
@@ -19,6 +22,7 @@ from parley.protocol import (
     replay,
 )
 from parley.scenarios.model import Scenario
+from parley.testing.scenarios import casino_like_scenario
 
 
 def baseline_game(
@@ -149,3 +153,27 @@ def test_replay_keeps_private_traces(casino: Scenario, three_party: Scenario, se
         assert original.trajectory.of_kind("trace")
         again = replay(original.trajectory, scenario.space, scenario.setups(), scenario.rules)
         assert again.trajectory.to_jsonl() == original.trajectory.to_jsonl()
+
+
+@settings(max_examples=30)
+@given(
+    st.sampled_from(
+        ["boulware", "linear", "conceder", "tit-for-tat", "hardliner", "random", "base", "greedy", "fair"]
+    ),
+    st.sampled_from(["boulware", "conceder", "random", "fair", "greedy"]),
+    st.integers(0, 10_000),
+)
+def test_any_seeded_baseline_game_is_byte_identical_and_replays(first: str, second: str, seed: int) -> None:
+    scenario = casino_like_scenario()
+
+    def run() -> SessionResult:
+        negotiators = {
+            "alice": create(first, party="alice", seed=seed),
+            "bob": create(second, party="bob", seed=seed + 1),
+        }
+        return Session(scenario.space, scenario.setups(), negotiators, scenario.rules).run()
+
+    original = run()
+    assert run().trajectory.to_jsonl() == original.trajectory.to_jsonl()
+    again = replay(original.trajectory, scenario.space, scenario.setups(), scenario.rules)
+    assert again.trajectory.to_jsonl() == original.trajectory.to_jsonl()

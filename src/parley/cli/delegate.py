@@ -95,7 +95,7 @@ def render_request(request: EscalationRequest) -> None:
     lines += [f"  ({o.key}) {o.title}: {o.trade_offs}" for o in request.options]
     lines.append(f"[bold]Request[/]: {request.ask}")
     title = escape(f"Escalation {request.request_id} [{request.trigger.value}]")
-    console.print(Panel("\n".join(lines), title=title, border_style="red"))
+    console.print(Panel("\n".join(lines), title=title, border_style="red"), soft_wrap=False)
 
 
 def _principal(spec: str | None) -> Principal:

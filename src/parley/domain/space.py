@@ -83,8 +83,10 @@ class OutcomeSpace:
             same_names = False
         if not same_names:
             self._report_names(outcome)
-        for issue in self.issues:
-            issue.index_of(outcome[issue.name])
+        for issue, positions in self._position_maps:
+            value = outcome[issue.name]
+            if value not in positions:  # the slow path explains (or accepts 2.0 for 2)
+                issue.index_of(value)
 
     def _report_names(self, outcome: Mapping[str, Value]) -> None:
         missing = [n for n in self.names if n not in outcome]
@@ -96,7 +98,15 @@ class OutcomeSpace:
 
     def to_indices(self, outcome: Mapping[str, Value]) -> tuple[int, ...]:
         """Option indices of a (valid) outcome."""
-        return tuple([issue.index_of(outcome[issue.name]) for issue in self.issues])
+        try:
+            return tuple([positions[outcome[issue.name]] for issue, positions in self._position_maps])
+        except KeyError:  # a missing issue or an option spelled differently: the slow path decides
+            return tuple([issue.index_of(outcome[issue.name]) for issue in self.issues])
+
+    @cached_property
+    def _position_maps(self) -> tuple[tuple[Issue, dict[Value, int]], ...]:
+        # Option → position per issue, looked up inline by the per-move hot paths above.
+        return tuple((issue, {value: i for i, value in enumerate(issue.values)}) for issue in self.issues)
 
     def from_indices(self, indices: Sequence[int | np.integer] | NDArray[np.integer]) -> dict[str, Value]:
         """The outcome for a row of option indices."""

@@ -1,0 +1,100 @@
+"""GAIA: a governed delegate that screens and negotiates for a principal without committing on its own."""
+
+from parley.governance.commitment import contains_binding_language, find_commitments, rewrite_non_binding
+from parley.governance.config import SHIPPED_CONFIGS, DomainConfig, load_config
+from parley.governance.counterparties import (
+    PERSONAS,
+    Counterparty,
+    ScriptedCounterparty,
+    SimulatedCounterparty,
+)
+from parley.governance.critic import Guidance, MergedGuidance, RuleCritic, merge_channels
+from parley.governance.delegate import Delegate, DelegateOptions, Step
+from parley.governance.drafting import Draft, Drafter, Intent, TemplateDrafter
+from parley.governance.escalation import (
+    Decision,
+    EscalationOption,
+    EscalationRequest,
+    InteractivePrincipal,
+    PolicyPrincipal,
+    Principal,
+    StoredPrincipal,
+    Trigger,
+)
+from parley.governance.extraction import (
+    DualExtractor,
+    ExtractionContext,
+    Extractor,
+    FieldReading,
+    LexiconExtractor,
+    PatternExtractor,
+    default_extractor,
+)
+from parley.governance.machine import TRANSITIONS, Action, IllegalTransition, State, StateMachine
+from parley.governance.moderator import Classification, Classifier, Label, RuleModerator
+from parley.governance.preflight import PreflightResult, preflight
+from parley.governance.session import SessionOutcome, SessionRunner, decide, load_runner, run_session
+from parley.governance.stcc import Question, screening_question, stcc_question
+from parley.governance.store import SessionStore
+from parley.governance.tci import LedgerEntry, TaskCompletenessIndex
+
+__all__ = [
+    "PERSONAS",
+    "SHIPPED_CONFIGS",
+    "TRANSITIONS",
+    "Action",
+    "Classification",
+    "Classifier",
+    "Counterparty",
+    "Decision",
+    "Delegate",
+    "DelegateOptions",
+    "DomainConfig",
+    "Draft",
+    "Drafter",
+    "DualExtractor",
+    "EscalationOption",
+    "EscalationRequest",
+    "ExtractionContext",
+    "Extractor",
+    "FieldReading",
+    "Guidance",
+    "IllegalTransition",
+    "Intent",
+    "InteractivePrincipal",
+    "Label",
+    "LedgerEntry",
+    "LexiconExtractor",
+    "MergedGuidance",
+    "PatternExtractor",
+    "PolicyPrincipal",
+    "PreflightResult",
+    "Principal",
+    "Question",
+    "RuleCritic",
+    "RuleModerator",
+    "ScriptedCounterparty",
+    "SessionOutcome",
+    "SessionRunner",
+    "SessionStore",
+    "SimulatedCounterparty",
+    "State",
+    "StateMachine",
+    "Step",
+    "StoredPrincipal",
+    "TaskCompletenessIndex",
+    "TemplateDrafter",
+    "Trigger",
+    "contains_binding_language",
+    "decide",
+    "default_extractor",
+    "find_commitments",
+    "load_config",
+    "load_runner",
+    "merge_channels",
+    "preflight",
+    "rewrite_non_binding",
+    "run_session",
+    "screening_question",
+    "stcc_question",
+]

@@ -67,20 +67,43 @@ def _chain_problems(entries: Sequence[StoredEntry]) -> tuple[list[str], int | No
     problems: list[str] = []
     first_bad: int | None = None
     previous = GENESIS
-    for expected_seq, stored in enumerate(entries):
+    expected_seq = 0
+    for stored in entries:
         where = f"entry {stored.seq}"
+        found: list[str] = []
         if stored.seq != expected_seq:
-            problems.append(
-                f"{where}: expected sequence number {expected_seq} (entries deleted or reordered)"
-            )
+            found.append(f"{where}: expected sequence number {expected_seq} (entries deleted or reordered)")
         if stored.previous != previous:
-            problems.append(f"{where}: previous-hash link broken (an earlier entry was changed or removed)")
+            found.append(f"{where}: previous-hash link broken (an earlier entry was changed or removed)")
         if entry_hash(stored.previous, stored.entry) != stored.digest:
-            problems.append(f"{where}: content does not match its hash (entry edited)")
-        if problems and first_bad is None:
+            found.append(f"{where}: content does not match its hash (entry edited)")
+        if found and first_bad is None:
             first_bad = stored.seq
+        problems += found
         previous = stored.digest
+        expected_seq = stored.seq + 1
     return problems, first_bad, previous
+
+
+def _checkpoint_problem(
+    name: str, checkpoint: Checkpoint, by_seq: dict[int, StoredEntry], last_seq: int
+) -> tuple[str, int] | None:
+    stored = by_seq.get(checkpoint.seq)
+    if stored is None and checkpoint.seq > last_seq:
+        return (
+            f"{name}: records entry {checkpoint.seq} but the log ends at entry {last_seq} (truncated)",
+            last_seq + 1,
+        )
+    if stored is None:
+        return f"{name}: entry {checkpoint.seq} is missing", checkpoint.seq
+    if stored.digest != checkpoint.digest:
+        return f"{name}: hash of entry {checkpoint.seq} differs from the recorded one", checkpoint.seq
+    if name == "end-of-session seal" and last_seq != checkpoint.seq:
+        return (
+            f"{name}: entries appended after the session was sealed at entry {checkpoint.seq}",
+            checkpoint.seq + 1,
+        )
+    return None
 
 
 def verify_chain(
@@ -88,23 +111,15 @@ def verify_chain(
 ) -> VerifyReport:
     """Check links, hashes, sequence numbers, the head checkpoint and the end-of-session seal."""
     problems, first_bad, last = _chain_problems(entries)
-    count = len(entries)
+    by_seq = {stored.seq: stored for stored in entries}
+    last_seq = entries[-1].seq if entries else -1
     for name, checkpoint in (("head checkpoint", head), ("end-of-session seal", seal)):
         if checkpoint is None:
             continue
-        if checkpoint.seq >= count:
-            problems.append(
-                f"{name}: records entry {checkpoint.seq} but the log ends at entry {count - 1} (truncated)"
-            )
-            first_bad = count if first_bad is None else first_bad
-        elif entries[checkpoint.seq].digest != checkpoint.digest:
-            problems.append(f"{name}: hash of entry {checkpoint.seq} differs from the recorded one")
-            first_bad = checkpoint.seq if first_bad is None else first_bad
-        elif name == "end-of-session seal" and checkpoint.seq != count - 1:
-            problems.append(
-                f"{name}: entries appended after the session was sealed at entry {checkpoint.seq}"
-            )
-            first_bad = checkpoint.seq + 1 if first_bad is None else first_bad
+        problem = _checkpoint_problem(name, checkpoint, by_seq, last_seq)
+        if problem is not None:
+            problems.append(problem[0])
+            first_bad = problem[1] if first_bad is None else min(first_bad, problem[1])
     if head is None:
         problems.append("head checkpoint missing")
-    return VerifyReport(not problems, count, tuple(problems), last, first_bad)
+    return VerifyReport(not problems, len(entries), tuple(problems), last, first_bad)

@@ -33,7 +33,13 @@ from parley.governance.drafting import (
     nice_step,
 )
 from parley.governance.escalation import Decision, EscalationOption, EscalationRequest, Trigger
-from parley.governance.extraction import ExtractionContext, Extractor, FieldReading, default_extractor
+from parley.governance.extraction import (
+    ExtractionContext,
+    Extractor,
+    FieldReading,
+    FieldValue,
+    default_extractor,
+)
 from parley.governance.machine import ACTIVE, Action, IllegalTransition, State, StateMachine
 from parley.governance.moderator import ADVERSARIAL, Classifier, Label, RuleModerator
 from parley.governance.preflight import match_term, preflight
@@ -47,6 +53,7 @@ from parley.protocol.events import PUBLIC, Event, Trajectory
 DELEGATE = "delegate"
 COUNTERPARTY = "counterparty"
 PRINCIPAL = "principal"
+_ESCALATIONS_PER_TURN = 4
 SEVERITY = {"binding": "high", "over_boundary": "high", "prohibited": "medium"}
 
 
@@ -151,6 +158,7 @@ class Delegate:
         self._escalations = 0
         self._last_activity = self.clock.now()
         self.reversals = 0
+        self._paused_this_turn = 0
 
     # -- public API -----------------------------------------------------------------------------
     @property
@@ -187,6 +195,7 @@ class Delegate:
         if self.state not in ACTIVE:
             raise IllegalTransition(f"receive() called in state {self.state}")
         self.turn += 1
+        self._paused_this_turn = 0
         if message is None or not message.strip():
             return self._on_silence()
         self._silent, self._recap_sent = 0, False
@@ -330,7 +339,7 @@ class Delegate:
                 return self._boundary_escalation(term, ask, low, high)
             return self._summarize({term: max(ask, low) if low is not None else ask})
         if self._acceptance.search(text) and self._proposal is not None:
-            return self._summarize({term: self._proposal["high"]})
+            return self._summarize({str(self._proposal["term"]): float(self._proposal["high"])})
         if self._no_info >= self.config.thresholds.stall_rounds:
             return self._escalate(
                 Trigger.AMBIGUITY, f"No progress for {self._no_info} rounds while negotiating."
@@ -371,8 +380,8 @@ class Delegate:
         self._transition(Action.ASK, State.SCREEN, f"contradiction on {name}: re-screen")
         self._asked = {"kind": "reconfirm", "fields": [name], "choices": {}}
         values = {
-            "old": self.tci.confirmed[name],
-            "new": self.tci.disputed[name],
+            "old": self._describe(name, self.tci.confirmed[name]),
+            "new": self._describe(name, self.tci.disputed[name]),
             "label": self.config.field(name).label,
         }
         return self._send(Intent("reconfirm", values, prefix=prefix))
@@ -418,12 +427,14 @@ class Delegate:
         self.terms = dict(terms)
         self._transition(Action.SUMMARIZE, State.SUMMARIZE, "terms within authority; prepare summary")
         step = self._send(Intent("summary", {"terms": self._terms_text(terms)}))
-        if self.state == State.ESCALATE:
-            return step
+        return step if self.state == State.ESCALATE else self._final_approval(step)
+
+    def _final_approval(self, sent: Step) -> Step:
+        """After the summary went out: the human gate on the agreement artefact."""
         request_step = self._escalate(
             Trigger.FINAL_APPROVAL, "Final terms need your approval before agreement."
         )
-        return Step(step.outgoing, request_step.state, request_step.request)
+        return Step(sent.outgoing, request_step.state, request_step.request)
 
     def _boundary_escalation(self, term_name: str, ask: float, low: float | None, high: float) -> Step:
         term = self.config.boundary.term(term_name)
@@ -452,6 +463,8 @@ class Delegate:
             return self._escalate(
                 Trigger.CONFLICT, "The critic keeps suggesting tactics your guidance rules out."
             )
+        if intent.term is not None:
+            intent = replace(intent, limit=self._band(intent.term)[1])
         if intent.kind == "proposal":
             says = [item.say for item in merged.persuasion() if item.say]
             if says:
@@ -536,6 +549,10 @@ class Delegate:
         boundary: Mapping[str, Any] | None = None,
         safety: Sequence[str] = (),
     ) -> Step:
+        self._paused_this_turn += 1
+        if self._paused_this_turn > _ESCALATIONS_PER_TURN:
+            # Liveness guard (I4): the principal's answers keep re-triggering without any progress.
+            return self._end(State.NO_DEAL, f"escalation loop guard ({trigger.value})")
         self._origin = self.state
         self._transition(Action.ESCALATE, State.ESCALATE, f"escalate: {trigger.value}")
         self._escalations += 1
@@ -617,8 +634,11 @@ class Delegate:
             if preflight(self.drafter.draft(held).text, self.config, overrides=self._limits).sendable is None:
                 # Even the clean wording needs approval: send a neutral holding note instead of looping.
                 self._record("safety_event", {"type": "holding_fallback"}, "compliant draft still failed")
+                if back == State.SUMMARIZE:
+                    return self._end(State.NO_DEAL, "final terms cannot be stated within authority")
                 held = Intent("holding")
-            return self._send(held)
+            step = self._send(held)
+            return self._final_approval(step) if self.state == State.SUMMARIZE else step
         if effect == "approve_draft" and self._held is not None:
             held_text, self._held = str(self._held["text"]), None
             self._record(
@@ -630,6 +650,8 @@ class Delegate:
         if effect == "mute_conflicts":
             self._muted.update(topic for item in self._human for topic in item.topics)
         self._adversarial, self._no_info = 0, 0
+        if back == State.SUMMARIZE:
+            return self._summarize(self.terms)
         return self._advance(None, self._resume_prefix(request))
 
     def _guidance_effect(self, request: EscalationRequest, guidance: str) -> str:
@@ -727,6 +749,12 @@ class Delegate:
                 resolved.append(name)
             readings = [r for r in readings if r.field != name]
         return readings, resolved
+
+    def _describe(self, name: str, value: FieldValue) -> str:
+        for band in self.config.field(name).bands:
+            if band.option is not None and band.option == value:
+                return band.label.lower()
+        return str(value)
 
     def _track_reversal(self, fields: Sequence[str]) -> None:
         if self._proposal is None:
@@ -854,6 +882,7 @@ class Delegate:
             "reconfirming": self._reconfirming,
             "last_label": self._last_label.value,
             "escalations": self._escalations,
+            "paused_this_turn": self._paused_this_turn,
             "reversals": self.reversals,
             "rng": rng,
             "flushed": self.flushed,
@@ -897,6 +926,7 @@ class Delegate:
         self._held, self.terms = data["held"], dict(data["terms"])
         self._reconfirming, self._last_label = data["reconfirming"], Label(data["last_label"])
         self._escalations, self.reversals = int(data["escalations"]), int(data["reversals"])
+        self._paused_this_turn = int(data.get("paused_this_turn", 0))
         if data.get("rng") and isinstance(self.drafter, TemplateDrafter):
             self.drafter.restore_rng(data["rng"])
 
@@ -912,6 +942,7 @@ def _intent_json(intent: Intent) -> dict[str, Any]:
         "suffix": intent.suffix,
         "approved": intent.approved,
         "slippable": intent.slippable,
+        "limit": intent.limit,
     }
 
 
@@ -926,4 +957,5 @@ def _intent_from_json(data: Mapping[str, Any]) -> Intent:
         str(data["suffix"]),
         bool(data["approved"]),
         bool(data["slippable"]),
+        data.get("limit"),
     )

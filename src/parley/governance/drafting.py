@@ -32,6 +32,7 @@ class Intent:
         suffix: Text to place after it (a persuasion sentence).
         approved: The principal approved binding wording for this message.
         slippable: Whether the slip model may corrupt this draft.
+        limit: The currently authorised maximum for term (the configured one unless the principal widened it).
     """
 
     kind: str
@@ -43,6 +44,7 @@ class Intent:
     suffix: str = ""
     approved: bool = False
     slippable: bool = False
+    limit: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +135,8 @@ class TemplateDrafter:
         kind = "injection" if injection else kinds[int(self._rng.integers(len(kinds)))]
         amount = intent.amount or 0.0
         unit = term.unit if term else None
-        limit = term.maximum if term and term.maximum is not None else amount
+        configured = term.maximum if term and term.maximum is not None else amount
+        limit = intent.limit if intent.limit is not None else configured
         step = nice_step(limit * 0.08) if limit else 1.0
         over = math.ceil(limit * 1.08 / step) * step if limit else amount
         topics = [p.phrases[0] for p in self._config.boundary.prohibited_topics] or ["exclusivity"]

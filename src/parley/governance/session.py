@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from parley.errors import ScenarioError
+from parley.errors import InternalError, ScenarioError
 from parley.governance.config import DomainConfig
 from parley.governance.counterparties import Counterparty, counterparty_from_json
 from parley.governance.delegate import Delegate, DelegateOptions, Step
@@ -113,7 +113,11 @@ class SessionRunner:
         return step
 
     def run(self, principal: Principal, step: Step) -> SessionOutcome:
-        """Play until the session ends or a principal defers a decision."""
+        """Play until the session ends or a principal defers a decision.
+
+        Raises:
+            InternalError: if the session neither ends nor pauses within the step bound (a liveness bug).
+        """
         for _ in range(_MAX_STEPS):
             if step.outgoing is not None:
                 self.on_message("delegate", step.outgoing)
@@ -133,6 +137,8 @@ class SessionRunner:
                 self.on_message("counterparty", reply)
             step = self.delegate.receive(reply)
             self.persist()
+        else:
+            raise InternalError(f"session {self.delegate.session_id} did not end within {_MAX_STEPS} steps")
         return self.outcome()
 
     def apply(self, decision: Decision) -> Step:

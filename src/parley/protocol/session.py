@@ -177,6 +177,8 @@ class Session:
         self._judge = judge or RuleJudge()
         # The rule judge continues whenever nothing happened, so that common case skips building a view.
         self._plain_judge = type(self._judge) is RuleJudge
+        required = self._rules.acceptance.required
+        self._needed = len(self._parties) if required is None else required
         self._clock = clock or FakeClock()
         self._on_event = on_event
         self._metadata = dict(metadata or {})
@@ -306,14 +308,11 @@ class Session:
 
     def _check(self, bound_hit: str | None = None, stagnation: bool = False) -> None:
         walked = self._state.walked
-        if (
-            self._plain_judge
-            and walked is None
-            and bound_hit is None
-            and not stagnation
-            and not self._passed()
-        ):
-            return
+        if self._plain_judge and walked is None and bound_hit is None and not stagnation:
+            table = self._state.table
+            # Fewer acceptances than the rule needs: not passed, and the rule judge would continue.
+            if table is None or len(table.accepted_by) < self._needed or not self._passed():
+                return
         self._decide(
             JudgeView(
                 self._state.round,

@@ -213,8 +213,8 @@ def _run(
     for party, recorder in checked.items():
         tally.moves += len(recorder.moves)
         if recorder.problems:
-            check, detail = recorder.problems[0]
-            raise _Fail(check, f"{label}, party {party!r}: {detail}")
+            failed, detail = recorder.problems[0]
+            raise _Fail(failed, f"{label}, party {party!r}: {detail}")
     _check_ending(result, scenario, checked, label, check)
     ending = (
         "agreement" if result.agreement is not None else (result.no_deal.reason if result.no_deal else "")

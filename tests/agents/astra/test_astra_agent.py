@@ -216,3 +216,16 @@ def test_uses_the_milp_on_spaces_too_large_to_enumerate() -> None:
     proposals = [e.data for e in result.trajectory if e.kind == "trace" and e.data["mode"] == "propose"]
     assert proposals and proposals[0]["stage2"]["method"] == "milp"
     assert proposals[0]["candidates"]
+
+
+def test_sweep_and_loop_play_identical_negotiations() -> None:
+    from parley.experiments.runner import run_negotiation
+    from parley.scenarios import load_scenario
+
+    scenario = load_scenario("casino")
+    transcripts = []
+    for method in ("sweep", "loop"):
+        astra = create("astra", party="A", seed=3, method=method)
+        result = run_negotiation(scenario, {"A": astra, "B": create("base", party="B", seed=3)}, seed=3)
+        transcripts.append(result.trajectory.to_jsonl().replace(f'"method":"{method}"', '"method":"?"'))
+    assert transcripts[0] == transcripts[1]

@@ -37,7 +37,7 @@ def test_advice_uses_only_the_humans_view_and_recommends_an_offer() -> None:
         bob = casino_like_scenario().party("bob").utility
         assert bob.evaluate(advice.offer) >= bob.reservation_value
     text = format_advice(advice)
-    assert text.startswith("Coach: partner looks")
+    assert text.startswith("Coach: the partner")
 
 
 def test_coach_warns_then_advises_walking_when_offers_stay_below_the_batna() -> None:

@@ -22,18 +22,17 @@ from parley.agents.astra.opponent import (
     PartnerModel,
     check_consistency,
     collect_evidence,
-    linear_tables,
 )
 from parley.agents.astra.optimizer import (
     Floors,
     GridSolution,
     Method,
-    choose_method,
     parameter_grid,
     solve_by_loop,
     solve_by_milp,
     solve_by_sweep,
 )
+from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import (
     ScoredCandidate,
     TacticContext,
@@ -44,7 +43,6 @@ from parley.agents.astra.selection import (
 from parley.agents.astra.signals import (
     POINTS_SCALE,
     Fairness,
-    PointScale,
     Stance,
     assess_fairness,
     assess_stance,
@@ -62,8 +60,7 @@ from parley.agents.astra.stages import (
     VirtualPartner,
 )
 from parley.agents.astra.trace import build_trace, round_floats
-from parley.domain.space import IndexArray, OutcomeSpace
-from parley.domain.utility import FloatArray, LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.domain.utility import FloatArray, UtilityFunction
 from parley.errors import ScenarioError
 from parley.protocol.actions import Accept, Action, Propose, Say, Walk
 from parley.protocol.view import PartyView
@@ -94,8 +91,8 @@ class AstraConfig:
         method: Stage-2 solver ("auto", "sweep", "milp" or "loop").
         accept_at_deadline: In the final round accept any offer at or above the BATNA.
         ablation_target_points: Where the ablation's linear concession ends (at least the BATNA).
-        milp_time_limit: Seconds per MILP solve before HiGHS's best package is used unproven
-            (only on spaces too large to enumerate; None: prove every cell).
+        milp_node_limit: Branch-and-bound nodes per MILP solve before HiGHS's best package is
+            used unproven (only on spaces too large to enumerate; None: prove every cell).
     """
 
     alpha: float = 0.35
@@ -110,7 +107,7 @@ class AstraConfig:
     method: Method = "auto"
     accept_at_deadline: bool = True
     ablation_target_points: float = POINTS_SCALE / 2
-    milp_time_limit: float | None = 0.2
+    milp_node_limit: int | None = 200
 
 
 @dataclass(slots=True)
@@ -126,63 +123,6 @@ class Memory:
     warned_at: int | None = None
     reasked: bool = False
     previous_model: PartnerModel | None = None
-
-
-@dataclass(frozen=True)
-class OwnSide:
-    """The agent's own utility prepared for ASTRA: point scale, per-issue points, enumerated points.
-
-    Attributes:
-        space: The outcome space.
-        utility: The agent's utility.
-        scale: Utility to points.
-        value_tables: Per issue, the worth of each option (for the IPP's "opposite" prior).
-        point_tables: Per issue, points per option when the utility is linear-additive (else None).
-        rows: Every outcome as option indices, when the space can be enumerated (else None).
-        all_points: Points of every outcome, aligned with rows (else None).
-        method: The stage-2 solver to use.
-    """
-
-    space: OutcomeSpace
-    utility: UtilityFunction
-    scale: PointScale
-    value_tables: tuple[FloatArray, ...]
-    point_tables: tuple[FloatArray, ...] | None
-    rows: IndexArray | None
-    all_points: FloatArray | None
-    method: str
-
-    @classmethod
-    def prepare(cls, utility: UtilityFunction, method: Method) -> OwnSide:
-        """Precompute everything that stays fixed during a negotiation."""
-        space = utility.space
-        linear = utility.linear if isinstance(utility, RankedPreferenceUtility) else utility
-        scale = PointScale(*utility.bounds())
-        point_tables = _point_tables(linear, scale) if isinstance(linear, LinearAdditiveUtility) else None
-        resolved = choose_method(method, space.size, point_tables is not None)
-        rows = all_points = None
-        if resolved == "sweep" or point_tables is None:
-            rows = space.enumerate_indices()
-            all_points = scale.points_array(utility.evaluate_indices(rows))
-        tables = linear_tables(utility)
-        return cls(space, utility, scale, tables, point_tables, rows, all_points, resolved)
-
-    def points(self, row: Sequence[int]) -> float:
-        """The agent's points for one package."""
-        if self.point_tables is not None:
-            return float(sum(float(t[i]) for t, i in zip(self.point_tables, row, strict=True)))
-        return self.scale.points(self.utility.evaluate_indices(np.array([row], dtype=np.int64))[0])
-
-    @property
-    def reservation_points(self) -> float:
-        """The BATNA in points."""
-        return self.scale.points(self.utility.reservation_value)
-
-
-def _point_tables(utility: LinearAdditiveUtility, scale: PointScale) -> tuple[FloatArray, ...]:
-    tables = utility.weighted_tables
-    shift = (utility.offset - scale.low) / len(tables)
-    return tuple((t + shift) / scale.span * POINTS_SCALE for t in tables)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,28 +255,9 @@ class AstraNegotiator:
             return proposal
         offered = own.points(view.space.to_indices(offer))
         reservation = own.reservation_points
-        latest = own.points(evidence.own_offers[-1]) if evidence.own_offers else None
-        planned = proposal.chosen.agent_points if proposal.chosen is not None else None
-        reasons: list[str] = []
-        if offered >= reservation - 1e-9:
-            if latest is not None and offered >= latest - 1e-9:
-                return Decision(
-                    Accept(),
-                    "accept",
-                    [f"offer gives me {offered:.1f} points, at least my last offer ({latest:.1f})"],
-                )
-            if planned is not None and offered >= planned - 1e-9:
-                return Decision(
-                    Accept(),
-                    "accept",
-                    [f"offer gives me {offered:.1f} points, at least what I would propose ({planned:.1f})"],
-                )
-            if config.accept_at_deadline and view.round >= view.rules.max_rounds:
-                return Decision(
-                    Accept(),
-                    "accept",
-                    [f"final round: {offered:.1f} points beats my BATNA ({reservation:.1f})"],
-                )
+        accepted = self._acceptance(view, own, evidence, proposal, offered)
+        if accepted is not None:
+            return accepted
         streak = no_concession_streak([own.points(row) for row in evidence.partner_offers])
         if streak >= config.no_concession_limit:
             reason = f"partner made no concession in {streak} consecutive offers"
@@ -354,8 +275,25 @@ class AstraNegotiator:
         ):
             memory.reasked = True
             return Decision(Say(REASK_MESSAGE, asks_priorities=True), "reask", [f.detail for f in findings])
-        proposal.reasons[:0] = reasons
         return proposal
+
+    def _acceptance(
+        self, view: PartyView, own: OwnSide, evidence: Evidence, proposal: Decision, offered: float
+    ) -> Decision | None:
+        """Accept at or above the BATNA when the offer beats my last offer, my next one, or the deadline."""
+        reservation = own.reservation_points
+        if offered < reservation - 1e-9:
+            return None
+        latest = own.points(evidence.own_offers[-1]) if evidence.own_offers else None
+        planned = proposal.chosen.agent_points if proposal.chosen is not None else None
+        reason = None
+        if latest is not None and offered >= latest - 1e-9:
+            reason = f"offer gives me {offered:.1f} points, at least my last offer ({latest:.1f})"
+        elif planned is not None and offered >= planned - 1e-9:
+            reason = f"offer gives me {offered:.1f} points, at least what I would propose ({planned:.1f})"
+        elif self.config.accept_at_deadline and view.round >= view.rules.max_rounds:
+            reason = f"final round: {offered:.1f} points beats my BATNA ({reservation:.1f})"
+        return None if reason is None else Decision(Accept(), "accept", [reason])
 
     def _should_ask(self, view: PartyView, evidence: Evidence) -> bool:
         return (
@@ -484,7 +422,7 @@ class AstraNegotiator:
             s_values,
             floors,
             keep=self.config.top_n,
-            time_limit=self.config.milp_time_limit,
+            node_limit=self.config.milp_node_limit,
         )
 
     def _partner_points(self, own: OwnSide, model: PartnerModel) -> FloatArray:

@@ -106,7 +106,12 @@ _ACTION_WORDS = {
 
 def format_advice(advice: Advice) -> str:
     """Render advice as a few lines of text for the terminal."""
-    lines = [f"Coach: partner looks {advice.fairness} and {advice.stance}."]
+    if advice.fairness == "unknown":
+        lines = ["Coach: the partner has made no offer yet."]
+    elif advice.stance == "unknown":
+        lines = [f"Coach: the partner's offer looks {advice.fairness} (stance not known yet)."]
+    else:
+        lines = [f"Coach: the partner looks {advice.fairness} and {advice.stance}."]
     if advice.partner_offer_points is not None:
         mine, theirs = advice.partner_offer_points
         lines.append(f"  Their last offer: {mine:.1f} points for you, about {theirs:.1f} for them (of 36).")

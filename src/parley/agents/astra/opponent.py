@@ -23,7 +23,6 @@ from parley.domain.utility import (
     RankedPreferenceUtility,
     UtilityFunction,
 )
-from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView
 
 HIGH_PRIORITY_WEIGHT = 5.0
@@ -346,8 +345,3 @@ def _statement_changes(previous: PartnerModel, model: PartnerModel, stated: Sequ
     """A statement newly adopted by the IPP that reorders what the previous estimate had."""
     adopted = previous.source != "stated" and model.source == "stated"
     return adopted and list(previous.order[: len(stated)]) != list(stated)
-
-
-def partner_ids(view: PartyView) -> tuple[PartyId, ...]:
-    """The parties pooled into the aggregate partner (every other party)."""
-    return view.opponents

@@ -32,6 +32,9 @@ TOLERANCE = 1e-7
 
 Row = tuple[int, ...]
 
+FEASIBLE = 2
+"""HiGHS's primal solution status for "a feasible solution is known"."""
+
 
 @dataclass(frozen=True, slots=True)
 class GridSolution:
@@ -42,7 +45,7 @@ class GridSolution:
         s_max: S_max of the cell (points).
         row: The optimal package as option indices (None when the cell is infeasible).
         objective: S_a + (1 - λ)·S_p at the optimum.
-        proven: False when the MILP hit its per-solve time limit and returned its best package
+        proven: False when the MILP hit its per-solve work limit and returned its best package
             without proving it optimal.
     """
 
@@ -166,8 +169,9 @@ class OfferProgram:
         agent_tables: Per issue, the agent's points for each option (they add up).
         partner_tables: Per issue, the partner's estimated points for each option.
         floors: Both floors.
-        time_limit: Seconds one solve may take before the best package found so far is returned
-            (marked unproven); None for no limit.
+        node_limit: Branch-and-bound nodes one solve may explore before the best package found so
+            far is returned (marked unproven); a work limit, so results stay deterministic. None
+            for no limit.
     """
 
     def __init__(
@@ -175,9 +179,9 @@ class OfferProgram:
         agent_tables: Sequence[FloatArray],
         partner_tables: Sequence[FloatArray],
         floors: Floors,
-        time_limit: float | None = None,
+        node_limit: int | None = None,
     ) -> None:
-        self._time_limit = time_limit
+        self._node_limit = node_limit
         self._sizes = [len(t) for t in agent_tables]
         self._agent = np.concatenate([np.asarray(t, dtype=np.float64) for t in agent_tables])
         self._partner = np.concatenate([np.asarray(t, dtype=np.float64) for t in partner_tables])
@@ -190,6 +194,8 @@ class OfferProgram:
         highs.setOptionValue("output_flag", False)
         highs.setOptionValue("mip_rel_gap", 0.0)
         highs.setOptionValue("mip_abs_gap", 1e-9)
+        if self._node_limit is not None:
+            highs.setOptionValue("mip_max_nodes", self._node_limit)
         count = self._agent.size
         highs.addVars(count, np.zeros(count), np.ones(count))
         highs.changeColsIntegrality(
@@ -213,14 +219,11 @@ class OfferProgram:
         costs = self._agent + (1.0 - lambda_) * self._partner
         highs.changeColsCost(count, np.arange(count, dtype=np.int32), costs)
         highs.changeRowBounds(len(self._sizes), self._floors.agent - TOLERANCE, s_max + TOLERANCE)
-        if self._time_limit is not None:  # HiGHS compares its limit with the object's total run time
-            highs.setOptionValue("time_limit", highs.getRunTime() + self._time_limit)
         highs.run()
         self.solves += 1
         status = highs.getModelStatus()
         proven = status == highspy.HighsModelStatus.kOptimal
-        timed_out = status == highspy.HighsModelStatus.kTimeLimit
-        if not proven and not (timed_out and highs.getInfo().primal_solution_status == 2):
+        if not proven and highs.getInfo().primal_solution_status != FEASIBLE:
             return GridSolution(lambda_, s_max, None, float("-inf"), proven)
         values = np.asarray(highs.getSolution().col_value)
         row = self._decode(values)
@@ -254,7 +257,7 @@ def solve_by_milp(
     floors: Floors,
     *,
     keep: int | None = None,
-    time_limit: float | None = None,
+    node_limit: int | None = None,
 ) -> list[GridSolution]:
     """Solve the grid cells with one reused HiGHS model, skipping solves that cannot change the answer.
 
@@ -264,10 +267,10 @@ def solve_by_milp(
     in 1 - λ and that package's value is linear in it); (3) with keep = N, cells are visited from
     the highest S_max down and the sweep stops once N distinct optima score more agent points
     than the next S_max allows, so the top-N candidate set equals the full grid's. Cells skipped
-    by (3) are not returned. With a time_limit, a hard cell (e.g. λ = 1 over real-valued
+    by (3) are not returned. With a node_limit, a hard cell (e.g. λ = 1 over real-valued
     utilities, a subset-sum problem) returns its best package so far, marked unproven.
     """
-    program = OfferProgram(agent_tables, partner_tables, floors, time_limit)
+    program = OfferProgram(agent_tables, partner_tables, floors, node_limit)
     previous: dict[float, GridSolution] = {}
     solutions: list[GridSolution] = []
     levels = sorted(s_max_values, reverse=True)
@@ -303,7 +306,9 @@ def _solve_level(
             return
         if first.row is not None and first.row == last.row and first.proven and last.proven:
             for lambda_ in lambdas[low + 1 : high]:
-                found[lambda_] = GridSolution(lambda_, s_max, first.row, program.objective(first.row, lambda_))
+                found[lambda_] = GridSolution(
+                    lambda_, s_max, first.row, program.objective(first.row, lambda_)
+                )
             return
         middle = (low + high) // 2
         fill(low, middle)

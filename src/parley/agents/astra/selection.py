@@ -22,7 +22,7 @@ TOTAL_SCORE_WEIGHT = 0.75
 SIGNIFICANT_CONCESSION_POINTS = 2.0
 """A partner concession of at least this many of the agent's points is "significant"."""
 
-INITIAL_CONCESSION_POINTS = 4.0
+INITIAL_CONCESSION_POINTS = 3.0
 """Target size of a large initial concession (LIC), in the agent's points."""
 
 RECIPROCAL_CAP_POINTS = 3.0
@@ -187,7 +187,7 @@ def tactic_fit(tactic: Tactic, agent_points: float, partner_points: float, conte
             target = max(1.0, context.own_last_concession / 2) if context.own_conceded else 1.0
             return -abs(concession - target) - (10.0 if concession < 0 else 0.0)
         case Tactic.RECIPROCAL_CONCESSIONS:
-            target = min(max(context.partner_concession, 1.0), RECIPROCAL_CAP_POINTS)
+            target = min(max(context.partner_concession / 2, 1.0), RECIPROCAL_CAP_POINTS)
             return -abs(concession - target)
         case Tactic.LOGROLLING:
             return agent_points + partner_points - 0.5 * max(concession, 0.0)

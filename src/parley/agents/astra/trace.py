@@ -14,8 +14,9 @@ from parley.protocol.actions import action_to_json
 from parley.protocol.view import PartyView
 
 if TYPE_CHECKING:
-    from parley.agents.astra.agent import AstraConfig, Decision, OwnSide, Signals
+    from parley.agents.astra.agent import AstraConfig, Decision, Signals
     from parley.agents.astra.opponent import ConsistencyFinding, PartnerModel
+    from parley.agents.astra.own import OwnSide
 
 TRACE_KIND = "astra"
 """Value of the trace's "agent" field."""

@@ -172,7 +172,7 @@ def load_deliberation_game(folder: str | Path | None = None, *, name: str | None
             for i, (issue_name, size) in enumerate(zip(issue_names, shape, strict=True))
         ]
     )
-    parties = tuple(_party(entry, scores[entry.stem], space) for entry in config)
+    parties = tuple(_party(entry, scores[entry.stem], space, _brief(root, entry)) for entry in config)
     vetoes = tuple(entry.name for entry in config if entry.role in VETO_ROLES)
     rules = Rules(max_rounds=24, acceptance=AcceptanceRule(required=len(parties) - 1, vetoes=vetoes))
     metadata: dict[str, Any] = {
@@ -213,13 +213,19 @@ def recorded_final_deal(history_path: str | Path) -> str:
     return match.group(1).strip()
 
 
-def _party(entry: ConfigLine, score_file: ScoreFile, space: OutcomeSpace) -> Party:
+def _brief(root: Path, entry: ConfigLine) -> str:
+    """The party's confidential instructions for its incentive, when the game ships them."""
+    path = root / "individual_instructions" / entry.incentive / f"{entry.stem}.txt"
+    return _read(path) if path.is_file() else ""
+
+
+def _party(entry: ConfigLine, score_file: ScoreFile, space: OutcomeSpace, brief: str = "") -> Party:
     values = {issue.name: list(row) for issue, row in zip(space.issues, score_file.scores, strict=True)}
     weights = {issue.name: 1.0 for issue in space.issues}
     utility = LinearAdditiveUtility(space, weights, values, score_file.threshold)
     persona = {"incentive": entry.incentive, "veto": entry.role in VETO_ROLES, "file": entry.stem}
     signals = {"priorities": _priorities(utility, space)}
-    return Party(entry.name, entry.role, utility, persona, signals=signals)
+    return Party(entry.name, entry.role, utility, persona, brief=brief, signals=signals)
 
 
 def _priorities(utility: LinearAdditiveUtility, space: OutcomeSpace) -> list[str]:

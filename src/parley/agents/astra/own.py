@@ -1,0 +1,71 @@
+"""The agent's own side prepared for ASTRA: its point scale, per-issue points and enumerated points."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from parley.agents.astra.opponent import linear_tables
+from parley.agents.astra.optimizer import Method, choose_method
+from parley.agents.astra.signals import POINTS_SCALE, PointScale
+from parley.domain.space import IndexArray, OutcomeSpace
+from parley.domain.utility import FloatArray, LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+
+
+@dataclass(frozen=True)
+class OwnSide:
+    """The agent's own utility prepared for ASTRA: point scale, per-issue points, enumerated points.
+
+    Attributes:
+        space: The outcome space.
+        utility: The agent's utility.
+        scale: Utility to points.
+        value_tables: Per issue, the worth of each option (for the IPP's "opposite" prior).
+        point_tables: Per issue, points per option when the utility is linear-additive (else None).
+        rows: Every outcome as option indices, when the space can be enumerated (else None).
+        all_points: Points of every outcome, aligned with rows (else None).
+        method: The stage-2 solver to use.
+    """
+
+    space: OutcomeSpace
+    utility: UtilityFunction
+    scale: PointScale
+    value_tables: tuple[FloatArray, ...]
+    point_tables: tuple[FloatArray, ...] | None
+    rows: IndexArray | None
+    all_points: FloatArray | None
+    method: str
+
+    @classmethod
+    def prepare(cls, utility: UtilityFunction, method: Method) -> OwnSide:
+        """Precompute everything that stays fixed during a negotiation."""
+        space = utility.space
+        linear = utility.linear if isinstance(utility, RankedPreferenceUtility) else utility
+        scale = PointScale(*utility.bounds())
+        point_tables = _point_tables(linear, scale) if isinstance(linear, LinearAdditiveUtility) else None
+        resolved = choose_method(method, space.size, point_tables is not None)
+        rows = all_points = None
+        if resolved == "sweep" or point_tables is None:
+            rows = space.enumerate_indices()
+            all_points = scale.points_array(utility.evaluate_indices(rows))
+        tables = linear_tables(utility)
+        return cls(space, utility, scale, tables, point_tables, rows, all_points, resolved)
+
+    def points(self, row: Sequence[int]) -> float:
+        """The agent's points for one package."""
+        if self.point_tables is not None:
+            return float(sum(float(t[i]) for t, i in zip(self.point_tables, row, strict=True)))
+        return self.scale.points(self.utility.evaluate_indices(np.array([row], dtype=np.int64))[0])
+
+    @property
+    def reservation_points(self) -> float:
+        """The BATNA in points."""
+        return self.scale.points(self.utility.reservation_value)
+
+
+def _point_tables(utility: LinearAdditiveUtility, scale: PointScale) -> tuple[FloatArray, ...]:
+    tables = utility.weighted_tables
+    shift = (utility.offset - scale.low) / len(tables)
+    return tuple((t + shift) / scale.span * POINTS_SCALE for t in tables)
