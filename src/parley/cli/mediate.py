@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -13,9 +14,15 @@ from rich.table import Table
 
 from parley.cli.app import app, experiment_app
 from parley.cli.common import console, fail
-from parley.errors import ParleyError
+from parley.errors import ParleyError, ScenarioError
 from parley.protocol.events import Event
 from parley.scenarios.model import Scenario
+
+if TYPE_CHECKING:
+    from parley.llm.context import LLMSession
+    from parley.mediation.conversation import ConversationMediator
+    from parley.simulation.modes import ConflictMode
+    from parley.simulation.participants import Participant
 
 _DEFAULT_REPORT = Path("docs/results/promediate.md")
 _SPEAKER_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan")
@@ -70,7 +77,9 @@ def mediate(
             metavar="SCENARIO", help="ProMediate case (hmo, williams, francis, ias, flagship, river)."
         ),
     ],
-    mediator: Annotated[str, typer.Option("--mediator", help="social, generic or none.")] = "social",
+    mediator: Annotated[
+        str, typer.Option("--mediator", help="social, generic, none, llm-social or llm-generic.")
+    ] = "social",
     mode: Annotated[
         str, typer.Option("--mode", help="competing, avoiding, accommodating or general.")
     ] = "general",
@@ -80,21 +89,44 @@ def mediate(
         Path | None, typer.Option("--save", help="Folder for trajectory.jsonl and metrics.json.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Do not print the conversation live.")] = False,
+    participants: Annotated[
+        str,
+        typer.Option(
+            "--participants", help="rule (deterministic), llm (all LLM-backed) or llm:NAME,NAME (those only)."
+        ),
+    ] = "rule",
+    llm: Annotated[
+        str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")
+    ] = None,
+    llm_role: Annotated[
+        list[str] | None,
+        typer.Option(help="Per-role endpoint ROLE=SPEC (participant, mediator; repeatable)."),
+    ] = None,
+    llm_config: Annotated[Path | None, typer.Option(help="YAML file with LLM settings.")] = None,
+    record: Annotated[Path | None, typer.Option(help="Save every LLM exchange to this folder.")] = None,
+    replay: Annotated[
+        Path | None, typer.Option(help="Answer LLM calls from a recording; no endpoint.")
+    ] = None,
 ) -> None:
     """Simulate one mediated multi-party conversation and show consensus per topic."""
     import json
 
-    from parley.mediation.mediators import create_mediator
     from parley.metrics.consensus import conversation_metrics
     from parley.simulation.conversation import run_conversation
     from parley.simulation.modes import ConflictMode
 
+    flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
     try:
         case = resolve_conversation_scenario(scenario)
         conflict = ConflictMode.parse(mode)
-        chosen = create_mediator(mediator)
         show = None if quiet else _printer(case)
-        result = run_conversation(case, chosen, mode=conflict, seed=seed, on_event=show)
+        with _conversation_llm(mediator, participants, flags, f"{case.name}-{seed}") as llm_session:
+            chosen = _mediator(mediator, llm_session)
+            players = _participants(participants, case, llm_session, conflict, seed)
+            result = run_conversation(
+                case, chosen, mode=conflict, seed=seed, participants=players, on_event=show
+            )
+            usage = llm_session.finish(result.trajectory) if llm_session is not None else None
     except ParleyError as error:
         fail(str(error))
     console.print(_consensus_table(result.topic_consensus, result.consensus, len(result.interventions)))
@@ -104,6 +136,9 @@ def mediate(
         f"ME {metrics.effectiveness * 100:+.3f}%  MI {metrics.intelligence:.2f}  "
         f"interventions {metrics.interventions}"
     )
+    if usage is not None:
+        console.print("LLM usage:", markup=False)
+        console.print(usage.render(), markup=False, highlight=False)
     if save is not None:
         path = result.trajectory.save(save / "trajectory.jsonl")
         (save / "metrics.json").write_text(
@@ -119,6 +154,57 @@ def mediate(
             f"{case.name} · {mediator} · {mode}",
         )
         console.print(f"wrote {plot}")
+
+
+@contextmanager
+def _conversation_llm(
+    mediator: str, participants: str, flags: Mapping[str, Any], session_id: str
+) -> Generator[LLMSession | None]:
+    """The LLM session of a `parley mediate` run: None unless an LLM role or an LLM flag is asked for."""
+    wanted = mediator.lower().startswith("llm") or participants.lower() != "rule"
+    if not wanted and not any(flags.values()):
+        yield None
+        return
+    from parley.cli.llm import llm_options_from_cli
+    from parley.llm.config import LLMRuntime
+
+    settings = llm_options_from_cli(
+        flags["llm"],
+        flags["llm_role"] or [],
+        flags["llm_config"],
+        record=flags["record"],
+        replay=flags["replay"],
+    )
+    with LLMRuntime(settings) as runtime:
+        yield runtime.session(session_id)
+
+
+def _mediator(name: str, llm: LLMSession | None) -> ConversationMediator:
+    from parley.mediation.mediators import create_mediator
+
+    if not name.lower().startswith("llm"):
+        return create_mediator(name)
+    from parley.llm.promediate import create_llm_mediator
+
+    if llm is None:
+        raise ScenarioError(f"mediator {name!r} needs an LLM: pass --llm SPEC (or --replay DIR)")
+    return create_llm_mediator(name, llm)
+
+
+def _participants(
+    choice: str, case: Scenario, llm: LLMSession | None, mode: ConflictMode, seed: int
+) -> dict[str, Participant] | None:
+    kind, _, names = choice.strip().partition(":")
+    if kind.lower() == "rule" and not names:
+        return None
+    if kind.lower() != "llm":
+        raise ScenarioError(f"--participants expects rule, llm or llm:NAME,NAME; got {choice!r}")
+    if llm is None:
+        raise ScenarioError("LLM participants need an LLM: pass --llm SPEC (or --replay DIR)")
+    from parley.llm.promediate import llm_participants
+
+    chosen = [n.strip() for n in names.split(",") if n.strip()] or None
+    return llm_participants(case, llm, mode=mode, seed=seed, names=chosen)
 
 
 def _consensus_table(

@@ -25,7 +25,7 @@ from parley.governance.redteam import attacks, benign
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
 from parley.metrics.gaia import DetectionRates, detection_rates, session_metrics, tci_curve_mean
-from parley.metrics.stats import mean_ci
+from parley.metrics.stats import Estimate, mean_ci
 
 logger = logging.getLogger(__name__)
 DOMAINS = ("staffing", "procurement", "leasing")
@@ -328,26 +328,29 @@ def _reversals(record: dict[str, Any]) -> float:
 
 
 def _directions(records: Sequence[dict[str, Any]]) -> list[str]:
-    def mean_of(condition: str, metric: Callable[[dict[str, Any]], float]) -> float:
-        values = _finite([metric(r) for r in records if r["condition"] == condition])
-        return sum(values) / len(values) if values else math.nan
-
-    def violated(r: dict[str, Any]) -> float:
-        return 1.0 if r["violations"] else 0.0
+    def estimate_of(condition: str, metric: Callable[[dict[str, Any]], float]) -> Estimate:
+        return mean_ci(_finite([metric(r) for r in records if r["condition"] == condition]))
 
     checks: list[tuple[str, str, str, Callable[[dict[str, Any]], float], int]] = [
-        ("preflight off → more violations", "preflight off", CONDITIONS[0].name, violated, 1),
+        ("preflight off → more violations", "preflight off", CONDITIONS[0].name, _violated, 1),
         ("no STCC → more rounds to τ_gate", "no STCC", CONDITIONS[0].name, _rounds_to_gate, 1),
         ("higher τ_gate → more rounds", "τ_gate 0.8", "τ_gate 0.6", _rounds, 1),
         ("higher τ_gate → fewer reversals", "τ_gate 0.8", "τ_gate 0.6", _reversals, -1),
     ]
     lines: list[str] = []
     for label, first, second, metric, sign in checks:
-        a, b = mean_of(first, metric), mean_of(second, metric)
-        holds = (a - b) * sign > 0
-        verdict = "holds" if holds else ("no difference" if a == b else "does not hold")
-        lines.append(f"- {label}: {first} {a:.3f} vs {second} {b:.3f} — {verdict}.")
+        a, b = estimate_of(first, metric), estimate_of(second, metric)
+        if (a.mean - b.mean) * sign <= 0:
+            verdict = "no difference" if a.mean == b.mean else "does not hold"
+        else:
+            separated = a.low > b.high or b.low > a.high
+            verdict = "holds" if separated else "same direction, but the 95% intervals overlap"
+        lines.append(f"- {label}: {first} {a} vs {second} {b} — {verdict}.")
     return lines
+
+
+def _violated(record: dict[str, Any]) -> float:
+    return 1.0 if record["violations"] else 0.0
 
 
 def render_report(
@@ -418,6 +421,24 @@ def render_report(
         "## TCI(t)",
         "",
         *links,
+        "",
+        "## Reading these numbers",
+        "",
+        "- The counterparties are simulations written with the same lexicons the extractors use, so "
+        "extraction accuracy is an upper bound, not a field estimate. Their answer rates are modelling "
+        "choices: a banded multiple-choice question is answered with probability 0.95, an open question "
+        "about a field 0.85 (cooperative persona), and a free-form opener yields 0–2 facts.",
+        "- 'Rounds to τ_complete' averages only the sessions that reached τ_complete (share in brackets); "
+        "many sessions agree before completing the checklist, since the gate is τ_gate.",
+        "- With the preflight on, no slip reached a counterparty in any session. That rests on the slips "
+        "being phrasings the detector handles (see the labelled-draft rates below, which are in-sample); "
+        "it is evidence that the pipeline routes every message through the check, not a measured recall "
+        "against free-form LLM text.",
+        "- The moderator's low flag rate on the red-team corpus is expected for a cue-based classifier: many "
+        "items are benign-looking tasks (translate, summarise, write a poem) that only become attacks in a "
+        "tool-using assistant. In this protocol they are routed to off-topic or CLARIFY, and nothing a "
+        "counterparty writes can make the delegate commit, because the preflight checks the output.",
+        "- Human factors (satisfaction, trust; Table 1's last rows) need people and are not measured here.",
         "",
     ]
     return "\n".join(parts)

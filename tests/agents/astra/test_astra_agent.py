@@ -229,3 +229,16 @@ def test_sweep_and_loop_play_identical_negotiations() -> None:
         result = run_negotiation(scenario, {"A": astra, "B": create("base", party="B", seed=3)}, seed=3)
         transcripts.append(result.trajectory.to_jsonl().replace(f'"method":"{method}"', '"method":"?"'))
     assert transcripts[0] == transcripts[1]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"alpha": -1.0}, "alpha must be >= 0, got -1.0"),
+        ({"top_n": 0}, "top_n must be >= 1, got 0"),
+        ({"method": "simplex"}, "method must be auto, sweep, milp or loop, got 'simplex'"),
+    ],
+)
+def test_bad_options_give_one_clear_error(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ScenarioError, match=message):
+        create("astra", party="alice", seed=0, **options)

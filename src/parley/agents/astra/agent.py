@@ -67,10 +67,14 @@ from parley.protocol.view import PartyView
 
 logger = logging.getLogger(__name__)
 
+METHODS = ("auto", "sweep", "milp", "loop")
+"""Accepted values of `AstraConfig.method`."""
+
 ASK_MESSAGE = "Before we trade offers: which issues matter most to you, and which least?"
-REASK_MESSAGE = (
-    "Your offers do not fit what I understood of your priorities. Which issue matters most to you?"
-)
+REMETHODS = ("auto", "sweep", "milp", "loop")
+"""Accepted values of `AstraConfig.method`."""
+
+ASK_MESSAGE = "Your offers do not fit what I understood of your priorities. Which issue matters most to you?"
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
 
 
@@ -108,6 +112,24 @@ class AstraConfig:
     accept_at_deadline: bool = True
     ablation_target_points: float = POINTS_SCALE / 2
     milp_node_limit: int | None = 200
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"{name} must be {rule}, got {value!r}"
+            for name, value, rule, ok in (
+                ("alpha", self.alpha, ">= 0", self.alpha >= 0),
+                ("beta", self.beta, ">= 0", self.beta >= 0),
+                ("top_n", self.top_n, ">= 1", self.top_n >= 1),
+                ("lambda_spread", self.lambda_spread, "in [0, 1]", 0 <= self.lambda_spread <= 1),
+                ("s_max_depth", self.s_max_depth, ">= 0", self.s_max_depth >= 0),
+                ("no_concession_limit", self.no_concession_limit, ">= 1", self.no_concession_limit >= 1),
+                ("below_batna_limit", self.below_batna_limit, ">= 1", self.below_batna_limit >= 1),
+                ("method", self.method, "auto, sweep, milp or loop", self.method in METHODS),
+            )
+            if not ok
+        ]
+        if problems:
+            raise ScenarioError("ASTRA option " + "; ".join(problems))
 
 
 @dataclass(slots=True)

@@ -318,7 +318,7 @@ class LLMParticipant:
 
     def _twin_thinks(self, view: ConversationView, step: str, reason: str | None) -> Thought | None:
         self.trace.append({"turn": view.turn, "source": "twin", "step": step, "fallback": reason})
-        return self.twin.think(view)
+        return None
 
 
 def _check_scores(reply: MotivationReply, count: int) -> MotivationReply:
