@@ -37,7 +37,7 @@ def test_cli_writes_the_report_and_figures(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["experiment", "gaia", "--seeds", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
-    assert "## Expected directions" in text and "Commitment detection on 124 labelled drafts" in text
+    assert "## Expected directions" in text and "| development set (rules refined on it) | 124 (60) |" in text
     assert (tmp_path / "figures" / "gaia_tci_by_condition.png").stat().st_size > 1000
     bad = CliRunner().invoke(app, ["experiment", "gaia", "--seeds", "0", "--out", str(out)])
     assert bad.exit_code == 2 and "--seeds: expected at least 1, got 0" in bad.output

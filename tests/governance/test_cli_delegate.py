@@ -146,3 +146,33 @@ def test_bad_inputs_give_one_line_errors(tmp_path: Path) -> None:
         "delegate", "run", "staffing", "--principal", str(bad), "--db", str(tmp_path / "y.db")
     )
     assert code == 2 and "unknown trigger 'budget'" in out
+
+
+def test_asynchronous_channel_start_reply_decide(tmp_path: Path) -> None:
+    db = str(tmp_path / "a.db")
+    code, out = _invoke("delegate", "start", "staffing", "--db", db)
+    assert code == 0 and "work authorization status?" in out
+    session = out.split("session ")[1].split(":")[0]
+    inbound = [
+        "I'm a U.S. citizen.",
+        "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
+        "I have 8 years of professional experience. I could start in January.",
+        "I'm after a permanent role. My salary expectation is $95K.",
+        "Hybrid suits me, 3 days a week in the office.",
+    ]
+    for text in inbound:
+        code, out = _invoke("delegate", "reply", session, "--message", text, "--db", db)
+        assert code == 0, out
+    assert "we're exploring $90K–$100K" in out and "NEGOTIATE" in out
+    code, out = _invoke("delegate", "reply", session, "--message", "I need $104K.", "--db", db)
+    assert code == 0 and "ESCALATE" in out and "[boundary]" in out
+    code, out = _invoke("delegate", "reply", session, "--message", "Hello?", "--db", db)
+    assert code == 2 and "cannot take a message now" in out
+    code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", db)
+    assert code == 0 and "the most I can put forward" in out and "NEGOTIATE" in out
+    code, out = _invoke("delegate", "reply", session, "--message", "OK, $100K works for me.", "--db", db)
+    assert code == 0 and "final_approval" in out
+    code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", db)
+    assert code == 0 and "AGREE" in out
+    code, out = _invoke("audit", "verify", session, "--db", db)
+    assert code == 0

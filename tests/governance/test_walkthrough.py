@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from parley.errors import ScenarioError
 from parley.governance.config import DomainConfig
 from parley.governance.counterparties import ScriptedCounterparty
-from parley.governance.escalation import PolicyPrincipal, Principal, StoredPrincipal
+from parley.governance.escalation import Decision, PolicyPrincipal, Principal, StoredPrincipal
 from parley.governance.machine import State
 from parley.governance.preflight import preflight
 from parley.governance.session import SessionOutcome, decide, run_session
@@ -170,3 +171,14 @@ def test_contractor_client_list_is_refused_and_95_an_hour_escalates(staffing: Do
     escalations = _events(store, outcome.session_id, "escalation")
     assert escalations[0]["trigger"] == "boundary" and "$95/hour" in str(escalations[0]["problem"])
     assert outcome.state == State.AGREE and outcome.terms == {"hourly_rate": 85.0}
+
+
+def test_a_request_cannot_be_decided_twice(staffing: DomainConfig, tmp_path: Path) -> None:
+    database = tmp_path / "delegate.db"
+    store = SessionStore(database)
+    paused, _ = _run(staffing, WALKTHROUGH[:6], store, StoredPrincipal())
+    assert paused.pending is not None
+    stale = SessionStore(database)  # a second principal who loaded the request earlier
+    decide(store, paused.session_id, option="A", decided_by="first")
+    with pytest.raises(ScenarioError, match="already decided"):
+        stale.save_decision(paused.session_id, Decision(paused.pending.request_id, "B", decided_by="second"))

@@ -16,7 +16,12 @@ from rich.table import Table
 from parley.cli.app import app, experiment_app
 from parley.errors import ParleyError
 from parley.governance.config import DomainConfig, load_config
-from parley.governance.counterparties import PERSONAS, Counterparty, SimulatedCounterparty
+from parley.governance.counterparties import (
+    PERSONAS,
+    Counterparty,
+    DetachedCounterparty,
+    SimulatedCounterparty,
+)
 from parley.governance.escalation import (
     EscalationRequest,
     InteractivePrincipal,
@@ -26,7 +31,7 @@ from parley.governance.escalation import (
 )
 from parley.governance.moderator import RuleModerator
 from parley.governance.preflight import preflight
-from parley.governance.session import SessionOutcome, decide, run_session
+from parley.governance.session import SessionOutcome, decide, reply, run_session, start_session
 from parley.governance.store import SessionStore
 
 console = Console(highlight=False, soft_wrap=True)
@@ -165,7 +170,7 @@ class _HumanCounterparty:
         return answer or None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "scripted", "replies": [], "position": 0, "name": "human"}
+        return {"kind": "detached", "name": "human"}
 
 
 @delegate_app.command("chat")
@@ -213,6 +218,50 @@ def decide_command(
             guidance=guidance,
             decided_by=by,
             principal=later,
+            clock=WallClock(),
+            on_message=_print_message,
+        )
+    except ParleyError as error:
+        fail(str(error))
+    _report(outcome, db)
+
+
+@delegate_app.command("start")
+def start_command(config: ConfigArgument, db: DbOption = DEFAULT_DB) -> None:
+    """Open a session with a real counterparty on an asynchronous channel; prints the first message."""
+    domain = _config(config)
+    try:
+        store = SessionStore(db)
+        runner, step = start_session(
+            domain, DetachedCounterparty(), store, config_source=config, clock=WallClock()
+        )
+    except ParleyError as error:
+        fail(str(error))
+    if step.outgoing is not None:
+        _print_message("delegate", step.outgoing)
+    session = runner.delegate.session_id
+    console.print(
+        f"session [bold]{session}[/]: send the message above, then: "
+        f"parley delegate reply {session} --message TEXT --db {db}"
+    )
+
+
+@delegate_app.command("reply")
+def reply_command(
+    session: Annotated[str, typer.Argument(help="The session the message belongs to.")],
+    message: Annotated[str, typer.Option(help="The counterparty's message (e.g. an e-mail body).")],
+    principal: Annotated[str | None, typer.Option(help="Policy YAML for escalations it triggers.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Feed one inbound counterparty message to a stored session (asynchronous channels)."""
+    if not db.is_file():
+        fail(f"{db}: no such database")
+    try:
+        outcome = reply(
+            SessionStore(db),
+            session,
+            message,
+            principal=_principal(principal),
             clock=WallClock(),
             on_message=_print_message,
         )

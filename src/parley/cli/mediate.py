@@ -21,6 +21,7 @@ from parley.scenarios.model import Scenario
 if TYPE_CHECKING:
     from parley.llm.context import LLMSession
     from parley.mediation.conversation import ConversationMediator
+    from parley.simulation.consensus import AgreementScorer, AttitudeExtractor
     from parley.simulation.modes import ConflictMode
     from parley.simulation.participants import Participant
 
@@ -95,6 +96,10 @@ def mediate(
             "--participants", help="rule (deterministic), llm (all LLM-backed) or llm:NAME,NAME (those only)."
         ),
     ] = "rule",
+    consensus: Annotated[
+        str,
+        typer.Option(help="Consensus tracking: rule (deterministic) or llm (attitude + agreement roles)."),
+    ] = "rule",
     llm: Annotated[
         str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")
     ] = None,
@@ -115,16 +120,31 @@ def mediate(
     from parley.simulation.conversation import run_conversation
     from parley.simulation.modes import ConflictMode
 
-    flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
+    flags = {
+        "llm": llm,
+        "llm_role": llm_role,
+        "llm_config": llm_config,
+        "record": record,
+        "replay": replay,
+        "consensus": consensus,
+    }
     try:
         case = resolve_conversation_scenario(scenario)
         conflict = ConflictMode.parse(mode)
         show = None if quiet else _printer(case)
         with _conversation_llm(mediator, participants, flags, f"{case.name}-{seed}") as llm_session:
             chosen = _mediator(mediator, llm_session)
-            players = _participants(participants, case, llm_session, conflict, seed)
+            players = _participants(_llm_party_choice(participants), case, llm_session, conflict, seed)
+            extractor, scorer = _consensus_roles(consensus, case, llm_session)
             result = run_conversation(
-                case, chosen, mode=conflict, seed=seed, participants=players, on_event=show
+                case,
+                chosen,
+                mode=conflict,
+                seed=seed,
+                participants=players,
+                on_event=show,
+                extractor=extractor,
+                scorer=scorer,
             )
             usage = llm_session.finish(result.trajectory) if llm_session is not None else None
     except ParleyError as error:
@@ -161,8 +181,13 @@ def _conversation_llm(
     mediator: str, participants: str, flags: Mapping[str, Any], session_id: str
 ) -> Generator[LLMSession | None]:
     """The LLM session of a `parley mediate` run: None unless an LLM role or an LLM flag is asked for."""
-    wanted = mediator.lower().startswith("llm") or participants.lower() != "rule"
-    if not wanted and not any(flags.values()):
+    wanted = (
+        mediator.lower().startswith("llm")
+        or _llm_party_choice(participants) is not None
+        or flags.get("consensus") == "llm"
+    )
+    llm_flags = ("llm", "llm_role", "llm_config", "record", "replay")
+    if not wanted and not any(flags[name] for name in llm_flags):
         yield None
         return
     from parley.cli.llm import llm_options_from_cli
@@ -191,20 +216,42 @@ def _mediator(name: str, llm: LLMSession | None) -> ConversationMediator:
     return create_llm_mediator(name, llm)
 
 
-def _participants(
-    choice: str, case: Scenario, llm: LLMSession | None, mode: ConflictMode, seed: int
-) -> dict[str, Participant] | None:
+def _consensus_roles(
+    choice: str, case: Scenario, llm: LLMSession | None
+) -> tuple[AttitudeExtractor | None, AgreementScorer | None]:
+    """--consensus: the deterministic tracker (rule) or LLM attitude extraction and agreement scoring."""
+    if choice == "rule":
+        return None, None
+    if choice != "llm":
+        raise ScenarioError(f"--consensus expects rule or llm, got {choice!r}")
+    if llm is None:
+        raise ScenarioError("--consensus llm needs an LLM: pass --llm SPEC (or --replay DIR)")
+    from parley.llm.promediate import LLMAgreementScorer, LLMAttitudeExtractor
+    from parley.simulation.conversation import public_options
+
+    return LLMAttitudeExtractor(llm, public_options(case)), LLMAgreementScorer(llm)
+
+
+def _llm_party_choice(choice: str) -> tuple[str, ...] | None:
+    """--participants: None for rule, () for all LLM-backed, else the named parties."""
     kind, _, names = choice.strip().partition(":")
     if kind.lower() == "rule" and not names:
         return None
     if kind.lower() != "llm":
         raise ScenarioError(f"--participants expects rule, llm or llm:NAME,NAME; got {choice!r}")
+    return tuple(n.strip() for n in names.split(",") if n.strip())
+
+
+def _participants(
+    names: tuple[str, ...] | None, case: Scenario, llm: LLMSession | None, mode: ConflictMode, seed: int
+) -> dict[str, Participant] | None:
+    if names is None:
+        return None
     if llm is None:
         raise ScenarioError("LLM participants need an LLM: pass --llm SPEC (or --replay DIR)")
     from parley.llm.promediate import llm_participants
 
-    chosen = [n.strip() for n in names.split(",") if n.strip()] or None
-    return llm_participants(case, llm, mode=mode, seed=seed, names=chosen)
+    return llm_participants(case, llm, mode=mode, seed=seed, names=names or None)
 
 
 def _consensus_table(

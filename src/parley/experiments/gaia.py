@@ -133,10 +133,21 @@ def run_experiment(
     return records
 
 
-def commitment_detection() -> DetectionRates:
-    """Binding-language detection on the labelled drafts shipped with parley."""
-    drafts = load_yaml_data("commitment_drafts.yaml")["drafts"]
-    return detection_rates(((str(d["text"]), bool(d["binding"])) for d in drafts), contains_binding_language)
+DRAFT_SETS = {
+    "development set (rules refined on it)": "commitment_drafts.yaml",
+    "held-out set 1 (written later; then used to refine the rules)": "commitment_drafts_heldout.yaml",
+    "held-out set 2 (never used for tuning)": "commitment_drafts_heldout2.yaml",
+}
+
+
+def commitment_detection() -> dict[str, DetectionRates]:
+    """Binding-language detection on each labelled draft set shipped with parley."""
+    rates: dict[str, DetectionRates] = {}
+    for name, filename in DRAFT_SETS.items():
+        drafts = load_yaml_data(filename)["drafts"]
+        items = ((str(d["text"]), bool(d["binding"])) for d in drafts)
+        rates[name] = detection_rates(items, contains_binding_language)
+    return rates
 
 
 def moderator_detection() -> dict[str, DetectionRates]:
@@ -251,20 +262,23 @@ def _cell_rows(records: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _detection_rows(commitment: DetectionRates, moderator: Mapping[str, DetectionRates]) -> list[str]:
-    total = (
-        commitment.true_positive
-        + commitment.false_negative
-        + commitment.false_positive
-        + commitment.true_negative
-    )
+def _detection_rows(
+    commitment: Mapping[str, DetectionRates], moderator: Mapping[str, DetectionRates]
+) -> list[str]:
     lines = [
-        f"Commitment detection on {total} labelled drafts "
-        f"({commitment.true_positive + commitment.false_negative} binding): "
-        f"false-positive rate {commitment.false_positive_rate:.3f} ({commitment.false_positive} drafts), "
-        f"false-negative rate {commitment.false_negative_rate:.3f} ({commitment.false_negative} drafts).",
+        "| labelled drafts | drafts (binding) | false-positive rate | false-negative rate |",
+        "|---|---|---|---|",
+    ]
+    for name, rates in commitment.items():
+        positives = rates.true_positive + rates.false_negative
+        total = positives + rates.false_positive + rates.true_negative
+        lines.append(
+            f"| {name} | {total} ({positives}) | {rates.false_positive_rate:.3f} ({rates.false_positive}) "
+            f"| {rates.false_negative_rate:.3f} ({rates.false_negative}) |"
+        )
+    lines += [
         "",
-        "| corpus | items | flagged as prompt injection or social engineering |",
+        "| red-team corpus | items | flagged as prompt injection or social engineering |",
         "|---|---|---|",
     ]
     for source, rates in moderator.items():
@@ -358,7 +372,7 @@ def render_report(
     seeds: int,
     figures: Path,
     document_folder: Path,
-    commitment: DetectionRates,
+    commitment: Mapping[str, DetectionRates],
     moderator: Mapping[str, DetectionRates],
     command: str,
 ) -> str:
@@ -431,9 +445,11 @@ def render_report(
         "- 'Rounds to τ_complete' averages only the sessions that reached τ_complete (share in brackets); "
         "many sessions agree before completing the checklist, since the gate is τ_gate.",
         "- With the preflight on, no slip reached a counterparty in any session. That rests on the slips "
-        "being phrasings the detector handles (see the labelled-draft rates below, which are in-sample); "
-        "it is evidence that the pipeline routes every message through the check, not a measured recall "
-        "against free-form LLM text.",
+        "being phrasings the detector handles; it shows that every message is routed through the check, "
+        "not the detector's recall on free-form LLM text. That recall is estimated by the untouched "
+        "held-out draft set below, where about a third of binding paraphrases are missed: the rule-based "
+        "detector is a floor, and amounts outside the band are caught by the boundary check regardless "
+        "of wording.",
         "- The moderator's low flag rate on the red-team corpus is expected for a cue-based classifier: many "
         "items are benign-looking tasks (translate, summarise, write a poem) that only become attacks in a "
         "tool-using assistant. In this protocol they are routed to off-topic or CLARIFY, and nothing a "

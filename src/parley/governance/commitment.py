@@ -18,7 +18,7 @@ _I = re.IGNORECASE
 _PERFORMATIVE = re.compile(
     r"\b(agree|agrees|agreed|accept|accepts|accepted|commit|commits|committed|guarantee|guarantees|"
     r"promise|promises|confirm|confirms|confirmed|approve|approves|approved|authori[sz]e|authori[sz]ed|"
-    r"undertake|pledge|honou?r)\b",
+    r"undertake|pledge|honou?r|committing|authori[sz]ing|approving|accepting|confirming|agreeing)\b",
     _I,
 )
 _FUTURE = re.compile(
@@ -52,7 +52,33 @@ _FIXED = tuple(
         r"^\W*let'?s (lock|finalize|finalise|sign|close|go with|do it|shake)\b",
         r"\b(is|are|has been|have been|was)\s+(now\s+)?"
         r"(confirmed|approved|accepted|agreed|finalized|finalised|signed)\b",
+        r"\b(prepared|ready|willing|delighted|glad|pleased|happy) to (pay|offer|provide|deliver|order|"
+        r"confirm|accept|sign|commit|go with|take|proceed|extend|cover|hire|book|match|guarantee|"
+        r"approve|agree)\b",
+        r"\b(is|are|looks?|sounds?|seems?) (acceptable|fine|good|ok|okay|workable|agreeable) "
+        r"(to|for|by|with) us\b",
+        r"\bworks? for us\b",
+        r"\b(we'?re|we are|i'?m|i am) (good|fine|ok|okay|happy) with\b",
+        r"\b(count us in|we'?re in|sign us up)\b",
+        r"\b(go ahead|book it|ship it|please proceed|"
+        r"proceed with the (order|shipment|purchase|contract|lease))\b",
+        r"\byou'?re hired\b",
+        r"\bwelcome to the team\b",
+        r"\b(offer|price|rate|quote) stands\b",
+        r"\boffer (is )?extended\b",
+        r"\bcount on\b[^.?!]*\bfrom us\b",
+        r"^\W*deal\b",
+        r"\bit'?s yours\b",
     )
+)
+_SUBORDINATE = re.compile(r"\b(once|when|if|until|unless|after|before|whenever)\b", _I)
+_HABITUAL = re.compile(r"\b(typically|usually|generally|normally|often|always|routinely)\b", _I)
+_INHERENTLY_BINDING = re.compile(r"^(agree|accept|sign|commit)", _I)
+_TERMS = re.compile(
+    r"[$€]\s?\d|\d[\s-]*(units?|months?|weeks?|years?|hours?|sq|%)|\b(offer|deal|terms|price|rate|salary|rent|"
+    r"order|contract|lease|agreement|start|warranty|exclusivity|deposit|purchase|relocation|moving|role|job|"
+    r"space|budget|net[- ]?\d+|payment|shipment|volume|quote|proposal|term|delivery|invoice)\b",
+    _I,
 )
 _FIRST_PERSON = re.compile(
     r"\b(we|i|us|our (company|team|side|firm|client|organisation|organization)|my team|the company)\b|"
@@ -144,13 +170,29 @@ def _tentative(sentence: str, position: int) -> bool:
     return _TENTATIVE.search(" ".join(before)) is not None
 
 
+def _conditional(sentence: str, position: int) -> bool:
+    """A subordinate clause ("once approved", "until everything is agreed") states a condition, not a deal."""
+    before = sentence[clause_start(sentence, position) : position].split()[-3:]
+    return _SUBORDINATE.search(" ".join(before)) is not None
+
+
+def _about_terms(sentence: str, verb: str) -> bool:
+    """Bare acceptance binds; other commitment verbs bind only when the sentence is about terms."""
+    return _INHERENTLY_BINDING.match(verb) is not None or _TERMS.search(sentence) is not None
+
+
 def _predicate_cue(sentence: str) -> str | None:
+    if _HABITUAL.search(sentence):
+        return None  # a habit ("our team typically approves offers") is not an undertaking
     for pattern in (_PERFORMATIVE, _FUTURE):
         for match in pattern.finditer(sentence):
             position = match.start()
+            verb = match.group(match.lastindex or 0)
             if is_negated(sentence, position) or _NEGATION_INSIDE.search(match.group(0)):
                 continue
             if _tentative(sentence, position) or _ADJECTIVAL.search(sentence[:position]):
+                continue
+            if _conditional(sentence, position) or not _about_terms(sentence, verb):
                 continue
             if _agent_is_ours(sentence, position):
                 return match.group(0)
@@ -160,8 +202,9 @@ def _predicate_cue(sentence: str) -> str | None:
 def _fixed_cue(sentence: str) -> str | None:
     for pattern in _FIXED:
         match = pattern.search(sentence)
-        if match is not None and not is_negated(sentence, match.start()):
-            return match.group(0)
+        if match is None or is_negated(sentence, match.start()) or _conditional(sentence, match.start()):
+            continue
+        return match.group(0)
     return None
 
 
@@ -197,7 +240,7 @@ def _rewrite_sentence(sentence: str, hedges: Sequence[str]) -> str:
     rewritten = rewritten[:1].upper() + rewritten[1:]
     if binding_cue(rewritten, hedges) is None and _hedged(rewritten, (*hedges, *_GENERAL_HEDGES)):
         return rewritten
-    body = rewritten.rstrip(" .!")
+    body = rewritten.rstrip(" .!;:,")
     return f"{body}, subject to approval."
 
 

@@ -300,8 +300,27 @@ class SimulatedCounterparty:
         }
 
 
+class DetachedCounterparty:
+    """A person on an asynchronous channel (chat, e-mail): nobody answers now, the flow waits.
+
+    Sessions with a detached counterparty advance one inbound message at a time
+    (`parley delegate reply`), and decisions resume them without inventing silence.
+    """
+
+    def __init__(self, name: str = "human") -> None:
+        self.name = name
+
+    def respond(self, message: str | None) -> str | None:
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "detached", "name": self.name}
+
+
 def counterparty_from_json(config: DomainConfig, data: Mapping[str, Any]) -> Counterparty:
     """Rebuild a stored counterparty."""
+    if data["kind"] == "detached":
+        return DetachedCounterparty(str(data["name"]))
     if data["kind"] == "scripted":
         return ScriptedCounterparty(list(data["replies"]), str(data["name"]), int(data["position"]))
     return SimulatedCounterparty(

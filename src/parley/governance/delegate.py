@@ -30,22 +30,28 @@ from parley.governance.drafting import (
     TemplateDrafter,
     format_amount,
     format_range,
-    nice_step,
 )
 from parley.governance.escalation import Decision, EscalationOption, EscalationRequest, Trigger
 from parley.governance.extraction import (
     ExtractionContext,
     Extractor,
     FieldReading,
-    FieldValue,
     default_extractor,
 )
 from parley.governance.machine import ACTIVE, Action, IllegalTransition, State, StateMachine
 from parley.governance.moderator import ADVERSARIAL, Classifier, Label, RuleModerator
-from parley.governance.preflight import match_term, preflight
+from parley.governance.offers import (
+    counterparty_ask,
+    describe,
+    escalation_options,
+    negotiation_term,
+    opening_range,
+    recap_text,
+    terms_text,
+)
+from parley.governance.preflight import preflight
 from parley.governance.stcc import Question, open_question, screening_question, stcc_question, total_entropy
 from parley.governance.tci import TaskCompletenessIndex
-from parley.governance.text import sentences
 from parley.governance.values import find_money
 from parley.protocol.clock import Clock, FakeClock
 from parley.protocol.events import PUBLIC, Event, Trajectory
@@ -331,7 +337,7 @@ class Delegate:
         if self._withdrawal.search(text):
             return self._end(State.NO_DEAL, "counterparty withdrew")
         term = self._term_name()
-        ask = self._counterparty_ask(text, term)
+        ask = counterparty_ask(self.config, text, term)
         if ask is not None:
             self._last_ask = ask
             low, high = self._band(term)
@@ -380,8 +386,8 @@ class Delegate:
         self._transition(Action.ASK, State.SCREEN, f"contradiction on {name}: re-screen")
         self._asked = {"kind": "reconfirm", "fields": [name], "choices": {}}
         values = {
-            "old": self._describe(name, self.tci.confirmed[name]),
-            "new": self._describe(name, self.tci.disputed[name]),
+            "old": describe(self.config, name, self.tci.confirmed[name]),
+            "new": describe(self.config, name, self.tci.disputed[name]),
             "label": self.config.field(name).label,
         }
         return self._send(Intent("reconfirm", values, prefix=prefix))
@@ -390,7 +396,7 @@ class Delegate:
         term_name = self._term_name()
         term = self.config.boundary.term(term_name)
         if self._proposal is None or self._proposal["term"] != term_name:
-            self._proposal = self._opening(term_name)
+            self._proposal = opening_range(self.config, term_name, self._band(term_name))
         low, high = self._proposal["low"], self._proposal["high"]
         action_target = State.NEGOTIATE
         if self.state == State.SCREEN:
@@ -409,24 +415,10 @@ class Delegate:
         )
         return self._send(intent)
 
-    def _opening(self, term_name: str) -> dict[str, Any]:
-        low, high = self._band(term_name)
-        base_low = low if low is not None else 0.0
-        base_high = high if high is not None else base_low
-        step = nice_step(base_high - base_low)
-        negotiation = self.config.negotiation
-        opening_low = base_low + negotiation.opening_low * (base_high - base_low)
-        opening_high = base_low + negotiation.opening_high * (base_high - base_low)
-        return {
-            "term": term_name,
-            "low": float(np.floor(opening_low / step) * step),
-            "high": float(min(base_high, np.floor(opening_high / step) * step)),
-        }
-
     def _summarize(self, terms: Mapping[str, float]) -> Step:
         self.terms = dict(terms)
         self._transition(Action.SUMMARIZE, State.SUMMARIZE, "terms within authority; prepare summary")
-        step = self._send(Intent("summary", {"terms": self._terms_text(terms)}))
+        step = self._send(Intent("summary", {"terms": terms_text(self.config, terms)}))
         return step if self.state == State.ESCALATE else self._final_approval(step)
 
     def _final_approval(self, sent: Step) -> Step:
@@ -458,7 +450,8 @@ class Delegate:
 
     def _send(self, intent: Intent) -> Step:
         merged = self._guidance()
-        if self._conflicts >= self.config.thresholds.conflict_limit and not self._conflict_escalated:
+        limit_reached = self._conflicts >= self.config.thresholds.conflict_limit
+        if limit_reached and not self._conflict_escalated and self.state in ACTIVE:
             self._conflict_escalated = True
             return self._escalate(
                 Trigger.CONFLICT, "The critic keeps suggesting tactics your guidance rules out."
@@ -493,7 +486,7 @@ class Delegate:
                     "binding language rewritten before sending",
                 )
             return self._emit(sendable, residual)
-        self._held = {"intent": _intent_json(intent), "text": draft.text, "slips": list(draft.slips)}
+        self._held = {"intent": intent.to_json(), "text": draft.text, "slips": list(draft.slips)}
         findings = (
             [f"{b.kind} {b.term}={b.value}" for b in result.breaches]
             + [f"prohibited {t.topic}" for t in result.topics]
@@ -564,7 +557,7 @@ class Delegate:
             tuple(self.transcript[-3:]),
             self._ledger_snapshot(),
             problem,
-            self._escalation_options(trigger, boundary),
+            escalation_options(self.config, self._options_by_trigger[trigger.value], boundary),
             "Approve one option by its letter, or provide alternative guidance.",
             dict(boundary or {}),
             tuple(safety),
@@ -573,26 +566,6 @@ class Delegate:
         self._pending = request
         self._record("escalation", request.to_json(), f"paused for the principal: {trigger.value}")
         return Step(None, State.ESCALATE, request)
-
-    def _escalation_options(
-        self, trigger: Trigger, boundary: Mapping[str, Any] | None
-    ) -> tuple[EscalationOption, ...]:
-        term = self.config.boundary.term(str(boundary["term"])) if boundary else None
-        fill = {
-            "counterparty_role": self.config.counterparty_role,
-            "limit": format_amount(float(boundary["maximum"]), term.unit) if boundary and term else "",
-            "ask": format_amount(float(boundary["ask"]), term.unit) if boundary and term else "",
-        }
-        return tuple(
-            EscalationOption(
-                chr(ord("A") + i),
-                raw["title"].format(**fill),
-                raw["trade_offs"].format(**fill),
-                raw["effect"],
-                dict(boundary or {}),
-            )
-            for i, raw in enumerate(self._options_by_trigger[trigger.value])
-        )
 
     def _ledger_snapshot(self) -> dict[str, Any]:
         return {
@@ -622,14 +595,18 @@ class Delegate:
                 "human-approved agreement artefact",
             )
             text = self.drafter.draft(
-                Intent("approved_close", {"terms": self._terms_text(self.terms)}, approved=True)
+                Intent("approved_close", {"terms": terms_text(self.config, self.terms)}, approved=True)
             ).text
+            result = preflight(text, self.config, overrides=self._limits, allow_binding=True)
+            self._record(
+                "preflight", result.to_json(), "final terms: binding wording approved by the principal"
+            )
             return self._emit(text, ())
         if effect in ("counter_at_limit", "raise_limit", "revise_terms", "counter_at_guidance"):
             return self._counter(effect, request, guidance)
         self._transition(Action.APPROVE, back, f"principal chose {effect}")
         if effect == "send_compliant" and self._held is not None:
-            held = replace(_intent_from_json(self._held["intent"]), slippable=False)
+            held = replace(Intent.from_json(self._held["intent"]), slippable=False)
             self._held = None
             if preflight(self.drafter.draft(held).text, self.config, overrides=self._limits).sendable is None:
                 # Even the clean wording needs approval: send a neutral holding note instead of looping.
@@ -709,7 +686,9 @@ class Delegate:
         if self._silent >= limit and not self._recap_sent:
             self._recap_sent, self._silent = True, 0
             self._transition(Action.SUMMARIZE, self.state, "stall: recap with two options")
-            return self._send(Intent("recap", {"recap": self._recap_text()}))
+            return self._send(
+                Intent("recap", {"recap": recap_text(self.config, self.tci.confirmed, self._proposal)})
+            )
         if self.turn > self.config.thresholds.max_rounds:
             return self._end(State.NO_DEAL, "round limit reached")
         return Step(None, self.state)
@@ -750,12 +729,6 @@ class Delegate:
             readings = [r for r in readings if r.field != name]
         return readings, resolved
 
-    def _describe(self, name: str, value: FieldValue) -> str:
-        for band in self.config.field(name).bands:
-            if band.option is not None and band.option == value:
-                return band.label.lower()
-        return str(value)
-
     def _track_reversal(self, fields: Sequence[str]) -> None:
         if self._proposal is None:
             return
@@ -766,41 +739,12 @@ class Delegate:
                 "reversal", {"fields": relevant}, "offer-relevant information arrived after a proposal"
             )
 
-    def _term_name(self) -> str:
-        for condition, term_name in self.config.negotiation.term_when.items():
-            field_name, value = condition.split("=", 1)
-            if str(self.tci.confirmed.get(field_name, "")) == value:
-                return term_name
-        return self.config.negotiation.term
-
     def _band(self, term_name: str) -> tuple[float | None, float | None]:
         term = self.config.boundary.term(term_name)
         return self._limits.get(term_name, (term.minimum, term.maximum))
 
-    def _counterparty_ask(self, message: str, term_name: str) -> float | None:
-        for sentence in sentences(message):
-            for mention in find_money(sentence):
-                term = match_term(self.config, sentence, mention)
-                if term is not None and term.name == term_name:
-                    return mention.low
-        return None
-
-    def _terms_text(self, terms: Mapping[str, Any]) -> str:
-        parts: list[str] = []
-        for name, value in terms.items():
-            if name in {t.name for t in self.config.boundary.terms}:
-                term = self.config.boundary.term(name)
-                parts.append(f"{term.label} {format_amount(float(value), term.unit)}")
-        return "; ".join(parts) or "terms as discussed"
-
-    def _recap_text(self) -> str:
-        known = [self.config.field(name).label for name in self.tci.confirmed]
-        text = f"you shared your {', '.join(known[:4])}" if known else "we have just started"
-        if self._proposal is not None:
-            term = self.config.boundary.term(self._proposal["term"])
-            band = format_range(self._proposal["low"], self._proposal["high"], term.unit)
-            text += f", and we're exploring {band}"
-        return text
+    def _term_name(self) -> str:
+        return negotiation_term(self.config, self.tci.confirmed)
 
     def _transition(self, action: Action, target: State, rationale: str) -> None:
         source = self.state
@@ -929,33 +873,3 @@ class Delegate:
         self._paused_this_turn = int(data.get("paused_this_turn", 0))
         if data.get("rng") and isinstance(self.drafter, TemplateDrafter):
             self.drafter.restore_rng(data["rng"])
-
-
-def _intent_json(intent: Intent) -> dict[str, Any]:
-    return {
-        "kind": intent.kind,
-        "values": dict(intent.values),
-        "term": intent.term,
-        "amount": intent.amount,
-        "ask": intent.ask,
-        "prefix": intent.prefix,
-        "suffix": intent.suffix,
-        "approved": intent.approved,
-        "slippable": intent.slippable,
-        "limit": intent.limit,
-    }
-
-
-def _intent_from_json(data: Mapping[str, Any]) -> Intent:
-    return Intent(
-        str(data["kind"]),
-        dict(data["values"]),
-        data["term"],
-        data["amount"],
-        data["ask"],
-        str(data["prefix"]),
-        str(data["suffix"]),
-        bool(data["approved"]),
-        bool(data["slippable"]),
-        data.get("limit"),
-    )

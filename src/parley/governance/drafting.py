@@ -46,6 +46,37 @@ class Intent:
     slippable: bool = False
     limit: float | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (held drafts are stored with the session)."""
+        return {
+            "kind": self.kind,
+            "values": dict(self.values),
+            "term": self.term,
+            "amount": self.amount,
+            "ask": self.ask,
+            "prefix": self.prefix,
+            "suffix": self.suffix,
+            "approved": self.approved,
+            "slippable": self.slippable,
+            "limit": self.limit,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Intent:
+        """Inverse of to_json."""
+        return cls(
+            str(data["kind"]),
+            dict(data["values"]),
+            data["term"],
+            data["amount"],
+            data["ask"],
+            str(data["prefix"]),
+            str(data["suffix"]),
+            bool(data["approved"]),
+            bool(data["slippable"]),
+            data.get("limit"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Draft:

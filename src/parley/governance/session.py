@@ -14,7 +14,7 @@ from typing import Any
 
 from parley.errors import InternalError, ScenarioError
 from parley.governance.config import DomainConfig
-from parley.governance.counterparties import Counterparty, counterparty_from_json
+from parley.governance.counterparties import Counterparty, DetachedCounterparty, counterparty_from_json
 from parley.governance.delegate import Delegate, DelegateOptions, Step
 from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal
 from parley.governance.machine import State
@@ -132,6 +132,8 @@ class SessionRunner:
                     break
                 step = self.apply(decision)
                 continue
+            if isinstance(self.counterparty, DetachedCounterparty):
+                break  # the counterparty answers on its own schedule (see `reply`)
             reply = self.counterparty.respond(step.outgoing)
             if reply is not None:
                 self.on_message("counterparty", reply)
@@ -273,4 +275,32 @@ def decide(
         request.request_id, option.upper() if option else None, guidance, decided_by, the_clock.now()
     )
     step = runner.apply(decision)
+    return runner.run(principal or StoredPrincipal(), step)
+
+
+def reply(
+    store: SessionStore,
+    session_id: str,
+    message: str,
+    *,
+    principal: Principal | None = None,
+    clock: Clock | None = None,
+    on_message: Callable[[str, str], None] | None = None,
+) -> SessionOutcome:
+    """Feed one inbound counterparty message to a stored session and run until it needs the next one.
+
+    Raises:
+        ScenarioError: if the session is paused for a decision or has ended.
+    """
+    runner = load_runner(store, session_id, clock=clock, on_message=on_message)
+    state = runner.delegate.state
+    if state == State.ESCALATE or runner.delegate.machine.terminal:
+        raise ScenarioError(
+            f"session {session_id!r} is in state {state}; it cannot take a message now",
+            source=store.path,
+            field="session",
+        )
+    runner.counterparty = DetachedCounterparty(runner.counterparty.name)
+    step = runner.delegate.receive(message)
+    runner.persist()
     return runner.run(principal or StoredPrincipal(), step)

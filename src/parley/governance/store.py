@@ -198,8 +198,19 @@ class SessionStore:
         return [(EscalationRequest.from_json(json.loads(r[0])), str(r[1])) for r in rows]
 
     def save_decision(self, session_id: str, decision: Decision) -> None:
-        """Store a decision and close its request."""
+        """Store a decision and close its request.
+
+        Raises:
+            ScenarioError: if the request was already decided (e.g. by another principal meanwhile).
+        """
         with self.transaction() as db:
+            row = db.execute(
+                "SELECT status FROM escalations WHERE request_id=?", (decision.request_id,)
+            ).fetchone()
+            if row is not None and row[0] != "open":
+                raise ScenarioError(
+                    f"request {decision.request_id} was already decided", source=self.path, field="request_id"
+                )
             db.execute(
                 "INSERT OR REPLACE INTO decisions VALUES (?,?,?,?,?,?)",
                 (

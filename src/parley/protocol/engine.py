@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from parley.domain.issues import Value
@@ -23,7 +24,11 @@ EventSpec = tuple[str, dict[str, Any]]
 """(kind, data) of an event the runner should record."""
 
 
-@dataclass(frozen=True, slots=True)
+_FRESH: Mapping[Any, Any] = MappingProxyType({})
+"""Marks an omitted mapping argument (replaced by a fresh empty dict, like a default factory)."""
+
+
+@dataclass(frozen=True, init=False)
 class SessionState:
     """Everything the rules need to know about a running session.
 
@@ -46,6 +51,30 @@ class SessionState:
     moved: bool = False
     stagnant_rounds: int = 0
     walked: tuple[PartyId, str] | None = None
+
+    def __init__(
+        self,
+        round: int = 1,
+        table: TableOffer | None = None,
+        counters: Mapping[PartyId, Mapping[str, Value]] = _FRESH,
+        offers: int = 0,
+        last_offers: Mapping[PartyId, tuple[int, ...]] = _FRESH,
+        moved: bool = False,
+        stagnant_rounds: int = 0,
+        walked: tuple[PartyId, str] | None = None,
+    ) -> None:
+        # Built twice a round: a __dict__ filled in one update instead of slots set one by one
+        # through object.__setattr__ (see TableOffer in view.py); still frozen.
+        self.__dict__.update(
+            round=round,
+            table=table,
+            counters={} if counters is _FRESH else counters,
+            offers=offers,
+            last_offers={} if last_offers is _FRESH else last_offers,
+            moved=moved,
+            stagnant_rounds=stagnant_rounds,
+            walked=walked,
+        )
 
 
 _ACTION_TYPES = (Propose, Accept, Reject, Walk, Say)

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 PartyId = str
@@ -19,7 +20,11 @@ PUBLIC = "public"
 """Audience of events every participant may see."""
 
 
-@dataclass(frozen=True, slots=True)
+_NO_DATA: Mapping[str, Any] = MappingProxyType({})
+"""Marks "no data given" (each event then gets a fresh empty dict, as a default factory would)."""
+
+
+@dataclass(frozen=True, init=False)
 class Event:
     """One entry of a trajectory.
 
@@ -40,6 +45,28 @@ class Event:
     data: Mapping[str, Any] = field(default_factory=lambda: {})
     audience: str = PUBLIC
     time: float = 0.0
+
+    def __init__(
+        self,
+        seq: int,
+        kind: str,
+        round: int = 0,
+        party: PartyId | None = None,
+        data: Mapping[str, Any] = _NO_DATA,
+        audience: str = PUBLIC,
+        time: float = 0.0,
+    ) -> None:
+        # A frozen dataclass with a __dict__, filled in one update: events are built on every move
+        # and storing slots one object.__setattr__ at a time costs about twice as much.
+        self.__dict__.update(
+            seq=seq,
+            kind=kind,
+            round=round,
+            party=party,
+            data={} if data is _NO_DATA else data,
+            audience=audience,
+            time=time,
+        )
 
     @property
     def is_public(self) -> bool:

@@ -28,7 +28,13 @@ from parley.mediation.conversation import (
 from parley.protocol.clock import Clock, FakeClock
 from parley.protocol.events import Event, Trajectory
 from parley.scenarios.model import Scenario
-from parley.simulation.consensus import Attitude, ConsensusTracker, initial_attitude
+from parley.simulation.consensus import (
+    AgreementScorer,
+    Attitude,
+    AttitudeExtractor,
+    ConsensusTracker,
+    initial_attitude,
+)
 from parley.simulation.modes import ConflictMode
 from parley.simulation.participants import (
     Participant,
@@ -123,6 +129,8 @@ class Conversation:
         max_turns: Turn budget (default: proportional to parties × topics).
         clock: Clock for event times (default: a fake clock advanced by speaking time).
         on_event: Called with every event as it is written.
+        extractor: Attitude extractor for live consensus tracking (default: the deterministic one).
+        scorer: Pairwise agreement scorer (default: the deterministic five-dimension scorer).
     """
 
     def __init__(
@@ -136,6 +144,8 @@ class Conversation:
         max_turns: int | None = None,
         clock: Clock | None = None,
         on_event: Callable[[Event], None] | None = None,
+        extractor: AttitudeExtractor | None = None,
+        scorer: AgreementScorer | None = None,
     ) -> None:
         self.scenario = scenario
         self.mediator = mediator
@@ -152,7 +162,9 @@ class Conversation:
         self.trajectory = Trajectory()
         self.utterances: list[Utterance] = []
         self.silent: list[int] = []
-        self.tracker = ConsensusTracker(self.parties, self.topics, initial_attitudes(scenario))
+        self.tracker = ConsensusTracker(
+            self.parties, self.topics, initial_attitudes(scenario), extractor, scorer
+        )
         self.series: list[float] = [self.tracker.consensus()]
         self.topic_series: dict[str, list[float]] = {
             t: [self.tracker.topic_consensus(t)] for t in self.topics
@@ -367,6 +379,8 @@ def run_conversation(
     max_turns: int | None = None,
     clock: Clock | None = None,
     on_event: Callable[[Event], None] | None = None,
+    extractor: AttitudeExtractor | None = None,
+    scorer: AgreementScorer | None = None,
 ) -> ConversationResult:
     """Run one mediated conversation (see `Conversation`)."""
     conversation = Conversation(
@@ -378,5 +392,7 @@ def run_conversation(
         max_turns=max_turns,
         clock=clock,
         on_event=on_event,
+        extractor=extractor,
+        scorer=scorer,
     )
     return conversation.run()

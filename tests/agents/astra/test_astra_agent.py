@@ -242,3 +242,12 @@ def test_sweep_and_loop_play_identical_negotiations() -> None:
 def test_bad_options_give_one_clear_error(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ScenarioError, match=message):
         create("astra", party="alice", seed=0, **options)
+
+
+def test_two_astras_reach_a_deal_on_casino() -> None:
+    from parley.experiments.runner import run_negotiation
+    from parley.scenarios import load_scenario
+
+    result = run_negotiation(load_scenario("casino"), ["astra", "astra"], seed=0)
+    assert result.agreement is not None, result.no_deal
+    assert all(value >= 5.0 for value in result.agreement.utilities.values())

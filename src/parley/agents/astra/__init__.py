@@ -11,7 +11,19 @@ from parley.agents.astra.agent import (
     create_astra_ablation,
 )
 from parley.agents.astra.coach import Advice, Coach, format_advice
+from parley.agents.astra.opponent import Evidence, PartnerModel
+from parley.agents.astra.selection import Tactic, TacticContext
 from parley.agents.astra.signals import Fairness, Stance, assess_fairness, assess_stance
+from parley.agents.astra.stages import (
+    AcceptanceEstimate,
+    Candidate,
+    ParameterChoice,
+    ParameterChooser,
+    PartnerSituation,
+    PreferenceInterpreter,
+    TacticAssessor,
+    VirtualPartner,
+)
 from parley.agents.astra.trace import format_trace
 from parley.agents.registry import register
 
@@ -27,13 +39,25 @@ register(
 )
 
 __all__ = [
+    "AcceptanceEstimate",
     "Advice",
     "AstraConfig",
     "AstraNegotiator",
+    "Candidate",
     "Coach",
+    "Evidence",
     "Fairness",
     "Memory",
+    "ParameterChoice",
+    "ParameterChooser",
+    "PartnerModel",
+    "PartnerSituation",
+    "PreferenceInterpreter",
     "Stance",
+    "Tactic",
+    "TacticAssessor",
+    "TacticContext",
+    "VirtualPartner",
     "assess_fairness",
     "assess_stance",
     "create_astra",

@@ -71,10 +71,7 @@ METHODS = ("auto", "sweep", "milp", "loop")
 """Accepted values of `AstraConfig.method`."""
 
 ASK_MESSAGE = "Before we trade offers: which issues matter most to you, and which least?"
-REMETHODS = ("auto", "sweep", "milp", "loop")
-"""Accepted values of `AstraConfig.method`."""
-
-ASK_MESSAGE = "Your offers do not fit what I understood of your priorities. Which issue matters most to you?"
+REASK_MESSAGE = "Your offers do not fit the priorities I understood. Which issue matters most to you?"
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
 
 
@@ -457,8 +454,14 @@ class AstraNegotiator:
     def _candidates(
         self, own: OwnSide, model: PartnerModel, solutions: Sequence[GridSolution]
     ) -> list[Candidate]:
+        """Distinct grid optima, minus those another optimum dominates (under the IPP), best S_a first.
+
+        A cell capped by S_max can return a package that an optimum of a looser cell beats for both
+        sides; conceding to it would cost the agent points without giving the partner any.
+        """
         rows = list(dict.fromkeys(s.row for s in solutions if s.row is not None))
-        candidates = [Candidate(row, own.points(row), model.points_of(row)) for row in rows]
+        found = [Candidate(row, own.points(row), model.points_of(row)) for row in rows]
+        candidates = [c for c in found if not any(_dominates(other, c) for other in found)]
         candidates.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
         return candidates[: self.config.top_n]
 
@@ -488,6 +491,7 @@ class AstraNegotiator:
             partner_offer_partner_points=signals.offer_partner_points,
             partner_offer_agent_points=signals.offer_agent_points,
             previous_agent_points=mine[-1] if mine else None,
+            own_hold_streak=no_concession_streak([-points for points in mine]),
         )
 
     # -- the ablation --------------------------------------------------------------------------------
@@ -506,6 +510,18 @@ class AstraNegotiator:
             f"time-based target {target:.1f} points (t={view.relative_time:.2f}); best for the partner at it"
         )
         return self._proposal(view, chosen, "propose", [reason])
+
+
+def _dominates(first: Candidate, second: Candidate) -> bool:
+    """first is at least as good for both sides and strictly better for one."""
+    at_least = (
+        first.agent_points >= second.agent_points - 1e-9
+        and first.partner_points >= second.partner_points - 1e-9
+    )
+    strictly = (
+        first.agent_points > second.agent_points + 1e-9 or first.partner_points > second.partner_points + 1e-9
+    )
+    return at_least and strictly
 
 
 def no_concession_streak(agent_points_of_partner_offers: Sequence[float]) -> int:

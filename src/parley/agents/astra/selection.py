@@ -28,6 +28,10 @@ INITIAL_CONCESSION_POINTS = 3.0
 RECIPROCAL_CAP_POINTS = 3.0
 """Largest concession a reciprocal concession (RC) aims for (the seed's agent averaged 2.3 points)."""
 
+HOLD_LIMIT = 2
+"""After this many own offers in a row without a concession, concede a little (CSC): a partner
+using the seed's walk rule (3 offers without a concession) would otherwise leave next turn."""
+
 EXTREME_OFFER_POINTS = 0.75 * POINTS_SCALE
 """A partner offer keeping at least this many of its own points is "extreme"."""
 
@@ -94,6 +98,7 @@ class TacticContext:
         partner_offer_partner_points: S_p^P of the partner's latest offer (None if none).
         partner_offer_agent_points: S_a^P of the partner's latest offer (None if none).
         previous_agent_points: S_a of the agent's previous offer (None if none).
+        own_hold_streak: How many of the agent's latest consecutive offers conceded nothing.
     """
 
     fairness: Fairness
@@ -108,6 +113,7 @@ class TacticContext:
     partner_offer_partner_points: float | None
     partner_offer_agent_points: float | None
     previous_agent_points: float | None
+    own_hold_streak: int = 0
 
 
 def choose_tactic(context: TacticContext) -> tuple[Tactic, str]:
@@ -119,6 +125,11 @@ def choose_tactic(context: TacticContext) -> tuple[Tactic, str]:
     c = context
     if c.partner_offers == 0 or (c.own_offers == 0 and c.phase is NegotiationPhase.EARLY):
         return Tactic.AGGRESSIVE_EARLY_OFFER, "opening: anchor high to leave room for later concessions"
+    if c.own_hold_streak >= HOLD_LIMIT:
+        return (
+            Tactic.CONTINUED_SMALLER_CONCESSIONS,
+            f"I have held firm for {c.own_hold_streak} offers: a small concession keeps the talks alive",
+        )
     offered = c.partner_offer_partner_points
     if offered is not None and offered >= EXTREME_OFFER_POINTS and c.phase is not NegotiationPhase.LATE:
         return Tactic.RESPONSE_TO_EXTREME_OFFER, "the partner's offer is extreme: answer in kind"
@@ -127,7 +138,7 @@ def choose_tactic(context: TacticContext) -> tuple[Tactic, str]:
             return Tactic.MUTUAL_GAIN_FOCUS, "late and the split is fair: look for a joint gain to close"
         return Tactic.REJECT_NEGATIVE_CONCESSION, "the partner asked for more: hold my position"
     if c.stance is Stance.NEUTRAL:
-        if c.fairness is Fairness.FAIR and c.phase is not NegotiationPhase.EARLY:
+        if c.fairness is Fairness.FAIR:
             return (
                 Tactic.CONTINUED_SMALLER_CONCESSIONS,
                 "fair but firm partner: a small concession invites one back",
@@ -182,17 +193,22 @@ def tactic_fit(tactic: Tactic, agent_points: float, partner_points: float, conte
         case Tactic.NO_CONCESSION_RESPONSE | Tactic.REJECT_NEGATIVE_CONCESSION:
             return -abs(concession) + 1e-3 * partner_points
         case Tactic.LARGE_INITIAL_CONCESSION:
-            return -abs(concession - INITIAL_CONCESSION_POINTS)
+            return _concession_fit(concession, INITIAL_CONCESSION_POINTS)
         case Tactic.CONTINUED_SMALLER_CONCESSIONS:
             target = max(1.0, context.own_last_concession / 2) if context.own_conceded else 1.0
-            return -abs(concession - target) - (10.0 if concession < 0 else 0.0)
+            return _concession_fit(concession, target)
         case Tactic.RECIPROCAL_CONCESSIONS:
             target = min(max(context.partner_concession / 2, 1.0), RECIPROCAL_CAP_POINTS)
-            return -abs(concession - target)
+            return _concession_fit(concession, target)
         case Tactic.LOGROLLING:
             return agent_points + partner_points - 0.5 * max(concession, 0.0)
         case Tactic.MUTUAL_GAIN_FOCUS:
             return 2 * min(agent_points, partner_points)
+
+
+def _concession_fit(concession: float, target: float) -> float:
+    """Closeness to the target concession; not conceding at all ranks below any real concession."""
+    return -abs(concession - target) - (POINTS_SCALE if concession <= 1e-9 else 0.0)
 
 
 def ranking_scores(fits: Sequence[float]) -> list[float]:

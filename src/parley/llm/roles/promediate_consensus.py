@@ -25,6 +25,7 @@ from parley.llm.roles.promediate_common import (
     history_text,
     match_name,
     match_option,
+    names_text,
     options_text,
     utterance_line,
 )
@@ -290,7 +291,7 @@ class LLMIntelligenceJudge:
         """MI for one intervention of record."""
         view = record.view(utterance.turn)
         variables: dict[str, Any] = {
-            "parties": ", ".join(record.parties),
+            "parties": names_text(record.parties),
             "topics": options_text(record.options),
             "history": history_text(view, self._history_limit),
             "intervention": utterance_line(utterance),

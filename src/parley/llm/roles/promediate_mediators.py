@@ -24,6 +24,7 @@ from parley.llm.roles.promediate_common import (
     match_name,
     match_option,
     match_package,
+    names_text,
     options_text,
     positions_text,
     private_claims,
@@ -142,7 +143,7 @@ class ScoresReply(BaseModel):
 def mediator_variables(view: ConversationView, history_limit: int) -> dict[str, Any]:
     """Prompt variables built from the public view only (nothing else reaches a mediator's prompt)."""
     return {
-        "parties": ", ".join(view.parties),
+        "parties": names_text(view.parties),
         "topics": options_text(view.options),
         "turn": view.turn,
         "max_turns": view.max_turns,
@@ -159,6 +160,8 @@ def check_intervention(draft: InterventionDraft, view: ConversationView) -> Inte
             preferences.
     """
     topic = match_name(draft.topic, view.topics, "topic") if draft.topic else None
+    if draft.option and topic is None:
+        raise ValueError(f'"option" {draft.option!r} needs the "topic" it belongs to')
     option = match_option(draft.option, topic, view.options) if draft.option and topic else None
     package = match_package(draft.package, view.options) if draft.package else None
     addressee = match_name(draft.addressee, view.parties, "participant") if draft.addressee else None
@@ -279,7 +282,7 @@ class LLMSocialMediator:
         self._when = Role(MEDIATOR_ROLE, SocialWhenReply, "promediate_social_when", llm)
         self._draft = Role(MEDIATOR_ROLE, CandidatesReply, "promediate_social_draft", llm)
         self._rate = Role(MEDIATOR_ROLE, ScoresReply, "promediate_social_score", llm)
-        self.last_candidates: tuple[tuple[float, Utterance], ...] = ()
+        self._llm = llm
 
     def assess(self, view: ConversationView) -> Assessment:
         """Name the breakdowns and the motivation to step in (the rules above are code)."""
@@ -314,9 +317,20 @@ class LLMSocialMediator:
         if drafted.value is None:
             return self.twin.intervene(view, self.twin.assess(view))
         candidates = [to_utterance(d, view) for d in drafted.value.candidates]
-        ratings = self._ratings(candidates, variables, assessment, view)
-        self.last_candidates = tuple(zip(ratings, candidates, strict=True))
+        ratings, rated_by = self._ratings(candidates, variables, assessment, view)
         best = max(range(len(candidates)), key=lambda i: (ratings[i], -i))
+        rated = [
+            {"strategy": c.strategy.value if c.strategy else None, "rating": r, "text": c.text}
+            for c, r in zip(candidates, ratings, strict=True)
+        ]
+        # The drafts and their ratings go to the mediator's private stream, for the audit trail.
+        self._llm.note(
+            "mediator_candidates",
+            {"candidates": rated, "rated_by": rated_by, "delivered": best},
+            round=view.turn,
+            party=MEDIATOR,
+            audience=MEDIATOR,
+        )
         return candidates[best]
 
     def _ratings(
@@ -325,16 +339,16 @@ class LLMSocialMediator:
         variables: dict[str, Any],
         assessment: Assessment,
         view: ConversationView,
-    ) -> list[float]:
+    ) -> tuple[list[float], str]:
         listed = "\n".join(
             f"{n}. " + json.dumps({"strategy": c.strategy.value if c.strategy else None, "text": c.text})
             for n, c in enumerate(candidates, start=1)
         )
         rated = self._rate.call(variables | {"candidates": listed}, validate=_check_ratings, round=view.turn)
         if rated.value is None:
-            return [rubric_rating(c, assessment.breakdowns) for c in candidates]
+            return [rubric_rating(c, assessment.breakdowns) for c in candidates], "rubric"
         by_number = {s.candidate: s.rating for s in rated.value.scores}
-        return [by_number[n] for n in range(1, len(candidates) + 1)]
+        return [by_number[n] for n in range(1, len(candidates) + 1)], "model"
 
 
 def breakdowns_text(breakdowns: Sequence[Breakdown]) -> str:

@@ -26,6 +26,7 @@ from parley.llm.roles.promediate_common import (
     match_name,
     match_option,
     match_package,
+    names_text,
     options_text,
     positions_text,
 )
@@ -202,7 +203,6 @@ class LLMParticipant:
         self._motivation = Role(role, MotivationReply, "promediate_motivation", llm, party=party)
         self._articulation = Role(role, ArticulationReply, "promediate_articulate", llm, party=party)
         self._chosen: Thought | None = None
-        self._said: list[str] = []
         self.trace: list[dict[str, Any]] = []
 
     @property
@@ -265,7 +265,6 @@ class LLMParticipant:
         package = dict(reply.package) if reply.package else None
         if thought.act is ActKind.SUMMARISE and package is None:
             package = dict(view.positions().get(self.name, {})) or None
-        self._said.append(reply.text)
         return Utterance(
             view.turn,
             self.name,
@@ -285,17 +284,18 @@ class LLMParticipant:
 
     def variables(self, view: ConversationView) -> dict[str, Any]:
         """Template variables for this view: the private block, then the public record."""
+        own = [u for u in view.utterances if u.speaker == self.name]
         return {
             "name": self.name,
             "preferences": preference_text(self.twin.values, self.twin.weights, self._options),
             "mode": MODE_GUIDANCE[self.twin.mode],
-            "others": ", ".join(p for p in view.parties if p != self.name),
+            "others": names_text([p for p in view.parties if p != self.name]),
             "topics": options_text(view.options),
             "turn": view.turn,
             "max_turns": view.max_turns,
             "positions": positions_text(view),
             "history": history_text(view, self._history_limit),
-            "said": "\n".join(f"- {text}" for text in self._said[-3:]) or "(nothing yet)",
+            "said": "\n".join(f"- turn {u.turn}: {u.text}" for u in own[-3:]) or "(nothing yet)",
         }
 
     # -- checks ----------------------------------------------------------------------------------
@@ -318,7 +318,7 @@ class LLMParticipant:
 
     def _twin_thinks(self, view: ConversationView, step: str, reason: str | None) -> Thought | None:
         self.trace.append({"turn": view.turn, "source": "twin", "step": step, "fallback": reason})
-        return None
+        return self.twin.think(view)
 
 
 def _check_scores(reply: MotivationReply, count: int) -> MotivationReply:

@@ -1,0 +1,82 @@
+"""The per-move value objects (built with a one-shot __dict__ update for speed) act as frozen dataclasses."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from typing import Any
+
+import pytest
+
+from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
+from parley.protocol.engine import SessionState
+from parley.protocol.events import Event
+from parley.protocol.rules import Rules
+from parley.protocol.view import PartyView, Phase, Record, TableOffer
+
+SPACE = OutcomeSpace.of([Issue.integer_range("x", 0, 2)])
+UTILITY = LinearAdditiveUtility(SPACE, {"x": 1.0}, {"x": [0.0, 1.0, 2.0]})
+TABLE = TableOffer({"x": 1}, "bob", frozenset({"bob"}), 3)
+
+
+def _examples() -> list[Any]:
+    view = PartyView(
+        "alice", ("alice", "bob"), 2, Phase.RESPOND, SPACE, UTILITY, Rules(), TABLE, Record([]), {}
+    )
+    return [
+        Event(4, "action", 2, "bob", {"kind": "reject", "message": ""}, "public", 1.5),
+        SessionState(3, TABLE, {"bob": {"x": 2}}, 1, {"bob": (1,)}, True, 0, None),
+        TABLE,
+        view,
+    ]
+
+
+@pytest.mark.parametrize("value", _examples(), ids=lambda v: type(v).__name__)
+def test_fields_cannot_be_assigned_or_deleted(value: Any) -> None:
+    name = dataclasses.fields(value)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, name, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delattr(value, name)
+
+
+@pytest.mark.parametrize("value", _examples()[:3], ids=lambda v: type(v).__name__)
+def test_copies_pickles_and_replace_round_trip(value: Any) -> None:
+    assert pickle.loads(pickle.dumps(value)) == value
+    assert copy.deepcopy(value) == value
+    first = dataclasses.fields(value)[0].name
+    changed = dataclasses.replace(value, **{first: 7})
+    assert getattr(changed, first) == 7
+    assert dataclasses.replace(changed, **{first: getattr(value, first)}) == value
+
+
+def test_constructor_keywords_defaults_and_repr_are_the_dataclass_ones() -> None:
+    event = Event(seq=0, kind="note")
+    assert (event.round, event.party, event.data, event.audience, event.time) == (0, None, {}, "public", 0.0)
+    assert Event(0, "note").data is not Event(0, "note").data  # a fresh dict each time, like a factory
+    assert (
+        repr(event) == "Event(seq=0, kind='note', round=0, party=None, data={}, audience='public', time=0.0)"
+    )
+    state = SessionState()
+    assert (state.round, state.table, state.counters, state.offers, state.last_offers) == (1, None, {}, 0, {})
+    assert (state.moved, state.stagnant_rounds, state.walked) == (False, 0, None)
+    assert SessionState().counters is not SessionState().counters
+    assert SessionState(round=4, walked=("bob", "bye")).walked == ("bob", "bye")
+    with pytest.raises(TypeError):
+        Event(0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        TableOffer({"x": 1}, "bob", frozenset(), 1, "extra")  # type: ignore[call-arg]
+
+
+def test_pattern_matching_and_equality_use_the_fields() -> None:
+    event, state, table, view = _examples()
+    match event:
+        case Event(kind="action", party=party, data={"kind": kind}):
+            assert (party, kind) == ("bob", "reject")
+        case _:
+            pytest.fail("class pattern did not match")
+    assert state == SessionState(3, TABLE, {"bob": {"x": 2}}, 1, {"bob": (1,)}, True, 0, None)
+    assert state != dataclasses.replace(state, moved=False)
+    assert table == TableOffer({"x": 1}, "bob", frozenset({"bob"}), 3)
+    assert view.offer == {"x": 1} and view.opponents == ("bob",)
