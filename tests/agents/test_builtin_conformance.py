@@ -10,7 +10,6 @@ from parley.protocol import Negotiator
 from parley.testing import check_negotiator
 from parley.testing.conformance import CHECKS
 
-
 # Agents that cannot be built without options; each is checked by the test named here instead.
 CHECKED_ELSEWHERE = {"llm": "tests/llm/test_llm_conformance.py (with a scripted FakeLLM behind it)"}
 

@@ -121,7 +121,8 @@ def test_dask_scheduler_runs_the_same_games(tmp_path: Path) -> None:
     games = plan(TournamentSpec(("boulware", "conceder"), ("casino",), repetitions=2))
     local = ResultStore(tmp_path / "local")
     run_games(games, local)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    cluster_options = {"n_workers": 1, "threads_per_worker": 1, "processes": False, "dashboard_address": None}
+    with distributed.LocalCluster(**cluster_options) as cluster:
         remote = ResultStore(tmp_path / "dask")
         run_games(games, remote, scheduler=cluster.scheduler_address)
     key = lambda row: (row["game"], row["party"])  # noqa: E731

@@ -14,7 +14,11 @@ from parley.scenarios.model import Scenario
 
 BUILTIN_COLLECTIONS: dict[str, tuple[str, str, str]] = {
     "lamen": ("parley.scenarios.importers.lamen", "lamen_game_names", "load_lamen_game"),
-    "promediate": ("parley.scenarios.importers.promediate", "promediate_case_names", "load_promediate_case"),
+    "promediate": (
+        "parley.scenarios.importers.promediate",
+        "promediate_case_names",
+        "load_promediate_case",
+    ),
     "deliberation": ("parley.scenarios.importers.deliberation", "deliberation_game_names", "load_shipped_game"),
 }
 """Dataset collections loaded as "<prefix>/<name>": prefix → (module, names function, load function).
