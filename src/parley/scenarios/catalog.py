@@ -19,7 +19,11 @@ BUILTIN_COLLECTIONS: dict[str, tuple[str, str, str]] = {
         "promediate_case_names",
         "load_promediate_case",
     ),
-    "deliberation": ("parley.scenarios.importers.deliberation", "deliberation_game_names", "load_shipped_game"),
+    "deliberation": (
+        "parley.scenarios.importers.deliberation",
+        "deliberation_game_names",
+        "load_shipped_game",
+    ),
 }
 """Dataset collections loaded as "<prefix>/<name>": prefix → (module, names function, load function).
 
