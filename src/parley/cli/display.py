@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from parley.language import Vocabulary, render
 from parley.protocol.actions import action_from_json
@@ -91,9 +92,9 @@ class TranscriptPrinter:
             if self._trace_formatter is not None
             else json.dumps(event.data, indent=1, default=str)
         )
-        self._console.print(f"[dim]    ┆ {event.party} trace[/]", highlight=False)
+        self._console.print(Text(f"    ┆ {event.party} trace", style="dim"))
         for line in body.splitlines():
-            self._console.print(f"[dim]    ┆[/] {line}", highlight=False, markup=False)
+            self._console.print(Text.assemble(("    ┆ ", "dim"), line), highlight=False)
 
 
 def outcome_table(scenario: Scenario, result: SessionResult) -> Table:
