@@ -8,9 +8,16 @@ from parley.governance.counterparties import (
     ScriptedCounterparty,
     SimulatedCounterparty,
 )
-from parley.governance.critic import Guidance, MergedGuidance, RuleCritic, merge_channels
+from parley.governance.critic import Critic, Guidance, MergedGuidance, RuleCritic, merge_channels
 from parley.governance.delegate import Delegate, DelegateOptions, Step
-from parley.governance.drafting import Draft, Drafter, Intent, TemplateDrafter
+from parley.governance.drafting import (
+    ContextualDrafter,
+    Draft,
+    DraftContext,
+    Drafter,
+    Intent,
+    TemplateDrafter,
+)
 from parley.governance.escalation import (
     Decision,
     EscalationOption,
@@ -33,7 +40,14 @@ from parley.governance.extraction import (
 from parley.governance.machine import TRANSITIONS, Action, IllegalTransition, State, StateMachine
 from parley.governance.moderator import Classification, Classifier, Label, RuleModerator
 from parley.governance.preflight import PreflightResult, preflight
-from parley.governance.session import SessionOutcome, SessionRunner, decide, load_runner, run_session
+from parley.governance.session import (
+    DelegateRoles,
+    SessionOutcome,
+    SessionRunner,
+    decide,
+    load_runner,
+    run_session,
+)
 from parley.governance.stcc import Question, screening_question, stcc_question
 from parley.governance.store import SessionStore
 from parley.governance.tci import LedgerEntry, TaskCompletenessIndex
@@ -45,12 +59,16 @@ __all__ = [
     "Action",
     "Classification",
     "Classifier",
+    "ContextualDrafter",
     "Counterparty",
+    "Critic",
     "Decision",
     "Delegate",
     "DelegateOptions",
+    "DelegateRoles",
     "DomainConfig",
     "Draft",
+    "DraftContext",
     "Drafter",
     "DualExtractor",
     "EscalationOption",

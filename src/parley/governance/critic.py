@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.stcc import expected_gain, rank_attributes
@@ -118,6 +118,16 @@ def conflicts(winner: Guidance, loser: Guidance) -> bool:
     if not shared and winner.channel in ("human", "safety"):
         shared = {t for t in _lowered_topics(winner) if find_phrases(loser.text, [t])}
     return bool(shared) and (winner.prohibits or winner.channel == "human")
+
+
+class Critic(Protocol):
+    """Anything that suggests tactics for the next message (clarity before the gate, persuasion after)."""
+
+    def suggest(
+        self, tci: TaskCompletenessIndex, gate_open: bool, turn: int, muted: frozenset[str] = frozenset()
+    ) -> list[Guidance]:
+        """Suggestions for the next message; items touching a muted topic must be withheld."""
+        ...
 
 
 class RuleCritic:

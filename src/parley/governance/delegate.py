@@ -17,6 +17,7 @@ import numpy as np
 from parley.errors import ScenarioError
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.critic import (
+    Critic,
     Guidance,
     MergedGuidance,
     RuleCritic,
@@ -25,6 +26,8 @@ from parley.governance.critic import (
     safety_guidance,
 )
 from parley.governance.drafting import (
+    ContextualDrafter,
+    DraftContext,
     Drafter,
     Intent,
     TemplateDrafter,
@@ -110,7 +113,9 @@ class Delegate:
         seed: Seed for the drafter's slip model.
         extractor: Field extractor (default: pattern + lexicon, dual rule).
         moderator: Message classifier (default: rule-based).
-        drafter: Message drafter (default: templates with the configured slip rate).
+        drafter: Message drafter (default: templates with the configured slip rate); a
+            `ContextualDrafter` also gets the situation (`DraftContext`) for every message.
+        critic: Tactics critic (default: rule-based).
     """
 
     def __init__(
@@ -124,6 +129,7 @@ class Delegate:
         extractor: Extractor | None = None,
         moderator: Classifier | None = None,
         drafter: Drafter | None = None,
+        critic: Critic | None = None,
     ) -> None:
         self.config = config
         self.session_id = session_id
@@ -133,7 +139,7 @@ class Delegate:
         self.extractor = extractor or default_extractor(config)
         self.moderator = moderator or RuleModerator(config)
         self.drafter = drafter or TemplateDrafter(config, np.random.default_rng(seed), self.options.slip_rate)
-        self.critic = RuleCritic(config)
+        self.critic: Critic = critic or RuleCritic(config)
         self.templates: dict[str, str] = {**load_yaml_data("templates.yaml"), **config.templates}
         self._options_by_trigger: dict[str, list[dict[str, str]]] = load_yaml_data("escalation_options.yaml")
         self._acceptance, self._withdrawal = _cues()
@@ -462,7 +468,11 @@ class Delegate:
             says = [item.say for item in merged.persuasion() if item.say]
             if says:
                 intent = replace(intent, suffix=says[0])
-        draft = self.drafter.draft(intent, injection=self._last_label == Label.PROMPT_INJECTION)
+        injection = self._last_label == Label.PROMPT_INJECTION
+        if isinstance(self.drafter, ContextualDrafter):
+            draft = self.drafter.draft_in_context(intent, self._draft_context(merged, injection))
+        else:
+            draft = self.drafter.draft(intent, injection=injection)
         self._record(
             "draft",
             {"text": draft.text, "slips": list(draft.slips), "intent": intent.kind},
@@ -508,6 +518,20 @@ class Delegate:
                 audience=DELEGATE,
             )
         return Step(text, self.state)
+
+    def _draft_context(self, merged: MergedGuidance, injection: bool) -> DraftContext:
+        return DraftContext(
+            self.state.value,
+            self.turn,
+            self.tci.value,
+            self.tci.weighted,
+            dict(self.tci.confirmed),
+            {k: tuple(v) for k, v in self.tci.soft.items()},
+            self.tci.missing,
+            tuple((item.channel, item.text) for item in merged.kept),
+            tuple(self.transcript[-4:]),
+            injection,
+        )
 
     def _guidance(self) -> MergedGuidance:
         gate = self.gate_open() and self.state in (State.NEGOTIATE, State.SUMMARIZE)

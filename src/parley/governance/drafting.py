@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -91,6 +91,48 @@ class Drafter(Protocol):
 
     def draft(self, intent: Intent, *, injection: bool = False) -> Draft:
         """Draft the message for intent (injection: the last inbound message was a prompt injection)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class DraftContext:
+    """What the delegate knows when it drafts: for drafters that write from the situation (an LLM).
+
+    Attributes:
+        state: The delegate's state ("SCREEN", "NEGOTIATE", ...).
+        turn: Counterparty turn number.
+        tci: Unweighted TCI.
+        tci_weighted: Weighted TCI.
+        confirmed: Confirmed field values.
+        soft: Fields with unconfirmed candidate values.
+        missing: Required fields not yet confirmed.
+        guidance: The merged guidance kept for this message, as (channel, text) pairs.
+        last_messages: The most recent messages as (speaker, text), oldest first.
+        injection: The last inbound message was labelled a prompt injection.
+    """
+
+    state: str
+    turn: int
+    tci: float
+    tci_weighted: float
+    confirmed: Mapping[str, Any] = field(default_factory=lambda: {})
+    soft: Mapping[str, Sequence[Any]] = field(default_factory=lambda: {})
+    missing: tuple[str, ...] = ()
+    guidance: tuple[tuple[str, str], ...] = ()
+    last_messages: tuple[tuple[str, str], ...] = ()
+    injection: bool = False
+
+
+@runtime_checkable
+class ContextualDrafter(Protocol):
+    """A `Drafter` that also reads the situation; the delegate calls `draft_in_context` when present."""
+
+    def draft(self, intent: Intent, *, injection: bool = False) -> Draft:
+        """Draft without context (the delegate uses this for re-checks of held drafts)."""
+        ...
+
+    def draft_in_context(self, intent: Intent, context: DraftContext) -> Draft:
+        """Draft the message for intent given the situation."""
         ...
 
 

@@ -15,14 +15,35 @@ from typing import Any
 from parley.errors import InternalError, ScenarioError
 from parley.governance.config import DomainConfig
 from parley.governance.counterparties import Counterparty, DetachedCounterparty, counterparty_from_json
+from parley.governance.critic import Critic
 from parley.governance.delegate import Delegate, DelegateOptions, Step
+from parley.governance.drafting import Drafter
 from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal
+from parley.governance.extraction import Extractor
 from parley.governance.machine import State
+from parley.governance.moderator import Classifier
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock, FakeClock
 
 logger = logging.getLogger(__name__)
 _MAX_STEPS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class DelegateRoles:
+    """Replacements for the delegate's pluggable roles (None keeps the rule-based default).
+
+    Attributes:
+        extractor: Field extractor.
+        moderator: Message classifier.
+        drafter: Message drafter.
+        critic: Tactics critic.
+    """
+
+    extractor: Extractor | None = None
+    moderator: Classifier | None = None
+    drafter: Drafter | None = None
+    critic: Critic | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,11 +190,26 @@ def start_session(
     clock: Clock | None = None,
     session_id: str | None = None,
     on_message: Callable[[str, str], None] | None = None,
+    roles: DelegateRoles | None = None,
 ) -> tuple[SessionRunner, Step]:
-    """Create a delegate for a new session, open it, and persist the first step."""
+    """Create a delegate for a new session, open it, and persist the first step.
+
+    roles replaces the delegate's extractor, moderator, drafter or critic (e.g. LLM-backed ones).
+    """
     the_clock = clock or FakeClock()
     identifier = session_id or store.new_session_id(f"{config.name}-{counterparty.name}-s{seed}")
-    delegate = Delegate(config, identifier, clock=the_clock, options=options, seed=seed)
+    plugged = roles or DelegateRoles()
+    delegate = Delegate(
+        config,
+        identifier,
+        clock=the_clock,
+        options=options,
+        seed=seed,
+        extractor=plugged.extractor,
+        moderator=plugged.moderator,
+        drafter=plugged.drafter,
+        critic=plugged.critic,
+    )
     runner = SessionRunner(
         delegate, counterparty, store, config_source=config_source, clock=the_clock, on_message=on_message
     )
@@ -191,6 +227,7 @@ def run_session(
     options: DelegateOptions | None = None,
     clock: Clock | None = None,
     on_message: Callable[[str, str], None] | None = None,
+    roles: DelegateRoles | None = None,
 ) -> SessionOutcome:
     """Run one new session to its end (or until the principal defers a decision)."""
     runner, step = start_session(
@@ -202,6 +239,7 @@ def run_session(
         options=options,
         clock=clock,
         on_message=on_message,
+        roles=roles,
     )
     return runner.run(principal, step)
 

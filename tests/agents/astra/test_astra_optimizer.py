@@ -103,3 +103,21 @@ def test_method_choice_by_space_size() -> None:
     assert choose_method("loop", 10**9, linear=True) == "loop"
     with pytest.raises(ScenarioError, match="linear-additive"):
         choose_method("auto", 10**9, linear=False)
+
+
+@settings(max_examples=20)
+@given(seed=st.integers(0, 10_000), chunk=st.integers(1, 7))
+def test_sweep_in_small_chunks_matches_the_loop(seed: int, chunk: int) -> None:
+    import parley.agents.astra.optimizer as optimizer
+
+    agent, partner, rows = _problem(seed, integer=True)  # integer values: many exact ties
+    lambdas, s_values = parameter_grid(0.5, float(_points(agent, rows).max()))
+    floors = Floors(0.0, 0.0)
+    original = optimizer.CHUNK
+    optimizer.CHUNK = chunk
+    try:
+        sweep = solve_by_sweep(_points(agent, rows), _points(partner, rows), lambdas, s_values, floors, rows)
+    finally:
+        optimizer.CHUNK = original
+    reference = solve_by_loop(agent, partner, lambdas, s_values, floors)
+    assert [s.row for s in sweep] == [s.row for s in reference]

@@ -32,6 +32,9 @@ TOLERANCE = 1e-7
 
 Row = tuple[int, ...]
 
+CHUNK = 32_768
+"""Outcomes scored at once by the sweep (keeps the λ x chunk matrix in cache)."""
+
 FEASIBLE = 2
 """HiGHS's primal solution status for "a feasible solution is known"."""
 
@@ -132,12 +135,24 @@ def solve_by_sweep(
 def _bucket_best(
     agent: FloatArray, partner: FloatArray, weights: FloatArray
 ) -> tuple[FloatArray, NDArray[np.int64]]:
-    """Per λ, the best objective in one bucket and the member achieving it (ties: higher S_a, first)."""
-    objective = agent[None, :] + weights[:, None] * partner[None, :]
-    value = objective.max(axis=1)
-    ties = objective >= value[:, None] - TOLERANCE
-    index = np.argmax(np.where(ties, agent[None, :], -np.inf), axis=1)
-    return value, index.astype(np.int64)
+    """Per λ, the best objective in one bucket and the member achieving it (ties: higher S_a, first).
+
+    Works through the bucket in cache-sized chunks, merging chunk winners with the same tie rule.
+    """
+    best_value = np.full(weights.size, -np.inf)
+    best_index = np.zeros(weights.size, dtype=np.int64)
+    for start in range(0, agent.size, CHUNK):
+        chunk_agent, chunk_partner = agent[start : start + CHUNK], partner[start : start + CHUNK]
+        objective = chunk_agent[None, :] + weights[:, None] * chunk_partner[None, :]
+        value = objective.max(axis=1)
+        ties = objective >= value[:, None] - TOLERANCE
+        index = start + np.argmax(np.where(ties, chunk_agent[None, :], -np.inf), axis=1)
+        better = value > best_value + TOLERANCE
+        tie = (np.abs(value - best_value) <= TOLERANCE) & (agent[index] > agent[best_index])
+        take = better | tie
+        best_value = np.where(take, value, best_value)
+        best_index = np.where(take, index, best_index)
+    return best_value, best_index
 
 
 def _sweep_solution(
