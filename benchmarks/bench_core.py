@@ -115,7 +115,8 @@ def casino_section(sizes: Sizes) -> str:
             ["engine", "setting", "time per negotiation", "moves", "agreements", "mean utilities A / B"], rows
         )
         + f"\nparley's engine alone (replaying the same moves with trivial negotiators, "
-        f"`protocol.replay`): {engine.describe()} per negotiation, so the agents take the rest; "
+        f"`protocol.replay`): {engine.describe()} per negotiation ({theirs.median / engine.median:.1f}× "
+        "NegMAS's whole negotiation), so the agents take the rest; "
         f"with the lean stand-ins of the reference row parley is {theirs.median / lean_time.median:.1f}× "
         "NegMAS.\n"
         + f"\nSpeed-up (like for like: 20 moves each): **{ratio:.1f}×** (target ≥ {CASINO_TARGET:.0f}×: "

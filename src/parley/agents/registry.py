@@ -14,7 +14,12 @@ from parley.protocol.session import Negotiator
 NegotiatorFactory = Callable[..., Negotiator]
 """Called as factory(party=PartyId, seed=int, **options) and returns a fresh negotiator."""
 
-_BUILTIN_MODULES = ("parley.agents.baselines", "parley.agents.astra", "parley.llm.negotiator")
+_BUILTIN_MODULES = (
+    "parley.agents.baselines",
+    "parley.agents.astra",
+    "parley.llm.negotiator",
+    "parley.llm.astra",
+)
 
 
 @dataclass(frozen=True, slots=True)

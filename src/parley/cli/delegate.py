@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Generator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -33,6 +35,10 @@ from parley.governance.moderator import RuleModerator
 from parley.governance.preflight import preflight
 from parley.governance.session import SessionOutcome, decide, reply, run_session, start_session
 from parley.governance.store import SessionStore
+
+if TYPE_CHECKING:
+    from parley.governance.session import DelegateRoles
+    from parley.llm.context import LLMSession
 
 console = Console(highlight=False, soft_wrap=True)
 error_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -121,6 +127,60 @@ def _report(outcome: SessionOutcome, db: Path) -> None:
         console.print(f"decide with: parley delegate decide {outcome.session_id} --option A --db {db}")
 
 
+LLMOption = Annotated[str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")]
+LLMRoleOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Per-role endpoint ROLE=SPEC (drafter, extractor, moderator, critic; repeatable)."),
+]
+LLMConfigOption = Annotated[Path | None, typer.Option(help="YAML file with LLM settings.")]
+RecordOption = Annotated[Path | None, typer.Option(help="Save every LLM exchange to this folder.")]
+ReplayOption = Annotated[Path | None, typer.Option(help="Answer LLM calls from a recording; no endpoint.")]
+RolesOption = Annotated[
+    str | None,
+    typer.Option(
+        help="GAIA roles backed by the LLM: some of drafter,extractor,moderator,critic "
+        "(default with an LLM flag: all four; the others stay rule-based)."
+    ),
+]
+
+
+@contextmanager
+def _delegate_llm(
+    domain: DomainConfig, flags: dict[str, Any], session_id: str, seed: int = 0
+) -> Generator[tuple[DelegateRoles | None, LLMSession | None]]:
+    """The LLM-backed delegate roles of a run: none unless --roles or an LLM flag is given."""
+    llm_flags = ("llm", "llm_role", "llm_config", "record", "replay")
+    if flags["roles"] is None and not any(flags[name] for name in llm_flags):
+        yield None, None
+        return
+    from parley.cli.llm import llm_options_from_cli
+    from parley.llm.config import LLMRuntime
+    from parley.llm.gaia import GAIA_ROLES, llm_delegate_roles, parse_roles
+
+    chosen = parse_roles(flags["roles"]) if flags["roles"] is not None else GAIA_ROLES
+    settings = llm_options_from_cli(
+        flags["llm"],
+        flags["llm_role"] or [],
+        flags["llm_config"],
+        record=flags["record"],
+        replay=flags["replay"],
+    )
+    with LLMRuntime(settings) as runtime:
+        llm = runtime.session(session_id)
+        yield llm_delegate_roles(domain, llm, chosen, seed=seed), llm
+
+
+def _print_usage(llm: LLMSession | None) -> None:
+    """Raise a pending replay miss, then show the LLM usage table (nothing without an LLM)."""
+    if llm is None:
+        return
+    from parley.protocol.events import Trajectory
+
+    usage = llm.finish(Trajectory())
+    console.print("LLM usage:", markup=False)
+    console.print(usage.render(), markup=False, highlight=False)
+
+
 @delegate_app.command("run")
 def run_command(
     config: ConfigArgument,
@@ -132,26 +192,40 @@ def run_command(
     ] = None,
     db: DbOption = DEFAULT_DB,
     seed: Annotated[int, typer.Option(help="Seed for the counterparty and the drafter.")] = 0,
+    roles: RolesOption = None,
+    llm: LLMOption = None,
+    llm_role: LLMRoleOption = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
 ) -> None:
     """Run one session against a simulated counterparty."""
     domain = _config(config)
     who = _principal(principal)
+    flags = {"roles": roles, "llm": llm, "llm_role": llm_role, "llm_config": llm_config}
+    flags |= {"record": record, "replay": replay}
     try:
         party = SimulatedCounterparty(domain, counterparty, seed)
         store = SessionStore(db)
-        outcome = run_session(
-            domain,
-            party,
-            who,
-            store,
-            config_source=config,
-            seed=seed,
-            clock=WallClock(),
-            on_message=_print_message,
-        )
+        with _delegate_llm(domain, flags, f"{domain.name}-{counterparty}-s{seed}", seed) as (
+            plugged,
+            llm_side,
+        ):
+            outcome = run_session(
+                domain,
+                party,
+                who,
+                store,
+                config_source=config,
+                seed=seed,
+                clock=WallClock(),
+                on_message=_print_message,
+                roles=plugged,
+            )
+            _report(outcome, db)
+            _print_usage(llm_side)
     except ParleyError as error:
         fail(str(error))
-    _report(outcome, db)
 
 
 def _ask(prompt: str) -> str:
@@ -174,25 +248,39 @@ class _HumanCounterparty:
 
 
 @delegate_app.command("chat")
-def chat_command(config: ConfigArgument, db: DbOption = DEFAULT_DB) -> None:
+def chat_command(
+    config: ConfigArgument,
+    db: DbOption = DEFAULT_DB,
+    roles: RolesOption = None,
+    llm: LLMOption = None,
+    llm_role: LLMRoleOption = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+) -> None:
     """Play the counterparty yourself; principal decisions are asked in the same terminal."""
     domain = _config(config)
     console.print(f"You are the {domain.counterparty_role}. Empty line = no reply; /quit to leave.")
     principal = InteractivePrincipal(render_request, _ask, "terminal")
     party: Counterparty = _HumanCounterparty()
+    flags = {"roles": roles, "llm": llm, "llm_role": llm_role, "llm_config": llm_config}
+    flags |= {"record": record, "replay": replay}
     try:
-        outcome = run_session(
-            domain,
-            party,
-            principal,
-            SessionStore(db),
-            config_source=config,
-            clock=WallClock(),
-            on_message=lambda s, t: _print_message(s, t) if s == "delegate" else None,
-        )
+        with _delegate_llm(domain, flags, f"{domain.name}-chat") as (plugged, llm_side):
+            outcome = run_session(
+                domain,
+                party,
+                principal,
+                SessionStore(db),
+                config_source=config,
+                clock=WallClock(),
+                on_message=lambda s, t: _print_message(s, t) if s == "delegate" else None,
+                roles=plugged,
+            )
+            _report(outcome, db)
+            _print_usage(llm_side)
     except ParleyError as error:
         fail(str(error))
-    _report(outcome, db)
 
 
 @delegate_app.command("decide")

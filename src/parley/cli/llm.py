@@ -20,6 +20,9 @@ from parley.llm.context import LLMSession
 from parley.llm.judge import LLMJudge
 from parley.llm.mediator import LLMOfferMediator
 
+LLM_AGENTS = ("llm", "astra-llm")
+"""Agents whose `create` options get the session's LLM side (``llm=...``)."""
+
 
 def parse_role_override(text: str) -> tuple[str, str]:
     """Split ``ROLE=SPEC``.
@@ -70,7 +73,8 @@ class LLMWiring:
 
     Attributes:
         session: The session's LLM side; call ``session.finish(result.trajectory)`` after the run.
-        agent_options: Per party, the options to pass to `create` (only parties playing ``llm``).
+        agent_options: Per party, the options to pass to `create` (only parties playing an agent of
+            `LLM_AGENTS`: ``llm`` or ``astra-llm``).
         judge: An `LLMJudge` when a ``judge`` role is configured, else None (the rule judge plays).
         mediator: An `LLMOfferMediator` when a ``mediator`` role is configured, else None.
     """
@@ -93,7 +97,7 @@ def wire_llm(runtime: LLMRuntime, session_id: str, agents: Mapping[str, str]) ->
         LLMError: an LLM role is needed but nothing is configured for it.
     """
     llm = runtime.session(session_id)
-    options = {party: {"llm": llm} for party, agent in agents.items() if agent == "llm"}
+    options = {party: {"llm": llm} for party, agent in agents.items() if agent in LLM_AGENTS}
     roles = runtime.settings.roles
     judge = LLMJudge(llm) if "judge" in roles else None
     mediator = LLMOfferMediator(llm) if "mediator" in roles else None

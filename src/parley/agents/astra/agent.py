@@ -37,6 +37,7 @@ from parley.agents.astra.selection import (
     ScoredCandidate,
     TacticContext,
     best_candidate,
+    HOLD_LIMIT,
     phase_of,
     score_candidates,
 )
@@ -45,7 +46,7 @@ from parley.agents.astra.signals import (
     Fairness,
     Stance,
     assess_fairness,
-    assess_stance,
+    assess_stance_by_concession,
 )
 from parley.agents.astra.stages import (
     Candidate,
@@ -73,6 +74,10 @@ METHODS = ("auto", "sweep", "milp", "loop")
 ASK_MESSAGE = "Before we trade offers: which issues matter most to you, and which least?"
 REASK_MESSAGE = "Your offers do not fit the priorities I understood. Which issue matters most to you?"
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
+DEADLOCK_MESSAGE = (
+    "You have not moved in your last few offers. I can meet you part of the way, "
+    "but not if I am the only one conceding."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +142,14 @@ class Memory:
         warned_at: Number of partner offers seen when the agent warned it would walk (None: no warning yet).
         reasked: The agent already re-asked for priorities after an inconsistency.
         previous_model: The IPP of the previous move (for the consistency checker).
+        deadlock_warned_at: Number of partner offers seen when the agent warned about a deadlock
+            with an above-BATNA offer on the table (rule (a) without walking; None: not yet).
     """
 
     warned_at: int | None = None
     reasked: bool = False
     previous_model: PartnerModel | None = None
+    deadlock_warned_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,8 +257,9 @@ class AstraNegotiator:
         agent_points = own.points(offers[-1])
         partner_points = model.points_of(offers[-1])
         previous = model.points_of(offers[-2]) if len(offers) >= 2 else None
+        previous_agent = own.points(offers[-2]) if len(offers) >= 2 else None
         fairness = assess_fairness(agent_points, partner_points)
-        stance = assess_stance(previous, partner_points)
+        stance = assess_stance_by_concession(previous_agent, agent_points)
         return Signals(fairness, stance, agent_points, partner_points, previous)
 
     def _decide(
@@ -269,7 +278,9 @@ class AstraNegotiator:
                 Say(ASK_MESSAGE, asks_priorities=True), "ask", ["no partner priorities known yet: ask"]
             )
         offer = view.offer
-        proposal = self._propose(view, own, model, evidence, signals)
+        proposal = self._propose(
+            view, own, model, evidence, signals, deadlock=memory.deadlock_warned_at is not None
+        )
         if offer is None:
             return proposal
         offered = own.points(view.space.to_indices(offer))
@@ -277,12 +288,12 @@ class AstraNegotiator:
         accepted = self._acceptance(view, own, evidence, proposal, offered)
         if accepted is not None:
             return accepted
-        streak = no_concession_streak([own.points(row) for row in evidence.partner_offers])
+        received = [own.points(row) for row in evidence.partner_offers]
+        streak = no_concession_streak(received)
         if streak >= config.no_concession_limit:
-            reason = f"partner made no concession in {streak} consecutive offers"
-            return Decision(
-                Walk(reason, "You have not moved at all; I will take my alternative."), "walk", [reason]
-            )
+            deadlock = self._deadlock(memory, evidence, received, streak, offered, reservation)
+            if deadlock is not None:
+                return deadlock
         if offered < reservation - 1e-9:
             below = self._below_batna(memory, own, evidence, reservation)
             if below is not None:
@@ -295,6 +306,38 @@ class AstraNegotiator:
             memory.reasked = True
             return Decision(Say(REASK_MESSAGE, asks_priorities=True), "reask", [f.detail for f in findings])
         return proposal
+
+    def _deadlock(
+        self,
+        memory: Memory,
+        evidence: Evidence,
+        received: Sequence[float],
+        streak: int,
+        offered: float,
+        reservation: float,
+    ) -> Decision | None:
+        """Rule (a): the partner made no concession in K consecutive offers.
+
+        Walks only when no partner offer so far reaches the BATNA. With an offer at or above the
+        BATNA on the table, walking is strictly worse for the principal: warn once, keep
+        conceding within the floor, and take the standing offer when the partner ignores the
+        warning for K more offers.
+        """
+        limit = self.config.no_concession_limit
+        reason = f"partner made no concession in {streak} consecutive offers"
+        if max(received) < reservation - 1e-9:
+            return Decision(Walk(reason), "walk", [reason, "none of its offers reaches my BATNA"])
+        if offered < reservation - 1e-9:
+            return None
+        if memory.deadlock_warned_at is None:
+            memory.deadlock_warned_at = len(evidence.partner_offers)
+            why = "its offer beats my BATNA, so I warn instead of walking"
+            return Decision(Say(DEADLOCK_MESSAGE), "warn", [reason, why])
+        ignored = len(evidence.partner_offers) - memory.deadlock_warned_at
+        if ignored >= limit and streak >= limit:
+            why = f"it ignored my warning for {ignored} offers; its offer ({offered:.1f}) beats my BATNA"
+            return Decision(Accept(), "accept", [reason, why])
+        return None
 
     def _acceptance(
         self, view: PartyView, own: OwnSide, evidence: Evidence, proposal: Decision, offered: float
@@ -326,22 +369,43 @@ class AstraNegotiator:
     def _below_batna(
         self, memory: Memory, own: OwnSide, evidence: Evidence, reservation: float
     ) -> Decision | None:
+        """Rule (b): warn when a sub-BATNA offer does not improve; walk when the warning is ignored.
+
+        Ignored means the partner's latest `below_batna_limit` offers since the warning all stay
+        below the BATNA and none improves on the offer before it (in the agent's points): a
+        partner still conceding toward the zone of agreement is heeding the warning.
+        """
         offers = evidence.partner_offers
         if memory.warned_at is None:
+            # An opening anchor below the BATNA is normal; a partner standing still below it is not.
+            if len(offers) < 2 or own.points(offers[-1]) > own.points(offers[-2]) + 1e-9:
+                return None
             memory.warned_at = len(offers)
-            return Decision(Say(WARNING_MESSAGE), "warn", ["offer below my BATNA: warn before walking"])
-        later = [row for row in offers[memory.warned_at :] if own.points(row) < reservation - 1e-9]
-        if len(later) >= self.config.below_batna_limit:
-            reason = f"{len(later)} offers below my BATNA after a warning"
-            return Decision(
-                Walk(reason, "You keep offering less than my alternative; I am leaving."), "walk", [reason]
-            )
+            reason = "offer below my BATNA and no better than the previous one: warn before walking"
+            return Decision(Say(WARNING_MESSAGE), "warn", [reason])
+        limit = self.config.below_batna_limit
+        if len(offers) - memory.warned_at < limit:
+            return None
+        # the offer that drew the warning (or a later one) and the `limit` offers after it
+        recent = [own.points(row) for row in offers[-(limit + 1) :]]
+        below = all(points < reservation - 1e-9 for points in recent[-limit:])
+        improved = any(after > before + 1e-9 for before, after in itertools.pairwise(recent))
+        if below and not improved:
+            reason = f"{limit} offers below my BATNA after a warning, without improving"
+            return Decision(Walk(reason), "walk", [reason])
         return None
 
     # -- proposing ---------------------------------------------------------------------------------
 
     def _propose(
-        self, view: PartyView, own: OwnSide, model: PartnerModel, evidence: Evidence, signals: Signals
+        self,
+        view: PartyView,
+        own: OwnSide,
+        model: PartnerModel,
+        evidence: Evidence,
+        signals: Signals,
+        *,
+        deadlock: bool = False,
     ) -> Decision:
         if not self.config.use_stages:
             return self._propose_by_time(view, own, model)
@@ -351,11 +415,17 @@ class AstraNegotiator:
         lambdas, s_values = parameter_grid(
             choice.lambda_, choice.s_max, spread=self.config.lambda_spread, depth=self.config.s_max_depth
         )
-        floors = Floors(own.reservation_points, model.reservation_points)
-        solutions = self._solve(own, model, lambdas, s_values, floors)
+        context = self._tactic_context(view, own, model, evidence, signals)
         reasons = [choice.reason]
+        floor = own.reservation_points
+        cap = self._concession_cap(evidence, own, context, deadlock)
+        if previous is not None and cap is not None:
+            floor = max(floor, min(previous, choice.s_max) - cap)
+            reasons.append(f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})")
+        floors = Floors(floor, model.reservation_points)
+        solutions = self._solve(own, model, lambdas, s_values, floors)
         if all(s.row is None for s in solutions):
-            floors = Floors(own.reservation_points, float("-inf"))
+            floors = Floors(floor, float("-inf"))
             solutions = self._solve(own, model, lambdas, s_values, floors)
             reasons.append("no offer meets both floors: dropped the partner's estimated floor")
         candidates = self._candidates(own, model, solutions)
@@ -374,7 +444,6 @@ class AstraNegotiator:
             chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
             reasons.append("no feasible candidate: repeat my previous (or best) offer")
             return self._proposal(view, chosen, "propose", reasons, stage2=stage2)
-        context = self._tactic_context(view, own, model, evidence, signals)
         tactic, why = self.tactics.choose(context)
         situation = PartnerSituation(
             model.points_of(evidence.own_offers[-1]) if evidence.own_offers else None,
@@ -403,6 +472,23 @@ class AstraNegotiator:
             view, chosen, "propose", reasons, stage2=stage2, tactic=tactic_info, scored=scored
         )
 
+    def _concession_cap(
+        self, evidence: Evidence, own: OwnSide, context: TacticContext, deadlock: bool
+    ) -> float | None:
+        """The most this proposal may concede (agent's points), or None for no cap beyond the BATNA.
+
+        Tit-for-tat in the agent's own points: never concede more than the partner's latest
+        concession gave the agent. Two exceptions keep the talks alive: after HOLD_LIMIT own
+        offers without a concession (a small concession, so a partner with the same walk rule
+        does not leave), and once the agent has warned of a deadlock over an above-BATNA offer.
+        """
+        if not evidence.own_offers or deadlock or context.own_hold_streak >= HOLD_LIMIT:
+            return None
+        received = [own.points(row) for row in evidence.partner_offers]
+        if len(received) < 2:
+            return 0.0
+        return max(0.0, received[-1] - received[-2])
+
     def _proposal(
         self,
         view: PartyView,
@@ -414,9 +500,9 @@ class AstraNegotiator:
         tactic: dict[str, Any] | None = None,
         scored: list[ScoredCandidate] | None = None,
     ) -> Decision:
+        # No message: the transcript renders it with `parley.language` and the scenario's vocabulary.
         package = view.space.from_indices(chosen.row)
-        text = "How about this: " + ", ".join(f"{name} {value}" for name, value in package.items()) + "?"
-        return Decision(Propose(package, text), mode, reasons, stage2, tactic, scored or [], chosen)
+        return Decision(Propose(package), mode, reasons, stage2, tactic, scored or [], chosen)
 
     def _solve(
         self,

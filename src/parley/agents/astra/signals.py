@@ -108,3 +108,21 @@ def assess_stance(previous_partner_points: float | None, partner_points: float |
     if change > SCORE_TOLERANCE:
         return Stance.GREEDY
     return Stance.NEUTRAL
+
+
+def assess_stance_by_concession(
+    previous_agent_points: float | None, agent_points: float | None
+) -> Stance:
+    """Seed eq. 2 measured in the agent's own points: the sign of the partner's latest concession.
+
+    ΔS_p of eq. 2 needs the partner's score, which only the IPP estimates; what the partner gave up
+    is read exactly from the agent's side instead: an offer giving the agent more than the
+    partner's previous one is generous, less is greedy, the same is neutral.
+
+    Args:
+        previous_agent_points: S_a of the partner's previous offer (None with fewer than 2 offers).
+        agent_points: S_a of the partner's latest offer (None when it has made no offer).
+    """
+    if previous_agent_points is None or agent_points is None:
+        return Stance.UNKNOWN
+    return assess_stance(-previous_agent_points, -agent_points)

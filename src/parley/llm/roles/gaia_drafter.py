@@ -79,7 +79,9 @@ def check_draft(reply: DraftReply, reference: str) -> DraftReply:
     if _PLACEHOLDER.search(text):
         raise ValueError("the message contains a placeholder; write the final text")
     lowered = _normal(text)
-    missing = [f"({letter}) {label}" for letter, label in choices_in(reference) if _normal(label) not in lowered]
+    missing = [
+        f"({letter}) {label}" for letter, label in choices_in(reference) if _normal(label) not in lowered
+    ]
     missing += [f"({letter})" for letter, _ in choices_in(reference) if f"({letter.lower()})" not in lowered]
     if missing:
         raise ValueError(f"copy every lettered choice exactly; missing {', '.join(dict.fromkeys(missing))}")
@@ -176,4 +178,3 @@ class LLMDrafter:
             return ""
         band = format_range(term.minimum if term.minimum is not None else high, high, term.unit)
         return f"Approved band for the {term.label} (never go beyond it): {band}\n"
-

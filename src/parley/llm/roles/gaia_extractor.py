@@ -69,7 +69,11 @@ def option_value(spec: FieldSpec, raw: str) -> str | None:
     for band in spec.bands:
         if key == _key(band.label):
             return band.option or band.label
-    found = [(hits[0][0], option) for option, phrases in spec.options.items() if (hits := find_phrases(raw, phrases))]
+    found = [
+        (hits[0][0], option)
+        for option, phrases in spec.options.items()
+        if (hits := find_phrases(raw, phrases))
+    ]
     return min(found)[1] if found else None
 
 

@@ -1,0 +1,71 @@
+"""ASTRA's LLM stages (see docs/llm.md, "ASTRA roles"); importing this module registers ``astra-llm``.
+
+- `LLMPreferenceInterpreter` (twin `RuleInterpreter`): the partner's messages and offers → priorities, offer.
+- `LLMParameterChooser` (twin `TitForTatParameters`): λ and S_max.
+- `LLMVirtualPartner` (twin `IPPVirtualPartner`): TS and SI per candidate, averaged over N samples.
+- `LLMTacticAssessor` (twin `RuleTacticAssessor`): one of the nine tactics, a ranking of the candidates.
+- `AstraLLMNegotiator` / agent ``astra-llm``: ASTRA with those stages; the MILP computes the candidates.
+"""
+
+from parley.agents.registry import register
+from parley.llm.roles.astra_agent import AGENT_NAME, AstraLLMNegotiator, create_astra_llm
+from parley.llm.roles.astra_common import (
+    INTERPRETER_ROLE,
+    PARAMETERS_ROLE,
+    PARTNER_ROLE,
+    STAGES,
+    TACTIC_ROLE,
+    StageContext,
+    match_package,
+    match_tactic,
+)
+from parley.llm.roles.astra_stages import (
+    InterpretationReply,
+    LLMParameterChooser,
+    LLMPreferenceInterpreter,
+    LLMTacticAssessor,
+    LLMVirtualPartner,
+    ParametersReply,
+    PartnerEstimateReply,
+    RankingReply,
+    Reading,
+    TacticReply,
+    check_interpretation,
+    check_parameters,
+    check_ranking,
+    ranking_to_scores,
+)
+
+register(
+    AGENT_NAME,
+    create_astra_llm,
+    "ASTRA with LLM-played stages (needs --llm): interpretation, λ/S_max, virtual partner, tactics",
+)
+
+__all__ = [
+    "AGENT_NAME",
+    "INTERPRETER_ROLE",
+    "PARAMETERS_ROLE",
+    "PARTNER_ROLE",
+    "STAGES",
+    "TACTIC_ROLE",
+    "AstraLLMNegotiator",
+    "InterpretationReply",
+    "LLMParameterChooser",
+    "LLMPreferenceInterpreter",
+    "LLMTacticAssessor",
+    "LLMVirtualPartner",
+    "ParametersReply",
+    "PartnerEstimateReply",
+    "RankingReply",
+    "Reading",
+    "StageContext",
+    "TacticReply",
+    "check_interpretation",
+    "check_parameters",
+    "check_ranking",
+    "create_astra_llm",
+    "match_package",
+    "match_tactic",
+    "ranking_to_scores",
+]
