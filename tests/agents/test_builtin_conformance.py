@@ -11,7 +11,10 @@ from parley.testing import check_negotiator
 from parley.testing.conformance import CHECKS
 
 # Agents that cannot be built without options; each is checked by the test named here instead.
-CHECKED_ELSEWHERE = {"llm": "tests/llm/test_llm_conformance.py (with a scripted FakeLLM behind it)"}
+CHECKED_ELSEWHERE = {
+    "llm": "tests/llm/test_llm_conformance.py (with a scripted FakeLLM behind it)",
+    "astra-llm": "tests/llm/test_astra_roles.py (with a scripted FakeLLM behind it)",
+}
 
 
 def test_only_known_agents_need_options() -> None:

@@ -28,6 +28,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "mediate",
     "delegate",
     "audit",
+    "web",
 )
 
 

@@ -83,26 +83,86 @@ def test_accepts_an_offer_at_least_as_good_as_its_own_latest() -> None:
     assert _traces(result)[-1]["mode"] == "accept"
 
 
-def test_walks_after_three_offers_without_concession() -> None:
-    same = Propose(_package(2, 1, 0))  # 14 points for alice, above her BATNA (5), never improved
-    result, _ = _play([Say("firewood first", PRIORITIES), same, same, same, same, same, same])
+def _offer(points: int) -> Propose:
+    """A partner offer worth `points` to alice (food 5, water 4, firewood 3 per unit)."""
+    packages = {0: (0, 0, 0), 3: (0, 0, 1), 4: (0, 1, 0), 6: (0, 0, 2), 8: (0, 2, 0), 14: (2, 1, 0)}
+    return Propose(_package(*packages[points]))
+
+
+def _modes(result: SessionResult) -> list[str]:
+    return [t["mode"] for t in _traces(result)]
+
+
+def test_rule_a_walks_after_three_offers_without_concession_below_batna() -> None:
+    # rule (b) is switched off so that rule (a) is tested alone
+    config = AstraConfig(below_batna_limit=50)
+    offers = [_offer(4)] * 6  # 4 points, below alice's BATNA (5), never improved
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers], config=config)
     assert result.no_deal is not None and result.no_deal.walker == "alice"
     assert "no concession in 3 consecutive offers" in result.no_deal.detail
     partner_offers = [m for m in _moves(result, "bob") if m["kind"] == "propose"]
     assert len(partner_offers) == 4  # the first, then three without a concession
 
 
-def test_warns_then_walks_after_two_more_offers_below_batna() -> None:
-    # each offer concedes a little (so the no-concession rule stays quiet) but stays below 5 points
-    offers = [Propose(_package(0, 0, 0)), Propose(_package(0, 0, 1)), Propose(_package(0, 1, 0))]
-    result, _ = _play([Say("firewood first", PRIORITIES), *offers, Propose(_package(0, 1, 0))])
-    modes = [t["mode"] for t in _traces(result)]
-    assert "warn" in modes
+def test_never_walks_away_from_an_above_batna_standing_offer() -> None:
+    # 14 points for alice, well above her BATNA (5), and never improved: rule (a) would walk
+    offers = [_offer(14)] * 9
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers])
+    modes = _modes(result)
+    assert "walk" not in modes
+    assert "warn" in modes and modes.index("warn") < modes.index("accept")
+    warning = next(m for m in _moves(result, "alice") if m["kind"] == "say" and not m["asks_priorities"])
+    assert "conced" in warning["message"]
+    assert result.agreement is not None
+    assert dict(result.agreement.terms) == _package(2, 1, 0)
+    assert "ignored my warning" in " ".join(_traces(result)[-1]["reasons"])
+
+
+def test_no_warning_for_an_opening_below_batna_that_then_improves() -> None:
+    offers = [_offer(0), _offer(3), _offer(4), _offer(6), _offer(8)]
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers])
+    assert "warn" not in _modes(result)
+    assert result.no_deal is not None and result.no_deal.walker == "bob"  # the script ran out
+
+
+def test_rule_b_does_not_fire_while_the_partner_keeps_conceding() -> None:
+    # warned at the second offer (no better than the first); afterwards every offer improves
+    offers = [_offer(0), _offer(0), _offer(3), _offer(4), _offer(6), _offer(8)]
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers])
+    modes = _modes(result)
+    assert modes.count("warn") == 1
+    assert "walk" not in modes
+    assert result.no_deal is not None and result.no_deal.walker == "bob"  # the script ran out
+
+
+def test_rule_b_walks_when_the_warning_is_ignored() -> None:
+    # rule (a) is switched off so that rule (b) is tested alone
+    config = AstraConfig(no_concession_limit=50)
+    offers = [_offer(4), _offer(3), _offer(3), _offer(3), _offer(3)]
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers], config=config)
+    modes = _modes(result)
+    assert "warn" in modes and modes.index("warn") < modes.index("walk")
     warning = next(m for m in _moves(result, "alice") if m["kind"] == "say" and not m["asks_priorities"])
     assert "walk" in warning["message"] or "leave" in warning["message"]
     assert result.no_deal is not None and result.no_deal.walker == "alice"
-    assert "2 offers below my BATNA after a warning" in result.no_deal.detail
-    assert modes.index("warn") < modes.index("walk")
+    assert "2 offers below my BATNA after a warning, without improving" in result.no_deal.detail
+    partner_offers = [m for m in _moves(result, "bob") if m["kind"] == "propose"]
+    assert len(partner_offers) == 4  # warned at the second, walked after two more
+
+
+def test_rule_b_still_walks_when_the_partner_backtracks_after_improving() -> None:
+    config = AstraConfig(no_concession_limit=50)
+    offers = [_offer(4), _offer(3), _offer(4), _offer(3), _offer(3), _offer(3)]
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers], config=config)
+    assert result.no_deal is not None and result.no_deal.walker == "alice"
+    partner_offers = [m for m in _moves(result, "bob") if m["kind"] == "propose"]
+    assert len(partner_offers) == 5  # 4 improved on 3, so the walk waits for two flat offers
+
+
+def test_proposals_leave_the_wording_to_the_language_package() -> None:
+    result, _ = _play([Say("firewood first", PRIORITIES), _offer(8), _offer(8)])
+    proposals = [m for m in _moves(result, "alice") if m["kind"] == "propose"]
+    assert proposals and all(m["message"] == "" for m in proposals)
 
 
 def test_no_concession_streak_counts_trailing_non_improvements() -> None:

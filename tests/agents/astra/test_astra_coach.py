@@ -55,7 +55,8 @@ def test_coach_warns_then_advises_walking_when_offers_stay_below_the_batna() -> 
     human = ScriptedNegotiator([human_step] * 8)
     Session(scenario.space, scenario.setups(), {"alice": greedy, "bob": human}, scenario.rules).run()
     assert advice[0][1].action == "ask"  # nothing known about alice yet: ask first
-    first = advice[0][0]
+    assert advice[0][0].action == "propose"  # an opening anchor below the BATNA draws no threat yet
+    first = next(mine for mine, _ in advice if mine.action != "propose")  # a second, no better offer
     assert first.action == "warn" and not first.accept and not first.walk
     assert "Warn them" in format_advice(first)
     assert first.partner_offer_points is not None and first.partner_offer_points[0] == 0.0

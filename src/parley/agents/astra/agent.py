@@ -34,10 +34,11 @@ from parley.agents.astra.optimizer import (
 )
 from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import (
+    HOLD_LIMIT,
+    RECIPROCAL_CAP_POINTS,
     ScoredCandidate,
     TacticContext,
     best_candidate,
-    HOLD_LIMIT,
     phase_of,
     score_candidates,
 )
@@ -479,15 +480,17 @@ class AstraNegotiator:
 
         Tit-for-tat in the agent's own points: never concede more than the partner's latest
         concession gave the agent. Two exceptions keep the talks alive: after HOLD_LIMIT own
-        offers without a concession (a small concession, so a partner with the same walk rule
-        does not leave), and once the agent has warned of a deadlock over an above-BATNA offer.
+        offers without a concession answered by a partner offer without one (a small concession,
+        so a partner with the same walk rule does not leave), and once the agent has warned of a
+        deadlock over an above-BATNA offer.
         """
-        if not evidence.own_offers or deadlock or context.own_hold_streak >= HOLD_LIMIT:
+        keep_alive = context.own_hold_streak >= HOLD_LIMIT and context.partner_concession <= 1e-9
+        if not evidence.own_offers or deadlock or keep_alive:
             return None
         received = [own.points(row) for row in evidence.partner_offers]
         if len(received) < 2:
             return 0.0
-        return max(0.0, received[-1] - received[-2])
+        return min(max(0.0, received[-1] - received[-2]), RECIPROCAL_CAP_POINTS)
 
     def _proposal(
         self,

@@ -85,12 +85,21 @@ class Coach:
         )
 
     def _memory(self, view: PartyView) -> Memory:
-        """Rebuild the agent's memory from the record: a warning is assumed at the first sub-BATNA offer."""
+        """Rebuild the agent's memory from the record.
+
+        A warning is assumed at the first sub-BATNA offer no better than the one before it (where
+        ASTRA warns), provided a later offer exists; otherwise the advice is to warn now.
+        """
         own = self._planner.own_side(view.utility)
         evidence = collect_evidence(view)
         reservation = own.reservation_points
-        below = [i for i, row in enumerate(evidence.partner_offers) if own.points(row) < reservation - 1e-9]
-        warned_at = below[0] + 1 if below and below[0] < len(evidence.partner_offers) - 1 else None
+        points = [own.points(row) for row in evidence.partner_offers]
+        stalled = [
+            i
+            for i in range(1, len(points))
+            if points[i] < reservation - 1e-9 and points[i] <= points[i - 1] + 1e-9
+        ]
+        warned_at = stalled[0] + 1 if stalled and stalled[0] < len(points) - 1 else None
         return Memory(warned_at=warned_at, reasked=True)
 
 

@@ -29,8 +29,10 @@ RECIPROCAL_CAP_POINTS = 3.0
 """Largest concession a reciprocal concession (RC) aims for (the seed's agent averaged 2.3 points)."""
 
 HOLD_LIMIT = 2
-"""After this many own offers in a row without a concession, concede a little (CSC): a partner
-using the seed's walk rule (3 offers without a concession) would otherwise leave next turn."""
+"""After this many own offers in a row without a concession, and a partner offer that did not
+concede either, concede a little (CSC): a partner using the seed's walk rule (3 offers without a
+concession) would otherwise leave next turn. A partner that is still conceding gets no
+unreciprocated concession (tit-for-tat)."""
 
 EXTREME_OFFER_POINTS = 0.75 * POINTS_SCALE
 """A partner offer keeping at least this many of its own points is "extreme"."""
@@ -125,7 +127,7 @@ def choose_tactic(context: TacticContext) -> tuple[Tactic, str]:
     c = context
     if c.partner_offers == 0 or (c.own_offers == 0 and c.phase is NegotiationPhase.EARLY):
         return Tactic.AGGRESSIVE_EARLY_OFFER, "opening: anchor high to leave room for later concessions"
-    if c.own_hold_streak >= HOLD_LIMIT:
+    if c.own_hold_streak >= HOLD_LIMIT and c.partner_concession <= 1e-9:
         return (
             Tactic.CONTINUED_SMALLER_CONCESSIONS,
             f"I have held firm for {c.own_hold_streak} offers: a small concession keeps the talks alive",

@@ -110,9 +110,7 @@ def assess_stance(previous_partner_points: float | None, partner_points: float |
     return Stance.NEUTRAL
 
 
-def assess_stance_by_concession(
-    previous_agent_points: float | None, agent_points: float | None
-) -> Stance:
+def assess_stance_by_concession(previous_agent_points: float | None, agent_points: float | None) -> Stance:
     """Seed eq. 2 measured in the agent's own points: the sign of the partner's latest concession.
 
     ΔS_p of eq. 2 needs the partner's score, which only the IPP estimates; what the partner gave up

@@ -62,7 +62,8 @@ def history_text(messages: Sequence[tuple[str, str]]) -> str:
 def redact_amounts(text: str) -> str:
     """text with every money amount replaced by `WITHHELD` (for guidance that names limits)."""
     for mention in sorted(find_money(text), key=lambda m: -m.start):
-        text = text[: mention.start] + WITHHELD + text[mention.end :]
+        end = mention.start + len(text[mention.start : mention.end].rstrip())
+        text = text[: mention.start] + WITHHELD + text[end:]
     return text
 
 

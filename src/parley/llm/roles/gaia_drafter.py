@@ -123,10 +123,11 @@ class LLMDrafter:
     def draft_in_context(self, intent: Intent, context: DraftContext) -> Draft:
         """The model's draft of intent; the twin's when the model's reply is unusable.
 
-        Final terms the principal approved are always worded by the twin: the approval covers
-        that wording, not whatever a model would make of it.
+        Final terms the principal approved are always worded by the twin (the approval covers that
+        wording), and so is an offer the delegate marks non-slippable — the compliant re-send the
+        principal chose after a preflight failure.
         """
-        if intent.approved:
+        if intent.approved or (intent.term is not None and not intent.slippable):
             return self.twin.draft(intent, injection=context.injection)
         reference = self.twin.render(intent)
         outcome = self._role.call(

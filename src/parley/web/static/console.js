@@ -1,0 +1,223 @@
+// parley console: inbox of escalations, decisions, session transcripts and audit status.
+// Plain DOM, no build step. Every server string is inserted as text (textContent), never as HTML:
+// counterparty messages are untrusted input.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let currentSession = null;
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) {
+      node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+  }
+  return node;
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const data = await response.json().catch(() => ({ detail: response.statusText }));
+  if (!response.ok) throw new Error(`${response.status}: ${data.detail || response.statusText}`);
+  return data;
+}
+
+function say(text, isError) {
+  const status = $("status");
+  status.textContent = text;
+  status.classList.toggle("error", Boolean(isError));
+}
+
+function percent(value) {
+  return `${Math.round(value * 100)}%`;
+}
+
+function show(value) {
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+function messageList(messages) {
+  return el("div", { class: "messages" }, ...messages.map((m) =>
+    el("p", {}, el("span", { class: `speaker ${m.speaker}`, text: `${m.speaker}: ` }), m.text)));
+}
+
+function decidedBy() {
+  const input = $("decided-by");
+  const name = input.value.trim();
+  if (!name) {
+    say("Enter your name first: it is recorded with the decision.", true);
+    input.focus();
+    return null;
+  }
+  localStorage.setItem("parley.decidedBy", name);
+  return name;
+}
+
+async function decideOn(sessionId, body, card) {
+  const name = decidedBy();
+  if (name === null) return;
+  for (const button of card.querySelectorAll("button")) button.disabled = true;
+  try {
+    const result = await api(`/api/sessions/${encodeURIComponent(sessionId)}/decide`,
+      { ...body, decided_by: name });
+    const next = result.pending ? `waiting again (${result.pending.trigger})` : result.state;
+    say(`Decision recorded for ${sessionId}: the session resumed and is now ${next}.`);
+    await refresh();
+    await openSession(sessionId);
+  } catch (error) {
+    say(`Decision not recorded: ${error.message}`, true);
+    for (const button of card.querySelectorAll("button")) button.disabled = false;
+  }
+}
+
+function situation(request) {
+  const ledger = request.ledger;
+  const known = Object.entries(ledger.revealed).map(([k, v]) => `${k} = ${show(v)}`).join("; ");
+  return el("dl", {},
+    el("dt", { text: "Situation" }),
+    el("dd", { text: `${request.state}; TCI ${percent(ledger.tci)} (weighted ${percent(ledger.tci_weighted)})` }),
+    el("dt", { text: "Known" }), el("dd", { text: known || "nothing yet" }),
+    el("dt", { text: "Missing" }), el("dd", { text: ledger.missing.join(", ") || "nothing" }),
+    el("dt", { text: "Problem" }), el("dd", { text: request.problem }),
+    request.safety_events.length ? el("dt", { text: "Safety events" }) : null,
+    request.safety_events.length ? el("dd", { text: request.safety_events.join(", ") }) : null,
+  );
+}
+
+function escalationCard(item) {
+  const request = item.request;
+  const card = el("article", { class: "card", "aria-labelledby": `h-${request.request_id}` });
+  const options = el("ul", { class: "options" }, ...request.options.map((option) => {
+    const tradeId = `t-${request.request_id}-${option.key}`;
+    return el("li", {},
+      el("button", {
+        type: "button", "aria-describedby": tradeId, "data-option": option.key,
+        onclick: () => decideOn(item.session_id, { option: option.key }, card),
+      }, `Choose ${option.key}`),
+      el("div", {}, el("span", { class: "label", text: `(${option.key}) ${option.title}` }),
+        el("p", { class: "trade muted", id: tradeId, text: option.trade_offs })));
+  }));
+  const guidanceId = `g-${request.request_id}`;
+  const guidance = el("form", {
+    class: "guidance",
+    onsubmit: (event) => {
+      event.preventDefault();
+      const text = $(guidanceId).value.trim();
+      if (!text) { say("Write the guidance first.", true); $(guidanceId).focus(); return; }
+      decideOn(item.session_id, { guidance: text }, card);
+    },
+  },
+  el("label", { for: guidanceId, text: "Or give guidance instead (e.g. “Go to $102K at most”)" }),
+  el("textarea", { id: guidanceId, rows: "2" }),
+  el("button", { type: "submit", class: "secondary" }, "Send guidance"));
+  card.append(
+    el("h3", { id: `h-${request.request_id}` },
+      el("span", { class: "trigger", text: request.trigger }), ` ${item.session_id}`),
+    el("p", { class: "muted", text: `${item.config} · counterparty ${item.counterparty || "unknown"} · request ${request.request_id}` }),
+    situation(request),
+    el("p", { class: "label", text: "Last messages" }), messageList(request.last_messages),
+    options, el("p", {}, el("span", { class: "label", text: "Request: " }), request.ask),
+    guidance,
+    el("button", { type: "button", class: "secondary", onclick: () => openSession(item.session_id) },
+      "Open transcript"));
+  return card;
+}
+
+async function loadInbox() {
+  const inbox = await api("/api/inbox");
+  const items = $("inbox-items");
+  items.replaceChildren(...(inbox.items.length
+    ? inbox.items.map(escalationCard)
+    : [el("p", { class: "muted", text: "No decisions are waiting." })]));
+  $("inbox-count").textContent = `(${inbox.items.length} waiting)`;
+}
+
+async function loadSessions() {
+  const list = await api("/api/sessions");
+  $("sessions").replaceChildren(...list.sessions.map((s) => el("li", {},
+    el("button", {
+      type: "button", "aria-current": String(s.session_id === currentSession),
+      onclick: () => openSession(s.session_id),
+    }, `${s.session_id} — ${s.state}${s.pending_request ? " (decision pending)" : ""}`))));
+  if (!list.sessions.length) $("sessions").append(el("li", { class: "muted", text: "No sessions yet." }));
+}
+
+function auditLine(audit) {
+  if (audit.ok) {
+    return el("p", { class: "audit-ok" },
+      `Audit log intact: ${audit.entries} entries, head ${audit.head.slice(0, 16)}…`);
+  }
+  return el("div", {},
+    el("p", { class: "audit-broken", text: `Audit log BROKEN at entry ${audit.first_bad}` }),
+    el("ul", {}, ...audit.problems.map((p) => el("li", { text: p }))));
+}
+
+function replyForm(detail) {
+  const id = "reply-text";
+  return el("form", {
+    class: "reply",
+    onsubmit: async (event) => {
+      event.preventDefault();
+      const text = $(id).value.trim();
+      if (!text) { say("Write the counterparty's message first.", true); $(id).focus(); return; }
+      try {
+        const result = await api(`/api/sessions/${encodeURIComponent(detail.session_id)}/reply`, { message: text });
+        say(`Message delivered to ${detail.session_id}: now ${result.state}.`);
+        await refresh();
+        await openSession(detail.session_id);
+      } catch (error) {
+        say(`Message not delivered: ${error.message}`, true);
+      }
+    },
+  },
+  el("label", { for: id, text: "Counterparty message received on another channel (e-mail, chat)" }),
+  el("textarea", { id, rows: "2" }),
+  el("button", { type: "submit", class: "secondary" }, "Deliver to the delegate"));
+}
+
+async function openSession(sessionId) {
+  currentSession = sessionId;
+  const path = `/api/sessions/${encodeURIComponent(sessionId)}`;
+  try {
+    const [detail, audit] = await Promise.all([api(path), api(`${path}/audit`)]);
+    const terms = Object.entries(detail.terms).map(([k, v]) => `${k} = ${show(v)}`).join("; ");
+    const body = $("session-body");
+    body.replaceChildren(
+      el("h3", { text: detail.session_id }),
+      el("dl", { class: "card" },
+        el("dt", { text: "State" }), el("dd", { text: `${detail.state} after ${detail.turns} turns` }),
+        el("dt", { text: "TCI" }),
+        el("dd", { text: `${percent(detail.tci.tci)} (weighted ${percent(detail.tci.tci_weighted)}); missing: ${detail.tci.missing.join(", ") || "nothing"}` }),
+        el("dt", { text: "Terms" }), el("dd", { text: terms || "none agreed" }),
+        el("dt", { text: "Audit" }), el("dd", {}, auditLine(audit))),
+      detail.paused || detail.terminal ? null : replyForm(detail),
+      el("h4", { text: "Transcript" }),
+      el("ol", { class: "transcript" }, ...detail.transcript.map((entry) =>
+        el("li", { class: entry.kind },
+          el("span", { class: `speaker ${entry.speaker}`, text: `${entry.speaker}: ` }), entry.text))));
+    await loadSessions();
+  } catch (error) {
+    say(`Could not load ${sessionId}: ${error.message}`, true);
+  }
+}
+
+async function refresh() {
+  const health = await api("/api/health");
+  $("health").textContent = `parley ${health.version} · ${health.database} · ${health.sessions} sessions`;
+  await Promise.all([loadInbox(), loadSessions()]);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("decided-by").value = localStorage.getItem("parley.decidedBy") || "";
+  refresh().catch((error) => say(`Could not reach the console API: ${error.message}`, true));
+});
