@@ -241,7 +241,8 @@ def test_tactic_choice(case: dict[str, Any], bridge: EventLoopThread) -> None:
     fake = scripted(case["replies"])
     llm = LLMSession(fake, bridge=bridge)
 
-    tactic, reason = LLMTacticAssessor(started(casino_view()), llm).choose(tactic_context())
+    stage = LLMTacticAssessor(started(casino_view()), llm, samples=case["samples"])
+    tactic, reason = stage.choose(tactic_context())
 
     expect = case["expect"]
     assert len(fake.requests) == expect["calls"] and (fallbacks(llm) == 1) is expect["fallback"]
@@ -250,6 +251,7 @@ def test_tactic_choice(case: dict[str, Any], bridge: EventLoopThread) -> None:
         assert (tactic, reason) == RuleTacticAssessor().choose(tactic_context())
     else:
         assert tactic is Tactic(expect["tactic"]) and reason.startswith("model: ")
+        assert reason.endswith("(2 of 3 votes)") is (case["samples"] == 3)
 
 
 CANDIDATES = (
@@ -265,9 +267,8 @@ def test_strategy_ranking(case: dict[str, Any], bridge: EventLoopThread) -> None
     llm = LLMSession(fake, bridge=bridge)
     tactic = Tactic.RECIPROCAL_CONCESSIONS
 
-    scores = LLMTacticAssessor(started(casino_view()), llm).strategy_scores(
-        tactic, CANDIDATES, tactic_context()
-    )
+    stage = LLMTacticAssessor(started(casino_view()), llm, samples=case["samples"])
+    scores = stage.strategy_scores(tactic, CANDIDATES, tactic_context())
 
     expect = case["expect"]
     assert len(fake.requests) == expect["calls"] and (fallbacks(llm) == 1) is expect["fallback"]
@@ -353,10 +354,25 @@ def test_astra_llm_options_and_errors(bridge: EventLoopThread) -> None:
         create("astra-llm", party="A", seed=0, llm=llm, stages="interpreter,judge")
     with pytest.raises(ScenarioError, match="samples"):
         create("astra-llm", party="A", seed=0, llm=llm, samples=0)
+    with pytest.raises(ScenarioError, match="tactic_samples"):
+        create("astra-llm", party="A", seed=0, llm=llm, tactic_samples=0)
     agent = create("astra-llm", party="A", seed=0, llm=llm, stages="parameters", top_n=3)
     assert isinstance(agent, AstraLLMNegotiator) and agent.astra.config.top_n == 3
-    assert isinstance(agent.astra.interpreter, RuleInterpreter)
     assert isinstance(agent.astra.parameters, LLMParameterChooser)
+    assert isinstance(agent.astra.tactics, RuleTacticAssessor)
+
+
+def test_llm_virtual_partner_alone_still_sees_the_ipp(bridge: EventLoopThread) -> None:
+    fake = FakeLLM(scripted_model)
+    llm = LLMSession(fake, bridge=bridge)
+    agents = {
+        "A": create("astra-llm", party="A", seed=0, llm=llm, stages=["virtual_partner"]),
+        "B": create("base", party="B", seed=1),
+    }
+    run_negotiation(casino(), agents, seed=0)
+    prompts = [r.messages[1].content for r in fake.requests]
+    assert prompts and {r.schema_name for r in fake.requests} == {"PartnerEstimateReply"}
+    assert all("most important to the partner first: firewood" in p for p in prompts)
 
 
 def test_wire_llm_passes_the_session_to_astra_llm_parties(bridge: EventLoopThread) -> None:
@@ -393,13 +409,16 @@ REPLY = st.one_of(
 
 
 @settings(max_examples=25, deadline=None)
-@given(replies=st.lists(REPLY, min_size=1, max_size=12), seed=st.integers(0, 3))
+@given(
+    replies=st.lists(REPLY, min_size=1, max_size=12), seed=st.integers(0, 3), samples=st.integers(1, 2)
+)
 def test_arbitrary_replies_still_give_legal_above_batna_moves(
-    replies: list[str], seed: int, bridge: EventLoopThread
+    replies: list[str], seed: int, samples: int, bridge: EventLoopThread
 ) -> None:
     answers = iter(replies * 1000)
     llm = LLMSession(FakeLLM(lambda _: next(answers)), bridge=bridge)
     scenario = casino()
+    astra = create("astra-llm", party="A", seed=seed, llm=llm, samples=samples, tactic_samples=samples)
     agents = {
         "A": create("astra-llm", party="A", seed=seed, llm=llm),
         "B": create("base", party="B", seed=seed),
@@ -506,3 +525,8 @@ def test_cli_run_astra_llm_records_then_replays(tmp_path: Path) -> None:
     assert replayed.exit_code == 0, replayed.output
     assert replayed.output == live.output
     assert (tmp_path / "rec" / "exchanges.jsonl").read_text("utf-8").count("ParametersReply") > 0
+
+
+def test_cli_run_astra_llm_needs_an_llm() -> None:
+    result = CliRunner().invoke(app, ["run", "casino", "--agent", "astra-llm", "--agent", "base", "--json"])
+    assert result.exit_code == 2 and "needs an LLM" in result.output and "--llm SPEC" in result.output

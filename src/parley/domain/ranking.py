@@ -43,7 +43,7 @@ class RankedOutcomes:
             ValueError: the space has more outcomes than the enumeration limit.
         """
         values = utility.evaluate_space()
-        order = np.argsort(-values, kind="stable").astype(np.int64, copy=False)
+        order = descending_order(values)
         ranked = values[order]
         del values
         ascending = -ranked
@@ -114,3 +114,34 @@ class RankedOutcomes:
         grid = values.reshape(self.space.shape)
         axes = range(grid.ndim)
         return tuple(grid.mean(axis=tuple(a for a in axes if a != issue)) for issue in axes)
+
+
+def descending_order(values: FloatArray) -> NDArray[np.int64]:
+    """Indices that sort values best first, ties in index order: `np.argsort(-values, kind="stable")`.
+
+    Bit for bit the same permutation, about twice as fast on large arrays: numpy's vectorised
+    (unstable) sort, then, only when values tie, one integer sort of (tie group, index) keys
+    puts each group back in index order.
+    """
+    negated = -values
+    size = int(negated.shape[0])
+    if size < 1024 or size > _KEY_LIMIT or bool(np.isnan(negated).any()):
+        return np.argsort(negated, kind="stable").astype(np.int64, copy=False)
+    order = np.argsort(negated).astype(np.int64, copy=False)
+    ranked = negated[order]
+    group = np.empty(size, dtype=np.int64)
+    group[0] = 0
+    np.cumsum(ranked[1:] != ranked[:-1], out=group[1:])
+    del ranked, negated
+    if int(group[-1]) == size - 1:  # no ties: the order is already the stable one
+        return order
+    group *= size
+    group += order
+    del order
+    group.sort()
+    group %= size
+    return group
+
+
+_KEY_LIMIT = 3_000_000_000
+"""(tie group, index) keys fit in int64 while size² does."""

@@ -12,11 +12,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Generator, Sequence
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Any, NoReturn
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -258,50 +259,53 @@ def _page(assets: dict[str, bytes], name: str) -> Response:
     return Response(assets[name], media_type=_ASSETS[name], headers=_SECURITY_HEADERS)
 
 
-def _open_store(request: Request) -> Generator[SessionStore]:
-    """One store connection per request, closed afterwards."""
-    store = SessionStore(request.app.state.db_path)
+@contextmanager
+def _opened(db_path: Path) -> Generator[SessionStore]:
+    """One store connection per request, opened and closed in the thread that serves it."""
+    store = SessionStore(db_path)
     try:
         yield store
     finally:
         store.close()
 
 
-Store = Annotated[SessionStore, Depends(_open_store)]
-
-
-def _add_routes(app: FastAPI, clock: Clock) -> None:
+def _add_routes(app: FastAPI, db_path: Path, clock: Clock) -> None:
     lock = threading.Lock()
     assets = _load_assets()
 
     @app.get("/api/health")
-    def health(store: Store) -> Health:
-        return Health(version=__version__, database=store.path, sessions=len(store.sessions()))
+    def health() -> Health:
+        with _opened(db_path) as store:
+            return Health(version=__version__, database=store.path, sessions=len(store.sessions()))
 
     @app.get("/api/inbox")
-    def inbox(store: Store) -> Inbox:
-        return _inbox(store)
+    def inbox() -> Inbox:
+        with _opened(db_path) as store:
+            return _inbox(store)
 
     @app.get("/api/sessions")
-    def sessions(store: Store) -> SessionList:
-        return _summaries(store)
+    def sessions() -> SessionList:
+        with _opened(db_path) as store:
+            return _summaries(store)
 
     @app.get("/api/sessions/{session_id}", responses=_NOT_FOUND)
-    def session(session_id: str, store: Store) -> SessionDetail:
-        return _detail(store, session_id, clock)
+    def session(session_id: str) -> SessionDetail:
+        with _opened(db_path) as store:
+            return _detail(store, session_id, clock)
 
     @app.get("/api/sessions/{session_id}/audit", responses=_NOT_FOUND)
-    def audit(session_id: str, store: Store) -> AuditStatus:
-        return _audit(store, session_id)
+    def audit(session_id: str) -> AuditStatus:
+        with _opened(db_path) as store:
+            return _audit(store, session_id)
 
     @app.post("/api/sessions/{session_id}/decide", responses=_WRITE_ERRORS)
-    def decide_route(session_id: str, body: DecideBody, store: Store) -> StepResult:
-        with lock:
+    def decide_route(session_id: str, body: DecideBody) -> StepResult:
+        with lock, _opened(db_path) as store:
             return _decide(store, session_id, body, clock)
 
     @app.post("/api/sessions/{session_id}/reply", responses=_WRITE_ERRORS)
-    def reply_route(session_id: str, body: ReplyBody, store: Store) -> StepResult:
-        with lock:
+    def reply_route(session_id: str, body: ReplyBody) -> StepResult:
+        with lock, _opened(db_path) as store:
             return _reply(store, session_id, body, clock)
 
     @app.get("/", include_in_schema=False)
@@ -335,13 +339,12 @@ def create_app(
         version=__version__,
         summary="Principal inbox and decisions for GAIA governed-delegate sessions.",
     )
-    app.state.db_path = Path(db_path)
     if allowed_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 
     @app.exception_handler(RequestValidationError)
-    async def one_line_validation_error(request: Request, error: RequestValidationError) -> JSONResponse:  # pyright: ignore[reportUnusedFunction]
+    async def one_line_validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": _validation_message(error)}, status_code=422)
 
-    _add_routes(app, the_clock)
+    _add_routes(app, Path(db_path), the_clock)
     return app

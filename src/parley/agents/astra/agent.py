@@ -34,11 +34,11 @@ from parley.agents.astra.optimizer import (
 )
 from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import (
-    HOLD_LIMIT,
     RECIPROCAL_CAP_POINTS,
     ScoredCandidate,
     TacticContext,
     best_candidate,
+    keeps_talks_alive,
     phase_of,
     score_candidates,
 )
@@ -96,7 +96,8 @@ class AstraConfig:
         ask_preferences: Ask for the partner's priorities early.
         use_stages: False gives the ablation: plain time-based offers instead of stages 2-3.
         method: Stage-2 solver ("auto", "sweep", "milp" or "loop").
-        accept_at_deadline: In the final round accept any offer at or above the BATNA.
+        accept_at_deadline: On its last move before the round bound accept any offer at or above
+            the BATNA.
         ablation_target_points: Where the ablation's linear concession ends (at least the BATNA).
         milp_node_limit: Branch-and-bound nodes per MILP solve before HiGHS's best package is
             used unproven (only on spaces too large to enumerate; None: prove every cell).
@@ -276,7 +277,9 @@ class AstraNegotiator:
         config = self.config
         if self._should_ask(view, evidence):
             return Decision(
-                Say(ASK_MESSAGE, asks_priorities=True), "ask", ["no partner priorities known yet: ask"]
+                Say(ASK_MESSAGE, asks_priorities=True, priorities=own_priorities(own)),
+                "ask",
+                ["no partner priorities known yet: ask"],
             )
         offer = view.offer
         proposal = self._propose(
@@ -354,8 +357,10 @@ class AstraNegotiator:
             reason = f"offer gives me {offered:.1f} points, at least my last offer ({latest:.1f})"
         elif planned is not None and offered >= planned - 1e-9:
             reason = f"offer gives me {offered:.1f} points, at least what I would propose ({planned:.1f})"
-        elif self.config.accept_at_deadline and view.round >= view.rules.max_rounds:
-            reason = f"final round: {offered:.1f} points beats my BATNA ({reservation:.1f})"
+        elif self.config.accept_at_deadline and is_last_move(view):
+            reason = (
+                f"my last move before the deadline: {offered:.1f} points beats my BATNA ({reservation:.1f})"
+            )
         return None if reason is None else Decision(Accept(), "accept", [reason])
 
     def _should_ask(self, view: PartyView, evidence: Evidence) -> bool:
@@ -484,8 +489,7 @@ class AstraNegotiator:
         so a partner with the same walk rule does not leave), and once the agent has warned of a
         deadlock over an above-BATNA offer.
         """
-        keep_alive = context.own_hold_streak >= HOLD_LIMIT and context.partner_concession <= 1e-9
-        if not evidence.own_offers or deadlock or keep_alive:
+        if not evidence.own_offers or deadlock or keeps_talks_alive(context):
             return None
         received = [own.points(row) for row in evidence.partner_offers]
         if len(received) < 2:
@@ -611,6 +615,25 @@ def _dominates(first: Candidate, second: Candidate) -> bool:
         first.agent_points > second.agent_points + 1e-9 or first.partner_points > second.partner_points + 1e-9
     )
     return at_least and strictly
+
+
+def own_priorities(own: OwnSide) -> tuple[str, ...]:
+    """The agent's issues, most important (widest spread of worth) first."""
+    spread = [float(np.ptp(table)) for table in own.value_tables]
+    order = sorted(range(len(spread)), key=lambda i: (-spread[i], i))
+    return tuple(own.space.names[i] for i in order)
+
+
+def is_last_move(view: PartyView) -> bool:
+    """Whether this is the party's last move before the round bound.
+
+    The party's next move comes as many rounds after this one as this one came after its
+    previous move (one round when it has not moved yet), so a gap of two rounds in an
+    alternating protocol makes the second-to-last round the last chance to accept.
+    """
+    mine = [e.round for e in view.record if e.kind == "action" and e.party == view.party]
+    gap = max(1, view.round - mine[-1]) if mine else 1
+    return view.round + gap > view.rules.max_rounds
 
 
 def no_concession_streak(agent_points_of_partner_offers: Sequence[float]) -> int:

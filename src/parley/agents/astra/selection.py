@@ -118,6 +118,33 @@ class TacticContext:
     own_hold_streak: int = 0
 
 
+def partner_hold_streak(context: TacticContext) -> int:
+    """How many of the partner's latest consecutive offers conceded nothing to the agent."""
+    streak = 0
+    for concession in reversed(context.partner_concessions):
+        if concession > 1e-9:
+            break
+        streak += 1
+    return streak
+
+
+def keeps_talks_alive(context: TacticContext) -> bool:
+    """Whether a small concession is due to break a mutual standstill (tit-for-tat: never after a
+    partner concession).
+
+    Due when the partner's latest offer conceded nothing and either the agent has held for
+    HOLD_LIMIT offers (a partner with the seed's walk rule would leave next) or the partner has
+    held for HOLD_LIMIT offers while the agent held too (one more and rule (a) walks away: the
+    partner first gets a concession it can reciprocate, so a mirroring partner is not mistaken
+    for a stubborn one).
+    """
+    if context.own_offers == 0 or context.partner_concession > 1e-9:
+        return False
+    if context.own_hold_streak >= HOLD_LIMIT:
+        return True
+    return context.own_hold_streak >= 1 and partner_hold_streak(context) >= HOLD_LIMIT
+
+
 def choose_tactic(context: TacticContext) -> tuple[Tactic, str]:
     """The deterministic tactic assessor: a tit-for-tat mapping from signals to one tactic.
 
@@ -127,10 +154,11 @@ def choose_tactic(context: TacticContext) -> tuple[Tactic, str]:
     c = context
     if c.partner_offers == 0 or (c.own_offers == 0 and c.phase is NegotiationPhase.EARLY):
         return Tactic.AGGRESSIVE_EARLY_OFFER, "opening: anchor high to leave room for later concessions"
-    if c.own_hold_streak >= HOLD_LIMIT and c.partner_concession <= 1e-9:
+    if keeps_talks_alive(c):
         return (
             Tactic.CONTINUED_SMALLER_CONCESSIONS,
-            f"I have held firm for {c.own_hold_streak} offers: a small concession keeps the talks alive",
+            f"we have both held firm (me {c.own_hold_streak}, the partner {partner_hold_streak(c)} offers): "
+            "a small concession keeps the talks alive",
         )
     offered = c.partner_offer_partner_points
     if offered is not None and offered >= EXTREME_OFFER_POINTS and c.phase is not NegotiationPhase.LATE:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from parley.domain.issues import Value
+from parley.domain.ranking import RankedOutcomes
 from parley.domain.space import IndexArray, OutcomeSpace
 from parley.domain.utility import FloatArray, UtilityFunction
 from parley.protocol.actions import Accept, Action, Propose, Say, Walk
@@ -28,6 +29,13 @@ SHARED_RANKING_LIMIT = 100_000
 """Rankings of spaces up to this size are shared between negotiators holding the same utility object."""
 SHARED_RANKINGS = 64
 """How many shared rankings are kept (oldest dropped first)."""
+ESTIMATE_CHUNK = 1 << 16
+"""Large spaces estimate this many ranks at a time, so no (n, k) array is ever built."""
+PYTHON_BAND = 64
+"""Bands of up to this many candidates are scored in pure Python on small spaces (numpy beyond)."""
+PYTHON_SUM_TERMS = 7
+"""numpy adds up to this many terms one by one (more are summed pairwise), so the pure-Python
+scoring path, which adds them one by one, is used only up to this many issues and opponents."""
 
 
 class RankedSpace:
@@ -35,6 +43,11 @@ class RankedSpace:
 
     Built on a negotiator's first move of a session; afterwards every query is a bisection or a
     slice, so no move enumerates the space again.
+
+    Spaces up to `SHARED_RANKING_LIMIT` outcomes keep their option-index rows (also as Python
+    tuples, so a move on a small space scores a narrow band without numpy calls). Larger spaces
+    hold only the memory-lean `RankedOutcomes` (16 bytes per outcome) and build the index rows of
+    the few ranks a move looks at on demand. Both layouts give bit-identical results.
 
     Args:
         space: The outcome space (must fit in memory).
@@ -47,28 +60,73 @@ class RankedSpace:
     def __init__(self, space: OutcomeSpace, utility: UtilityFunction) -> None:
         if not space.fits_in_memory():
             raise ValueError(f"baselines need an enumerable space; this one has {space.size:,} outcomes")
-        indices = space.enumerate_indices()
-        utilities = utility.evaluate_indices(indices)
-        order = np.argsort(-utilities, kind="stable")
         self.space = space
         self.utility = utility
-        self.indices: IndexArray = indices[order]
-        self.utilities: FloatArray = utilities[order]
-        self._negated: list[float] = (-self.utilities).tolist()
-        self.best = float(self.utilities[0])
-        self.worst = float(self.utilities[-1])
-        self.reservation = float(utility.reservation_value)
-        self.floor = max(self.reservation, self.worst)
         # Flat per-option layout: option j of issue i sits at offsets[i] + j, so an estimate over
         # many outcomes is one gather and one sum, whatever the number of issues.
         self.cardinalities = np.array(space.shape, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.cardinalities)[:-1]]).astype(np.int64)
         self.issue_offsets = list(zip(space.issues, self.offsets.tolist(), strict=True))
-        flat = indices + self.offsets
-        self.flat_indices: IndexArray = flat[order]
-        marginals = self._marginal_values(flat, utilities)
+        # Option → flat slot per issue, for counting offers without a method call per issue.
+        self.option_slots: tuple[tuple[str, dict[Value, int]], ...] = tuple(
+            (issue.name, {value: offset + j for j, value in enumerate(issue.values)})
+            for issue, offset in self.issue_offsets
+        )
+        self.lean = space.size > SHARED_RANKING_LIMIT and utility.space == space
+        if self.lean:
+            ranking = self._ranking = RankedOutcomes.of(utility)
+            self.order: NDArray[np.int64] = ranking.order
+            self.utilities: FloatArray = ranking.utilities
+            marginals = self._lean_marginal_values(ranking)
+            self._negated: list[float] | None = None
+        else:
+            indices = space.enumerate_indices()
+            utilities = utility.evaluate_indices(indices)
+            order = np.argsort(-utilities, kind="stable")
+            self.order = order.astype(np.int64, copy=False)
+            self.utilities = utilities[order]
+            self._negated = (-self.utilities).tolist()
+            flat = indices + self.offsets
+            self.__dict__["indices"] = indices[order]
+            self.__dict__["flat_indices"] = flat[order]
+            marginals = self._marginal_values(flat, utilities)
+        self._size = int(self.utilities.shape[0])
+        self.best = float(self.utilities[0])
+        self.worst = float(self.utilities[-1])
+        self.reservation = float(utility.reservation_value)
+        self.floor = max(self.reservation, self.worst)
         self.priorities, self.reversed_marginals = self._digest(marginals)
+        self.reversed_marginal_list: list[float] = self.reversed_marginals.tolist()
         self._packages: dict[int, dict[str, Value]] = {}
+
+    @cached_property
+    def indices(self) -> IndexArray:
+        """Option-index rows of every outcome, in rank order, shape (n, k) (built on first use)."""
+        return self.space.indices_at(self.order)
+
+    @cached_property
+    def flat_indices(self) -> IndexArray:
+        """Rank-ordered rows of flat option slots (option index + issue offset), shape (n, k)."""
+        return self.indices + self.offsets
+
+    @cached_property
+    def flat_rows(self) -> list[tuple[int, ...]]:
+        """The rows of `flat_indices` as Python tuples (small spaces' pure-Python fast path)."""
+        return [tuple(row) for row in self.flat_indices.tolist()]
+
+    def lean_estimate(self, table: FloatArray, start: int, stop: int) -> FloatArray:
+        """`table[flat_indices[start:stop]].sum(axis=1)` without the rank-ordered index array.
+
+        With few issues numpy adds each row's terms one by one, so adding one gathered column
+        per issue gives the same floats; with more it sums pairwise, so the rows are built.
+        """
+        digits = np.unravel_index(self.order[start:stop], self.space.shape)
+        if len(digits) > PYTHON_SUM_TERMS:
+            return table[np.stack(digits, axis=-1) + self.offsets].sum(axis=1)
+        total = np.zeros(stop - start, dtype=np.float64)
+        for (issue, offset), column in zip(self.issue_offsets, digits, strict=True):
+            total += table[offset : offset + issue.cardinality][column]
+        return total
 
     @cached_property
     def unit_utilities(self) -> FloatArray:
@@ -84,7 +142,7 @@ class RankedSpace:
     @property
     def size(self) -> int:
         """Number of outcomes."""
-        return len(self._negated)
+        return self._size
 
     def matches(self, space: OutcomeSpace, utility: UtilityFunction) -> bool:
         """Whether this ranking was built for exactly this space and utility object."""
@@ -98,23 +156,31 @@ class RankedSpace:
         """The outcome at a rank (0 = best for the owner), as a fresh package."""
         package = self._packages.get(rank)
         if package is None:
-            package = self.space.from_indices(self.indices[rank])
+            package = self.space.outcome(int(self.order[rank]))
             self._packages[rank] = package
         return dict(package)
 
     def utility_at(self, rank: int) -> float:
         """The owner's utility of the outcome at a rank."""
-        return -self._negated[rank]
+        negated = self._negated
+        return -negated[rank] if negated is not None else float(self.utilities[rank])
 
     def ranks_between(self, low: float, high: float) -> range:
         """Ranks of the outcomes whose utility lies in [low, high]."""
-        start = bisect_left(self._negated, -high - TOLERANCE)
-        stop = bisect_right(self._negated, -low + TOLERANCE)
+        negated = self._negated
+        if negated is not None:  # bisecting a short Python list beats a numpy call
+            start = bisect_left(negated, -high - TOLERANCE)
+            stop = bisect_right(negated, -low + TOLERANCE)
+        else:  # -(high + TOLERANCE) is -high - TOLERANCE exactly, and likewise for low
+            return self._ranking.ranks_between(low - TOLERANCE, high + TOLERANCE)
         return range(start, max(start, stop))
 
     def lowest_rank_at_least(self, low: float) -> int:
         """Rank of the worst outcome still worth at least low (rank 0 when none is)."""
-        return max(bisect_right(self._negated, -low + TOLERANCE) - 1, 0)
+        negated = self._negated
+        if negated is not None:
+            return max(bisect_right(negated, -low + TOLERANCE) - 1, 0)
+        return max(self._ranking.count_at_least(low - TOLERANCE) - 1, 0)
 
     def _marginal_values(self, flat: IndexArray, utilities: FloatArray) -> FloatArray:
         """Per option (flat layout), the owner's mean utility of the outcomes holding it."""
@@ -124,6 +190,27 @@ class RankedSpace:
         )
         # In a full product space every option of issue i appears size / cardinality_i times.
         return totals * np.repeat(self.cardinalities, self.cardinalities) / size
+
+    def _lean_marginal_values(self, ranking: RankedOutcomes) -> FloatArray:
+        """`_marginal_values` without any (n, k) array, bit for bit.
+
+        bincount adds each option's utilities one by one in outcome index order; a cumulative sum
+        over the outcomes holding the option (one slice of the utility grid, read in index
+        order) performs exactly the same additions.
+        """
+        values = np.empty(ranking.size, dtype=np.float64)
+        values[ranking.order] = ranking.utilities
+        shape = self.space.shape
+        parts: list[FloatArray] = []
+        for axis, cardinality in enumerate(shape):
+            before = int(np.prod(shape[:axis], dtype=np.int64))
+            # One row per option: the outcomes holding it, in index order; a running sum per row.
+            rows = values.reshape(before, cardinality, -1).transpose(1, 0, 2).reshape(cardinality, -1)
+            parts.append(np.add.accumulate(rows, axis=1)[:, -1])
+            del rows
+        del values
+        totals = np.concatenate(parts)
+        return totals * np.repeat(self.cardinalities, self.cardinalities) / ranking.size
 
     def _digest(self, marginals: FloatArray) -> tuple[tuple[str, ...], FloatArray]:
         """Issue names by importance (spread of marginal values), and the marginals reversed into [0, 1]."""
@@ -187,12 +274,15 @@ class OpponentModel:
 
     def __init__(self, ranked: RankedSpace) -> None:
         self._ranked = ranked
-        self._counts = np.zeros(ranked.reversed_marginals.shape)
+        slots = len(ranked.reversed_marginal_list)
+        self._counts: list[float] = [0.0] * slots
         issues = len(ranked.cardinalities)
         self._weights = np.full(issues, 1.0 / issues)
+        self._slot_weights: list[float] = [1.0 / issues] * slots
         self.offers = 0
         self.offered_utilities: list[float] = []
         self.stated: tuple[str, ...] = ()
+        self._values: list[float] | None = None
         self._table: FloatArray | None = None
         self._estimate: FloatArray | None = None
 
@@ -200,15 +290,25 @@ class OpponentModel:
         """Count a package the party put forward."""
         ranked = self._ranked
         counts = self._counts
-        for issue, offset in ranked.issue_offsets:
-            counts[offset + issue.index_of(package[issue.name])] += 1.0
+        try:
+            for name, slots in ranked.option_slots:
+                counts[slots[package[name]]] += 1.0
+        except KeyError:  # undo, then count through the issues (an option spelled 2.0 for 2 ...)
+            for name, slots in ranked.option_slots:
+                slot = slots.get(package[name])
+                if slot is None:
+                    break
+                counts[slot] -= 1.0
+            for issue, offset in ranked.issue_offsets:
+                counts[offset + issue.index_of(package[issue.name])] += 1.0
         self.offers += 1
         self.offered_utilities.append(ranked.utility.evaluate(package))
-        self._table = self._estimate = None
+        self._values = self._table = self._estimate = None
 
     def observe_priorities(self, priorities: Sequence[str]) -> None:
         """Use an (unverified) statement of the party's issue priorities, most important first."""
-        names = self._ranked.space.names
+        ranked = self._ranked
+        names = ranked.space.names
         known = tuple(dict.fromkeys(p for p in priorities if p in names))
         if not known or known == self.stated:
             return
@@ -216,15 +316,27 @@ class OpponentModel:
         levels = {name: len(names) - position for position, name in enumerate(known)}
         weights = np.array([float(levels.get(name, 1)) for name in names])
         self._weights = weights / weights.sum()
-        self._table = self._estimate = None
+        self._slot_weights = np.repeat(self._weights, ranked.cardinalities).tolist()
+        self._values = self._table = self._estimate = None
+
+    def values(self) -> list[float]:
+        """`table()` as a Python list (the same floats, computed element by element)."""
+        values = self._values
+        if values is None:
+            divisor = 1.0 + self.offers
+            values = self._values = [
+                weight * (prior + count) / divisor
+                for weight, prior, count in zip(
+                    self._slot_weights, self._ranked.reversed_marginal_list, self._counts, strict=True
+                )
+            ]
+        return values
 
     def table(self) -> FloatArray:
         """Estimated weighted value of every option, in the ranked space's flat layout."""
         table = self._table
         if table is None:
-            ranked = self._ranked
-            weights = np.repeat(self._weights, ranked.cardinalities)
-            table = self._table = weights * (ranked.reversed_marginals + self._counts) / (1.0 + self.offers)
+            table = self._table = np.array(self.values(), dtype=np.float64)
         return table
 
     def estimate(self) -> FloatArray:
@@ -236,7 +348,14 @@ class OpponentModel:
 
     def estimate_ranks(self, ranks: range) -> FloatArray:
         """Estimated utility of the outcomes at a contiguous range of ranks."""
-        return self.table()[self._ranked.flat_indices[ranks.start : ranks.stop]].sum(axis=1)
+        ranked, table = self._ranked, self.table()
+        if not ranked.lean:
+            return table[ranked.flat_indices[ranks.start : ranks.stop]].sum(axis=1)
+        parts = [
+            ranked.lean_estimate(table, start, min(start + ESTIMATE_CHUNK, ranks.stop))
+            for start in range(ranks.start, ranks.stop, ESTIMATE_CHUNK)
+        ]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0)
 
 
 class SessionMemory:
@@ -390,6 +509,16 @@ class BaselineNegotiator(ABC):
         """
         if len(candidates) == 1:
             return candidates.start
+        ranked = self._ranked
+        if (
+            ranked is not None
+            and not ranked.lean
+            and len(candidates) <= PYTHON_BAND
+            and len(ranked.option_slots) <= PYTHON_SUM_TERMS
+        ):
+            tables = [m.values() for m in memory.models.values() if m.offers]
+            if tables and len(tables) <= PYTHON_SUM_TERMS:
+                return candidates.start + self._pick_best(python_scores(ranked, candidates, tables), memory, candidates)
         scores = memory.combined_estimate(candidates)
         if scores is None:
             rank = candidates.start + int(self._rng.integers(len(candidates)))
@@ -402,3 +531,33 @@ class BaselineNegotiator(ABC):
         best = np.flatnonzero(scores >= scores.max() - TOLERANCE)
         choice = best[0] if best.size == 1 else best[int(self._rng.integers(best.size))]
         return candidates.start + int(choice)
+
+    def _pick_best(self, scores: list[float], memory: SessionMemory, candidates: range) -> int:
+        """`pick`'s choice among scored candidates, in pure Python (same draws as the numpy path)."""
+        last = memory.last_rank
+        if last is not None and last in candidates:
+            scores[last - candidates.start] = -np.inf
+        threshold = max(scores) - TOLERANCE
+        best = [i for i, score in enumerate(scores) if score >= threshold]
+        return best[0] if len(best) == 1 else best[int(self._rng.integers(len(best)))]
+
+
+def python_scores(ranked: RankedSpace, candidates: range, tables: Sequence[list[float]]) -> list[float]:
+    """Summed opponent estimates of the candidates, adding in numpy's order (see `pick`).
+
+    numpy sums each row's at most `PYTHON_SUM_TERMS` option values one by one, and the parties'
+    estimates one by one, so the same additions in the same order give the same floats.
+    """
+    rows = ranked.flat_rows[candidates.start : candidates.stop]
+    first = tables[0]
+    scores = [_row_sum(first, row) for row in rows]
+    for table in tables[1:]:
+        scores = [score + _row_sum(table, row) for score, row in zip(scores, rows, strict=True)]
+    return scores
+
+
+def _row_sum(table: list[float], row: tuple[int, ...]) -> float:
+    total = 0.0
+    for slot in row:
+        total += table[slot]
+    return total

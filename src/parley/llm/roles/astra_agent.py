@@ -8,10 +8,14 @@ BATNA-floor rules and its stage-2 optimiser run unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from parley.agents.astra.agent import AstraNegotiator, make_config
+from parley.agents.astra.opponent import Evidence, PartnerModel
+from parley.agents.astra.stages import PreferenceInterpreter, RuleInterpreter
+from parley.domain.space import OutcomeSpace
+from parley.domain.utility import FloatArray
 from parley.errors import ScenarioError
 from parley.llm.context import LLMSession
 from parley.llm.roles.astra_common import STAGES, StageContext
@@ -28,6 +32,26 @@ AGENT_NAME = "astra-llm"
 """Registry name of the LLM-backed ASTRA negotiator."""
 
 
+class KeptInterpreter:
+    """The rule interpreter, keeping its IPP in the stage context for an LLM virtual partner."""
+
+    def __init__(self, context: StageContext, inner: PreferenceInterpreter | None = None) -> None:
+        self.context = context
+        self.inner: PreferenceInterpreter = inner or RuleInterpreter()
+
+    def interpret(
+        self,
+        space: OutcomeSpace,
+        own_tables: Sequence[FloatArray],
+        evidence: Evidence,
+        reservation_points: float,
+    ) -> PartnerModel:
+        """The inner interpreter's IPP (also left in the context)."""
+        model = self.inner.interpret(space, own_tables, evidence, reservation_points)
+        self.context.model = model
+        return model
+
+
 class AstraLLMNegotiator:
     """ASTRA with LLM-played stages (implements `Negotiator`).
 
@@ -38,6 +62,8 @@ class AstraLLMNegotiator:
         options: `AstraConfig` fields (alpha, beta, top_n, ...).
         stages: Which stages the model plays (default all of `STAGES`); the others use the twins.
         samples: Virtual-partner judgements per candidate (N; the seed uses 5, default 1).
+        tactic_samples: Tactic choices (majority vote) and rankings (averaged) per proposal
+            (the seed uses 5, default 1).
         history_limit: Most recent partner moves the interpreter reads.
 
     Raises:
@@ -53,13 +79,15 @@ class AstraLLMNegotiator:
         options: Mapping[str, Any] | None = None,
         stages: Collection[str] = STAGES,
         samples: int = 1,
+        tactic_samples: int = 1,
         history_limit: int = 12,
     ) -> None:
         unknown = sorted(set(stages) - set(STAGES))
         if unknown:
             raise ScenarioError(f"unknown ASTRA stage(s) {unknown}; expected some of {list(STAGES)}")
-        if samples < 1:
-            raise ScenarioError(f"astra-llm option samples must be >= 1, got {samples}")
+        for name, value in (("samples", samples), ("tactic_samples", tactic_samples)):
+            if value < 1:
+                raise ScenarioError(f"astra-llm option {name} must be >= 1, got {value}")
         self.party = party
         self.context = StageContext(party)
         context = self.context
@@ -69,12 +97,12 @@ class AstraLLMNegotiator:
             make_config(options or {}),
             interpreter=LLMPreferenceInterpreter(context, llm, history_limit=history_limit)
             if "interpreter" in stages
-            else None,
+            else KeptInterpreter(context),
             parameters=LLMParameterChooser(context, llm) if "parameters" in stages else None,
             virtual_partner=LLMVirtualPartner(context, llm, samples=samples)
             if "virtual_partner" in stages
             else None,
-            tactics=LLMTacticAssessor(context, llm) if "tactics" in stages else None,
+            tactics=LLMTacticAssessor(context, llm, samples=tactic_samples) if "tactics" in stages else None,
         )
 
     def act(self, view: PartyView) -> Action:
@@ -97,6 +125,7 @@ def create_astra_llm(
     llm: LLMSession | None = None,
     stages: Collection[str] | str = STAGES,
     samples: int = 1,
+    tactic_samples: int = 1,
     history_limit: int = 12,
     **options: Any,
 ) -> AstraLLMNegotiator:
@@ -108,6 +137,7 @@ def create_astra_llm(
         llm: The session's LLM side (build it with `LLMRuntime.session` or `LLMSession`).
         stages: Stages the model plays, as names or one comma-separated string.
         samples: Virtual-partner judgements per candidate.
+        tactic_samples: Tactic choices and rankings per proposal.
         history_limit: Partner moves the interpreter reads.
         **options: `AstraConfig` fields.
 
@@ -120,5 +150,12 @@ def create_astra_llm(
         )
     names = [s.strip() for s in stages.split(",") if s.strip()] if isinstance(stages, str) else list(stages)
     return AstraLLMNegotiator(
-        party, llm, seed=seed, options=options, stages=names, samples=samples, history_limit=history_limit
+        party,
+        llm,
+        seed=seed,
+        options=options,
+        stages=names,
+        samples=samples,
+        tactic_samples=tactic_samples,
+        history_limit=history_limit,
     )

@@ -107,15 +107,6 @@ def partner_moves_text(view: PartyView, limit: int) -> str:
     return history_text(moves, limit) if moves else ""
 
 
-def issues_line(space: OutcomeSpace) -> str:
-    """One line per issue with its options (JSON-quoted) and unit."""
-    lines: list[str] = []
-    for issue in space.issues:
-        unit = f" ({issue.unit})" if issue.unit else ""
-        lines.append(f"- {issue.name}{unit}: {', '.join(json.dumps(v) for v in issue.values)}")
-    return "\n".join(lines)
-
-
 def row_text(space: OutcomeSpace, row: Sequence[int] | None) -> str:
     """A package given as option indices, as compact JSON ("none" for None)."""
     return "none" if row is None else package_text(space.from_indices(tuple(row)))

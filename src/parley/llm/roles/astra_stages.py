@@ -13,8 +13,10 @@ parameters within their validated bounds and change which candidate is chosen.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,6 +40,7 @@ from parley.agents.astra.stages import (
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import FloatArray
 from parley.llm.context import LLMSession
+from parley.llm.render import issues_text
 from parley.llm.role import Role
 from parley.llm.roles.astra_common import (
     INTERPRETER_ROLE,
@@ -46,7 +49,6 @@ from parley.llm.roles.astra_common import (
     TACTIC_ROLE,
     TACTIC_TEXT,
     StageContext,
-    issues_line,
     match_issue,
     match_package,
     match_tactic,
@@ -171,7 +173,7 @@ class LLMPreferenceInterpreter:
         if self._memo is not None and self._memo[0] == moves:
             self.context.mark("interpreter", "cached")
             return self._memo[1]
-        variables = {"issues": issues_line(space), "partner": ", ".join(view.opponents), "moves": moves}
+        variables = {"issues": issues_text(space), "partner": ", ".join(view.opponents), "moves": moves}
         outcome = self._role.call(
             variables, validate=lambda r: check_interpretation(space, r), round=view.round
         )
@@ -334,8 +336,9 @@ class LLMVirtualPartner:
         return AcceptanceEstimate(total, intermediary)
 
     def _sample(self, base: dict[str, str], k: int) -> PartnerEstimateReply | None:
-        sample = f"Independent judgement {k} of {self.samples}.\n" if self.samples > 1 else ""
-        return self._role.call({**base, "sample": sample}, round=self.context.round).value
+        return self._role.call(
+            {**base, "sample": sample_line(k, self.samples)}, round=self.context.round
+        ).value
 
 
 # -- tactic assessment -------------------------------------------------------------------------------
@@ -397,35 +400,59 @@ class LLMTacticAssessor:
 
     `choose` asks for one of the nine tactics of the seed's table 7; `strategy_scores` asks for a
     ranking of the stage-2 candidates under that tactic and turns it into the min-max normalised
-    ranking score (one candidate: no call). Either falls back to `RuleTacticAssessor`.
+    ranking score (one candidate: no call). With N samples (the seed uses five) the majority tactic
+    wins (ties: the one named first) and the ranking scores are averaged. Either falls back to
+    `RuleTacticAssessor` when no sample is usable.
 
     Args:
         context: The negotiator's stage context.
         llm: The session's LLM side.
+        samples: Tactic choices and rankings asked per proposal (N, at least 1).
         twin: The deterministic tactic assessor.
     """
 
-    def __init__(self, context: StageContext, llm: LLMSession, *, twin: TacticAssessor | None = None) -> None:
+    def __init__(
+        self,
+        context: StageContext,
+        llm: LLMSession,
+        *,
+        samples: int = 1,
+        twin: TacticAssessor | None = None,
+    ) -> None:
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples}")
         self.context = context
+        self.samples = samples
         self.twin: TacticAssessor = twin or RuleTacticAssessor()
         self._choose = Role(TACTIC_ROLE, TacticReply, "astra_tactic", llm, party=context.party)
         self._rank = Role(TACTIC_ROLE, RankingReply, "astra_ranking", llm, party=context.party)
 
     def choose(self, context: TacticContext) -> tuple[Tactic, str]:
-        """The model's tactic (code checked), or the twin's."""
-        variables = {"tactics": tactics_menu(), "situation": tactic_context_text(context)}
-        outcome = self._choose.call(variables, validate=_check_tactic, round=self.context.round)
-        if outcome.value is None:
+        """The model's tactic (code checked; the majority over the samples), or the twin's."""
+        base = {"tactics": tactics_menu(), "situation": tactic_context_text(context)}
+        replies = [
+            self._choose.call(
+                {**base, "sample": sample_line(k, self.samples)},
+                validate=_check_tactic,
+                round=self.context.round,
+            ).value
+            for k in range(1, self.samples + 1)
+        ]
+        valid = [r for r in replies if r is not None]
+        if not valid:
             self.context.mark("tactic", "twin")
             return self.twin.choose(context)
         self.context.mark("tactic", "llm")
-        reason = outcome.value.reason.strip()[:MAX_REASON] or "chosen by the model"
-        return match_tactic(outcome.value.tactic), f"model: {reason}"
+        code, votes = Counter(r.tactic for r in valid).most_common(1)[0]
+        first = next(r for r in valid if r.tactic == code)
+        reason = first.reason.strip()[:MAX_REASON] or "chosen by the model"
+        tally = f" ({votes} of {len(valid)} votes)" if self.samples > 1 else ""
+        return Tactic(code), f"model: {reason}{tally}"
 
     def strategy_scores(
         self, tactic: Tactic, candidates: Sequence[Candidate], context: TacticContext
     ) -> list[float]:
-        """SA per candidate from the model's ranking, or the twin's."""
+        """SA per candidate from the model's rankings (averaged over the samples), or the twin's."""
         view = self.context.view
         if len(candidates) <= 1 or view is None:
             return self.twin.strategy_scores(tactic, candidates, context)
@@ -436,20 +463,30 @@ class LLMTacticAssessor:
             + ("" if previous is None else f", my concession {previous - c.agent_points:+.1f}")
             for n, c in enumerate(candidates, start=1)
         ]
-        variables = {
+        base = {
             "tactic": f"{tactic.value} — {TACTIC_TEXT[tactic]}",
             "situation": tactic_context_text(context),
             "candidates": "\n".join(lines),
             "count": len(candidates),
         }
-        outcome = self._rank.call(
-            variables, validate=lambda r: check_ranking(r, len(candidates)), round=self.context.round
-        )
-        if outcome.value is None:
+        rankings = [self._ranking(base, k, len(candidates)) for k in range(1, self.samples + 1)]
+        valid = [ranking_to_scores(r.ranking) for r in rankings if r is not None]
+        if not valid:
             self.context.mark("ranking", "twin")
             return self.twin.strategy_scores(tactic, candidates, context)
         self.context.mark("ranking", "llm")
-        return ranking_to_scores(outcome.value.ranking)
+        return [sum(column) / len(valid) for column in zip(*valid, strict=True)]
+
+    def _ranking(self, base: dict[str, Any], k: int, count: int) -> RankingReply | None:
+        variables = {**base, "sample": sample_line(k, self.samples)}
+        return self._rank.call(
+            variables, validate=lambda r: check_ranking(r, count), round=self.context.round
+        ).value
+
+
+def sample_line(k: int, samples: int) -> str:
+    """The line that keeps repeated samples apart in caches and replays (empty for one sample)."""
+    return f"Independent judgement {k} of {samples}.\n" if samples > 1 else ""
 
 
 def _check_tactic(reply: TacticReply) -> TacticReply:

@@ -30,6 +30,8 @@ from parley.llm.roles.gaia_common import (
 
 MAX_DRAFT = 900
 """Most characters accepted in a drafted message."""
+TWIN_ONLY = frozenset({"approved_close", "decline_close"})
+"""Intents always worded by the twin: final approved terms and the note sent after the session ended."""
 _CHOICE = re.compile(r"\(([A-E])\)\s*([^()?]+)")
 _PLACEHOLDER = re.compile(r"\$\{|\{[a-z_]+\}|\[(?:name|amount|date|your name)\]", re.IGNORECASE)
 _PURPOSE = {
@@ -41,7 +43,6 @@ _PURPOSE = {
     "recap": "recap and offer the two options",
     "clarify": "ask the counterparty to clarify",
     "reconfirm": "ask which of two values holds",
-    "decline_close": "close the conversation politely",
     "holding": "say you will check and come back",
 }
 
@@ -124,10 +125,11 @@ class LLMDrafter:
         """The model's draft of intent; the twin's when the model's reply is unusable.
 
         Final terms the principal approved are always worded by the twin (the approval covers that
-        wording), and so is an offer the delegate marks non-slippable — the compliant re-send the
-        principal chose after a preflight failure.
+        wording), and so are an offer the delegate marks non-slippable — the compliant re-send the
+        principal chose after a preflight failure — and the closing note of an ended session, which
+        could no longer be escalated if it failed the preflight.
         """
-        if intent.approved or (intent.term is not None and not intent.slippable):
+        if intent.approved or intent.kind in TWIN_ONLY or (intent.term is not None and not intent.slippable):
             return self.twin.draft(intent, injection=context.injection)
         reference = self.twin.render(intent)
         outcome = self._role.call(

@@ -192,7 +192,7 @@ async function openSession(sessionId) {
     const [detail, audit] = await Promise.all([api(path), api(`${path}/audit`)]);
     const terms = Object.entries(detail.terms).map(([k, v]) => `${k} = ${show(v)}`).join("; ");
     const body = $("session-body");
-    body.replaceChildren(
+    const parts = [
       el("h3", { text: detail.session_id }),
       el("dl", { class: "card" },
         el("dt", { text: "State" }), el("dd", { text: `${detail.state} after ${detail.turns} turns` }),
@@ -201,10 +201,14 @@ async function openSession(sessionId) {
         el("dt", { text: "Terms" }), el("dd", { text: terms || "none agreed" }),
         el("dt", { text: "Audit" }), el("dd", {}, auditLine(audit))),
       detail.paused || detail.terminal ? null : replyForm(detail),
-      el("h4", { text: "Transcript" }),
-      el("ol", { class: "transcript" }, ...detail.transcript.map((entry) =>
+      el("h4", { id: "transcript-heading", text: "Transcript (latest at the bottom)" }),
+      el("ol", { class: "transcript", id: "transcript", tabindex: "0", "aria-labelledby": "transcript-heading" },
+        ...detail.transcript.map((entry) =>
         el("li", { class: entry.kind },
-          el("span", { class: `speaker ${entry.speaker}`, text: `${entry.speaker}: ` }), entry.text))));
+          el("span", { class: `speaker ${entry.speaker}`, text: `${entry.speaker}: ` }), entry.text))),
+    ];
+    body.replaceChildren(...parts.filter((part) => part !== null));
+    $("transcript").scrollTop = $("transcript").scrollHeight;
     await loadSessions();
   } catch (error) {
     say(`Could not load ${sessionId}: ${error.message}`, true);
