@@ -182,3 +182,44 @@ def test_a_request_cannot_be_decided_twice(staffing: DomainConfig, tmp_path: Pat
     decide(store, paused.session_id, option="A", decided_by="first")
     with pytest.raises(ScenarioError, match="already decided"):
         stale.save_decision(paused.session_id, Decision(paused.pending.request_id, "B", decided_by="second"))
+
+
+class _RecklessClosingDrafter:
+    """Writes binding language in the closing note after a decline, as a careless custom drafter might."""
+
+    def __init__(self, config: DomainConfig) -> None:
+        from parley.governance.drafting import TemplateDrafter
+
+        self._inner = TemplateDrafter(config)
+
+    def draft(self, intent: object, *, injection: bool = False) -> object:
+        from parley.governance.drafting import Draft
+
+        draft = self._inner.draft(intent, injection=injection)  # type: ignore[arg-type]
+        if getattr(intent, "kind", "") == "decline_close":
+            return Draft("We will sign the contract at $120K; this offer is final and binding.")
+        return draft
+
+
+def test_a_closing_note_failing_the_preflight_after_a_decline_is_withheld(staffing: DomainConfig) -> None:
+    from parley.governance.session import DelegateRoles
+
+    store = SessionStore()
+    transcript: list[str] = []
+    outcome = run_session(
+        staffing,
+        ScriptedCounterparty(WALKTHROUGH),
+        PolicyPrincipal({"boundary": "C"}),
+        store,
+        config_source="staffing",
+        clock=FakeClock(tick=1.0),
+        on_message=lambda speaker, text: transcript.append(f"{speaker}: {text}"),
+        roles=DelegateRoles(drafter=_RecklessClosingDrafter(staffing)),  # type: ignore[arg-type]
+    )
+    assert outcome.state == State.NO_DEAL
+    assert not any("final and binding" in line for line in transcript)
+    assert store.verify(outcome.session_id).ok
+    withheld = [
+        e for e in _events(store, outcome.session_id, "safety_event") if e["type"] == "withheld_after_end"
+    ]
+    assert len(withheld) == 1

@@ -409,9 +409,7 @@ REPLY = st.one_of(
 
 
 @settings(max_examples=25, deadline=None)
-@given(
-    replies=st.lists(REPLY, min_size=1, max_size=12), seed=st.integers(0, 3), samples=st.integers(1, 2)
-)
+@given(replies=st.lists(REPLY, min_size=1, max_size=12), seed=st.integers(0, 3), samples=st.integers(1, 2))
 def test_arbitrary_replies_still_give_legal_above_batna_moves(
     replies: list[str], seed: int, samples: int, bridge: EventLoopThread
 ) -> None:
@@ -420,7 +418,7 @@ def test_arbitrary_replies_still_give_legal_above_batna_moves(
     scenario = casino()
     astra = create("astra-llm", party="A", seed=seed, llm=llm, samples=samples, tactic_samples=samples)
     agents = {
-        "A": create("astra-llm", party="A", seed=seed, llm=llm),
+        "A": astra,
         "B": create("base", party="B", seed=seed),
     }
     result = run_negotiation(scenario, agents, seed=seed)

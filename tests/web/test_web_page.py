@@ -63,3 +63,9 @@ def test_the_script_never_inserts_server_text_as_html(client: TestClient) -> Non
 def test_unknown_assets_are_404(client: TestClient) -> None:
     assert client.get("/static/app.py").status_code == 404
     assert client.get("/static/../app.py").status_code == 404
+
+
+def test_no_cdn_backed_api_docs_but_the_schema_is_served(client: TestClient) -> None:
+    assert client.get("/docs").status_code == 404
+    schema = client.get("/openapi.json").json()
+    assert "/api/sessions/{session_id}/decide" in schema["paths"]

@@ -496,6 +496,15 @@ class Delegate:
                     "binding language rewritten before sending",
                 )
             return self._emit(sendable, residual)
+        if self.state in (State.AGREE, State.NO_DEAL, State.STALL):
+            # The session has ended (AGREE / NO_DEAL / STALL): nothing is left to approve, so a
+            # closing note that fails the preflight is withheld rather than escalated.
+            self._record(
+                "safety_event",
+                {"type": "withheld_after_end", "text": draft.text},
+                "closing message failed the preflight after the session ended; not sent",
+            )
+            return Step(None, self.state)
         self._held = {"intent": intent.to_json(), "text": draft.text, "slips": list(draft.slips)}
         findings = (
             [f"{b.kind} {b.term}={b.value}" for b in result.breaches]

@@ -338,6 +338,8 @@ def create_app(
         title="parley console",
         version=__version__,
         summary="Principal inbox and decisions for GAIA governed-delegate sessions.",
+        docs_url=None,  # Swagger UI and ReDoc load from a CDN; the console must work offline
+        redoc_url=None,
     )
     if allowed_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))

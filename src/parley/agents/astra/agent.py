@@ -277,9 +277,7 @@ class AstraNegotiator:
         config = self.config
         if self._should_ask(view, evidence):
             return Decision(
-                Say(ASK_MESSAGE, asks_priorities=True, priorities=own_priorities(own)),
-                "ask",
-                ["no partner priorities known yet: ask"],
+                Say(ASK_MESSAGE, asks_priorities=True), "ask", ["no partner priorities known yet: ask"]
             )
         offer = view.offer
         proposal = self._propose(
@@ -494,7 +492,7 @@ class AstraNegotiator:
         received = [own.points(row) for row in evidence.partner_offers]
         if len(received) < 2:
             return 0.0
-        return min(max(0.0, received[-1] - received[-2]), RECIPROCAL_CAP_POINTS)
+        return min(max(0.0, received[-1] - received[-2]) / 2, RECIPROCAL_CAP_POINTS)
 
     def _proposal(
         self,
@@ -615,13 +613,6 @@ def _dominates(first: Candidate, second: Candidate) -> bool:
         first.agent_points > second.agent_points + 1e-9 or first.partner_points > second.partner_points + 1e-9
     )
     return at_least and strictly
-
-
-def own_priorities(own: OwnSide) -> tuple[str, ...]:
-    """The agent's issues, most important (widest spread of worth) first."""
-    spread = [float(np.ptp(table)) for table in own.value_tables]
-    order = sorted(range(len(spread)), key=lambda i: (-spread[i], i))
-    return tuple(own.space.names[i] for i in order)
 
 
 def is_last_move(view: PartyView) -> bool:

@@ -424,9 +424,21 @@ class BaselineNegotiator(ABC):
     def __init__(self, party: PartyId, seed: int = 0) -> None:
         self.party = party
         self.seed = seed
-        self._rng = np.random.default_rng(seed)
+        # Seeding a generator costs more than a whole move on a small space, and many sessions
+        # never draw: it is created on first use (same seed, so the same draws).
+        self._generator: np.random.Generator | None = None
+        if type(seed) is not int or seed < 0:  # let a bad seed fail here, as it always did
+            self._generator = np.random.default_rng(seed)
         self._ranked: RankedSpace | None = None
         self._memory: SessionMemory | None = None
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        """This negotiator's random generator (seeded with `seed`)."""
+        generator = self._generator
+        if generator is None:
+            generator = self._generator = np.random.default_rng(self.seed)
+        return generator
 
     def act(self, view: PartyView) -> Action:
         """Choose a move (see the class docstring for the order of rules)."""
