@@ -141,7 +141,7 @@ def test_interpreter(case: dict[str, Any], bridge: EventLoopThread) -> None:
     context = started(view)
     stage = LLMPreferenceInterpreter(context, llm)
 
-    reading = stage.read(view.space)
+    reading = stage.read(view.space, linear_tables(view.utility))
     model = stage.interpret(view.space, linear_tables(view.utility), collect_evidence(view), 5.0)
 
     expect = case["expect"]
@@ -372,7 +372,7 @@ def test_llm_virtual_partner_alone_still_sees_the_ipp(bridge: EventLoopThread) -
     run_negotiation(casino(), agents, seed=0)
     prompts = [r.messages[1].content for r in fake.requests]
     assert prompts and {r.schema_name for r in fake.requests} == {"PartnerEstimateReply"}
-    assert all("most important to the partner first: firewood" in p for p in prompts)
+    assert all("Issues, most important first: firewood" in p for p in prompts)
 
 
 def test_wire_llm_passes_the_session_to_astra_llm_parties(bridge: EventLoopThread) -> None:

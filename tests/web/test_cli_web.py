@@ -22,9 +22,11 @@ runner = CliRunner()
 def test_web_serves_the_console_on_loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paused = paused_staffing_session(tmp_path / "d.db")
     calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(
-        uvicorn, "run", lambda application, **options: calls.append({"app": application, **options})
-    )
+
+    def record(application: Any, **options: Any) -> None:
+        calls.append({"app": application, **options})
+
+    monkeypatch.setattr(uvicorn, "run", record)
     result = runner.invoke(app, ["web", "--db", str(paused.db), "--port", "9911"])
     assert result.exit_code == 0, result.output
     assert f"parley console on http://127.0.0.1:9911/ (database {paused.db})" in result.output

@@ -13,6 +13,7 @@ from parley.governance import SessionStore, decide, load_config
 from parley.governance.counterparties import DetachedCounterparty
 from parley.governance.session import start_session
 from parley.protocol.clock import FakeClock
+from parley.protocol.events import Trajectory
 from parley.web import create_app
 
 from .support import START, PausedSession, TestClient
@@ -272,3 +273,28 @@ def test_foreign_host_headers_are_refused(paused: PausedSession) -> None:
     with TestClient(app, base_url="http://127.0.0.1:8765") as client:
         assert client.get("/api/health").status_code == 200
         assert client.get("/api/health", headers={"Host": "attacker.example"}).status_code == 400
+
+
+def test_the_trajectory_downloads_as_jsonl(client: TestClient, paused: PausedSession, tmp_path: Path) -> None:
+    response = client.get(f"/api/sessions/{paused.session_id}/trajectory")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    assert "staffing-cooperative-s5-1.trajectory.jsonl" in response.headers["content-disposition"]
+    saved = tmp_path / "trajectory.jsonl"
+    saved.write_bytes(response.content)
+    store = SessionStore(paused.db)
+    try:
+        assert list(Trajectory.load(saved)) == store.load_events(paused.session_id)
+    finally:
+        store.close()
+    assert client.get("/api/sessions/nope/trajectory").status_code == 404
+
+
+def test_a_cross_site_form_post_is_not_read_as_json(client: TestClient, paused: PausedSession) -> None:
+    response = client.post(
+        f"/api/sessions/{paused.session_id}/decide",
+        content=b'{"option": "A", "decided_by": "someone else"}',
+        headers={"Content-Type": "text/plain"},
+    )
+    assert response.status_code == 422
+    assert client.get("/api/inbox").json()["items"][0]["request"]["status"] == "open"

@@ -9,6 +9,7 @@ writes are serialised by one lock per app.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Generator, Sequence
@@ -28,7 +29,7 @@ from parley.governance.escalation import EscalationRequest
 from parley.governance.session import SessionRunner, decide, load_runner, reply
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock
-from parley.protocol.events import Event
+from parley.protocol.events import Event, Trajectory
 from parley.web.models import (
     AuditStatus,
     DecideBody,
@@ -253,6 +254,19 @@ def _audit(store: SessionStore, session_id: str) -> AuditStatus:
     return AuditStatus.of(session_id, report)
 
 
+def _trajectory(store: SessionStore, session_id: str) -> Response:
+    try:
+        store.load_session(session_id)
+    except ScenarioError:
+        _fail(404, f"no session {session_id!r}")
+    filename = re.sub(r"[^A-Za-z0-9._-]", "_", session_id) + ".trajectory.jsonl"
+    return Response(
+        Trajectory(store.load_events(session_id)).to_jsonl(),
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
 def _page(assets: dict[str, bytes], name: str) -> Response:
     if name not in assets:
         _fail(404, f"no asset {name!r}")
@@ -297,6 +311,16 @@ def _add_routes(app: FastAPI, db_path: Path, clock: Clock) -> None:
     def audit(session_id: str) -> AuditStatus:
         with _opened(db_path) as store:
             return _audit(store, session_id)
+
+    @app.get(
+        "/api/sessions/{session_id}/trajectory",
+        responses={**_NOT_FOUND, 200: {"content": {"application/x-ndjson": {}}}},
+        response_class=Response,
+    )
+    def trajectory(session_id: str) -> Response:
+        """Every event of the session as JSONL, the format `parley run --save` writes."""
+        with _opened(db_path) as store:
+            return _trajectory(store, session_id)
 
     @app.post("/api/sessions/{session_id}/decide", responses=_WRITE_ERRORS)
     def decide_route(session_id: str, body: DecideBody) -> StepResult:

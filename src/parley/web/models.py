@@ -151,11 +151,11 @@ class SessionList(BaseModel):
 
 
 class TranscriptEntry(BaseModel):
-    """One public event of the conversation: a message, an escalation, a decision or a human override."""
+    """One public event of the conversation: a message, an escalation or a decision."""
 
     seq: int
     time: float
-    kind: Literal["message", "escalation", "decision", "guidance"]
+    kind: Literal["message", "escalation", "decision"]
     speaker: str
     text: str
     request_id: str | None = None

@@ -311,3 +311,29 @@ def test_two_astras_reach_a_deal_on_casino() -> None:
     result = run_negotiation(load_scenario("casino"), ["astra", "astra"], seed=0)
     assert result.agreement is not None, result.no_deal
     assert all(value >= 5.0 for value in result.agreement.utilities.values())
+
+
+def test_never_concedes_more_than_the_partner_did() -> None:
+    offers = [_offer(0), _offer(3), _offer(4), _offer(6), _offer(8), _offer(14), _offer(14)]
+    result, _ = _play([Say("firewood first", PRIORITIES), *offers])
+    received: list[float] = []
+    previous: float | None = None
+    for trace in _traces(result):
+        partner_offer = trace["partner_offer"]
+        if partner_offer is not None and (not received or received[-1] != partner_offer["agent_points"]):
+            received.append(partner_offer["agent_points"])
+        if trace["mode"] != "propose":
+            continue
+        mine = trace["chosen"]["agent_points"]
+        if previous is not None and trace["tactic"]["name"] != "CSC":
+            latest = received[-1] - received[-2] if len(received) >= 2 else 0.0
+            assert previous - mine <= max(latest, 0.0) + 1e-9
+        previous = mine
+
+
+def test_stance_is_read_from_the_partners_concession_in_my_points() -> None:
+    result, _ = _play([Say("firewood first", PRIORITIES), _offer(3), _offer(8), _offer(4)])
+    stances = [t["stance"] for t in _traces(result) if t["partner_offer"] is not None]
+    assert stances[0] == "unknown"
+    assert "generous" in stances  # 3 -> 8 points for alice
+    assert stances[-1] == "greedy"  # 8 -> 4 points for alice

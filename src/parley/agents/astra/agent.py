@@ -34,7 +34,7 @@ from parley.agents.astra.optimizer import (
 )
 from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import (
-    RECIPROCAL_CAP_POINTS,
+    HOLD_LIMIT,
     ScoredCandidate,
     TacticContext,
     best_candidate,
@@ -75,6 +75,9 @@ METHODS = ("auto", "sweep", "milp", "loop")
 ASK_MESSAGE = "Before we trade offers: which issues matter most to you, and which least?"
 REASK_MESSAGE = "Your offers do not fit the priorities I understood. Which issue matters most to you?"
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
+RECIPROCAL_SHARE = 0.5
+"""A concession is at most this share of the partner's latest one (both in ASTRA's points)."""
+
 DEADLOCK_MESSAGE = (
     "You have not moved in your last few offers. I can meet you part of the way, "
     "but not if I am the only one conceding."
@@ -492,7 +495,12 @@ class AstraNegotiator:
         received = [own.points(row) for row in evidence.partner_offers]
         if len(received) < 2:
             return 0.0
-        return min(max(0.0, received[-1] - received[-2]) / 2, RECIPROCAL_CAP_POINTS)
+        latest = max(0.0, received[-1] - received[-2])
+        if context.own_hold_streak < HOLD_LIMIT:
+            return RECIPROCAL_SHARE * latest
+        # I have held for a while: return up to what the partner gave while I held
+        window = received[-(context.own_hold_streak + 1) :]
+        return max(RECIPROCAL_SHARE * latest, max(window) - window[0])
 
     def _proposal(
         self,

@@ -17,6 +17,7 @@ from parley.agents.astra.selection import Tactic, TacticContext
 from parley.agents.astra.signals import POINTS_SCALE, PointScale
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
+from parley.domain.utility import FloatArray
 from parley.llm.render import history_text, number, package_text
 from parley.protocol.view import PartyView
 
@@ -107,6 +108,27 @@ def partner_moves_text(view: PartyView, limit: int) -> str:
     return history_text(moves, limit) if moves else ""
 
 
+def issues_worth_text(space: OutcomeSpace, own_tables: Sequence[FloatArray]) -> str:
+    """One line per issue with its options and which of them are best and worst for the agent.
+
+    The worth tells the model which way the shared options point (in an allocation game, "3" may
+    mean three packages for me), so it can write the counterpart's wishes in the same terms.
+    """
+    lines: list[str] = []
+    for issue, table in zip(space.issues, own_tables, strict=True):
+        unit = f" ({issue.unit})" if issue.unit else ""
+        values = [float(v) for v in table]
+        best, worst = values.index(max(values)), values.index(min(values))
+        worth = (
+            "all the same to me"
+            if max(values) - min(values) <= 1e-12
+            else f"for me {json.dumps(issue.values[best])} is best, {json.dumps(issue.values[worst])} worst"
+        )
+        options = ", ".join(json.dumps(v) for v in issue.values)
+        lines.append(f"- {issue.name}{unit}: {options} ({worth})")
+    return "\n".join(lines)
+
+
 def row_text(space: OutcomeSpace, row: Sequence[int] | None) -> str:
     """A package given as option indices, as compact JSON ("none" for None)."""
     return "none" if row is None else package_text(space.from_indices(tuple(row)))
@@ -116,7 +138,7 @@ def partner_model_text(model: PartnerModel | None) -> str:
     """The IPP in words: the partner's issue order, weights and option values."""
     if model is None:
         return "unknown"
-    lines = [f"Issues, most important to the partner first: {', '.join(model.order)}"]
+    lines = [f"Issues, most important first: {', '.join(model.order)}"]
     for issue, table in zip(model.space.issues, model.tables, strict=True):
         values = ", ".join(
             f"{json.dumps(v)} = {t:.2f}" for v, t in zip(issue.values, table.tolist(), strict=True)
@@ -129,7 +151,7 @@ def tactic_context_text(context: TacticContext) -> str:
     """The tactic context as plain lines (points on the 0–36 scale)."""
 
     def points(value: float | None) -> str:
-        return "none yet" if value is None else f"{value:.1f}"
+        return "none yet" if value is None else f"{value:.1f} points"
 
     concessions = ", ".join(f"{c:+.1f}" for c in context.partner_concessions) or "none yet"
     return "\n".join(
@@ -140,9 +162,9 @@ def tactic_context_text(context: TacticContext) -> str:
             f"- partner's concessions to me, offer by offer (my points): {concessions}",
             f"- my latest concession: {context.own_last_concession:.1f} points; "
             f"I have conceded before: {'yes' if context.own_conceded else 'no'}",
-            f"- partner's latest offer: {points(context.partner_offer_agent_points)} points for me, "
+            f"- partner's latest offer: {points(context.partner_offer_agent_points)} for me, "
             f"{points(context.partner_offer_partner_points)} (estimated) for the partner",
-            f"- my previous offer: {points(context.previous_agent_points)} points for me",
+            f"- my previous offer: {points(context.previous_agent_points)} for me",
             f"- my offers in a row without a concession: {context.own_hold_streak}",
         ]
     )

@@ -40,7 +40,6 @@ from parley.agents.astra.stages import (
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import FloatArray
 from parley.llm.context import LLMSession
-from parley.llm.render import issues_text
 from parley.llm.role import Role
 from parley.llm.roles.astra_common import (
     INTERPRETER_ROLE,
@@ -49,6 +48,7 @@ from parley.llm.roles.astra_common import (
     TACTIC_ROLE,
     TACTIC_TEXT,
     StageContext,
+    issues_worth_text,
     match_issue,
     match_package,
     match_tactic,
@@ -157,15 +157,21 @@ class LLMPreferenceInterpreter:
         reservation_points: float,
     ) -> PartnerModel:
         """The IPP, from the evidence plus the model's reading of the partner's moves."""
-        reading = self.read(space)
+        reading = self.read(space, own_tables)
         if reading is not None:
             evidence = with_reading(evidence, reading)
         model = self.twin.interpret(space, own_tables, evidence, reservation_points)
         self.context.model = model
         return model
 
-    def read(self, space: OutcomeSpace) -> Reading | None:
-        """The model's reading of the partner's moves (None: nothing to read, or the twin alone)."""
+    def read(self, space: OutcomeSpace, own_tables: Sequence[FloatArray]) -> Reading | None:
+        """The model's reading of the partner's moves (None: nothing to read, or the twin alone).
+
+        Args:
+            space: The outcome space.
+            own_tables: The agent's worth of each option, per issue (shows the model which way
+                the shared options point).
+        """
         view = self.context.view
         moves = partner_moves_text(view, self.history_limit) if view is not None else ""
         if view is None or not moves:
@@ -173,7 +179,11 @@ class LLMPreferenceInterpreter:
         if self._memo is not None and self._memo[0] == moves:
             self.context.mark("interpreter", "cached")
             return self._memo[1]
-        variables = {"issues": issues_text(space), "partner": ", ".join(view.opponents), "moves": moves}
+        variables = {
+            "issues": issues_worth_text(space, own_tables),
+            "partner": ", ".join(view.opponents),
+            "moves": moves,
+        }
         outcome = self._role.call(
             variables, validate=lambda r: check_interpretation(space, r), round=view.round
         )
@@ -323,7 +333,7 @@ class LLMVirtualPartner:
             "offer": row_text(view.space, candidate.row),
             "offer_points": f"{candidate.partner_points:.1f}",
             "partner_latest": row_text(view.space, situation.partner_latest),
-            "previous_points": "none yet" if previous is None else f"{previous:.1f}",
+            "previous_points": "nothing yet" if previous is None else f"{previous:.1f} points",
         }
         replies = [self._sample(base, k) for k in range(1, self.samples + 1)]
         valid = [r for r in replies if r is not None]

@@ -200,6 +200,7 @@ async function openSession(sessionId) {
         el("dd", { text: `${percent(detail.tci.tci)} (weighted ${percent(detail.tci.tci_weighted)}); missing: ${detail.tci.missing.join(", ") || "nothing"}` }),
         el("dt", { text: "Terms" }), el("dd", { text: terms || "none agreed" }),
         el("dt", { text: "Audit" }), el("dd", {}, auditLine(audit))),
+      el("p", {}, el("a", { href: `${path}/trajectory`, download: "" }, "Download the trajectory (JSONL)")),
       detail.paused || detail.terminal ? null : replyForm(detail),
       el("h4", { id: "transcript-heading", text: "Transcript (latest at the bottom)" }),
       el("ol", { class: "transcript", id: "transcript", tabindex: "0", "aria-labelledby": "transcript-heading" },
