@@ -494,3 +494,97 @@ def test_rankings_are_shared_per_utility_object_and_refreshed_when_the_batna_cha
     assert refreshed is not first
     assert refreshed.reservation == 20.0
     assert refreshed.floor == 20.0
+
+
+# -- fast paths: each must give exactly what the straightforward computation gives ----------------
+
+lean_shapes = st.lists(st.integers(1, 4), min_size=1, max_size=9).map(tuple)
+
+
+def _grid_utility(shape: tuple[int, ...], seed: int, levels: int) -> TableUtility:
+    from parley.domain import Issue, OutcomeSpace
+
+    space = OutcomeSpace.of([Issue.integer_range(f"i{i}", 0, n - 1) for i, n in enumerate(shape)])
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, levels, space.size) * 0.1 if levels else rng.random(space.size) * 7.0
+    return TableUtility(space, values, reservation_value=float(rng.random()))
+
+
+@given(lean_shapes, st.integers(0, 10_000), st.sampled_from([0, 2, 5]), st.integers(1, 4))
+def test_the_lean_ranking_of_large_spaces_equals_the_enumerated_one(
+    shape: tuple[int, ...], seed: int, levels: int, offers: int
+) -> None:
+    from unittest import mock
+
+    from parley.agents.baselines import core
+
+    utility = _grid_utility(shape, seed, levels)
+    full = core.RankedSpace(utility.space, utility)
+    with mock.patch.object(core, "SHARED_RANKING_LIMIT", 0):
+        lean = core.RankedSpace(utility.space, utility)
+    assert lean.lean and not full.lean
+    assert lean.utilities.tobytes() == full.utilities.tobytes()
+    assert lean.order.tolist() == [utility.space.index(full.package(r)) for r in range(full.size)]
+    assert lean.reversed_marginals.tobytes() == full.reversed_marginals.tobytes()
+    assert lean.priorities == full.priorities
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        low, high = sorted(rng.choice(full.utilities, 2).tolist())
+        assert lean.ranks_between(low, high) == full.ranks_between(low, high)
+        assert lean.lowest_rank_at_least(low) == full.lowest_rank_at_least(low)
+    rank = int(rng.integers(full.size))
+    assert lean.package(rank) == full.package(rank)
+    assert lean.utility_at(rank) == full.utility_at(rank)
+    models = [core.OpponentModel(full), core.OpponentModel(lean)]
+    for _ in range(offers):
+        package = full.package(int(rng.integers(full.size)))
+        for model in models:
+            model.observe_offer(package)
+    stated = [f"i{i}" for i in rng.permutation(len(shape))[: int(rng.integers(0, len(shape) + 1))]]
+    for model in models:
+        model.observe_priorities(stated)
+    assert models[0].table().tobytes() == models[1].table().tobytes()
+    start = int(rng.integers(full.size))
+    ranks = range(start, int(rng.integers(start, full.size + 1)))
+    straight = models[0].table()[full.flat_indices[ranks.start : ranks.stop]].sum(axis=1)
+    assert models[1].estimate_ranks(ranks).tobytes() == straight.tobytes()
+    assert models[1].estimate().tobytes() == models[0].estimate().tobytes()
+
+
+@given(
+    st.lists(st.integers(1, 5), min_size=1, max_size=7).map(tuple),
+    st.integers(0, 10_000),
+    st.integers(1, 7),
+    st.integers(0, 6),
+)
+def test_pure_python_band_scores_equal_numpy_s(
+    shape: tuple[int, ...], seed: int, opponents: int, offers: int
+) -> None:
+    from parley.agents.baselines import core
+
+    utility = _grid_utility(shape, seed, 0)
+    ranked = core.RankedSpace(utility.space, utility)
+    rng = np.random.default_rng(seed)
+    memory = core.SessionMemory(Record([]), ranked, [f"p{i}" for i in range(opponents)])
+    for model in memory.models.values():
+        for _ in range(int(rng.integers(0, offers + 1))):
+            model.observe_offer(ranked.package(int(rng.integers(ranked.size))))
+        if rng.random() < 0.5:
+            model.observe_priorities([f"i{i}" for i in rng.permutation(len(shape))])
+    start = int(rng.integers(ranked.size))
+    candidates = range(start, int(rng.integers(start + 1, ranked.size + 1)))
+    expected = memory.combined_estimate(candidates)
+    tables = [m.values() for m in memory.models.values() if m.offers]
+    if expected is None:
+        assert not tables
+        return
+    assert core.python_scores(ranked, candidates, tables) == expected.tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_negotiators_seed_their_generator_lazily_with_the_same_draws(seed: int) -> None:
+    lazy = TimeBasedNegotiator("alice", seed)
+    eager = np.random.default_rng(seed)
+    assert [int(lazy._rng.integers(100)) for _ in range(5)] == [int(eager.integers(100)) for _ in range(5)]
+    with pytest.raises(ValueError):
+        TimeBasedNegotiator("alice", -1)

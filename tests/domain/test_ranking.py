@@ -101,3 +101,32 @@ def test_build_refuses_spaces_beyond_the_enumeration_limit() -> None:
     utility = LinearAdditiveUtility(space, {"issue0": 1.0}, {"issue0": [0.0] * 1000})
     with pytest.raises(ValueError, match="more than the enumeration limit"):
         RankedOutcomes.build(utility)
+
+
+@given(
+    st.integers(0, 5000),
+    st.sampled_from([0, 1, 2, 3, 50, 10**6]),
+    st.integers(0, 1000),
+    st.booleans(),
+)
+def test_descending_order_is_the_stable_argsort_of_the_negated_values(
+    size: int, levels: int, seed: int, signed_zeros: bool
+) -> None:
+    from parley.domain.ranking import descending_order
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, levels, size).astype(float) if levels else rng.random(size)
+    if signed_zeros and size:
+        values[rng.integers(0, 2, size).astype(bool)] *= -1.0  # -0.0 ties 0.0
+    order = descending_order(values)
+    assert order.dtype == np.int64
+    assert np.array_equal(order, np.argsort(-values, kind="stable"))
+
+
+def test_descending_order_keeps_numpy_s_place_for_nan_and_infinities() -> None:
+    from parley.domain.ranking import descending_order
+
+    values = np.tile([1.0, np.inf, -np.inf, 0.0, -0.0, 2.0], 400)
+    assert np.array_equal(descending_order(values), np.argsort(-values, kind="stable"))
+    values[7] = np.nan
+    assert np.array_equal(descending_order(values), np.argsort(-values, kind="stable"))

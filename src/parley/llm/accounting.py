@@ -124,11 +124,12 @@ class UsageSummary:
 
     def render(self) -> str:
         """A short plain-text table for terminals and logs."""
-        lines = [f"{'role':<14}{'calls':>7}{'tok in':>10}{'tok out':>10}{'latency s':>11}{'USD':>11}"]
         rows = [*sorted(self.by_role.items()), ("total", self.total)]
+        width = max(14, *(len(name) + 2 for name, _ in rows))
+        lines = [f"{'role':<{width}}{'calls':>7}{'tok in':>10}{'tok out':>10}{'latency s':>11}{'USD':>11}"]
         for name, t in rows:
             lines.append(
-                f"{name:<14}{t.calls:>7}{t.prompt_tokens:>10}{t.completion_tokens:>10}"
+                f"{name:<{width}}{t.calls:>7}{t.prompt_tokens:>10}{t.completion_tokens:>10}"
                 f"{t.latency_s:>11.2f}{t.cost_usd:>11.4f}"
             )
         if self.total.unpriced_calls:

@@ -12,6 +12,8 @@ from parley.agents.astra.selection import (
     TacticContext,
     best_candidate,
     choose_tactic,
+    keeps_talks_alive,
+    partner_hold_streak,
     ranking_scores,
     score_candidates,
     strategic_intermediary,
@@ -67,6 +69,28 @@ def test_tactic_follows_tit_for_tat(changes: dict[str, object], expected: Tactic
     tactic, reason = choose_tactic(replace(BASE, **changes))  # type: ignore[arg-type]
     assert tactic is expected
     assert reason
+
+
+@pytest.mark.parametrize(
+    ("changes", "due"),
+    [
+        ({}, False),  # neither side has held long enough
+        ({"own_hold_streak": 2}, True),  # a partner with the seed's walk rule would leave next
+        ({"own_hold_streak": 1}, True),  # the partner held twice: one more and rule (a) walks
+        ({"own_hold_streak": 1, "partner_concessions": (2.0, 0.0)}, False),  # it held only once
+        ({"own_hold_streak": 2, "partner_concession": 3.0, "partner_concessions": (0.0, 3.0)}, False),
+        ({"own_hold_streak": 2, "own_offers": 0}, False),
+    ],
+)
+def test_a_small_concession_breaks_a_mutual_standstill_only(changes: dict[str, object], due: bool) -> None:
+    context = replace(BASE, **changes)  # type: ignore[arg-type]
+    assert keeps_talks_alive(context) is due
+
+
+def test_partner_hold_streak_counts_trailing_offers_without_a_concession() -> None:
+    assert partner_hold_streak(replace(BASE, partner_concessions=())) == 0
+    assert partner_hold_streak(replace(BASE, partner_concessions=(3.0, 0.0, -1.0))) == 2
+    assert partner_hold_streak(replace(BASE, partner_concessions=(0.0, 2.0))) == 0
 
 
 def test_tactics_split_four_competitive_five_collaborative() -> None:

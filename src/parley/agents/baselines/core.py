@@ -530,17 +530,18 @@ class BaselineNegotiator(ABC):
         ):
             tables = [m.values() for m in memory.models.values() if m.offers]
             if tables and len(tables) <= PYTHON_SUM_TERMS:
-                return candidates.start + self._pick_best(python_scores(ranked, candidates, tables), memory, candidates)
-        scores = memory.combined_estimate(candidates)
-        if scores is None:
+                scores = python_scores(ranked, candidates, tables)
+                return candidates.start + self._pick_best(scores, memory, candidates)
+        estimate = memory.combined_estimate(candidates)
+        if estimate is None:
             rank = candidates.start + int(self._rng.integers(len(candidates)))
             if rank == memory.last_rank:
                 rank = candidates.start + (rank - candidates.start + 1) % len(candidates)
             return rank
         last = memory.last_rank
         if last is not None and last in candidates:
-            scores[last - candidates.start] = -np.inf
-        best = np.flatnonzero(scores >= scores.max() - TOLERANCE)
+            estimate[last - candidates.start] = -np.inf
+        best = np.flatnonzero(estimate >= estimate.max() - TOLERANCE)
         choice = best[0] if best.size == 1 else best[int(self._rng.integers(best.size))]
         return candidates.start + int(choice)
 
