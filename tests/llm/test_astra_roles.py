@@ -527,4 +527,4 @@ def test_cli_run_astra_llm_records_then_replays(tmp_path: Path) -> None:
 
 def test_cli_run_astra_llm_needs_an_llm() -> None:
     result = CliRunner().invoke(app, ["run", "casino", "--agent", "astra-llm", "--agent", "base", "--json"])
-    assert result.exit_code == 2 and "needs an LLM" in result.output and "--llm SPEC" in result.output
+    assert result.exit_code == 2 and "no LLM configured" in result.output and "--llm SPEC" in result.output

@@ -149,23 +149,15 @@ def _delegate_llm(
     domain: DomainConfig, flags: dict[str, Any], session_id: str, seed: int = 0
 ) -> Generator[tuple[DelegateRoles | None, LLMSession | None]]:
     """The LLM-backed delegate roles of a run: none unless --roles or an LLM flag is given."""
-    llm_flags = ("llm", "llm_role", "llm_config", "record", "replay")
-    if flags["roles"] is None and not any(flags[name] for name in llm_flags):
+    from parley.cli.llm import any_llm_flag, open_runtime
+
+    if flags["roles"] is None and not any_llm_flag(flags):
         yield None, None
         return
-    from parley.cli.llm import llm_options_from_cli
-    from parley.llm.config import LLMRuntime
     from parley.llm.gaia import GAIA_ROLES, llm_delegate_roles, parse_roles
 
     chosen = parse_roles(flags["roles"]) if flags["roles"] is not None else GAIA_ROLES
-    settings = llm_options_from_cli(
-        flags["llm"],
-        flags["llm_role"] or [],
-        flags["llm_config"],
-        record=flags["record"],
-        replay=flags["replay"],
-    )
-    with LLMRuntime(settings) as runtime:
+    with open_runtime(flags) as runtime:
         llm = runtime.session(session_id)
         yield llm_delegate_roles(domain, llm, chosen, seed=seed), llm
 

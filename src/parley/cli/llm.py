@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,3 +103,31 @@ def wire_llm(runtime: LLMRuntime, session_id: str, agents: Mapping[str, str]) ->
     judge = LLMJudge(llm) if "judge" in roles else None
     mediator = LLMOfferMediator(llm) if "mediator" in roles else None
     return LLMWiring(llm, options, judge, mediator)
+
+
+LLM_FLAGS = ("llm", "llm_role", "llm_config", "record", "replay")
+"""The names of the LLM flags every command that can use an LLM accepts."""
+
+
+def any_llm_flag(flags: Mapping[str, Any]) -> bool:
+    """Whether any LLM flag was given."""
+    return any(flags.get(name) for name in LLM_FLAGS)
+
+
+@contextmanager
+def open_runtime(flags: Mapping[str, Any]) -> Generator[LLMRuntime]:
+    """The run's LLM runtime built from the LLM flags (closed on exit).
+
+    Raises:
+        ScenarioError: a bad spec, override or config file, or both --record and --replay.
+        LLMError: an endpoint's API key is missing from the environment.
+    """
+    settings = llm_options_from_cli(
+        flags.get("llm"),
+        flags.get("llm_role") or [],
+        flags.get("llm_config"),
+        record=flags.get("record"),
+        replay=flags.get("replay"),
+    )
+    with LLMRuntime(settings) as runtime:
+        yield runtime

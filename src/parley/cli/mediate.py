@@ -186,21 +186,12 @@ def _conversation_llm(
         or _llm_party_choice(participants) is not None
         or flags.get("consensus") == "llm"
     )
-    llm_flags = ("llm", "llm_role", "llm_config", "record", "replay")
-    if not wanted and not any(flags[name] for name in llm_flags):
+    from parley.cli.llm import any_llm_flag, open_runtime
+
+    if not wanted and not any_llm_flag(flags):
         yield None
         return
-    from parley.cli.llm import llm_options_from_cli
-    from parley.llm.config import LLMRuntime
-
-    settings = llm_options_from_cli(
-        flags["llm"],
-        flags["llm_role"] or [],
-        flags["llm_config"],
-        record=flags["record"],
-        replay=flags["replay"],
-    )
-    with LLMRuntime(settings) as runtime:
+    with open_runtime(flags) as runtime:
         yield runtime.session(session_id)
 
 

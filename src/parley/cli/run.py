@@ -23,7 +23,6 @@ from parley.protocol.view import PartyView
 from parley.scenarios.model import Scenario
 
 HUMAN = "human"
-LLM_AGENT = "llm"
 
 
 def _trace_formatter() -> TraceFormatter | None:
@@ -112,30 +111,17 @@ class _LLMPieces:
 
 @contextmanager
 def _llm(agents: Mapping[str, str], flags: Mapping[str, Any], session_id: str) -> Generator[_LLMPieces]:
-    wanted = LLM_AGENT in agents.values() or any(v for v in flags.values())
-    if not wanted:
+    from parley.cli.llm import LLM_AGENTS, any_llm_flag, open_runtime, wire_llm
+
+    if not any(agent in LLM_AGENTS for agent in agents.values()) and not any_llm_flag(flags):
         yield _LLMPieces()
         return
-    from parley.cli.llm import llm_options_from_cli, wire_llm
-    from parley.llm.config import LLMRuntime
-
     try:
-        settings = llm_options_from_cli(
-            flags["llm"],
-            flags["llm_role"] or [],
-            flags["llm_config"],
-            record=flags["record"],
-            replay=flags["replay"],
-        )
-        runtime = LLMRuntime(settings)
+        with open_runtime(flags) as runtime:
+            wiring = wire_llm(runtime, session_id, agents)
+            yield _LLMPieces(wiring.agent_options, wiring.judge, wiring.mediator, wiring.session.finish)
     except ParleyError as error:
         fail(str(error))
-    with runtime:
-        try:
-            wiring = wire_llm(runtime, session_id, agents)
-        except ParleyError as error:
-            fail(str(error))
-        yield _LLMPieces(wiring.agent_options, wiring.judge, wiring.mediator, wiring.session.finish)
 
 
 @app.command("run")

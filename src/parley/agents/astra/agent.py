@@ -446,6 +446,12 @@ class AstraNegotiator:
             "solved_cells": len(solutions),
             "unproven_cells": sum(not s.proven for s in solutions),
         }
+        if keeps_talks_alive(context) and evidence.own_offers and evidence.partner_offers:
+            steps = self._safe_steps(own, model, evidence.own_offers[-1], evidence.partner_offers[-1])
+            if steps:
+                candidates = steps[: self.config.top_n]
+                stage2["safe_steps"] = len(steps)
+                reasons.append("standstill: concede one issue one step toward the partner's latest offer")
         if not candidates:
             fallback = evidence.own_offers[-1] if evidence.own_offers else self._best_row(own)
             chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
@@ -563,6 +569,29 @@ class AstraNegotiator:
         candidates = [c for c in found if not any(_dominates(other, c) for other in found)]
         candidates.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
         return candidates[: self.config.top_n]
+
+    def _safe_steps(
+        self, own: OwnSide, model: PartnerModel, previous: tuple[int, ...], partner: tuple[int, ...]
+    ) -> list[Candidate]:
+        """Concessions the partner recognises whatever its weights: my previous offer with one issue
+        moved one option toward the partner's latest offer (straight to its option on a
+        categorical issue), above my BATNA, smallest concession first.
+
+        The IPP can misjudge which trade-off the partner prefers; a move toward what it asked for
+        itself is a concession under any preference its own offer reflects.
+        """
+        base = own.points(previous)
+        steps: list[Candidate] = []
+        for i, (mine, theirs) in enumerate(zip(previous, partner, strict=True)):
+            if mine == theirs:
+                continue
+            moved = mine + (1 if theirs > mine else -1) if own.space.issues[i].is_numeric else theirs
+            row = (*previous[:i], moved, *previous[i + 1 :])
+            points = own.points(row)
+            if own.reservation_points - 1e-9 <= points < base - 1e-9:
+                steps.append(Candidate(row, points, model.points_of(row)))
+        steps.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
+        return steps
 
     def _best_row(self, own: OwnSide) -> tuple[int, ...]:
         if own.point_tables is not None:
