@@ -34,7 +34,6 @@ from parley.agents.astra.optimizer import (
 )
 from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import (
-    HOLD_LIMIT,
     ScoredCandidate,
     TacticContext,
     best_candidate,
@@ -446,12 +445,6 @@ class AstraNegotiator:
             "solved_cells": len(solutions),
             "unproven_cells": sum(not s.proven for s in solutions),
         }
-        if keeps_talks_alive(context) and evidence.own_offers and evidence.partner_offers:
-            steps = self._safe_steps(own, model, evidence.own_offers[-1], evidence.partner_offers[-1])
-            if steps:
-                candidates = steps[: self.config.top_n]
-                stage2["safe_steps"] = len(steps)
-                reasons.append("standstill: concede one issue one step toward the partner's latest offer")
         if not candidates:
             fallback = evidence.own_offers[-1] if evidence.own_offers else self._best_row(own)
             chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
@@ -490,8 +483,10 @@ class AstraNegotiator:
     ) -> float | None:
         """The most this proposal may concede (agent's points), or None for no cap beyond the BATNA.
 
-        Tit-for-tat in the agent's own points: never concede more than the partner's latest
-        concession gave the agent. Two exceptions keep the talks alive: after HOLD_LIMIT own
+        Tit-for-tat in the agent's own points: concede at most RECIPROCAL_SHARE of what the
+        partner's latest concession gave the agent, so S_max falls no faster than the partner
+        concedes and a partner that concedes on a schedule anyway is not paid back in full. Two
+        exceptions keep the talks alive: after HOLD_LIMIT own
         offers without a concession answered by a partner offer without one (a small concession,
         so a partner with the same walk rule does not leave), and once the agent has warned of a
         deadlock over an above-BATNA offer.
@@ -501,12 +496,7 @@ class AstraNegotiator:
         received = [own.points(row) for row in evidence.partner_offers]
         if len(received) < 2:
             return 0.0
-        latest = max(0.0, received[-1] - received[-2])
-        if context.own_hold_streak < HOLD_LIMIT:
-            return RECIPROCAL_SHARE * latest
-        # I have held for a while: return up to what the partner gave while I held
-        window = received[-(context.own_hold_streak + 1) :]
-        return max(RECIPROCAL_SHARE * latest, max(window) - window[0])
+        return RECIPROCAL_SHARE * max(0.0, received[-1] - received[-2])
 
     def _proposal(
         self,
@@ -569,29 +559,6 @@ class AstraNegotiator:
         candidates = [c for c in found if not any(_dominates(other, c) for other in found)]
         candidates.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
         return candidates[: self.config.top_n]
-
-    def _safe_steps(
-        self, own: OwnSide, model: PartnerModel, previous: tuple[int, ...], partner: tuple[int, ...]
-    ) -> list[Candidate]:
-        """Concessions the partner recognises whatever its weights: my previous offer with one issue
-        moved one option toward the partner's latest offer (straight to its option on a
-        categorical issue), above my BATNA, smallest concession first.
-
-        The IPP can misjudge which trade-off the partner prefers; a move toward what it asked for
-        itself is a concession under any preference its own offer reflects.
-        """
-        base = own.points(previous)
-        steps: list[Candidate] = []
-        for i, (mine, theirs) in enumerate(zip(previous, partner, strict=True)):
-            if mine == theirs:
-                continue
-            moved = mine + (1 if theirs > mine else -1) if own.space.issues[i].is_numeric else theirs
-            row = (*previous[:i], moved, *previous[i + 1 :])
-            points = own.points(row)
-            if own.reservation_points - 1e-9 <= points < base - 1e-9:
-                steps.append(Candidate(row, points, model.points_of(row)))
-        steps.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
-        return steps
 
     def _best_row(self, own: OwnSide) -> tuple[int, ...]:
         if own.point_tables is not None:

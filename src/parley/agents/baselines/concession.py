@@ -57,12 +57,19 @@ class TimeBasedNegotiator(BaselineNegotiator):
         self.exponent = exponent
         self.anchor = anchor
         self.band = band
+        self._target: tuple[tuple[RankedSpace, int, int, float, float], float] | None = None
 
     def target(self, view: PartyView) -> float:
         """The utility it aims for at this point of the session."""
         ranked = self.ranked
+        key = (ranked, view.round, view.rules.max_rounds, self.anchor, self.exponent)
+        cached = self._target
+        if cached is not None and cached[0] == key:  # asked twice a move: to accept, then to propose
+            return cached[1]
         start = ranked.at_share(self.anchor)
-        return ranked.floor + (start - ranked.floor) * (1.0 - view.relative_time ** (1.0 / self.exponent))
+        target = ranked.floor + (start - ranked.floor) * (1.0 - view.relative_time ** (1.0 / self.exponent))
+        self._target = (key, target)
+        return target
 
     def accepts(self, view: PartyView, worth: float) -> bool:
         return worth >= self.target(view) - TOLERANCE

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -95,6 +96,9 @@ class RankedSpace:
         self.worst = float(self.utilities[-1])
         self.reservation = float(utility.reservation_value)
         self.floor = max(self.reservation, self.worst)
+        self.hopeless = self.best < self.reservation - TOLERANCE  # no package is worth the BATNA
+        # Bands may be scored in pure Python (see `python_scores`).
+        self.python_scoring = not self.lean and len(space.issues) <= PYTHON_SUM_TERMS
         self.priorities, self.reversed_marginals = self._digest(marginals)
         self.reversed_marginal_list: list[float] = self.reversed_marginals.tolist()
         self._packages: dict[int, dict[str, Value]] = {}
@@ -277,7 +281,6 @@ class OpponentModel:
         slots = len(ranked.reversed_marginal_list)
         self._counts: list[float] = [0.0] * slots
         issues = len(ranked.cardinalities)
-        self._weights = np.full(issues, 1.0 / issues)
         self._slot_weights: list[float] = [1.0 / issues] * slots
         self.offers = 0
         self.offered_utilities: list[float] = []
@@ -315,8 +318,7 @@ class OpponentModel:
         self.stated = known
         levels = {name: len(names) - position for position, name in enumerate(known)}
         weights = np.array([float(levels.get(name, 1)) for name in names])
-        self._weights = weights / weights.sum()
-        self._slot_weights = np.repeat(self._weights, ranked.cardinalities).tolist()
+        self._slot_weights = np.repeat(weights / weights.sum(), ranked.cardinalities).tolist()
         self._values = self._table = self._estimate = None
 
     def values(self) -> list[float]:
@@ -372,9 +374,12 @@ class SessionMemory:
     def read(self, party: PartyId) -> None:
         """Fold the record's new events into the opponent models and the pending question."""
         record = self.record
-        for position in range(self.seen, len(record)):
-            self._fold(party, record[position])
-        self.seen = len(record)
+        end = len(record)
+        if end > self.seen:
+            for event in islice(record, self.seen, end):
+                if event.kind == "action" and event.party != party:
+                    self._fold(party, event)
+            self.seen = end
 
     def _fold(self, party: PartyId, event: Event) -> None:
         if event.kind != "action" or event.party == party:
@@ -409,6 +414,22 @@ def is_final_round(view: PartyView) -> bool:
     return view.round >= view.rules.max_rounds
 
 
+_seed_sequences: dict[int, np.random.SeedSequence] = {}
+SEED_SEQUENCES = 4096
+"""How many seeds' entropy pools are kept (a tournament reuses a few seeds many times)."""
+
+
+def _seeded(seed: int) -> np.random.Generator:
+    """`np.random.default_rng(seed)` (the same stream), reusing the seed's hashed entropy pool."""
+    sequence = _seed_sequences.get(seed)
+    if sequence is None:
+        sequence = np.random.SeedSequence(seed)
+        if len(_seed_sequences) >= SEED_SEQUENCES:
+            _seed_sequences.clear()
+        _seed_sequences[seed] = sequence
+    return np.random.Generator(np.random.PCG64(sequence))
+
+
 class BaselineNegotiator(ABC):
     """The decision skeleton shared by every baseline.
 
@@ -437,14 +458,23 @@ class BaselineNegotiator(ABC):
         """This negotiator's random generator (seeded with `seed`)."""
         generator = self._generator
         if generator is None:
-            generator = self._generator = np.random.default_rng(self.seed)
+            generator = self._generator = _seeded(self.seed)
         return generator
 
     def act(self, view: PartyView) -> Action:
         """Choose a move (see the class docstring for the order of rules)."""
-        ranked, memory = self._session(view)
+        ranked, memory = self._ranked, self._memory
+        if (
+            ranked is None
+            or memory is None
+            or memory.record is not view.record
+            or view.space is not ranked.space
+            or view.utility is not ranked.utility
+            or view.utility.reservation_value != ranked.reservation
+        ):
+            ranked, memory = self._session(view)
         memory.read(view.party)
-        if ranked.best < ranked.reservation - TOLERANCE:
+        if ranked.hopeless:
             return Walk("no package is worth as much as my BATNA")
         offer = view.offer
         if offer is not None:
@@ -522,12 +552,7 @@ class BaselineNegotiator(ABC):
         if len(candidates) == 1:
             return candidates.start
         ranked = self._ranked
-        if (
-            ranked is not None
-            and not ranked.lean
-            and len(candidates) <= PYTHON_BAND
-            and len(ranked.option_slots) <= PYTHON_SUM_TERMS
-        ):
+        if ranked is not None and ranked.python_scoring and len(candidates) <= PYTHON_BAND:
             tables = [m.values() for m in memory.models.values() if m.offers]
             if tables and len(tables) <= PYTHON_SUM_TERMS:
                 scores = python_scores(ranked, candidates, tables)
