@@ -157,3 +157,12 @@ def test_tournament_unknown_agent() -> None:
         "tournament", "--agents", "boulware,ghost", "--scenarios", "casino", "--out", "/tmp/x"
     )
     assert code == 2 and "ghost" in output
+
+
+def test_coach_advises_before_each_human_move() -> None:
+    moves = "what matters most to you?\nI'll take 3 food and 2 water, you get the rest\nquit\n"
+    code, output = invoke("run", "casino", "-a", "human", "-a", "astra", "--coach", input=moves)
+    assert code == 0, output
+    assert output.count("Coach:") >= 2  # before the opening move and before answering an offer
+    assert "Make this counter-offer" in output
+    assert "From most to least important to me" in output  # ASTRA answers the person's question

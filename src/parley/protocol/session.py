@@ -184,11 +184,17 @@ class Session:
         self._metadata = dict(metadata or {})
         self._trajectory = Trajectory()
         self._visible: dict[PartyId, list[Event]] = {name: [] for name in (*self._names, MEDIATOR)}
-        self._visible_lists = tuple(self._visible.values())
+        # Nobody reads the mediator's window when there is no mediator: public events skip it.
+        self._visible_lists = tuple(
+            events for name, events in self._visible.items() if name != MEDIATOR or mediator is not None
+        )
         self._records = {name: Record(events) for name, events in self._visible.items()}
         self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
         self._best_received: dict[PartyId, float] = {name: float("-inf") for name in self._names}
         self._evaluators = tuple((name, p.utility.evaluate) for name, p in self._parties.items())
+        # Each party's utility of a package already received, by its option indices: a package
+        # offered again (common on small spaces) is not evaluated again.
+        self._worths: dict[tuple[int, ...], tuple[float, ...]] = {}
         self._responders = {
             name: [other for other in self._names if other != name] for name in (*self._names, MEDIATOR)
         }
@@ -218,12 +224,23 @@ class Session:
             self._on_event(event)
         return event
 
-    def _note_received(self, proposer: PartyId, package: Mapping[str, Value]) -> None:
+    def _note_received(
+        self, proposer: PartyId, package: Mapping[str, Value], key: tuple[int, ...] | None = None
+    ) -> None:
+        """Raise each other party's best received utility; key is the package's option indices."""
         best = self._best_received
-        for name, evaluate in self._evaluators:
-            if name != proposer:
-                value = evaluate(package)
-                best[name] = max(best[name], value)
+        if key is None:
+            for name, evaluate in self._evaluators:
+                if name != proposer:
+                    value = evaluate(package)
+                    best[name] = max(best[name], value)
+            return
+        worths = self._worths.get(key)
+        if worths is None:
+            worths = self._worths[key] = tuple(evaluate(package) for _, evaluate in self._evaluators)
+        for (name, _), value in zip(self._evaluators, worths, strict=True):
+            if name != proposer and value > best[name]:
+                best[name] = value
 
     # -- asking parties --------------------------------------------------------------------------
 
@@ -335,7 +352,11 @@ class Session:
         for kind, data in events:
             self._emit(kind, proposer, data)
         if action.kind == "propose":
-            self._note_received(proposer, self._state.table.package if self._state.table else {})
+            table = self._state.table
+            if table is not None:
+                self._note_received(proposer, table.package, self._state.last_offers.get(proposer))
+            else:
+                self._note_received(proposer, {})
         self._check()
 
     def _responses(self, responders: Sequence[PartyId]) -> dict[PartyId, int]:
@@ -346,7 +367,7 @@ class Session:
             event = self._emit(kind, party, data)
             if action.kind == "propose":
                 counter_seq[party] = event.seq
-                self._note_received(party, data["package"])
+                self._note_received(party, data["package"], self._state.last_offers.get(party))
         self._check()
         return counter_seq
 

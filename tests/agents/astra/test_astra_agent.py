@@ -337,3 +337,33 @@ def test_stance_is_read_from_the_partners_concession_in_my_points() -> None:
     assert stances[0] == "unknown"
     assert "generous" in stances  # 3 -> 8 points for alice
     assert stances[-1] == "greedy"  # 8 -> 4 points for alice
+
+
+def _play_partner_first(steps: Sequence[Action | Any]) -> SessionResult:
+    scenario = casino_like_scenario(
+        second_priorities=PRIORITIES,
+        rules=Rules(max_rounds=12, on_stagnation="continue", proposer_order=("bob", "alice")),
+    )
+    astra = AstraNegotiator("alice", 0)
+    partner = ScriptedNegotiator(steps)
+    return Session(scenario.space, scenario.setups(), {"alice": astra, "bob": partner}, scenario.rules).run()
+
+
+def test_answers_a_direct_priorities_question_truthfully_once_and_asks_back() -> None:
+    result = _play_partner_first(
+        [Say("What matters most to you?", asks_priorities=True), Propose(_package(0, 0, 0))]
+    )
+    answer = _moves(result, "alice")[0]
+    assert answer["kind"] == "say"
+    assert answer["priorities"] == [
+        "food",
+        "water",
+        "firewood",
+    ]  # alice's true order: 5, 4, 3 points per unit
+    assert answer["asks_priorities"]  # it knows nothing of the partner yet, so it asks back
+    assert sum(1 for m in _moves(result, "alice") if m["kind"] == "say" and m["priorities"]) == 1
+
+
+def test_does_not_volunteer_priorities_when_not_asked() -> None:
+    result = _play_partner_first([Say("Hello there."), Propose(_package(0, 0, 0))])
+    assert not any(m["kind"] == "say" and m["priorities"] for m in _moves(result, "alice"))

@@ -73,6 +73,8 @@ METHODS = ("auto", "sweep", "milp", "loop")
 
 ASK_MESSAGE = "Before we trade offers: which issues matter most to you, and which least?"
 REASK_MESSAGE = "Your offers do not fit the priorities I understood. Which issue matters most to you?"
+ANSWER_MESSAGE = "From most to least important to me: {order}."
+ASK_BACK_MESSAGE = "What matters most to you?"
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
 RECIPROCAL_SHARE = 0.5
 """A concession is at most this share of the partner's latest one (both in ASTRA's points)."""
@@ -277,6 +279,9 @@ class AstraNegotiator:
         signals: Signals,
     ) -> Decision:
         config = self.config
+        answer = self._answer_priorities(view, own, evidence)
+        if answer is not None:
+            return answer
         if self._should_ask(view, evidence):
             return Decision(
                 Say(ASK_MESSAGE, asks_priorities=True), "ask", ["no partner priorities known yet: ask"]
@@ -362,6 +367,27 @@ class AstraNegotiator:
                 f"my last move before the deadline: {offered:.1f} points beats my BATNA ({reservation:.1f})"
             )
         return None if reason is None else Decision(Accept(), "accept", [reason])
+
+    def _answer_priorities(self, view: PartyView, own: OwnSide, evidence: Evidence) -> Decision | None:
+        """Answer a partner's direct question about priorities (once), truthfully, and ask back if needed."""
+        asked = False
+        for event in reversed(view.record):
+            if event.kind != "action":
+                continue
+            if event.party == view.party:
+                if event.data.get("kind") == "say" and event.data.get("priorities"):
+                    return None  # already stated
+                break
+            if event.data.get("kind") == "say" and event.data.get("asks_priorities"):
+                asked = True
+                break
+        if not asked:
+            return None
+        order = own.priorities()
+        ask_back = self._should_ask(view, evidence)
+        text = ANSWER_MESSAGE.format(order=", ".join(order)) + (f" {ASK_BACK_MESSAGE}" if ask_back else "")
+        reason = "the partner asked for my priorities: answer truthfully (it helps find integrative trades)"
+        return Decision(Say(text, priorities=order, asks_priorities=ask_back), "answer", [reason])
 
     def _should_ask(self, view: PartyView, evidence: Evidence) -> bool:
         return (

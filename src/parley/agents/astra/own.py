@@ -53,6 +53,12 @@ class OwnSide:
         tables = linear_tables(utility)
         return cls(space, utility, scale, tables, point_tables, rows, all_points, resolved)
 
+    def priorities(self) -> tuple[str, ...]:
+        """Issue names from the one whose options differ most in worth to the one that differs least."""
+        spans = [float(np.ptp(table)) for table in self.value_tables]
+        order = sorted(range(len(spans)), key=lambda i: (-spans[i], i))
+        return tuple(self.space.names[i] for i in order)
+
     def points(self, row: Sequence[int]) -> float:
         """The agent's points for one package."""
         if self.point_tables is not None:
