@@ -6,8 +6,9 @@ docs/results/gaia.md, "Detectors: before and after"). ``test_detector_rates.py``
 Honest-measurement protocol:
 - Binding language: ``commitment_drafts.yaml`` and ``commitment_drafts_heldout.yaml`` are the tuning
   sets; ``commitment_drafts_heldout3.yaml`` was written before the paraphrase change and is measured
-  only. ``commitment_drafts_heldout2.yaml`` is reported too, but its text had been read before the
-  change, so it is not a clean held-out set any more.
+  only (it was committed before the change, but written by the engineer who then wrote the rules, so
+  it is optimistic). ``commitment_drafts_heldout2.yaml`` was not tuned on either, but its text had
+  been read before the change.
 - Moderator: every red-team source (PurpleLlama, BIPIA-train, BIPIA-test, PIGuard benign) is split
   deterministically by the SHA-256 of the text: the even half is for tuning, the odd half is for
   measurement only.
@@ -15,9 +16,9 @@ Honest-measurement protocol:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 
+from parley.experiments.gaia import measurement_half
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import ADVERSARIAL, RuleModerator
@@ -33,7 +34,7 @@ DRAFT_SETS = {
 
 def half(text: str) -> str:
     """'tune' or 'measure': the deterministic split of a red-team item by a hash of its text."""
-    return "tune" if hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 0 else "measure"
+    return "measure" if measurement_half(text) else "tune"
 
 
 def draft_errors(filename: str) -> tuple[int, int, int, int, list[str], list[str]]:
@@ -74,7 +75,10 @@ def main() -> None:
     print("|---|---|---|---|")
     for name, filename in DRAFT_SETS.items():
         pos, neg, fn, fp, _, _ = draft_errors(filename)
-        print(f"| {name} | {pos + neg} ({pos}) | {fn}/{pos} ({100 * fn / pos:.1f}%) | {fp}/{neg} ({100 * fp / neg:.1f}%) |")
+        print(
+            f"| {name} | {pos + neg} ({pos}) | {fn}/{pos} ({100 * fn / pos:.1f}%) "
+            f"| {fp}/{neg} ({100 * fp / neg:.1f}%) |"
+        )
     print()
     print("| red-team source | tuning half | measurement half | overall |")
     print("|---|---|---|---|")

@@ -6,6 +6,7 @@ a scripted principal and an imperfect (slipping) drafter; metrics come from the 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from collections import Counter
@@ -136,8 +137,27 @@ def run_experiment(
 DRAFT_SETS = {
     "development set (rules refined on it)": "commitment_drafts.yaml",
     "held-out set 1 (written later; then used to refine the rules)": "commitment_drafts_heldout.yaml",
-    "held-out set 2 (never used for tuning)": "commitment_drafts_heldout2.yaml",
+    "held-out set 2 (not tuned on; read before the paraphrase change)": "commitment_drafts_heldout2.yaml",
+    "held-out set 3 (written before the paraphrase change; never tuned on)": (
+        "commitment_drafts_heldout3.yaml"
+    ),
 }
+DETECTORS_BEFORE = {
+    "held-out set 2: false negatives": "8/25 (32.0%)",
+    "held-out set 2: false positives": "1/25 (4.0%)",
+    "held-out set 3: false negatives": "19/35 (54.3%)",
+    "held-out set 3: false positives": "1/34 (2.9%)",
+    "moderator, measurement half: attacks flagged": "51/193 (26.4%)",
+    "moderator, measurement half: PIGuard false alarms": "1/168 (0.6%)",
+    "moderator, all: attacks flagged": "111/401 (27.7%)",
+    "moderator, all: PIGuard false alarms": "1/339 (0.3%)",
+}
+"""Measured at commit 0fbc970, before the paraphrase and attack-family change to both detectors."""
+
+
+def measurement_half(text: str) -> bool:
+    """Whether a red-team item is in the measurement half (odd first byte of its SHA-256), not tuning."""
+    return hashlib.sha256(text.encode("utf-8")).digest()[0] % 2 == 1
 
 
 def commitment_detection() -> dict[str, DetectionRates]:
@@ -163,7 +183,46 @@ def moderator_detection() -> dict[str, DetectionRates]:
         by_source[source] = detection_rates(items, flagged)
     by_source["all attacks"] = detection_rates(((p.text, True) for p in attacks()), flagged)
     by_source["PIGuard benign"] = detection_rates(((p.text, False) for p in benign()), flagged)
+    by_source["all attacks, measurement half"] = detection_rates(
+        ((p.text, True) for p in attacks() if measurement_half(p.text)), flagged
+    )
+    by_source["PIGuard benign, measurement half"] = detection_rates(
+        ((p.text, False) for p in benign() if measurement_half(p.text)), flagged
+    )
     return by_source
+
+
+def _ratio(hits: int, total: int) -> str:
+    return f"{hits}/{total} ({100 * hits / max(total, 1):.1f}%)"
+
+
+def _before_after_rows(
+    commitment: Mapping[str, DetectionRates], moderator: Mapping[str, DetectionRates]
+) -> list[str]:
+    def positives(rates: DetectionRates) -> int:
+        return rates.true_positive + rates.false_negative
+
+    def negatives(rates: DetectionRates) -> int:
+        return rates.false_positive + rates.true_negative
+
+    sets = list(commitment.values())
+    after = {
+        "held-out set 2: false negatives": _ratio(sets[2].false_negative, positives(sets[2])),
+        "held-out set 2: false positives": _ratio(sets[2].false_positive, negatives(sets[2])),
+        "held-out set 3: false negatives": _ratio(sets[3].false_negative, positives(sets[3])),
+        "held-out set 3: false positives": _ratio(sets[3].false_positive, negatives(sets[3])),
+    }
+    for name, attack_key, benign_key in (
+        ("measurement half", "all attacks, measurement half", "PIGuard benign, measurement half"),
+        ("all", "all attacks", "PIGuard benign"),
+    ):
+        hit = moderator[attack_key]
+        alarm = moderator[benign_key]
+        after[f"moderator, {name}: attacks flagged"] = _ratio(hit.true_positive, positives(hit))
+        after[f"moderator, {name}: PIGuard false alarms"] = _ratio(alarm.false_positive, negatives(alarm))
+    lines = ["| measure | before | after |", "|---|---|---|"]
+    lines += [f"| {key} | {DETECTORS_BEFORE[key]} | {value} |" for key, value in after.items()]
+    return lines
 
 
 def _estimate(values: Sequence[float]) -> str:
@@ -432,6 +491,28 @@ def render_report(
         "",
         *_detection_rows(commitment, moderator),
         "",
+        "## Detectors: before and after",
+        "",
+        "Both deterministic detectors were generalised (binding language: first-person agency with "
+        "commitment/transfer predicates in future, progressive and performative forms, pledges such as "
+        "'you have our word', 'count on us', 'consider it covered', assent interjections, and requests "
+        "that the other side execute the deal, scoped out by hedges, conditions, negation, questions and "
+        "relaying to a decision maker; moderator: cue families for output manipulation, planted links, "
+        "task overrides including indirect carriers, markup and transcript carriers, encoded payloads, "
+        "credential and third-party-data requests, authority claims, with the two adversarial labels' "
+        "probabilities pooled before abstention). Tuning used only the development set, held-out set 1 "
+        "and the even SHA-256 half of each red-team source; held-out set 3 "
+        "(`commitment_drafts_heldout3.yaml`, 69 drafts, 35 binding, committed before the change) and "
+        "the odd half are measured only. Held-out set 2 was not tuned on, but its text had been read "
+        "before the change. Held-out set 3 was written by the engineer who then wrote the rules, so "
+        "its 'after' figure is optimistic; held-out set 2 is the less biased estimate.",
+        "",
+        *_before_after_rows(commitment, moderator),
+        "",
+        "Reproduce: `.venv/bin/python tests/governance/measure_detectors.py` (per-source tables, tuning "
+        "and measurement halves) and `.venv/bin/pytest tests/governance/test_detector_rates.py` "
+        "(floors just below these figures).",
+        "",
         "## TCI(t)",
         "",
         *links,
@@ -446,14 +527,18 @@ def render_report(
         "many sessions agree before completing the checklist, since the gate is τ_gate.",
         "- With the preflight on, no slip reached a counterparty in any session. That rests on the slips "
         "being phrasings the detector handles; it shows that every message is routed through the check, "
-        "not the detector's recall on free-form LLM text. That recall is estimated by the untouched "
-        "held-out draft set below, where about a third of binding paraphrases are missed: the rule-based "
-        "detector is a floor, and amounts outside the band are caught by the boundary check regardless "
-        "of wording.",
-        "- The moderator's low flag rate on the red-team corpus is expected for a cue-based classifier: many "
-        "items are benign-looking tasks (translate, summarise, write a poem) that only become attacks in a "
+        "not the detector's recall on free-form LLM text. That recall is estimated by the held-out draft "
+        "sets above, where roughly one binding paraphrase in ten (set 3) to one in four (set 2) is still "
+        "missed: the rule-based detector is a floor, and amounts outside the band are caught by the "
+        "boundary check regardless of wording.",
+        "- The moderator still misses about a third of the red-team corpus. Most misses are benign-looking "
+        "tasks (translate, summarise, write a poem) that only become attacks in a "
         "tool-using assistant. In this protocol they are routed to off-topic or CLARIFY, and nothing a "
         "counterparty writes can make the delegate commit, because the preflight checks the output.",
+        "- With the broader moderator (see 'Detectors: before and after'), the base condition's adversarial "
+        "escalations rose from 0.042 to 0.071 of sessions; the whole rise comes from the adversarial "
+        "persona, whose messages carry red-team corpus attacks that are now caught more often, while the "
+        "cooperative, slow and contradictory personas' escalation rates are unchanged.",
         "- Human factors (satisfaction, trust; Table 1's last rows) need people and are not measured here.",
         "",
     ]

@@ -21,12 +21,33 @@ _PERFORMATIVE = re.compile(
     r"undertake|pledge|honou?r|committing|authori[sz]ing|approving|accepting|confirming|agreeing)\b",
     _I,
 )
+# Commitment and transfer predicates, as base forms (after a modal) and as -ing forms (progressive).
+_BASE_VERBS = (
+    r"pay|offer|provide|deliver|order|purchase|buy|sign|hire|give|extend|honou?r|cover|guarantee|commit|"
+    r"accept|do|match|meet|take|lock|book|reserve|start|proceed|grant|approve|confirm|agree|finali[sz]e|"
+    r"ship|place|put down|wire|transfer|fund|award|reimburse|waive|"
+    r"go with|go ahead with|go ahead|move forward with|move forward|settle on|close at|close the deal|"
+    r"send over|send the signed|sign off on|sign for"
+)
+_ING_VERBS = (
+    r"paying|offering|providing|delivering|ordering|purchasing|buying|signing|hiring|giving|extending|"
+    r"honou?ring|covering|guaranteeing|committing|accepting|matching|taking|locking|booking|reserving|"
+    r"granting|approving|confirming|agreeing|finali[sz]ing|shipping|putting down|wiring|"
+    r"transferring|funding|awarding|reimbursing|waiving|"
+    r"placing (?:the|an|our|your) (?:order|po|purchase order)|"
+    r"going with|going ahead|moving forward|settling on|closing at|closing the deal|sending over"
+)
 _FUTURE = re.compile(
     r"\b(will|shall|'ll|are going to|am going to|'re going to|'m going to|can|are able to|am able to|"
-    r"'m able to|'re able to)\s+(?:\w+\s+){0,2}?(pay|offer|provide|deliver|order|purchase|buy|sign|hire|give|"
-    r"extend|honou?r|cover|guarantee|commit|accept|do|match|meet|take|lock|book|reserve|start|proceed|"
-    r"go with|go ahead with|settle on|close at|close the deal|"
-    r"send over|send the signed|approve|confirm)\b",
+    r"'m able to|'re able to)\s+(?:\w+\s+){0,2}?(" + _BASE_VERBS + r")\b",
+    _I,
+)
+# The present progressive used performatively ("we're offering you the role", "we're signing the
+# lease") and the future progressive ("we'll be moving forward with the lease").
+_PROGRESSIVE = re.compile(
+    r"\b(?:we'?re|we are|i'?m|i am|(?:will|'ll) be)\s+(?:now\s+|hereby\s+|gladly\s+|formally\s+)?("
+    + _ING_VERBS
+    + r")\b",
     _I,
 )
 _FIXED = tuple(
@@ -52,9 +73,30 @@ _FIXED = tuple(
         r"^\W*let'?s (lock|finalize|finalise|sign|close|go with|do it|shake)\b",
         r"\b(is|are|has been|have been|was)\s+(now\s+)?"
         r"(confirmed|approved|accepted|agreed|finalized|finalised|signed)\b",
-        r"\b(prepared|ready|willing|delighted|glad|pleased|happy) to (pay|offer|provide|deliver|order|"
-        r"confirm|accept|sign|commit|go with|take|proceed|extend|cover|hire|book|match|guarantee|"
-        r"approve|agree)\b",
+        r"\b(prepared|ready|willing|delighted|glad|pleased|happy|authori[sz]ed|in a position) to "
+        r"("
+        + _BASE_VERBS.replace("|do|", "|").replace("|meet|", "|").replace("|start|", "|")
+        + r"|have you (join|start|on board))\b",
+        # the word given: "you have our word", "count on us", "consider it covered"
+        r"\byou have (our|my) (word|commitment|assurance|guarantee|approval|go-ahead)\b",
+        r"\b(you can )?count on (us|me|our|my)\b",
+        r"\bconsider (it|this|that|the [\w-]+( [\w-]+)?) (done|covered|settled|confirmed|approved|agreed|"
+        r"accepted|sorted|handled|yours)\b",
+        r"\b(job|contract|position|role|space|suite|units?|lease|order|offer|bonus|package|floor|office|premises|"
+        r"discount|exclusivity|allowance|title|slot) (is|are) (all )?yours\b",
+        r"\b(you'?ve|you have) got (yourself|yourselves) an?\b",
+        r"\b(good to go|all set|green light|go-ahead|sign-off is given|signed off)\b",
+        r"\b(put|pencil|mark) (us|me) down for\b",
+        r"\blet'?s (lock|finali[sz]e|sign|close|go with|go ahead|proceed|do it|shake|make it official|"
+        r"make it happen|move forward|seal)\b",
+        # an interjection of assent opening the sentence ("Done — $13.75 per unit", "Agreed: net 30")
+        r"^\W*(deal|done|agreed|accepted|confirmed|sold|approved)\s*([,:;!—–-]|at\b|on\b|for\b)",
+        # asking the other side to execute the deal ("please ship the 800 units", "draw up the lease")
+        r"\b(go ahead and|please|kindly)\s+(ship|deliver|invoice|bill|draw up|issue|process|book|reserve|"
+        r"onboard|send|prepare)\s+(us\s+)?(the |our |all |those |these )?(\d[\d,]*\s+\w+|order|shipment|"
+        r"purchase order|po|invoice|contract|lease|paperwork|offer letter|booking|reservation)\b"
+        r"(?! (draft|for review))",
+        r"\bpurchase order (to follow|is on its way|is attached|attached)\b",
         r"\b(is|are|looks?|sounds?|seems?) (acceptable|fine|good|ok|okay|workable|agreeable) "
         r"(to|for|by|with) us\b",
         r"\bworks? for us\b",
@@ -70,6 +112,13 @@ _FIXED = tuple(
         r"^\W*deal\b",
         r"\bit'?s yours\b",
     )
+)
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+# Relaying to a decision maker ("we're taking your proposal to the committee") is not an undertaking.
+_RELAY = re.compile(
+    r"\b(tak|bring|pass|send|forward|run|escalat)\w*\b[^.?!]{0,40}\b(to|by|past|with) (our|the|my) "
+    r"(committee|board|principal|manager|lead|leadership|team|finance|legal|lawyers?|cfo|ceo|vp|director|owner)\b",
+    _I,
 )
 _SUBORDINATE = re.compile(r"\b(once|when|if|until|unless|after|before|whenever)\b", _I)
 _HABITUAL = re.compile(r"\b(typically|usually|generally|normally|often|always|routinely)\b", _I)
@@ -152,6 +201,11 @@ class CommitmentFinding:
     cue: str
 
 
+def _normalise(sentence: str) -> str:
+    """Typographic apostrophes and quotes as ASCII, so contractions match ("we’ll" → "we'll")."""
+    return sentence.translate(_TYPOGRAPHIC)
+
+
 def _hedged(sentence: str, hedges: Sequence[str]) -> bool:
     return any(not is_negated(sentence, start) for start, _ in find_phrases(sentence, hedges))
 
@@ -184,7 +238,7 @@ def _about_terms(sentence: str, verb: str) -> bool:
 def _predicate_cue(sentence: str) -> str | None:
     if _HABITUAL.search(sentence):
         return None  # a habit ("our team typically approves offers") is not an undertaking
-    for pattern in (_PERFORMATIVE, _FUTURE):
+    for pattern in (_PERFORMATIVE, _FUTURE, _PROGRESSIVE):
         for match in pattern.finditer(sentence):
             position = match.start()
             verb = match.group(match.lastindex or 0)
@@ -210,9 +264,10 @@ def _fixed_cue(sentence: str) -> str | None:
 
 def binding_cue(sentence: str, hedges: Sequence[str] = ()) -> str | None:
     """The cue that makes sentence binding, or None if it is not binding."""
+    sentence = _normalise(sentence)
     if sentence.rstrip().endswith("?"):
         return None
-    if _hedged(sentence, (*hedges, *_GENERAL_HEDGES)):
+    if _hedged(sentence, (*hedges, *_GENERAL_HEDGES)) or _RELAY.search(sentence):
         return None
     return _fixed_cue(sentence) or _predicate_cue(sentence)
 

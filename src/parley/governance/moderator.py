@@ -159,11 +159,21 @@ class RuleModerator:
             cues.setdefault(Label.OFF_TOPIC, []).append("no domain vocabulary")
 
     def _decide(self, scores: dict[Label, float], cues: dict[Label, list[str]]) -> Classification:
+        """Softmax over cue scores with a "none of these" term; abstain below τ_classify.
+
+        The confidence of an adversarial verdict is the pooled probability of both adversarial labels.
+        """
         if not scores:
             scores = {Label.COOPERATIVE: 0.5}
         top = max(scores, key=lambda label: (scores[label], -list(Label).index(label)))
         partition = 1.0 + sum(math.exp(value) for value in scores.values())
         confidence = math.exp(scores[top]) / partition
+        hostile = sum(math.exp(v) for k, v in scores.items() if k in ADVERSARIAL) / partition
+        if hostile >= self.threshold and confidence < self.threshold:
+            # Injection and social engineering route to the same escalation, so their probability
+            # mass is pooled: cues of both kinds must not cancel each other into an abstention.
+            top = max(ADVERSARIAL, key=lambda label: (scores.get(label, -math.inf), label.value))
+            confidence = hostile
         routed = top if confidence >= self.threshold else Label.CLARIFY
         return Classification(
             routed,
