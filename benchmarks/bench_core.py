@@ -6,6 +6,7 @@ counterpart in the same `make bench` run, so ratios compare like with like on th
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,18 +39,44 @@ def run(quick: bool) -> str:
     sizes = QUICK if quick else FULL
     if negmas_version() is None:
         return "## Core engine vs NegMAS\n\nSkipped: negmas is not installed (run `make bench`).\n"
+    load_before = _load()
+    sections = [casino_section(sizes), tournament_section(sizes), analysis_section(sizes), big_section(sizes)]
     parts = [
         "## Core engine vs NegMAS\n",
         f"Command: `{command_for('core', quick)}`. NegMAS {negmas_version()} runs in the same bench "
         "venv, in fresh subprocesses alternating with parley's. Both sides get identical utilities: "
         "the NegMAS `LinearAdditiveUtilityFunction`s are built from parley's weighted value tables "
         "and BATNAs.\n",
-        casino_section(sizes),
-        tournament_section(sizes),
-        analysis_section(sizes),
-        big_section(sizes),
+        _load_note(load_before, _load()),
+        *sections,
     ]
     return "\n".join(parts)
+
+
+def _load() -> tuple[float, float, float] | None:
+    try:
+        return os.getloadavg()
+    except OSError:
+        return None
+
+
+def _load_note(before: tuple[float, float, float] | None, after: tuple[float, float, float] | None) -> str:
+    """How busy the machine was while this section ran (its timings are noisier when it was)."""
+    if before is None or after is None:
+        return "Machine load while this section ran: unknown.\n"
+    cores = os.cpu_count() or 1
+    # The figure at the end includes this benchmark's own process (about 1).
+    busy = before[0] > 0.5 * cores or after[0] - 1.0 > 0.5 * cores
+    note = (
+        f"Machine load while this section ran (1-minute load average at its start / at its end, "
+        f"the latter including the benchmark itself): {before[0]:.2f} / {after[0]:.2f} on {cores} cores"
+    )
+    if busy:
+        return (
+            f"**{note}: the machine was shared and busy**, so absolute timings are noisy; each ratio "
+            "compares parley and NegMAS measured back to back in this run.\n"
+        )
+    return f"{note}.\n"
 
 
 def _timing(result: dict[str, Any], key: str = "timing") -> Timing:
@@ -325,8 +352,12 @@ def big_section(sizes: Sizes) -> str:
         "built on demand with `OutcomeSpace.outcome(i)`; no opponent model). It shows what the "
         "engine and the domain allow: "
         f"{theirs_time.median / lean_time.median:.0f}× NegMAS's time at {lean_peak:.0f} MB peak. "
-        "The gap to the registered agents is the agents' per-session preparation (each builds "
-        "several (n, k) index arrays and a Python list of every utility).\n"
+        "The registered agents rank the space the same memory-lean way (one `RankedOutcomes` per "
+        "agent) and also keep their frequency opponent model (per-option marginal values computed "
+        "once from the ranking; each move scores only its proposal band, building index rows for "
+        "those ranks alone). Their time also includes the first import of the agent registry "
+        "(`parley_agents` calls `available()`, which loads every built-in agent module, ASTRA and "
+        "the LLM roles included, inside the timed call); the reference row does not pay it.\n"
     )
 
 

@@ -192,9 +192,11 @@ class Session:
         self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
         self._best_received: dict[PartyId, float] = {name: float("-inf") for name in self._names}
         self._evaluators = tuple((name, p.utility.evaluate) for name, p in self._parties.items())
-        # Each party's utility of a package already received, by its option indices: a package
-        # offered again (common on small spaces) is not evaluated again.
-        self._worths: dict[tuple[int, ...], tuple[float, ...]] = {}
+        # Per party, its utility of each package it has received, by the package's option indices:
+        # a package offered again (common on small spaces) is not evaluated again.
+        self._worth_caches = tuple(
+            (name, evaluate, dict[tuple[int, ...], float]()) for name, evaluate in self._evaluators
+        )
         self._responders = {
             name: [other for other in self._names if other != name] for name in (*self._names, MEDIATOR)
         }
@@ -235,12 +237,13 @@ class Session:
                     value = evaluate(package)
                     best[name] = max(best[name], value)
             return
-        worths = self._worths.get(key)
-        if worths is None:
-            worths = self._worths[key] = tuple(evaluate(package) for _, evaluate in self._evaluators)
-        for (name, _), value in zip(self._evaluators, worths, strict=True):
-            if name != proposer and value > best[name]:
-                best[name] = value
+        for name, evaluate, cache in self._worth_caches:
+            if name != proposer:
+                value = cache.get(key)
+                if value is None:
+                    value = cache[key] = evaluate(package)
+                if value > best[name]:
+                    best[name] = value
 
     # -- asking parties --------------------------------------------------------------------------
 

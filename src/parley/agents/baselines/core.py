@@ -198,20 +198,22 @@ class RankedSpace:
     def _lean_marginal_values(self, ranking: RankedOutcomes) -> FloatArray:
         """`_marginal_values` without any (n, k) array, bit for bit.
 
-        bincount adds each option's utilities one by one in outcome index order; a cumulative sum
-        over the outcomes holding the option (one slice of the utility grid, read in index
-        order) performs exactly the same additions.
+        bincount adds each option's utilities one by one in outcome index order; counting one
+        issue at a time (its option index of every outcome, in index order) performs exactly the
+        same additions, with one integer column of the space's size alive at a time.
         """
         values = np.empty(ranking.size, dtype=np.float64)
         values[ranking.order] = ranking.utilities
         shape = self.space.shape
         parts: list[FloatArray] = []
-        for axis, cardinality in enumerate(shape):
-            before = int(np.prod(shape[:axis], dtype=np.int64))
-            # One row per option: the outcomes holding it, in index order; a running sum per row.
-            rows = values.reshape(before, cardinality, -1).transpose(1, 0, 2).reshape(cardinality, -1)
-            parts.append(np.add.accumulate(rows, axis=1)[:, -1])
-            del rows
+        before = 1
+        for cardinality in shape:
+            after = ranking.size // (before * cardinality)
+            options = np.arange(cardinality, dtype=np.intp)[None, :, None]
+            column = np.broadcast_to(options, (before, cardinality, after)).reshape(-1)
+            parts.append(np.bincount(column, weights=values, minlength=cardinality).astype(np.float64))
+            del column
+            before *= cardinality
         del values
         totals = np.concatenate(parts)
         return totals * np.repeat(self.cardinalities, self.cardinalities) / ranking.size
@@ -502,7 +504,8 @@ class BaselineNegotiator(ABC):
 
     def propose(self, view: PartyView) -> Action:
         """The move when nothing is accepted, walked or answered: a (counter-)proposal."""
-        ranked, memory = self.ranked, self.memory
+        ranked, memory = self._ranked, self._memory
+        assert ranked is not None and memory is not None, "act() has not been called yet"
         rank = self.choose_rank(view, ranked, memory)
         memory.last_rank = rank
         return Propose(ranked.package(rank))
@@ -587,15 +590,17 @@ def python_scores(ranked: RankedSpace, candidates: range, tables: Sequence[list[
     estimates one by one, so the same additions in the same order give the same floats.
     """
     rows = ranked.flat_rows[candidates.start : candidates.stop]
+    scores: list[float] = []
     first = tables[0]
-    scores = [_row_sum(first, row) for row in rows]
+    for row in rows:
+        total = 0.0
+        for slot in row:
+            total += first[slot]
+        scores.append(total)
     for table in tables[1:]:
-        scores = [score + _row_sum(table, row) for score, row in zip(scores, rows, strict=True)]
+        for position, row in enumerate(rows):
+            total = 0.0
+            for slot in row:
+                total += table[slot]
+            scores[position] += total
     return scores
-
-
-def _row_sum(table: list[float], row: tuple[int, ...]) -> float:
-    total = 0.0
-    for slot in row:
-        total += table[slot]
-    return total
