@@ -242,8 +242,7 @@ class Session:
                 value = cache.get(key)
                 if value is None:
                     value = cache[key] = evaluate(package)
-                if value > best[name]:
-                    best[name] = value
+                best[name] = max(best[name], value)
 
     # -- asking parties --------------------------------------------------------------------------
 
