@@ -16,6 +16,10 @@ StagnationPolicy = Literal["walk", "mediate", "continue"]
 class AcceptanceRule:
     """When an offer passes: unanimity by default, or k of n with named veto parties.
 
+    Under unanimity any walk ends the session. Under k of n a party that walks leaves the table
+    (a public ``withdrawal`` event) and the others go on, as long as the walker holds no veto and
+    at least k parties remain; otherwise the walk ends the session.
+
     Attributes:
         required: How many parties must accept (None: all of them). The proposer counts.
         vetoes: Parties whose acceptance is always required.

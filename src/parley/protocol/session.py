@@ -19,7 +19,7 @@ from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import UtilityFunction
 from parley.errors import ProtocolViolation, ScenarioError
-from parley.protocol.actions import Action, action_from_json
+from parley.protocol.actions import Action, Walk, action_from_json
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
 from parley.protocol.clock import Clock, FakeClock
 from parley.protocol.engine import (
@@ -200,6 +200,7 @@ class Session:
         self._responders = {
             name: [other for other in self._names if other != name] for name in (*self._names, MEDIATOR)
         }
+        self._withdrawn: set[PartyId] = set()
         self._state = SessionState()
         self._start = 0.0
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
@@ -313,7 +314,31 @@ class Session:
 
     def _passed(self) -> bool:
         table = self._state.table
-        return table is not None and self._rules.acceptance.is_met(table.accepted_by, self._names)
+        if table is None:
+            return False
+        accepted = table.accepted_by - self._withdrawn if self._withdrawn else table.accepted_by
+        return self._rules.acceptance.is_met(accepted, self._names)
+
+    def _withdraw(self, walkers: Sequence[tuple[PartyId, str]]) -> None:
+        """Under a k-of-n rule a walker leaves the table while the others can still pass a deal.
+
+        Under unanimity, or when the walker holds a veto or too few parties would remain, the walk
+        stands and the judge ends the session.
+        """
+        rule = self._rules.acceptance
+        if rule.required is None or not walkers:
+            return
+        for party, reason in walkers:
+            remaining = len(self._names) - len(self._withdrawn) - 1
+            if party in rule.vetoes or remaining < rule.required:
+                self._state = replace(self._state, walked=(party, reason))
+                return
+            self._withdrawn.add(party)
+            self._emit("withdrawal", party, {"reason": reason, "remaining": remaining})
+        self._state = replace(self._state, walked=None)
+
+    def _active(self, parties: Sequence[PartyId]) -> list[PartyId]:
+        return [p for p in parties if p not in self._withdrawn] if self._withdrawn else list(parties)
 
     def _decide(self, view: JudgeView, *, detail: str = "", walker: PartyId | None = None) -> None:
         judgement = self._judge.judge(view)
@@ -359,6 +384,8 @@ class Session:
                 self._note_received(proposer, table.package, self._state.last_offers.get(proposer))
             else:
                 self._note_received(proposer, {})
+        elif isinstance(action, Walk):
+            self._withdraw([(proposer, action.reason or "walked away")])
         self._check()
 
     def _responses(self, responders: Sequence[PartyId]) -> dict[PartyId, int]:
@@ -370,6 +397,7 @@ class Session:
             if action.kind == "propose":
                 counter_seq[party] = event.seq
                 self._note_received(party, data["package"], self._state.last_offers.get(party))
+        self._withdraw([(p, a.reason or "walked away") for p, a in answers if isinstance(a, Walk)])
         self._check()
         return counter_seq
 
@@ -384,6 +412,7 @@ class Session:
         below = {
             name: best - self._parties[name].utility.reservation_value
             for name, best in self._best_received.items()
+            if name not in self._withdrawn
         }
         walker = min(below, key=lambda name: below[name])
         if below[walker] < 0:
@@ -426,16 +455,18 @@ class Session:
         counter_tabled = False
         while True:
             round_number = self._state.round
-            proposer = self._order[(round_number - 1) % len(self._order)]
+            order = self._active(self._order)
+            proposer = order[(round_number - 1) % len(order)]
             table = self._state.table
             if table is not None and table.proposer == MEDIATOR and not table.accepted_by:
-                responders = list(self._names)
+                responders = self._active(self._names)
             else:
                 if not (counter_tabled and table is not None and table.proposer == proposer):
                     self._proposer_turn(proposer)
-                responders = self._responders[proposer]
+                responders = self._active(self._responders[proposer])
             counter_seq = self._responses(responders)
-            next_proposer = self._order[round_number % len(self._order)]
+            order = self._active(self._order)
+            next_proposer = order[round_number % len(order)]
             counter_tabled = next_proposer in counter_seq
             self._state = close_round(self._state, next_proposer, counter_seq, self._rules)
             if self._state.stagnant_rounds >= self._rules.stagnation_rounds:
@@ -486,7 +517,9 @@ class Session:
         violations = tuple(
             BatnaViolation(name, utilities[name], reservations[name])
             for name in self._names  # party order, not set order: transcripts must not depend on hashing
-            if name in table.accepted_by and utilities[name] < reservations[name] - 1e-9
+            if name in table.accepted_by
+            and name not in self._withdrawn
+            and utilities[name] < reservations[name] - 1e-9
         )
         for violation in violations:
             self._emit(
@@ -498,7 +531,7 @@ class Session:
             dict(table.package),
             self._state.round,
             table.proposer,
-            tuple(p for p in self._names if p in table.accepted_by),
+            tuple(p for p in self._names if p in table.accepted_by and p not in self._withdrawn),
             utilities,
             reservations,
             violations,
