@@ -193,6 +193,22 @@ class OutcomeAnalysis:
         # Lowest and highest utility per party: one pass over all points, then reused per call.
         return self.points.min(axis=0), self.points.max(axis=0)
 
+    def distance_to_outcome(
+        self, point: Sequence[float] | FloatArray, index: int, *, normalized: bool = False
+    ) -> float:
+        """Euclidean distance from a utility point to the utilities of the outcome with this index.
+
+        Args:
+            point: One utility per party.
+            index: Outcome index (e.g. `nash`).
+            normalized: Measure in units of each party's utility range (so parties weigh equally).
+        """
+        gap = np.asarray(point, dtype=np.float64) - self.points[index]
+        if normalized:
+            low, high = self._utility_ranges
+            gap = gap / np.where(high > low, high - low, 1.0)
+        return float(np.sqrt((gap**2).sum()))
+
     def distance_to_frontier(self, point: Sequence[float] | FloatArray, *, normalized: bool = False) -> float:
         """Euclidean distance from a utility point to the nearest Pareto-frontier point.
 

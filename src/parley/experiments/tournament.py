@@ -14,20 +14,21 @@ import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from parley.errors import ScenarioError
 from parley.experiments.runner import run_negotiation
-from parley.metrics.bargaining import outcomes
+from parley.metrics.bargaining import PartyOutcome, outcomes
 from parley.metrics.stats import Estimate, mean_ci
 from parley.scenarios.model import Scenario
 
 logger = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
+OUTCOME_FIELDS = tuple(f.name for f in fields(PartyOutcome))  # asdict() deep-copies; these are flat
 Row = dict[str, Any]
 
 
@@ -134,7 +135,7 @@ def play(game: Game) -> list[Row]:
                 "seed": game.seed,
                 "opponents": ",".join(opponents),
                 "end": reason,
-                **asdict(outcome),
+                **{name: getattr(outcome, name) for name in OUTCOME_FIELDS},
             }
         )
     return rows

@@ -59,10 +59,7 @@ def outcomes(scenario: Scenario, result: SessionResult, agents: dict[str, str]) 
     if point is not None and analysis is not None:
         pareto = analysis.distance_to_frontier(point, normalized=True)
         if analysis.nash is not None:
-            low, high = analysis.points.min(axis=0), analysis.points.max(axis=0)
-            span = np.where(high > low, high - low, 1.0)
-            nash_point = analysis.points[analysis.nash]
-            nash = float(np.sqrt((((point - nash_point) / span) ** 2).sum()))
+            nash = analysis.distance_to_outcome(point, analysis.nash, normalized=True)
     walker = result.no_deal.walker if result.no_deal is not None else None
     rows: list[PartyOutcome] = []
     for index, party in enumerate(scenario.parties):
