@@ -8,13 +8,14 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from role_support import fallbacks, fixture_cases, scripted
 from typer.testing import CliRunner
 
 from parley.agents import create
@@ -60,22 +61,7 @@ FREE_TEXT = "I'd rather have all the firewood and two waters; you keep every foo
 
 
 def cases(name: str) -> list[dict[str, Any]]:
-    return json.loads((FIXTURES / f"{name}.json").read_text("utf-8"))
-
-
-def scripted(replies: Sequence[Any]) -> FakeLLM:
-    """Strings are sent as they are, objects as JSON, {"__error__": ...} as an endpoint failure."""
-    script: list[str | Exception] = []
-    for reply in replies:
-        if isinstance(reply, dict) and "__error__" in reply:
-            script.append(LLMError(str(reply["__error__"])))  # pyright: ignore[reportUnknownArgumentType]
-        else:
-            script.append(reply if isinstance(reply, str) else json.dumps(reply))
-    return FakeLLM(script)
-
-
-def fallbacks(llm: LLMSession) -> int:
-    return sum(1 for e in llm.events if e.kind == "llm_fallback")
+    return fixture_cases(FIXTURES, name)
 
 
 def casino() -> Scenario:
