@@ -129,25 +129,27 @@ def latency_section(quick: bool) -> str:
         ),
         (
             "1e9",
-            "9 issues x 10 options (1e9), real-valued, proposals (MILP, 200-node cap per cell)",
+            "9 issues x 10 options (1e9), real-valued, proposals (MILP, 40 nodes per cell, 150 nodes and 0.4 s per grid)",
             lambda: _large_session_times(9, 10, 6 if quick else 10, range(1 if quick else 2), integer=False),
         ),
     ]
     for key, label, measure in cases:
         times = measure()
-        median = statistics.median(times) * 1000
+        median, slowest = statistics.median(times) * 1000, max(times) * 1000
         target = TARGETS_MS[key]
+        # The issue asks for a median on enumerable spaces, and for *every* decision within 2 s on 1e9.
+        judged, what = (slowest, "every decision") if key == "1e9" else (median, "median")
         rows.append(
             [
                 label,
                 len(times),
                 f"{median:.1f}",
-                f"{max(times) * 1000:.1f}",
-                f"≤ {target:.0f}",
-                "pass" if median <= target else "FAIL",
+                f"{slowest:.1f}",
+                f"{what} ≤ {target:.0f}",
+                "pass" if judged <= target else "FAIL",
             ]
         )
-    headers = ["space", "decisions", "median ms", "max ms", "target (median)", "verdict"]
+    headers = ["space", "decisions", "median ms", "max ms", "target", "verdict"]
     return "### Decision latency\n\n" + table(headers, rows)
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from parley.agents.astra.optimizer import (
     Floors,
     GridSolution,
+    SolveBudget,
     choose_method,
     parameter_grid,
     solve_by_loop,
@@ -87,6 +88,20 @@ def test_milp_early_stop_keeps_the_full_grids_top_candidates(seed: int, keep: in
         return values[:keep]
 
     assert top(early) == pytest.approx(top(full))
+
+
+def test_an_exhausted_time_budget_skips_the_remaining_cells_and_counts_them() -> None:
+    agent, partner, rows = _problem(3, integer=True)
+    lambdas, s_values = parameter_grid(0.6, float(_points(agent, rows).max()))
+    floors = Floors(0.0, 0.0)
+    unlimited = solve_by_milp(agent, partner, lambdas, s_values, floors)
+    generous = SolveBudget(60.0)
+    assert solve_by_milp(agent, partner, lambdas, s_values, floors, time_budget=generous) == unlimited
+    assert generous.skipped == 0
+    spent = SolveBudget(0.0)
+    skipped = solve_by_milp(agent, partner, lambdas, s_values, floors, time_budget=spent)
+    assert spent.skipped > 0
+    assert all(s.row is None and not s.proven for s in skipped)
 
 
 def test_parameter_grid_follows_the_seed() -> None:

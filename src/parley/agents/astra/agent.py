@@ -27,6 +27,7 @@ from parley.agents.astra.optimizer import (
     Floors,
     GridSolution,
     Method,
+    SolveBudget,
     parameter_grid,
     solve_by_loop,
     solve_by_milp,
@@ -105,6 +106,12 @@ class AstraConfig:
         ablation_target_points: Where the ablation's linear concession ends (at least the BATNA).
         milp_node_limit: Branch-and-bound nodes per MILP solve before HiGHS's best package is
             used unproven (only on spaces too large to enumerate; None: prove every cell).
+        milp_node_budget: Nodes all MILP solves of one grid may use together; after that each
+            cell is solved at the root only (deterministic; None: no budget).
+        milp_time_budget: Seconds of solver time one grid may use, a safety net that keeps every
+            decision on huge spaces within the 2 s target: once spent, the grid's remaining cells
+            are skipped (counted as skipped_cells in the trace). Only skipped cells can make a
+            move depend on machine speed (None: no limit).
     """
 
     alpha: float = 0.35
@@ -119,7 +126,9 @@ class AstraConfig:
     method: Method = "auto"
     accept_at_deadline: bool = True
     ablation_target_points: float = POINTS_SCALE / 2
-    milp_node_limit: int | None = 200
+    milp_node_limit: int | None = 40
+    milp_node_budget: int | None = 150
+    milp_time_budget: float | None = 0.4
 
     def __post_init__(self) -> None:
         problems = [
@@ -133,6 +142,13 @@ class AstraConfig:
                 ("no_concession_limit", self.no_concession_limit, ">= 1", self.no_concession_limit >= 1),
                 ("below_batna_limit", self.below_batna_limit, ">= 1", self.below_batna_limit >= 1),
                 ("method", self.method, "auto, sweep, milp or loop", self.method in METHODS),
+                ("milp_node_limit", self.milp_node_limit, "None or >= 1", (self.milp_node_limit or 1) >= 1),
+                (
+                    "milp_node_budget",
+                    self.milp_node_budget,
+                    "None or >= 1",
+                    (self.milp_node_budget or 1) >= 1,
+                ),
             )
             if not ok
         ]
@@ -220,6 +236,7 @@ class AstraNegotiator:
         self._own: OwnSide | None = None
         self._partner_points_cache: tuple[tuple[Any, ...], FloatArray] | None = None
         self._trace: dict[str, Any] | None = None
+        self._skipped_cells = 0  # MILP cells skipped by the time budget in the current decision
 
     # -- the Negotiator protocol -----------------------------------------------------------------
 
@@ -455,6 +472,7 @@ class AstraNegotiator:
             floor = max(floor, min(previous, choice.s_max) - cap)
             reasons.append(f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})")
         floors = Floors(floor, model.reservation_points)
+        self._skipped_cells = 0
         solutions = self._solve(own, model, lambdas, s_values, floors)
         if all(s.row is None for s in solutions):
             floors = Floors(floor, float("-inf"))
@@ -470,6 +488,7 @@ class AstraNegotiator:
             "method": own.method,
             "solved_cells": len(solutions),
             "unproven_cells": sum(not s.proven for s in solutions),
+            "skipped_cells": self._skipped_cells,
         }
         if not candidates:
             fallback = evidence.own_offers[-1] if evidence.own_offers else self._best_row(own)
@@ -555,7 +574,9 @@ class AstraNegotiator:
             raise ValueError("the MILP and loop methods need a linear-additive utility")
         if own.method == "loop":
             return solve_by_loop(own.point_tables, model.point_tables, lambdas, s_values, floors)
-        return solve_by_milp(
+        seconds = self.config.milp_time_budget
+        budget = SolveBudget(seconds) if seconds is not None else None
+        solutions = solve_by_milp(
             own.point_tables,
             model.point_tables,
             lambdas,
@@ -563,7 +584,11 @@ class AstraNegotiator:
             floors,
             keep=self.config.top_n,
             node_limit=self.config.milp_node_limit,
+            node_budget=self.config.milp_node_budget,
+            time_budget=budget,
         )
+        self._skipped_cells += budget.skipped if budget is not None else 0
+        return solutions
 
     def _partner_points(self, own: OwnSide, model: PartnerModel) -> FloatArray:
         assert own.rows is not None

@@ -173,6 +173,19 @@ def _sweep_solution(
 # -- the mixed-integer program ---------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class SolveBudget:
+    """Solver seconds one decision may still spend, shared by its grids (see `OfferProgram`).
+
+    Attributes:
+        seconds_left: Seconds of solver run time left (may go negative on the last solve).
+        skipped: Cells skipped because the budget was spent (reported in the trace).
+    """
+
+    seconds_left: float
+    skipped: int = 0
+
+
 class OfferProgram:
     """The stage-2 problem as one HiGHS mixed-integer program, built once and re-solved per cell.
 
@@ -187,6 +200,14 @@ class OfferProgram:
         node_limit: Branch-and-bound nodes one solve may explore before the best package found so
             far is returned (marked unproven); a work limit, so results stay deterministic. None
             for no limit.
+        node_budget: Branch-and-bound nodes all solves of this program may explore together; once
+            spent, each further cell gets the root node only (its LP and heuristics). Bounds the
+            work of one whole decision, deterministically. None for no budget.
+        time_budget: Solver seconds shared by every solve of one decision, a safety net for
+            cells whose root node alone is slow (thin S_a bands over real-valued tables, a
+            subset-sum problem; HiGHS does not stop inside a root node). Once it is spent the
+            remaining cells are skipped (no package, unproven); only skipped cells can make a
+            decision depend on machine speed. None for no limit.
     """
 
     def __init__(
@@ -195,8 +216,12 @@ class OfferProgram:
         partner_tables: Sequence[FloatArray],
         floors: Floors,
         node_limit: int | None = None,
+        node_budget: int | None = None,
+        time_budget: SolveBudget | None = None,
     ) -> None:
         self._node_limit = node_limit
+        self._nodes_left = node_budget
+        self._time = time_budget
         self._sizes = [len(t) for t in agent_tables]
         self._agent = np.concatenate([np.asarray(t, dtype=np.float64) for t in agent_tables])
         self._partner = np.concatenate([np.asarray(t, dtype=np.float64) for t in partner_tables])
@@ -234,8 +259,19 @@ class OfferProgram:
         costs = self._agent + (1.0 - lambda_) * self._partner
         highs.changeColsCost(count, np.arange(count, dtype=np.int32), costs)
         highs.changeRowBounds(len(self._sizes), self._floors.agent - TOLERANCE, s_max + TOLERANCE)
+        if self._nodes_left is not None:
+            cap = self._nodes_left if self._node_limit is None else min(self._node_limit, self._nodes_left)
+            highs.setOptionValue("mip_max_nodes", max(1, cap))
+        if self._time is not None and self._time.seconds_left <= 0:
+            self._time.skipped += 1
+            return GridSolution(lambda_, s_max, None, float("-inf"), False)
+        started = highs.getRunTime()
         highs.run()
         self.solves += 1
+        if self._nodes_left is not None:
+            self._nodes_left = max(0, self._nodes_left - int(highs.getInfo().mip_node_count))
+        if self._time is not None:
+            self._time.seconds_left -= highs.getRunTime() - started
         status = highs.getModelStatus()
         proven = status == highspy.HighsModelStatus.kOptimal
         if not proven and highs.getInfo().primal_solution_status != FEASIBLE:
@@ -273,6 +309,8 @@ def solve_by_milp(
     *,
     keep: int | None = None,
     node_limit: int | None = None,
+    node_budget: int | None = None,
+    time_budget: SolveBudget | None = None,
 ) -> list[GridSolution]:
     """Solve the grid cells with one reused HiGHS model, skipping solves that cannot change the answer.
 
@@ -283,9 +321,10 @@ def solve_by_milp(
     the highest S_max down and the sweep stops once N distinct optima score more agent points
     than the next S_max allows, so the top-N candidate set equals the full grid's. Cells skipped
     by (3) are not returned. With a node_limit, a hard cell (e.g. λ = 1 over real-valued
-    utilities, a subset-sum problem) returns its best package so far, marked unproven.
+    utilities, a subset-sum problem) returns its best package so far, marked unproven; node_budget
+    caps the nodes of all cells together and time_budget their run time (see `OfferProgram`).
     """
-    program = OfferProgram(agent_tables, partner_tables, floors, node_limit)
+    program = OfferProgram(agent_tables, partner_tables, floors, node_limit, node_budget, time_budget)
     previous: dict[float, GridSolution] = {}
     solutions: list[GridSolution] = []
     levels = sorted(s_max_values, reverse=True)
