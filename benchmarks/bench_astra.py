@@ -129,7 +129,8 @@ def latency_section(quick: bool) -> str:
         ),
         (
             "1e9",
-            "9 issues x 10 options (1e9), real-valued, proposals (MILP, 40 nodes per cell, 150 nodes and 0.4 s per grid)",
+            "9 issues x 10 options (1e9), real-valued, proposals "
+            "(MILP, 40 nodes per cell, 150 nodes and 0.4 s per grid)",
             lambda: _large_session_times(9, 10, 6 if quick else 10, range(1 if quick else 2), integer=False),
         ),
     ]
