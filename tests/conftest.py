@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -10,7 +12,9 @@ from parley.testing.scenarios import casino_like_scenario, table_scenario, three
 
 # Shared CI machines are slow and noisy: never fail a property test on wall-clock time.
 settings.register_profile("parley", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("parley")
+# CI replays a fixed set of examples so a run cannot fail by luck; local runs keep exploring.
+settings.register_profile("ci", parent=settings.get_profile("parley"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "parley")
 
 
 @pytest.fixture
