@@ -5,9 +5,7 @@ for byte, and `parley run` with --record/--replay."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from role_support import fallbacks, fixture_cases, scripted
+from role_support import OFFLINE, GoldenRecording, fallbacks, fixture_cases, scripted
 from typer.testing import CliRunner
 
 from parley.agents import create
@@ -33,9 +31,9 @@ from parley.agents.astra.stages import (
 from parley.cli.app import app
 from parley.cli.llm import llm_options_from_cli, wire_llm
 from parley.domain.issues import Value
-from parley.errors import LLMError, ScenarioError
+from parley.errors import ScenarioError
 from parley.experiments.runner import run_negotiation
-from parley.llm import EventLoopThread, LLMRequest, LLMRuntime, LLMSession, LLMSettings
+from parley.llm import EventLoopThread, LLMRequest, LLMRuntime, LLMSession
 from parley.llm.astra import (
     AstraLLMNegotiator,
     LLMParameterChooser,
@@ -56,7 +54,6 @@ from parley.testing.conformance import CHECKS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "astra"
 GOLDEN = Path(__file__).parent / "golden" / "astra"
-OFFLINE = "http://127.0.0.1:9/v1"  # replays never connect; only the model names matter
 FREE_TEXT = "I'd rather have all the firewood and two waters; you keep every food package."
 
 
@@ -449,34 +446,11 @@ def golden_run(llm: LLMSession) -> str:
     return result.trajectory.to_jsonl()
 
 
-def record_golden(target: Path, bridge: EventLoopThread) -> str:
-    with StubServer(stub_policy) as stub:
-        settings = LLMSettings.model_validate(
-            {"default": stub.spec("astra-model"), "record": target / "recording"}
-        )
-        with LLMRuntime(settings, bridge=bridge) as runtime:
-            return golden_run(runtime.session("golden"))
-
-
-def replay_golden(recording: Path, bridge: EventLoopThread) -> str:
-    settings = LLMSettings.model_validate({"default": f"{OFFLINE}#astra-model", "replay": recording})
-    with LLMRuntime(settings, bridge=bridge) as runtime:
-        return golden_run(runtime.session("golden"))
+GOLDEN_RUN = GoldenRecording(golden_run, lambda: stub_policy, {"default": "astra-model"})
 
 
 def test_golden_astra_negotiation_replays_byte_identical(bridge: EventLoopThread) -> None:
-    if os.environ.get("PARLEY_UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        GOLDEN.mkdir(parents=True)
-        (GOLDEN / "trajectory.jsonl").write_text(record_golden(GOLDEN, bridge), "utf-8")
-    expected = (GOLDEN / "trajectory.jsonl").read_text("utf-8")
-    try:
-        replayed = replay_golden(GOLDEN / "recording", bridge)
-    except LLMError as miss:  # a prompt template, a renderer or ASTRA's rules changed
-        pytest.fail(
-            f"{miss}\nIf that change is intended, re-record: PARLEY_UPDATE_GOLDEN=1 pytest {__file__}"
-        )
-    assert replayed == expected
+    expected = GOLDEN_RUN.check(GOLDEN, bridge, __file__)
 
     events = [json.loads(line) for line in expected.splitlines()]
     assert [e["kind"] for e in events if e["kind"] in ("agreement", "no_deal")] == ["agreement"]
@@ -495,8 +469,8 @@ def test_golden_astra_negotiation_replays_byte_identical(bridge: EventLoopThread
 
 
 def test_record_then_replay_is_byte_identical(tmp_path: Path, bridge: EventLoopThread) -> None:
-    live = record_golden(tmp_path, bridge)
-    assert replay_golden(tmp_path / "recording", bridge) == live
+    live = GOLDEN_RUN.record(tmp_path, bridge)
+    assert GOLDEN_RUN.replay(tmp_path / "recording", bridge) == live
 
 
 def test_cli_run_astra_llm_records_then_replays(tmp_path: Path) -> None:

@@ -5,10 +5,8 @@ golden LLM-backed staffing session replayed byte for byte, and `parley delegate 
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,11 +14,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from role_support import fallbacks, fixture_cases, scripted
+from role_support import OFFLINE, GoldenRecording, fallbacks, fixture_cases, scripted
 from typer.testing import CliRunner
 
 from parley.cli.app import app
-from parley.errors import LLMError
 from parley.governance import (
     Classification,
     DelegateRoles,
@@ -51,7 +48,7 @@ from parley.governance.extraction import DualExtractor, FieldReading
 from parley.governance.machine import TERMINAL
 from parley.governance.redteam import attacks
 from parley.governance.session import SessionOutcome
-from parley.llm import EventLoopThread, LLMRuntime, LLMSession, LLMSettings
+from parley.llm import EventLoopThread, LLMSession
 from parley.llm.gaia import (
     LLMCritic,
     LLMDrafter,
@@ -67,7 +64,6 @@ from parley.testing import FakeLLM, StubReply, StubServer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gaia"
 GOLDEN = Path(__file__).parent / "golden" / "gaia"
-OFFLINE = "http://127.0.0.1:9/v1"  # replays never connect; only the model names matter
 STAFFING = load_config("staffing")
 QUESTION = (
     "What is your work authorization status? (A) U.S. citizen (B) Green card holder "
@@ -692,44 +688,13 @@ def golden_session(llm: LLMSession) -> str:
     return trajectory.to_jsonl()
 
 
-def record_golden(target: Path, bridge: EventLoopThread) -> str:
-    with StubServer(stub_policy()) as stub:
-        settings = LLMSettings.model_validate(
-            {
-                "default": stub.spec("gaia-model"),
-                "roles": {"moderator": stub.spec("moderator-model")},
-                "record": target / "recording",
-            }
-        )
-        with LLMRuntime(settings, bridge=bridge) as runtime:
-            return golden_session(runtime.session("golden"))
-
-
-def replay_golden(recording: Path, bridge: EventLoopThread) -> str:
-    settings = LLMSettings.model_validate(
-        {
-            "default": f"{OFFLINE}#gaia-model",
-            "roles": {"moderator": f"{OFFLINE}#moderator-model"},
-            "replay": recording,
-        }
-    )
-    with LLMRuntime(settings, bridge=bridge) as runtime:
-        return golden_session(runtime.session("golden"))
+GOLDEN_RUN = GoldenRecording(
+    golden_session, stub_policy, {"default": "gaia-model", "moderator": "moderator-model"}
+)
 
 
 def test_golden_session_replays_byte_identical(bridge: EventLoopThread) -> None:
-    if os.environ.get("PARLEY_UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        GOLDEN.mkdir(parents=True)
-        (GOLDEN / "trajectory.jsonl").write_text(record_golden(GOLDEN, bridge), "utf-8")
-    expected = (GOLDEN / "trajectory.jsonl").read_text("utf-8")
-    try:
-        replayed = replay_golden(GOLDEN / "recording", bridge)
-    except LLMError as miss:  # a prompt template, a renderer or a twin changed
-        pytest.fail(
-            f"{miss}\nIf that change is intended, re-record: PARLEY_UPDATE_GOLDEN=1 pytest {__file__}"
-        )
-    assert replayed == expected
+    expected = GOLDEN_RUN.check(GOLDEN, bridge, __file__)
 
     events = [json.loads(line) for line in expected.splitlines()]
     kinds = [e["kind"] for e in events]
@@ -755,8 +720,8 @@ def test_golden_session_replays_byte_identical(bridge: EventLoopThread) -> None:
 
 
 def test_record_then_replay_is_byte_identical(tmp_path: Path, bridge: EventLoopThread) -> None:
-    live = record_golden(tmp_path, bridge)
-    assert replay_golden(tmp_path / "recording", bridge) == live
+    live = GOLDEN_RUN.record(tmp_path, bridge)
+    assert GOLDEN_RUN.replay(tmp_path / "recording", bridge) == live
 
 
 # -- CLI -----------------------------------------------------------------------------------------------

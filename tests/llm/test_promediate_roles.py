@@ -6,9 +6,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -17,12 +15,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from role_support import fallbacks, fixture_cases, scripted
+from role_support import OFFLINE, GoldenRecording, fallbacks, fixture_cases, scripted
 from typer.testing import CliRunner
 
 from parley.cli.app import app
-from parley.errors import LLMError
-from parley.llm import EventLoopThread, LLMRuntime, LLMSession, LLMSettings
+from parley.llm import EventLoopThread, LLMSession
 from parley.llm.promediate import (
     LLMAgreementScorer,
     LLMAttitudeExtractor,
@@ -62,7 +59,6 @@ from parley.testing import FakeLLM, StubReply, StubServer, check_mediator
 
 FIXTURES = Path(__file__).parent / "fixtures" / "promediate"
 GOLDEN = Path(__file__).parent / "golden" / "promediate"
-OFFLINE = "http://127.0.0.1:9/v1"  # replays never connect; only the model names matter
 PRICING, TERM, FORMULARY = "Discount Pricing Schedule", "Contract Term", "Formulary Status"
 
 
@@ -584,44 +580,15 @@ def stub_policy(scenario: Scenario) -> Any:
     return answer
 
 
-def record_golden(target: Path, bridge: EventLoopThread) -> str:
-    with StubServer(stub_policy(hmo())) as stub:
-        settings = LLMSettings.model_validate(
-            {
-                "default": stub.spec("participant-model"),
-                "roles": {"mediator": stub.spec("mediator-model")},
-                "record": target / "recording",
-            }
-        )
-        with LLMRuntime(settings, bridge=bridge) as runtime:
-            return golden_conversation(runtime.session("golden"))
-
-
-def replay_golden(recording: Path, bridge: EventLoopThread) -> str:
-    settings = LLMSettings.model_validate(
-        {
-            "default": f"{OFFLINE}#participant-model",
-            "roles": {"mediator": f"{OFFLINE}#mediator-model"},
-            "replay": recording,
-        }
-    )
-    with LLMRuntime(settings, bridge=bridge) as runtime:
-        return golden_conversation(runtime.session("golden"))
+GOLDEN_RUN = GoldenRecording(
+    golden_conversation,
+    lambda: stub_policy(hmo()),
+    {"default": "participant-model", "mediator": "mediator-model"},
+)
 
 
 def test_golden_conversation_replays_byte_identical(bridge: EventLoopThread) -> None:
-    if os.environ.get("PARLEY_UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        GOLDEN.mkdir(parents=True)
-        (GOLDEN / "trajectory.jsonl").write_text(record_golden(GOLDEN, bridge), "utf-8")
-    expected = (GOLDEN / "trajectory.jsonl").read_text("utf-8")
-    try:
-        replayed = replay_golden(GOLDEN / "recording", bridge)
-    except LLMError as miss:  # a prompt template, a renderer or a twin changed
-        pytest.fail(
-            f"{miss}\nIf that change is intended, re-record: PARLEY_UPDATE_GOLDEN=1 pytest {__file__}"
-        )
-    assert replayed == expected
+    expected = GOLDEN_RUN.check(GOLDEN, bridge, __file__)
 
     events = [json.loads(line) for line in expected.splitlines()]
     spoken = [e for e in events if e["kind"] in ("utterance", "intervention")]
@@ -648,8 +615,8 @@ def test_golden_conversation_replays_byte_identical(bridge: EventLoopThread) -> 
 
 
 def test_record_then_replay_is_byte_identical(tmp_path: Path, bridge: EventLoopThread) -> None:
-    live = record_golden(tmp_path, bridge)
-    assert replay_golden(tmp_path / "recording", bridge) == live
+    live = GOLDEN_RUN.record(tmp_path, bridge)
+    assert GOLDEN_RUN.replay(tmp_path / "recording", bridge) == live
 
 
 # -- CLI ---------------------------------------------------------------------------------------------------
