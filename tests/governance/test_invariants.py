@@ -6,20 +6,17 @@ that fails the preflight or exceeds the boundary without approval; I4 every sess
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parley.governance.config import DomainConfig, load_config, load_yaml_data
+from parley.governance.config import load_config, load_yaml_data
 from parley.governance.counterparties import ScriptedCounterparty, SimulatedCounterparty
 from parley.governance.delegate import DelegateOptions
 from parley.governance.escalation import PolicyPrincipal, Trigger
 from parley.governance.machine import TERMINAL
-from parley.governance.preflight import preflight
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
-from parley.protocol.events import Event
+from parley.testing import check_delegate_invariants
 
 CONFIGS = {name: load_config(name) for name in ("staffing", "procurement", "leasing")}
 
@@ -62,34 +59,6 @@ def messages(domain: str) -> st.SearchStrategy[str | None]:
 decisions = st.fixed_dictionaries({t.value: st.sampled_from(["A", "B", "C"]) for t in Trigger})
 
 
-def _check(config: DomainConfig, events: Sequence[Event], preflight_on: bool) -> None:
-    gate = config.thresholds.gate
-    limits: dict[str, tuple[float | None, float | None]] = {}
-    previous = (0.0, 0.0)
-    allow_next = False
-    for event in events:
-        data = event.data
-        if event.kind == "state_transition" and data["from"] == "SCREEN" and data["to"] == "NEGOTIATE":
-            assert float(data["tci_weighted"]) >= gate - 1e-9, "I1"
-        elif event.kind == "tci_ledger":
-            current = (float(data["tci"]), float(data["tci_weighted"]))
-            assert current[0] >= previous[0] and current[1] >= previous[1], "I2"
-            previous = current
-        elif event.kind == "authorization_change":
-            limits[str(data["term"])] = (data["minimum"], data["maximum"])
-        elif event.kind == "agreement" or (
-            event.kind == "safety_event" and data["type"] == "approved_override"
-        ):
-            allow_next = True
-        elif event.kind == "delegate_message":
-            if preflight_on and not allow_next:
-                result = preflight(str(data["text"]), config, overrides=limits)
-                assert not result.requires_approval, f"I3: {data['text']!r}"
-            allow_next = False
-        elif event.kind == "violation":
-            assert not preflight_on, "I3: a slip reached the counterparty"
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(sorted(CONFIGS)).flatmap(
@@ -115,7 +84,7 @@ def test_invariants_hold_for_random_scripts(
     )
     assert outcome.state in TERMINAL, "I4"
     assert outcome.turns <= config.thresholds.max_rounds + 1 + len(script), "I4"
-    _check(config, store.load_events(outcome.session_id), preflight_on=True)
+    check_delegate_invariants(config, store.load_events(outcome.session_id))
     assert store.verify(outcome.session_id).ok
 
 
@@ -175,4 +144,4 @@ def test_invariants_hold_against_simulated_personas(
         options=DelegateOptions(use_stcc=use_stcc, slip_rate=slip_rate),
     )
     assert outcome.state in TERMINAL, "I4"
-    _check(config, store.load_events(outcome.session_id), preflight_on=True)
+    check_delegate_invariants(config, store.load_events(outcome.session_id))

@@ -59,8 +59,8 @@ from parley.llm.gaia import (
     redact_amounts,
 )
 from parley.llm.types import LLMRequest
-from parley.protocol.events import PUBLIC, Event, Trajectory
-from parley.testing import FakeLLM, StubReply, StubServer
+from parley.protocol.events import PUBLIC, Trajectory
+from parley.testing import FakeLLM, StubReply, StubServer, check_delegate_invariants
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gaia"
 GOLDEN = Path(__file__).parent / "golden" / "gaia"
@@ -482,34 +482,6 @@ def hostile_model(seed: int, config: DomainConfig) -> Callable[[LLMRequest], str
     return answer
 
 
-def check_invariants(config: DomainConfig, events: Sequence[Event]) -> None:
-    """I1-I3 over one stored session (I4 is checked on the outcome)."""
-    gate = config.thresholds.gate
-    limits: dict[str, tuple[float | None, float | None]] = {}
-    previous = (0.0, 0.0)
-    allow_next = False
-    for event in events:
-        data = event.data
-        if event.kind == "state_transition" and data["to"] == "NEGOTIATE":  # from SCREEN or a decision
-            assert float(data["tci_weighted"]) >= gate - 1e-9, "I1"
-        elif event.kind == "tci_ledger":
-            current = (float(data["tci"]), float(data["tci_weighted"]))
-            assert current[0] >= previous[0] and current[1] >= previous[1], "I2"
-            previous = current
-        elif event.kind == "authorization_change":
-            limits[str(data["term"])] = (data["minimum"], data["maximum"])
-        elif event.kind == "agreement" or (
-            event.kind == "safety_event" and data["type"] == "approved_override"
-        ):
-            allow_next = True
-        elif event.kind == "delegate_message":
-            if not allow_next:
-                assert not preflight(str(data["text"]), config, overrides=limits).requires_approval, (
-                    f"I3: {data['text']!r}"
-                )
-            allow_next = False
-
-
 GAIA_CONFIGS = {name: load_config(name) for name in ("staffing", "procurement")}
 MESSAGES = st.sampled_from(
     [
@@ -546,7 +518,7 @@ def test_invariants_hold_with_every_role_llm_backed_by_an_adversarial_model(
     store, outcome = hostile_session(config, script, seed, choices, bridge)
     assert outcome.state in TERMINAL, "I4"
     assert outcome.turns <= config.thresholds.max_rounds + 1 + len(script), "I4"
-    check_invariants(config, store.load_events(outcome.session_id))
+    check_delegate_invariants(config, store.load_events(outcome.session_id))
     assert store.verify(outcome.session_id).ok
 
 
@@ -580,7 +552,7 @@ def test_the_invariant_check_catches_hostile_drafts_when_preflight_is_off(bridge
             STAFFING, [*SCREENING, "I need $130K."], seed, {}, bridge, DelegateOptions(preflight=False)
         )
         try:
-            check_invariants(STAFFING, store.load_events(outcome.session_id))
+            check_delegate_invariants(STAFFING, store.load_events(outcome.session_id))
         except AssertionError as error:
             caught += str(error).startswith("I3")
     assert caught >= 3

@@ -1,8 +1,9 @@
-"""Fakes and conformance checks for testing negotiators (parley's own and users')."""
+"""Fakes and conformance checks for negotiators, mediators, delegates and LLM code (parley's and users')."""
 
 from parley.protocol.clock import FakeClock as FakeClock
 from parley.testing.conformance import ConformanceReport as ConformanceReport
 from parley.testing.conformance import check_negotiator as check_negotiator
+from parley.testing.governance import check_delegate_invariants as check_delegate_invariants
 from parley.testing.llm import FakeLLM as FakeLLM
 from parley.testing.llm import StubReply as StubReply
 from parley.testing.llm import StubServer as StubServer

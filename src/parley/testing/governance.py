@@ -1,0 +1,53 @@
+"""The GAIA invariants as a reusable check over one delegate session's stored events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from parley.governance.config import DomainConfig
+from parley.governance.preflight import preflight
+from parley.protocol.events import Event
+
+
+def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> None:
+    """Check I1–I3 over a session's events (I4, termination, is a property of its outcome).
+
+    I1: the delegate never enters NEGOTIATE while the weighted TCI is below τ_gate.
+    I2: TCI (plain and weighted) never decreases.
+    I3: nothing reaches the counterparty that fails the preflight or exceeds the authorization
+    boundary (as it stood when sent) without an approval, and no unsafe slip is ever sent.
+
+    Raises:
+        AssertionError: whose message starts with the invariant that broke ("I1", "I2", "I3").
+    """
+    gate = config.thresholds.gate
+    limits: dict[str, tuple[float | None, float | None]] = {}
+    previous = (0.0, 0.0)
+    approved_next = False
+    for event in events:
+        data = event.data
+        if event.kind == "state_transition" and data["to"] == "NEGOTIATE":  # from SCREEN or a decision
+            _require(float(data["tci_weighted"]) >= gate - 1e-9, "I1: NEGOTIATE below the gate")
+        elif event.kind == "tci_ledger":
+            current = (float(data["tci"]), float(data["tci_weighted"]))
+            _require(current[0] >= previous[0] and current[1] >= previous[1], "I2: TCI decreased")
+            previous = current
+        elif event.kind == "authorization_change":
+            limits[str(data["term"])] = (data["minimum"], data["maximum"])
+        elif event.kind == "agreement" or (
+            event.kind == "safety_event" and data["type"] == "approved_override"
+        ):
+            approved_next = True
+        elif event.kind == "delegate_message":
+            if not approved_next:
+                result = preflight(str(data["text"]), config, overrides=limits)
+                _require(not result.requires_approval, f"I3: sent without approval: {data['text']!r}")
+            approved_next = False
+        elif event.kind == "violation":
+            _require(False, "I3: an unsafe slip reached the counterparty")
+
+
+def _require(condition: bool, message: str) -> None:
+    # An explicit raise, not `assert`: the check must hold under `python -O` too.
+    if not condition:
+        raise AssertionError(message)
