@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from parley.cli.app import app, experiment_app
+from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
 from parley.errors import ParleyError
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import (
@@ -127,14 +128,10 @@ def _report(outcome: SessionOutcome, db: Path) -> None:
         console.print(f"decide with: parley delegate decide {outcome.session_id} --option A --db {db}")
 
 
-LLMOption = Annotated[str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")]
 LLMRoleOption = Annotated[
     list[str] | None,
     typer.Option(help="Per-role endpoint ROLE=SPEC (drafter, extractor, moderator, critic; repeatable)."),
 ]
-LLMConfigOption = Annotated[Path | None, typer.Option(help="YAML file with LLM settings.")]
-RecordOption = Annotated[Path | None, typer.Option(help="Save every LLM exchange to this folder.")]
-ReplayOption = Annotated[Path | None, typer.Option(help="Answer LLM calls from a recording; no endpoint.")]
 RolesOption = Annotated[
     str | None,
     typer.Option(

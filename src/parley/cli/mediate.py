@@ -14,6 +14,7 @@ from rich.table import Table
 
 from parley.cli.app import app, experiment_app
 from parley.cli.common import console, fail
+from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
 from parley.errors import ParleyError, ScenarioError
 from parley.protocol.events import Event
 from parley.scenarios.model import Scenario
@@ -100,18 +101,14 @@ def mediate(
         str,
         typer.Option(help="Consensus tracking: rule (deterministic) or llm (attitude + agreement roles)."),
     ] = "rule",
-    llm: Annotated[
-        str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")
-    ] = None,
+    llm: LLMOption = None,
     llm_role: Annotated[
         list[str] | None,
         typer.Option(help="Per-role endpoint ROLE=SPEC (participant, mediator; repeatable)."),
     ] = None,
-    llm_config: Annotated[Path | None, typer.Option(help="YAML file with LLM settings.")] = None,
-    record: Annotated[Path | None, typer.Option(help="Save every LLM exchange to this folder.")] = None,
-    replay: Annotated[
-        Path | None, typer.Option(help="Answer LLM calls from a recording; no endpoint.")
-    ] = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
 ) -> None:
     """Simulate one mediated multi-party conversation and show consensus per topic."""
     import json

@@ -15,6 +15,7 @@ from parley.cli.app import app
 from parley.cli.common import console, fail, load
 from parley.cli.display import TraceFormatter, TranscriptPrinter, outcome_table, party_table
 from parley.cli.human import AdviceHook
+from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
 from parley.errors import ParleyError
 from parley.experiments.runner import build_negotiators, run_negotiation
 from parley.protocol.judge import TerminationJudge
@@ -146,17 +147,13 @@ def run(
         bool, typer.Option("--coach", help="Show ASTRA's advice before each of your moves.")
     ] = False,
     max_rounds: Annotated[int | None, typer.Option(help="Override the scenario's round cap.")] = None,
-    llm: Annotated[
-        str | None, typer.Option(help="LLM endpoint, e.g. openai:gpt-4o-mini or URL#model.")
-    ] = None,
+    llm: LLMOption = None,
     llm_role: Annotated[
         list[str] | None, typer.Option(help="Per-role endpoint ROLE=SPEC (repeatable).")
     ] = None,
-    llm_config: Annotated[Path | None, typer.Option(help="YAML file with LLM settings.")] = None,
-    record: Annotated[Path | None, typer.Option(help="Save every LLM exchange to this folder.")] = None,
-    replay: Annotated[
-        Path | None, typer.Option(help="Answer LLM calls from a recording; no endpoint.")
-    ] = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
 ) -> None:
     """Play SCENARIO once with the given agents and show the transcript and the outcome."""
     scenario = load(scenario_name)
