@@ -337,8 +337,9 @@ class Session:
             self._emit("withdrawal", party, {"reason": reason, "remaining": remaining})
         self._state = replace(self._state, walked=None)
 
-    def _active(self, parties: Sequence[PartyId]) -> list[PartyId]:
-        return [p for p in parties if p not in self._withdrawn] if self._withdrawn else list(parties)
+    def _active(self, parties: Sequence[PartyId]) -> Sequence[PartyId]:
+        # No copy in the common case: nobody has withdrawn.
+        return [p for p in parties if p not in self._withdrawn] if self._withdrawn else parties
 
     def _decide(self, view: JudgeView, *, detail: str = "", walker: PartyId | None = None) -> None:
         judgement = self._judge.judge(view)
