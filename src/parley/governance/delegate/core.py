@@ -1,0 +1,182 @@
+"""The state of one delegate session and the primitives every phase uses: audit events, checked
+state transitions, pausing for the principal, ending the session, and the authorised bands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from parley.governance.config import DomainConfig, load_yaml_data
+from parley.governance.critic import Critic, RuleCritic
+from parley.governance.delegate.records import DELEGATE, DelegateOptions, Memory, Step
+from parley.governance.drafting import Drafter, TemplateDrafter
+from parley.governance.escalation import EscalationRequest, Trigger
+from parley.governance.extraction import Extractor, default_extractor
+from parley.governance.machine import Action, State, StateMachine
+from parley.governance.moderator import Classifier, RuleModerator
+from parley.governance.offers import escalation_options, negotiation_term
+from parley.governance.tci import TaskCompletenessIndex
+from parley.protocol.clock import Clock, FakeClock
+from parley.protocol.events import PUBLIC, Trajectory
+
+_ESCALATIONS_PER_TURN = 4
+
+
+class DelegateCore:
+    """One session's state plus the primitives the phase modules drive it with.
+
+    Callers use `Delegate`, which adds the public turn API; the arguments are documented there.
+    """
+
+    def __init__(
+        self,
+        config: DomainConfig,
+        session_id: str,
+        *,
+        clock: Clock | None = None,
+        options: DelegateOptions | None = None,
+        seed: int = 0,
+        extractor: Extractor | None = None,
+        moderator: Classifier | None = None,
+        drafter: Drafter | None = None,
+        critic: Critic | None = None,
+    ) -> None:
+        self.config = config
+        self.session_id = session_id
+        self.clock = clock or FakeClock()
+        self.options = options or DelegateOptions()
+        self.seed = seed
+        self.extractor = extractor or default_extractor(config)
+        self.moderator = moderator or RuleModerator(config)
+        self.drafter = drafter or TemplateDrafter(config, np.random.default_rng(seed), self.options.slip_rate)
+        self.critic: Critic = critic or RuleCritic(config)
+        self.templates: dict[str, str] = {**load_yaml_data("templates.yaml"), **config.templates}
+        self._options_by_trigger: dict[str, list[dict[str, str]]] = load_yaml_data("escalation_options.yaml")
+        self.machine = StateMachine()
+        self.tci = TaskCompletenessIndex(config)
+        self.trajectory = Trajectory()
+        self.flushed = 0
+        self.turn = 0
+        self.transcript: list[tuple[str, str]] = []
+        self.memory = Memory()
+        self.terms: dict[str, Any] = {}
+        self._last_activity = self.clock.now()
+        self.reversals = 0
+
+    @property
+    def state(self) -> State:
+        """Current state."""
+        return self.machine.state
+
+    @property
+    def pending(self) -> EscalationRequest | None:
+        """The open escalation request, if the flow is paused."""
+        return self.memory.pending
+
+    def gate_open(self) -> bool:
+        """g(h) = 1{TCI_w(h) ≥ τ_gate}."""
+        return self.tci.weighted >= self.config.thresholds.gate - 1e-12
+
+    # -- audit ----------------------------------------------------------------------------------
+    def record(
+        self,
+        kind: str,
+        data: Mapping[str, Any],
+        rationale: str,
+        *,
+        party: str = DELEGATE,
+        audience: str = PUBLIC,
+    ) -> None:
+        """Append one event (with its rationale) to the trajectory, at this turn and clock time."""
+        self.trajectory.append(
+            kind,
+            round=self.turn,
+            party=party,
+            data={**data, "rationale": rationale},
+            audience=audience,
+            time=self.clock.now(),
+        )
+
+    def transition(self, action: Action, target: State, rationale: str) -> None:
+        """Fire a checked transition (the gate guards SCREEN → NEGOTIATE) and record it.
+
+        Raises:
+            IllegalTransition: if the machine does not declare the transition or the gate is closed.
+        """
+        source = self.state
+        self.machine.fire(action, target, gate_open=self.gate_open())
+        self.record(
+            "state_transition",
+            {
+                "from": source.value,
+                "action": action.value,
+                "to": target.value,
+                "tci": round(self.tci.value, 6),
+                "tci_weighted": round(self.tci.weighted, 6),
+            },
+            rationale,
+        )
+
+    # -- pausing and ending ---------------------------------------------------------------------
+    def escalate(
+        self,
+        trigger: Trigger,
+        problem: str,
+        *,
+        boundary: Mapping[str, Any] | None = None,
+        safety: Sequence[str] = (),
+    ) -> Step:
+        """Pause for the principal with a stored request (or end, when answers keep re-triggering)."""
+        memory = self.memory
+        memory.paused_this_turn += 1
+        if memory.paused_this_turn > _ESCALATIONS_PER_TURN:
+            # Liveness guard (I4): the principal's answers keep re-triggering without any progress.
+            return self.end(State.NO_DEAL, f"escalation loop guard ({trigger.value})")
+        memory.origin = self.state
+        self.transition(Action.ESCALATE, State.ESCALATE, f"escalate: {trigger.value}")
+        memory.escalations += 1
+        request = EscalationRequest(
+            f"{self.session_id}-e{memory.escalations}",
+            self.session_id,
+            trigger,
+            memory.origin.value,
+            tuple(self.transcript[-3:]),
+            self._ledger_snapshot(),
+            problem,
+            escalation_options(self.config, self._options_by_trigger[trigger.value], boundary),
+            "Approve one option by its letter, or provide alternative guidance.",
+            dict(boundary or {}),
+            tuple(safety),
+            self.clock.now(),
+        )
+        memory.pending = request
+        self.record("escalation", request.to_json(), f"paused for the principal: {trigger.value}")
+        return Step(None, State.ESCALATE, request)
+
+    def _ledger_snapshot(self) -> dict[str, Any]:
+        return {
+            "tci": round(self.tci.value, 6),
+            "tci_weighted": round(self.tci.weighted, 6),
+            "revealed": dict(self.tci.confirmed),
+            "soft": {k: list(v) for k, v in self.tci.soft.items()},
+            "missing": list(self.tci.missing),
+        }
+
+    def end(self, target: State, rationale: str) -> Step:
+        """End the session in target (NO_DEAL or STALL) without a closing message."""
+        self.transition(Action.DECLINE, target, rationale)
+        self.record("session_ended", {"state": target.value, "terms": self.terms}, rationale)
+        return Step(None, target)
+
+    # -- authority ------------------------------------------------------------------------------
+    def band(self, term_name: str) -> tuple[float | None, float | None]:
+        """The authorised (minimum, maximum) for a term, as widened by the principal."""
+        term = self.config.boundary.term(term_name)
+        return self.memory.limits.get(term_name, (term.minimum, term.maximum))
+
+    def term_name(self) -> str:
+        """The boundary term under negotiation, given what has been revealed."""
+        return negotiation_term(self.config, self.tci.confirmed)
