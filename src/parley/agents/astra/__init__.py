@@ -3,14 +3,10 @@
 Importing this package registers "astra" and "astra-ablation" in the agent registry.
 """
 
-from parley.agents.astra.agent import (
-    AstraConfig,
-    AstraNegotiator,
-    Memory,
-    create_astra,
-    create_astra_ablation,
-)
+from parley.agents.astra.agent import AstraNegotiator, create_astra, create_astra_ablation
 from parley.agents.astra.coach import Advice, Coach, format_advice
+from parley.agents.astra.config import AstraConfig
+from parley.agents.astra.decision import Memory
 from parley.agents.astra.opponent import Evidence, PartnerModel
 from parley.agents.astra.selection import Tactic, TacticContext
 from parley.agents.astra.signals import Fairness, Stance, assess_fairness, assess_stance

@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from parley.agents.astra.agent import AstraConfig, AstraNegotiator, Memory
+from parley.agents.astra.agent import AstraNegotiator
+from parley.agents.astra.config import AstraConfig
+from parley.agents.astra.decision import Memory
 from parley.agents.astra.opponent import collect_evidence
 from parley.agents.astra.trace import format_trace
 from parley.domain.issues import Value

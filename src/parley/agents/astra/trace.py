@@ -14,7 +14,8 @@ from parley.protocol.actions import action_to_json
 from parley.protocol.view import PartyView
 
 if TYPE_CHECKING:
-    from parley.agents.astra.agent import AstraConfig, Decision, Signals
+    from parley.agents.astra.config import AstraConfig
+    from parley.agents.astra.decision import Decision, Signals
     from parley.agents.astra.opponent import ConsistencyFinding, PartnerModel
     from parley.agents.astra.own import OwnSide
 

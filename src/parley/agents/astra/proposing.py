@@ -1,0 +1,183 @@
+"""Building blocks of an ASTRA proposal: the tit-for-tat floor on stage 2, the distinct undominated
+grid optima it passes to stage 3, stage 3's tactic context, and the proposal move itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parley.agents.astra.decision import Decision, Signals
+from parley.agents.astra.opponent import Evidence, PartnerModel
+from parley.agents.astra.optimizer import Floors, GridSolution
+from parley.agents.astra.own import OwnSide
+from parley.agents.astra.selection import ScoredCandidate, TacticContext, keeps_talks_alive, phase_of
+from parley.agents.astra.stages import Candidate, ParameterChoice
+from parley.agents.astra.walkaway import no_concession_streak
+from parley.protocol.actions import Propose
+from parley.protocol.view import PartyView
+
+RECIPROCAL_SHARE = 0.5
+"""A concession is at most this share of the partner's latest one (both in ASTRA's points)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stage2Result:
+    """What stage 2 hands to stage 3.
+
+    Attributes:
+        candidates: The best distinct undominated grid optima, best S_a first (may be empty).
+        info: The stage-2 part of the decision trace (λ, S_max, grids, floors, solver counts).
+        reasons: Why the parameters and floors are what they are, in order.
+    """
+
+    candidates: list[Candidate]
+    info: dict[str, Any]
+    reasons: list[str]
+
+
+def tit_for_tat_floor(
+    own: OwnSide,
+    evidence: Evidence,
+    context: TacticContext,
+    previous: float | None,
+    s_max: float,
+    *,
+    deadlock: bool,
+) -> tuple[float, str | None]:
+    """The agent's floor for this proposal (points) and, when the concession cap raised it, why."""
+    floor = own.reservation_points
+    cap = concession_cap(evidence, own, context, deadlock)
+    if previous is None or cap is None:
+        return floor, None
+    floor = max(floor, min(previous, s_max) - cap)
+    return floor, f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})"
+
+
+def concession_cap(evidence: Evidence, own: OwnSide, context: TacticContext, deadlock: bool) -> float | None:
+    """The most this proposal may concede (agent's points), or None for no cap beyond the BATNA.
+
+    Tit-for-tat in the agent's own points: concede at most RECIPROCAL_SHARE of what the
+    partner's latest concession gave the agent, so S_max falls no faster than the partner
+    concedes and a partner that concedes on a schedule anyway is not paid back in full. Two
+    exceptions keep the talks alive: after HOLD_LIMIT own
+    offers without a concession answered by a partner offer without one (a small concession,
+    so a partner with the same walk rule does not leave), and once the agent has warned of a
+    deadlock over an above-BATNA offer.
+    """
+    if not evidence.own_offers or deadlock or keeps_talks_alive(context):
+        return None
+    received = [own.points(row) for row in evidence.partner_offers]
+    if len(received) < 2:
+        return 0.0
+    return RECIPROCAL_SHARE * max(0.0, received[-1] - received[-2])
+
+
+def stage2_info(
+    choice: ParameterChoice,
+    lambdas: Sequence[float],
+    s_values: Sequence[float],
+    floors: Floors,
+    method: str,
+    solutions: Sequence[GridSolution],
+    skipped_cells: int,
+) -> dict[str, Any]:
+    """The stage-2 part of the decision trace."""
+    return {
+        "lambda": choice.lambda_,
+        "s_max": choice.s_max,
+        "lambdas": list(lambdas),
+        "s_max_values": list(s_values),
+        "floors": {"agent": floors.agent, "partner": floors.partner},
+        "method": method,
+        "solved_cells": len(solutions),
+        "unproven_cells": sum(not s.proven for s in solutions),
+        "skipped_cells": skipped_cells,
+    }
+
+
+def top_candidates(
+    own: OwnSide, model: PartnerModel, solutions: Sequence[GridSolution], top_n: int
+) -> list[Candidate]:
+    """Distinct grid optima, minus those another optimum dominates (under the IPP), best S_a first.
+
+    A cell capped by S_max can return a package that an optimum of a looser cell beats for both
+    sides; conceding to it would cost the agent points without giving the partner any.
+    """
+    rows = list(dict.fromkeys(s.row for s in solutions if s.row is not None))
+    found = [Candidate(row, own.points(row), model.points_of(row)) for row in rows]
+    candidates = [c for c in found if not any(dominates(other, c) for other in found)]
+    candidates.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
+    return candidates[:top_n]
+
+
+def dominates(first: Candidate, second: Candidate) -> bool:
+    """first is at least as good for both sides and strictly better for one."""
+    at_least = (
+        first.agent_points >= second.agent_points - 1e-9
+        and first.partner_points >= second.partner_points - 1e-9
+    )
+    strictly = (
+        first.agent_points > second.agent_points + 1e-9 or first.partner_points > second.partner_points + 1e-9
+    )
+    return at_least and strictly
+
+
+def best_row(own: OwnSide) -> tuple[int, ...]:
+    """The agent's own best package, as option indices."""
+    if own.point_tables is not None:
+        return tuple(int(np.argmax(t)) for t in own.point_tables)
+    assert own.rows is not None and own.all_points is not None
+    return tuple(int(v) for v in own.rows[int(np.argmax(own.all_points))])
+
+
+def tactic_context(view: PartyView, own: OwnSide, evidence: Evidence, signals: Signals) -> TacticContext:
+    """Stage 3's view of the talks: signals, phase, and both sides' concessions in the agent's points."""
+    partner = [own.points(row) for row in evidence.partner_offers]
+    concessions = tuple(b - a for a, b in itertools.pairwise(partner))
+    mine = [own.points(row) for row in evidence.own_offers]
+    own_last = mine[-2] - mine[-1] if len(mine) >= 2 else 0.0
+    return TacticContext(
+        fairness=signals.fairness,
+        stance=signals.stance,
+        phase=phase_of(view.relative_time, len(mine)),
+        partner_offers=len(partner),
+        own_offers=len(mine),
+        partner_concession=concessions[-1] if concessions else 0.0,
+        partner_concessions=concessions,
+        own_last_concession=own_last,
+        own_conceded=bool(mine) and min(mine) < mine[0] - 1e-9,
+        partner_offer_partner_points=signals.offer_partner_points,
+        partner_offer_agent_points=signals.offer_agent_points,
+        previous_agent_points=mine[-1] if mine else None,
+        own_hold_streak=no_concession_streak([-points for points in mine]),
+    )
+
+
+def repeat_offer(
+    view: PartyView, own: OwnSide, model: PartnerModel, evidence: Evidence, stage2: Stage2Result
+) -> Decision:
+    """The proposal when stage 2 found no candidate: the agent's previous offer, or its best package."""
+    fallback = evidence.own_offers[-1] if evidence.own_offers else best_row(own)
+    chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
+    reasons = [*stage2.reasons, "no feasible candidate: repeat my previous (or best) offer"]
+    return proposal(view, chosen, reasons, stage2=stage2.info)
+
+
+def proposal(
+    view: PartyView,
+    chosen: Candidate,
+    reasons: list[str],
+    *,
+    stage2: dict[str, Any] | None = None,
+    tactic: dict[str, Any] | None = None,
+    scored: list[ScoredCandidate] | None = None,
+) -> Decision:
+    """The move proposing chosen, with what its trace reports."""
+    # No message: the transcript renders it with `parley.language` and the scenario's vocabulary.
+    package = view.space.from_indices(chosen.row)
+    return Decision(Propose(package), "propose", reasons, stage2, tactic, scored or [], chosen)
