@@ -163,7 +163,7 @@ def task_parley_casino(args: argparse.Namespace) -> dict[str, Any]:
 
 def _replay_timing(scenario: Scenario, trajectory: Any, args: argparse.Namespace) -> Any:
     """The engine alone: replaying one recorded negotiation's moves (trivial negotiators)."""
-    from parley.protocol.session import replay
+    from parley.protocol.replay import replay
 
     setups = scenario.setups()
     return measure(

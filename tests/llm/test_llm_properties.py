@@ -13,7 +13,7 @@ from test_llm_negotiator import buyer_view
 from parley.agents import create
 from parley.llm import EventLoopThread, LLMNegotiator, LLMSession, PrivateNumbers, check_message
 from parley.protocol import Accept, Propose
-from parley.protocol.engine import SessionState, check_move
+from parley.protocol.engine import check_move
 from parley.testing import FakeLLM
 
 OPTION = st.one_of(
@@ -65,7 +65,7 @@ def test_any_reply_gives_a_safe_legal_move(replies: list[str], offer: dict[str, 
         "buyer", LLMSession(FakeLLM(replies), bridge=BRIDGE), create("boulware", party="buyer", seed=0)
     )
     action = negotiator.act(view)
-    check_move(view.space, SessionState(table=view.table), "buyer", view.phase, action)  # raises if illegal
+    check_move(view.space, view.table, "buyer", view.phase, action)  # raises if illegal
     if isinstance(action, Accept):
         assert view.offer is not None and view.utility.is_acceptable(view.offer)
     if isinstance(action, Propose):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from parley.domain import Value
-from parley.protocol import Propose, Rules, Session
+from parley.protocol import Action, Event, PartyView, Propose, Rules, Session
 from parley.protocol.session import MediatorView
 from parley.testing import ScriptedNegotiator
 from parley.testing.scenarios import casino_like_scenario
@@ -68,3 +71,82 @@ def test_a_mediator_sees_every_public_event_and_only_those() -> None:
     assert mediator.seen
     for record, public in mediator.seen:
         assert record == public
+
+
+class ViewKeeper:
+    """Counters with a fixed cycle of packages and keeps every view it was shown."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        self.views: list[PartyView] = []
+
+    def act(self, view: PartyView) -> Action:
+        self.views.append(view)
+        return Propose(PACKAGES[(self.offset + 5 * len(self.views)) % len(PACKAGES)])
+
+
+def test_views_and_events_built_without_their_constructors_equal_constructed_ones() -> None:
+    keepers = {"alice": ViewKeeper(0), "bob": ViewKeeper(3)}
+    result = Session(CASINO.space, CASINO.setups(), keepers, Rules(max_rounds=4, stagnation_rounds=9)).run()
+    setups = {setup.name: setup for setup in CASINO.setups()}
+    for name, keeper in keepers.items():
+        assert keeper.views
+        for view in keeper.views:
+            rebuilt = PartyView(
+                view.party,
+                view.parties,
+                view.round,
+                view.phase,
+                view.space,
+                setups[name].utility,
+                view.rules,
+                view.table,
+                view.record,
+                view.persona,
+            )
+            assert view == rebuilt and repr(view) == repr(rebuilt)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                view.round = 99  # type: ignore[misc]
+    for event in result.trajectory:
+        rebuilt_event = Event(
+            event.seq, event.kind, event.round, event.party, event.data, event.audience, event.time
+        )
+        assert event == rebuilt_event and repr(event) == repr(rebuilt_event)
+        assert pickle.loads(pickle.dumps(event)) == event
+
+
+@given(st.lists(st.integers(0, len(PACKAGES) - 1), min_size=2, max_size=16), st.sampled_from([0.0, 0.3, 0.6]))
+def test_stagnation_counts_rounds_without_a_move_larger_than_epsilon(
+    picks: list[int], epsilon: float
+) -> None:
+    """The exact-match shortcut (ε = 0) and the general movement measure agree with a direct count."""
+    alice = [Propose(PACKAGES[p]) for p in picks[0::2]]
+    bob = [Propose(PACKAGES[p]) for p in picks[1::2]]
+    rounds = len(bob)
+    rules = Rules(
+        max_rounds=rounds, stagnation_rounds=1, stagnation_epsilon=epsilon, on_stagnation="continue"
+    )
+    negotiators = {"alice": ScriptedNegotiator(alice), "bob": ScriptedNegotiator(bob)}
+    result = Session(CASINO.space, CASINO.setups(), negotiators, rules).run()
+    spans = [max(n - 1, 1) for n in CASINO.space.shape]
+    last: dict[str, tuple[int, ...]] = {}
+    expected: list[int] = []
+    moves_by_round: dict[int, list[tuple[str, tuple[int, ...]]]] = {}
+    for event in result.trajectory:
+        if event.kind == "action" and event.data["kind"] == "propose" and event.party is not None:
+            indices = CASINO.space.to_indices(event.data["package"])
+            moves_by_round.setdefault(event.round, []).append((event.party, indices))
+    for round_number in sorted(moves_by_round):
+        moved = False
+        for party, indices in moves_by_round[round_number]:
+            old = last.get(party)
+            step = (
+                1.0
+                if old is None
+                else max(abs(a - b) / s for a, b, s in zip(old, indices, spans, strict=True))
+            )
+            moved = moved or step > epsilon
+            last[party] = indices
+        if not moved:
+            expected.append(round_number)
+    assert [e.round for e in result.trajectory if e.kind == "stagnation"] == expected

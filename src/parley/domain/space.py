@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -95,6 +95,35 @@ class OutcomeSpace:
             raise ValueError(
                 f"package must name issues {list(self.names)}; missing {missing}, unknown {extra}"
             )
+
+    def indices_of(self, outcome: Mapping[str, Value]) -> tuple[int, ...]:
+        """`validate` and `to_indices` in one pass: the option indices of a checked outcome.
+
+        Raises:
+            ValueError: with what was expected and what arrived.
+        """
+        try:
+            same_names = outcome.keys() == self._by_name.keys()
+        except AttributeError:
+            same_names = False
+        if not same_names:
+            self._report_names(outcome)
+        try:  # one C-level lookup per issue; the engine checks every proposal this way
+            return tuple(map(dict.__getitem__, self._positions, self._values_in_order(outcome)))
+        except (KeyError, TypeError):  # the slow path explains (or accepts 2.0 for 2)
+            return tuple([issue.index_of(outcome[issue.name]) for issue in self.issues])
+
+    @cached_property
+    def _positions(self) -> tuple[dict[Value, int], ...]:
+        return tuple(positions for _, positions in self._position_maps)
+
+    @cached_property
+    def _values_in_order(self) -> Callable[[Mapping[str, Value]], tuple[Value, ...]]:
+        """An outcome's values in issue order (itemgetter returns a bare value for one issue)."""
+        if len(self.issues) == 1:
+            name = self.issues[0].name
+            return lambda outcome: (outcome[name],)
+        return operator.itemgetter(*self.names)
 
     def to_indices(self, outcome: Mapping[str, Value]) -> tuple[int, ...]:
         """Option indices of a (valid) outcome."""

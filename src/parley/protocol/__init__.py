@@ -1,4 +1,4 @@
-"""The O13 protocol: actions, views, rules, the pure step engine, the session runner and its records."""
+"""The O13 protocol: actions, views, rules, the move checks, the session runner, replay and its records."""
 
 from parley.protocol.actions import (
     Accept,
@@ -14,6 +14,7 @@ from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal
 from parley.protocol.clock import Clock, FakeClock, SystemClock
 from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
 from parley.protocol.judge import Judgement, JudgeView, RuleJudge, TerminationJudge, Verdict
+from parley.protocol.replay import replay
 from parley.protocol.rules import AcceptanceRule, Rules
 from parley.protocol.session import (
     MediatorView,
@@ -22,7 +23,6 @@ from parley.protocol.session import (
     PartySetup,
     Session,
     SessionResult,
-    replay,
 )
 from parley.protocol.view import PartyView, Phase, Record, TableOffer
 

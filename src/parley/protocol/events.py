@@ -109,6 +109,13 @@ class Trajectory(Sequence[Event]):
     def __init__(self, events: Iterable[Event] = ()) -> None:
         self._events: list[Event] = list(events)
 
+    @classmethod
+    def over(cls, events: list[Event]) -> Trajectory:
+        """A trajectory backed by this very list (no copy): its owner appends to the list directly."""
+        trajectory = cls()
+        trajectory._events = events
+        return trajectory
+
     def append(
         self,
         kind: str,

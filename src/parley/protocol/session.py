@@ -11,31 +11,27 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
 
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import UtilityFunction
 from parley.errors import ProtocolViolation, ScenarioError
-from parley.protocol.actions import Action, Walk, action_from_json
+from parley.protocol.actions import Accept, Action, Walk, action_to_json
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
 from parley.protocol.clock import Clock, FakeClock
-from parley.protocol.engine import (
-    SessionState,
-    apply_proposer_move,
-    apply_responses,
-    check_move,
-    close_round,
-    table_mediator_offer,
-)
+from parley.protocol.engine import check_move, movement, option_spans
 from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
 from parley.protocol.judge import JudgeView, RuleJudge, TerminationJudge, Verdict
 from parley.protocol.rules import Rules
-from parley.protocol.view import PartyView, Phase, Record
+from parley.protocol.view import PartyView, Phase, Record, TableOffer
 
 logger = logging.getLogger(__name__)
+
+_new = object.__new__
+_set = object.__setattr__  # frozen dataclasses: fields are set through object, as their __init__ does
 
 MEDIATOR: PartyId = "mediator"
 
@@ -135,6 +131,9 @@ class _Stop(Exception):
 class Session:
     """One negotiation between parties under rules; `run()` plays it to the end.
 
+    The round state (table, offers, stagnation count, who walked) lives in the session and changes
+    in place: it is rebuilt from the trajectory by `replay`, which is what makes a run auditable.
+
     Args:
         space: The outcome space.
         parties: The parties (utilities stay inside the engine).
@@ -168,103 +167,129 @@ class Session:
         if missing:
             raise ScenarioError(f"no negotiator for parties {missing}")
         self._negotiators = dict(negotiators)
-        self._rules = rules or Rules()
-        self._act_timeout = self._rules.act_timeout
-        self._rules.acceptance.check(list(self._parties))
-        self._order = self._rules.order(list(self._parties))
+        self._rules = rules = rules or Rules()
+        rules.acceptance.check(list(self._parties))
+        self._order = rules.order(list(self._parties))
         self._names = tuple(self._parties)
         self._mediator = mediator
         self._judge = judge or RuleJudge()
         # The rule judge continues whenever nothing happened, so that common case skips building a view.
         self._plain_judge = type(self._judge) is RuleJudge
-        required = self._rules.acceptance.required
+        required = rules.acceptance.required
         self._needed = len(self._parties) if required is None else required
         self._clock = clock or FakeClock()
         self._on_event = on_event
         self._metadata = dict(metadata or {})
-        self._trajectory = Trajectory()
-        self._visible: dict[PartyId, list[Event]] = {name: [] for name in (*self._names, MEDIATOR)}
+        self._events: list[Event] = []
+        self._trajectory = Trajectory.over(self._events)
+        self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
+        # The only private events are the traces of negotiators that explain their moves. Without
+        # any, every event is public and each window is the whole trajectory.
+        private = any(explain is not None for explain in self._explainers.values())
+        windows = (*self._names, MEDIATOR)
+        self._visible: dict[PartyId, list[Event]] = {
+            name: [] if private else self._events for name in windows
+        }
         # Nobody reads the mediator's window when there is no mediator: public events skip it.
         self._visible_lists = tuple(
-            events for name, events in self._visible.items() if name != MEDIATOR or mediator is not None
+            self._visible[name] for name in windows if private and (name != MEDIATOR or mediator is not None)
         )
         self._records = {name: Record(events) for name, events in self._visible.items()}
-        self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
         self._best_received: dict[PartyId, float] = {name: float("-inf") for name in self._names}
-        self._evaluators = tuple((name, p.utility.evaluate) for name, p in self._parties.items())
         # Per party, its utility of each package it has received, by the package's option indices:
         # a package offered again (common on small spaces) is not evaluated again.
-        self._worth_caches = tuple(
-            (name, evaluate, dict[tuple[int, ...], float]()) for name, evaluate in self._evaluators
-        )
+        worth_caches = [
+            (name, p.utility.evaluate, dict[tuple[int, ...], float]()) for name, p in self._parties.items()
+        ]
+        self._receivers = {
+            sender: tuple(entry for entry in worth_caches if entry[0] != sender)
+            for sender in (*self._names, MEDIATOR)
+        }
+        # Each party's view differs per move only in round, phase and table (see `_view`).
+        self._view_fields = {
+            name: {
+                "party": name,
+                "parties": self._names,
+                "space": space,
+                "utility": p.utility,
+                "rules": rules,
+                "record": self._records[name],
+                "persona": p.persona,
+            }
+            for name, p in self._parties.items()
+        }
         self._responders = {
             name: [other for other in self._names if other != name] for name in (*self._names, MEDIATOR)
         }
         self._withdrawn: set[PartyId] = set()
-        self._state = SessionState()
+        self._spans = option_spans(space)
+        self._exact_moves = rules.stagnation_epsilon == 0.0  # then "moved" is "offered something else"
         self._start = 0.0
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._no_deal: NoDeal | None = None
+        # The round state.
+        self._round = 1
+        self._table: TableOffer | None = None
+        self._offers = 0  # packages tabled so far (the max_offers bound)
+        self._last_offers: dict[PartyId, tuple[int, ...]] = {}  # each party's latest, as option indices
+        self._moved = False  # whether any party moved more than ε this round
+        self._stagnant = 0  # consecutive rounds without movement
+        self._walked: tuple[PartyId, str] | None = None
 
     # -- recording -----------------------------------------------------------------------------
 
-    def _emit(
-        self, kind: str, party: PartyId | None, data: Mapping[str, Any], audience: str = PUBLIC
-    ) -> Event:
-        event = self._trajectory.append(
-            kind,
-            round=self._state.round,
-            party=party,
-            data=data,
-            audience=audience,
-            time=self._clock.now() - self._start,
+    def _emit(self, kind: str, party: PartyId | None, data: dict[str, Any], audience: str = PUBLIC) -> Event:
+        """Record an event; data must be a dict nobody else holds (it is stored as it is)."""
+        events = self._events
+        event = _new(Event)  # Event(...) without its __init__ frame: the same fields, in one dict
+        _set(
+            event,
+            "__dict__",
+            {
+                "seq": len(events),
+                "kind": kind,
+                "round": self._round,
+                "party": party,
+                "data": data,
+                "audience": audience,
+                "time": self._clock.now() - self._start,
+            },
         )
+        events.append(event)
         if audience == PUBLIC:
-            for events in self._visible_lists:
-                events.append(event)
+            for visible in self._visible_lists:
+                visible.append(event)
         elif audience in self._visible:
             self._visible[audience].append(event)
         if self._on_event is not None:
             self._on_event(event)
         return event
 
-    def _note_received(
-        self, proposer: PartyId, package: Mapping[str, Value], key: tuple[int, ...] | None = None
-    ) -> None:
-        """Raise each other party's best received utility; key is the package's option indices."""
+    def _offered(self, party: PartyId, package: Mapping[str, Value], indices: tuple[int, ...]) -> None:
+        """Note a package a party put forward: stagnation movement, its latest offer, what others got."""
+        if not self._moved:
+            last = self._last_offers.get(party)
+            if self._exact_moves:
+                self._moved = last != indices
+            else:
+                self._moved = movement(self._spans, last, indices) > self._rules.stagnation_epsilon
+        self._last_offers[party] = indices
+        self._note_received(party, package, indices)
+
+    def _note_received(self, sender: PartyId, package: Mapping[str, Value], indices: tuple[int, ...]) -> None:
+        """Raise every other party's best received utility."""
         best = self._best_received
-        if key is None:
-            for name, evaluate in self._evaluators:
-                if name != proposer:
-                    value = evaluate(package)
-                    best[name] = max(best[name], value)
-            return
-        for name, evaluate, cache in self._worth_caches:
-            if name != proposer:
-                value = cache.get(key)
-                if value is None:
-                    value = cache[key] = evaluate(package)
-                best[name] = max(best[name], value)
+        for name, evaluate, cache in self._receivers[sender]:
+            value = cache.get(indices)
+            if value is None:
+                value = cache[indices] = evaluate(package)
+            best[name] = max(best[name], value)
 
     # -- asking parties --------------------------------------------------------------------------
 
-    def _view(self, party: PartyId, phase: Phase) -> PartyView:
-        setup = self._parties[party]
-        return PartyView(
-            party,
-            self._names,
-            self._state.round,
-            phase,
-            self._space,
-            setup.utility,
-            self._rules,
-            self._state.table,
-            self._records[party],
-            setup.persona,
-        )
-
     def _call(self, party: PartyId, view: PartyView) -> object:
         negotiator = self._negotiators[party]
-        timeout = self._act_timeout
+        timeout = self._rules.act_timeout
         if timeout is None:
             return negotiator.act(view)
         if self._executor is None:
@@ -277,10 +302,18 @@ class Session:
         except concurrent.futures.TimeoutError:
             raise ProtocolViolation(f"took longer than {timeout} s to move", party=party) from None
 
-    def _ask(self, party: PartyId, phase: Phase) -> Action:
+    def _ask(self, party: PartyId, phase: Phase) -> tuple[Action, tuple[int, ...] | None]:
+        """A party's checked move, with a proposal's option indices."""
+        # PartyView(...) without its __init__ frame (views are built for every move): the same fields.
+        view = _new(PartyView)
+        _set(
+            view,
+            "__dict__",
+            {**self._view_fields[party], "round": self._round, "phase": phase, "table": self._table},
+        )
         try:
-            raw = self._call(party, self._view(party, phase))
-            action = check_move(self._space, self._state, party, phase, raw)
+            raw = self._call(party, view)
+            action, indices = check_move(self._space, self._table, party, phase, raw)
         except ProtocolViolation as violation:
             self._violation(party, str(violation), violation.action)
         except Exception as error:  # an agent's bug must not crash a tournament
@@ -291,29 +324,29 @@ class Session:
             try:
                 trace = explain()
                 if trace:  # stored privately: the coaching output never reaches other parties
-                    self._emit("trace", party, trace, audience=party)
+                    self._emit("trace", party, dict(trace), audience=party)
             except Exception as error:  # a broken explain() is the agent's bug, like a broken act()
                 logger.warning("explain() of %s raised %r", party, error)
                 self._violation(party, f"explain() raised {type(error).__name__}: {error}", action)
-        return action
+        return action, indices
 
     def _violation(self, party: PartyId, detail: str, action: object) -> NoReturn:
         self._emit(
             "violation", party, {"detail": detail, "action": repr(action) if action is not None else None}
         )
         self._decide(
-            JudgeView(self._state.round, self._rules.max_rounds, False, violation=party),
+            JudgeView(self._round, self._rules.max_rounds, False, violation=party),
             detail=detail,
             walker=party,
         )
         # A judge that lets a violation pass cannot make the broken move legal: stop regardless.
-        self._no_deal = NoDeal("protocol_violation", self._state.round, party, detail)
+        self._no_deal = NoDeal("protocol_violation", self._round, party, detail)
         raise _Stop("protocol_violation")
 
     # -- judging ----------------------------------------------------------------------------------
 
     def _passed(self) -> bool:
-        table = self._state.table
+        table = self._table
         if table is None:
             return False
         accepted = table.accepted_by - self._withdrawn if self._withdrawn else table.accepted_by
@@ -331,11 +364,11 @@ class Session:
         for party, reason in walkers:
             remaining = len(self._names) - len(self._withdrawn) - 1
             if party in rule.vetoes or remaining < rule.required:
-                self._state = replace(self._state, walked=(party, reason))
+                self._walked = (party, reason)
                 return
             self._withdrawn.add(party)
             self._emit("withdrawal", party, {"reason": reason, "remaining": remaining})
-        self._state = replace(self._state, walked=None)
+        self._walked = None
 
     def _active(self, parties: Sequence[PartyId]) -> Sequence[PartyId]:
         # No copy in the common case: nobody has withdrawn.
@@ -346,21 +379,21 @@ class Session:
         if judgement.verdict is Verdict.CONTINUE:
             return
         self._emit("judgement", None, {"verdict": judgement.verdict.value, "reason": judgement.reason})
-        if judgement.verdict is Verdict.AGREEMENT and self._state.table is not None:
+        if judgement.verdict is Verdict.AGREEMENT and self._table is not None:
             raise _Stop(None)
-        self._no_deal = NoDeal(judgement.reason or "judge", self._state.round, walker or view.walked, detail)
+        self._no_deal = NoDeal(judgement.reason or "judge", self._round, walker or view.walked, detail)
         raise _Stop(judgement.reason or "judge")
 
     def _check(self, bound_hit: str | None = None, stagnation: bool = False) -> None:
-        walked = self._state.walked
+        walked = self._walked
         if self._plain_judge and walked is None and bound_hit is None and not stagnation:
-            table = self._state.table
+            table = self._table
             # Fewer acceptances than the rule needs: not passed, and the rule judge would continue.
             if table is None or len(table.accepted_by) < self._needed or not self._passed():
                 return
         self._decide(
             JudgeView(
-                self._state.round,
+                self._round,
                 self._rules.max_rounds,
                 self._passed(),
                 walked=walked[0] if walked else None,
@@ -373,40 +406,81 @@ class Session:
     # -- the round --------------------------------------------------------------------------------
 
     def _proposer_turn(self, proposer: PartyId) -> None:
-        action = self._ask(proposer, Phase.PROPOSE)
-        self._state, events = apply_proposer_move(
-            self._space, self._rules, self._state, proposer, action, len(self._trajectory)
-        )
-        for kind, data in events:
-            self._emit(kind, proposer, data)
-        if action.kind == "propose":
-            table = self._state.table
-            if table is not None:
-                self._note_received(proposer, table.package, self._state.last_offers.get(proposer))
-            else:
-                self._note_received(proposer, {})
+        action, indices = self._ask(proposer, Phase.PROPOSE)
+        data = action_to_json(action)
+        event = self._emit("action", proposer, data)
+        if indices is not None:
+            package = data["package"]  # the recorded copy: the agent may reuse its own dict
+            self._offered(proposer, package, indices)
+            self._table = TableOffer(package, proposer, frozenset((proposer,)), event.seq)
+            self._offers += 1
+        elif isinstance(action, Accept):
+            table = self._table
+            assert table is not None  # check_move refuses an accept with nothing on the table
+            accepted = table.accepted_by | {proposer}
+            self._table = TableOffer(table.package, table.proposer, accepted, table.offer_id)
         elif isinstance(action, Walk):
-            self._withdraw([(proposer, action.reason or "walked away")])
+            self._walked = (proposer, action.reason or "walked away")
+            self._withdraw([self._walked])
         self._check()
 
-    def _responses(self, responders: Sequence[PartyId]) -> dict[PartyId, int]:
+    def _responses(self, responders: Sequence[PartyId]) -> dict[PartyId, tuple[Mapping[str, Value], int]]:
+        """Every responder answers the same table; the answers are revealed together.
+
+        Returns:
+            The counter-offers made, by party: the package and the sequence number of its event.
+        """
         answers = [(party, self._ask(party, Phase.RESPOND)) for party in responders]
-        self._state, events = apply_responses(self._space, self._rules, self._state, answers)
-        counter_seq: dict[PartyId, int] = {}
-        for (party, action), (kind, data) in zip(answers, events, strict=True):
-            event = self._emit(kind, party, data)
-            if action.kind == "propose":
-                counter_seq[party] = event.seq
-                self._note_received(party, data["package"], self._state.last_offers.get(party))
-        self._withdraw([(p, a.reason or "walked away") for p, a in answers if isinstance(a, Walk)])
+        counters: dict[PartyId, tuple[Mapping[str, Value], int]] = {}
+        accepted: list[PartyId] = []
+        walkers: list[tuple[PartyId, str]] = []
+        for party, (action, indices) in answers:
+            data = action_to_json(action)
+            event = self._emit("action", party, data)
+            if indices is not None:
+                package = data["package"]
+                counters[party] = (package, event.seq)
+                self._offered(party, package, indices)
+            elif isinstance(action, Accept):
+                accepted.append(party)
+            elif isinstance(action, Walk):
+                walkers.append((party, action.reason or "walked away"))
+        table = self._table
+        if accepted and table is not None:
+            self._table = TableOffer(
+                table.package, table.proposer, table.accepted_by.union(accepted), table.offer_id
+            )
+        if walkers:
+            if self._walked is None:
+                self._walked = walkers[0]
+            self._withdraw(walkers)
         self._check()
-        return counter_seq
+        return counters
+
+    def _close_round(
+        self, round_number: int, counters: Mapping[PartyId, tuple[Mapping[str, Value], int]]
+    ) -> bool:
+        """Table the next proposer's counter, count a round without movement, advance the round.
+
+        Returns:
+            Whether the next proposer's counter is now the table (it then does not propose again).
+        """
+        order = self._active(self._order)
+        next_proposer = order[round_number % len(order)]
+        counter = counters.get(next_proposer)
+        if counter is not None:
+            self._table = TableOffer(counter[0], next_proposer, frozenset((next_proposer,)), counter[1])
+            self._offers += 1
+        self._stagnant = 0 if self._moved else self._stagnant + 1
+        self._moved = False
+        self._round = round_number + 1
+        return counter is not None
 
     def _stagnation(self) -> None:
         rules = self._rules
-        self._emit("stagnation", None, {"rounds": self._state.stagnant_rounds, "policy": rules.on_stagnation})
+        self._emit("stagnation", None, {"rounds": self._stagnant, "policy": rules.on_stagnation})
         if rules.on_stagnation == "continue":
-            self._state = replace(self._state, stagnant_rounds=0)
+            self._stagnant = 0
             return
         if rules.on_stagnation == "mediate" and self._mediator is not None and self._mediate():
             return
@@ -417,36 +491,36 @@ class Session:
         }
         walker = min(below, key=lambda name: below[name])
         if below[walker] < 0:
-            self._state = replace(
-                self._state, walked=(walker, "stagnation: best offer received is below BATNA")
-            )
+            self._walked = (walker, "stagnation: best offer received is below BATNA")
             self._check(stagnation=True)
         self._check(stagnation=True)
 
     def _mediate(self) -> bool:
         assert self._mediator is not None
         signals = {name: party.signals for name, party in self._parties.items()}
-        view = MediatorView(self._space, self._names, self._state.round, self._records[MEDIATOR], signals)
+        view = MediatorView(self._space, self._names, self._round, self._records[MEDIATOR], signals)
         package = self._mediator.propose(view)
         if package is None:
             return False
         try:
-            self._space.validate(package)
-        except ValueError as error:
+            indices = self._space.indices_of(package)
+        except (ValueError, TypeError, AttributeError) as error:
             self._emit(
                 "violation", MEDIATOR, {"detail": f"illegal package: {error}", "action": repr(package)}
             )
             return False
         event = self._emit("mediator_proposal", MEDIATOR, {"package": dict(package)})
-        self._note_received(MEDIATOR, package)
-        self._state = table_mediator_offer(self._state, package, event.seq)
+        self._note_received(MEDIATOR, package, indices)
+        self._table = TableOffer(dict(package), MEDIATOR, frozenset(), event.seq)
+        self._offers += 1
+        self._stagnant = 0
         return True
 
     def _bound(self) -> str | None:
-        rules, state = self._rules, self._state
-        if state.round > rules.max_rounds:
+        rules = self._rules
+        if self._round > rules.max_rounds:
             return "rounds"
-        if rules.max_offers is not None and state.offers >= rules.max_offers:
+        if rules.max_offers is not None and self._offers >= rules.max_offers:
             return "offers"
         if rules.deadline_seconds is not None and self._clock.now() - self._start >= rules.deadline_seconds:
             return "deadline"
@@ -454,37 +528,36 @@ class Session:
 
     def _play(self) -> None:
         counter_tabled = False
+        stagnation_rounds = self._rules.stagnation_rounds
         while True:
-            round_number = self._state.round
+            round_number = self._round
             order = self._active(self._order)
             proposer = order[(round_number - 1) % len(order)]
-            table = self._state.table
+            table = self._table
             if table is not None and table.proposer == MEDIATOR and not table.accepted_by:
                 responders = self._active(self._names)
             else:
                 if not (counter_tabled and table is not None and table.proposer == proposer):
                     self._proposer_turn(proposer)
                 responders = self._active(self._responders[proposer])
-            counter_seq = self._responses(responders)
-            order = self._active(self._order)
-            next_proposer = order[round_number % len(order)]
-            counter_tabled = next_proposer in counter_seq
-            self._state = close_round(self._state, next_proposer, counter_seq, self._rules)
-            if self._state.stagnant_rounds >= self._rules.stagnation_rounds:
+            counter_tabled = self._close_round(round_number, self._responses(responders))
+            if self._stagnant >= stagnation_rounds:
                 # Judged on the round just played, so its events and any no-deal stay within the cap.
-                self._state = replace(self._state, round=round_number)
+                self._round = round_number
                 self._stagnation()
-                self._state = replace(self._state, round=round_number + 1)
+                self._round = round_number + 1
             bound = self._bound()
             if bound is not None:
-                self._state = replace(self._state, round=round_number)
+                self._round = round_number
                 self._check(bound_hit=bound)
+                # Bounds are hard (V9): a judge that lets one pass does not extend the session.
+                self._no_deal = NoDeal("bound_hit", round_number, None, f"{bound} bound reached")
+                raise _Stop("bound_hit")
             self._check()
 
     def run(self) -> SessionResult:
         """Play the session to its end and return the result."""
         self._start = self._clock.now()
-        self._no_deal: NoDeal | None = None
         self._emit(
             "session_started",
             None,
@@ -511,7 +584,7 @@ class Session:
         return SessionResult(self._trajectory, agreement, self._no_deal)
 
     def _agreement(self) -> Agreement:
-        table = self._state.table
+        table = self._table
         assert table is not None
         utilities = {name: p.utility.evaluate(table.package) for name, p in self._parties.items()}
         reservations = {name: p.utility.reservation_value for name, p in self._parties.items()}
@@ -530,7 +603,7 @@ class Session:
             )
         return Agreement(
             dict(table.package),
-            self._state.round,
+            self._round,
             table.proposer,
             tuple(p for p in self._names if p in table.accepted_by and p not in self._withdrawn),
             utilities,
@@ -551,54 +624,3 @@ def _rules_json(rules: Rules) -> dict[str, Any]:
         "act_timeout": rules.act_timeout,
         "proposer_order": list(rules.proposer_order) if rules.proposer_order else None,
     }
-
-
-class _ReplayNegotiator:
-    """Plays back one party's recorded moves in order, with the private trace each move left."""
-
-    def __init__(self, moves: Iterator[tuple[Action, Mapping[str, Any] | None]]) -> None:
-        self._moves = moves
-        self._trace: Mapping[str, Any] | None = None
-
-    def act(self, view: PartyView) -> Action:
-        action, self._trace = next(self._moves)
-        return action
-
-    def explain(self) -> Mapping[str, Any] | None:
-        return self._trace
-
-
-class _ReplayMediator:
-    def __init__(self, packages: Iterator[Mapping[str, Value]]) -> None:
-        self._packages = packages
-
-    def propose(self, view: MediatorView) -> Mapping[str, Value] | None:
-        return next(self._packages, None)
-
-
-def replay(
-    trajectory: Trajectory, space: OutcomeSpace, parties: Sequence[PartySetup], rules: Rules | None = None
-) -> SessionResult:
-    """Re-run a saved trajectory's moves through the engine; the result equals the original's.
-
-    Raises:
-        ProtocolViolation: the trajectory's moves are not legal under these rules.
-    """
-    moves: dict[PartyId, list[tuple[Action, Mapping[str, Any] | None]]] = {p.name: [] for p in parties}
-    traces: dict[PartyId, Mapping[str, Any]] = {}
-    for event in trajectory:
-        if event.party not in moves:
-            continue
-        if event.kind == "trace":  # a move's trace is recorded before the move itself
-            traces[event.party] = event.data
-        elif event.kind == "action":
-            moves[event.party].append((action_from_json(event.data), traces.pop(event.party, None)))
-    started = trajectory.of_kind("session_started")
-    metadata = (
-        {k: v for k, v in started[0].data.items() if k not in ("parties", "issues", "rules")}
-        if started
-        else {}
-    )
-    mediator = _ReplayMediator(iter([e.data["package"] for e in trajectory.of_kind("mediator_proposal")]))
-    negotiators = {name: _ReplayNegotiator(iter(actions)) for name, actions in moves.items()}
-    return Session(space, parties, negotiators, rules, mediator=mediator, metadata=metadata).run()
