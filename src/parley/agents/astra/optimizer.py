@@ -299,6 +299,11 @@ class OfferProgram:
         offsets = np.cumsum([0, *self._sizes[:-1]])
         return float(self._agent[offsets + np.asarray(row)].sum())
 
+    def partner_points(self, row: Row) -> float:
+        """S_p of a package."""
+        offsets = np.cumsum([0, *self._sizes[:-1]])
+        return float(self._partner[offsets + np.asarray(row)].sum())
+
 
 def solve_by_milp(
     agent_tables: Sequence[FloatArray],
@@ -318,11 +323,19 @@ def solve_by_milp(
     optimal there (the feasible set only shrank); (2) for one S_max, when the same package is
     optimal at two λ values it is optimal at every λ between them (the optimal value is convex
     in 1 - λ and that package's value is linear in it); (3) with keep = N, cells are visited from
-    the highest S_max down and the sweep stops once N distinct optima score more agent points
-    than the next S_max allows, so the top-N candidate set equals the full grid's. Cells skipped
-    by (3) are not returned. With a node_limit, a hard cell (e.g. λ = 1 over real-valued
-    utilities, a subset-sum problem) returns its best package so far, marked unproven; node_budget
-    caps the nodes of all cells together and time_budget their run time (see `OfferProgram`).
+    the highest S_max down and the sweep stops once `top_optima(..., N)` of the optima found so
+    far (N distinct optima no other found optimum dominates) all score more agent points than the
+    next S_max allows: an optimum of a lower cell can neither dominate nor outrank them, so the
+    top-N candidates equal the full grid's. The cells returned are then the full grid's first
+    cells (highest S_max first), unchanged; the cells skipped by (3) are not returned.
+
+    Every cell gets an optimal package, but where several are optimal HiGHS may return another one
+    than the sweep and the loop (which take the highest S_a, then the first outcome), so the
+    distinct optima, and the candidates, can differ from theirs by such ties.
+
+    With a node_limit, a hard cell (e.g. λ = 1 over real-valued utilities, a subset-sum problem)
+    returns its best package so far, marked unproven; node_budget caps the nodes of all cells
+    together and time_budget their run time (see `OfferProgram`).
     """
     program = OfferProgram(agent_tables, partner_tables, floors, node_limit, node_budget, time_budget)
     previous: dict[float, GridSolution] = {}
@@ -373,9 +386,51 @@ def _solve_level(
 
 
 def _enough(program: OfferProgram, solutions: Sequence[GridSolution], keep: int, s_max: float) -> bool:
-    """Whether keep distinct optima already score more than s_max agent points."""
-    rows = {s.row for s in solutions if s.row is not None}
-    return sum(program.agent_points(row) > s_max + TOLERANCE for row in rows) >= keep
+    """Whether the top keep optima found so far are complete and all score more than s_max agent points.
+
+    Counting dominated optima too could stop with fewer than keep candidates left once they are
+    dropped, where the full grid has more.
+    """
+    rows = dict.fromkeys(s.row for s in solutions if s.row is not None)
+    found = [(row, program.agent_points(row), program.partner_points(row)) for row in rows]
+    top = top_optima(found, keep)
+    return len(top) == keep and all(agent > s_max + TOLERANCE for _, agent, _ in top)
+
+
+# -- the candidates stage 3 chooses from -----------------------------------------------------------
+
+DOMINANCE_TOLERANCE = 1e-9
+"""Points by which an optimum must be better for a side to count (dominance and sorting)."""
+
+Scored = tuple[Row, float, float]
+"""A package with its S_a and S_p (points)."""
+
+
+def dominates(first: Scored, second: Scored) -> bool:
+    """first is at least as good for both sides and strictly better for one."""
+    _, first_agent, first_partner = first
+    _, second_agent, second_partner = second
+    at_least = (
+        first_agent >= second_agent - DOMINANCE_TOLERANCE
+        and first_partner >= second_partner - DOMINANCE_TOLERANCE
+    )
+    strictly = (
+        first_agent > second_agent + DOMINANCE_TOLERANCE
+        or first_partner > second_partner + DOMINANCE_TOLERANCE
+    )
+    return at_least and strictly
+
+
+def top_optima(found: Sequence[Scored], keep: int) -> list[Scored]:
+    """The keep best distinct optima no other one dominates: best S_a first, then best S_p, then first found.
+
+    Args:
+        found: Distinct packages in the order the grid found them.
+        keep: How many to return at most.
+    """
+    undominated = [c for c in found if not any(dominates(other, c) for other in found)]
+    undominated.sort(key=lambda c: (-round(c[1], 9), -round(c[2], 9)))
+    return undominated[:keep]
 
 
 # -- the plain reference loop --------------------------------------------------------------------

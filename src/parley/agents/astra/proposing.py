@@ -13,7 +13,7 @@ import numpy as np
 
 from parley.agents.astra.decision import Decision, Signals
 from parley.agents.astra.opponent import Evidence, PartnerModel
-from parley.agents.astra.optimizer import Floors, GridSolution
+from parley.agents.astra.optimizer import Floors, GridSolution, top_optima
 from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import ScoredCandidate, TacticContext, keeps_talks_alive, phase_of
 from parley.agents.astra.stages import Candidate, ParameterChoice
@@ -106,25 +106,12 @@ def top_candidates(
     """Distinct grid optima, minus those another optimum dominates (under the IPP), best S_a first.
 
     A cell capped by S_max can return a package that an optimum of a looser cell beats for both
-    sides; conceding to it would cost the agent points without giving the partner any.
+    sides; conceding to it would cost the agent points without giving the partner any. The rule
+    is `top_optima`, which the MILP's early stop also uses.
     """
     rows = list(dict.fromkeys(s.row for s in solutions if s.row is not None))
-    found = [Candidate(row, own.points(row), model.points_of(row)) for row in rows]
-    candidates = [c for c in found if not any(dominates(other, c) for other in found)]
-    candidates.sort(key=lambda c: (-round(c.agent_points, 9), -round(c.partner_points, 9)))
-    return candidates[:top_n]
-
-
-def dominates(first: Candidate, second: Candidate) -> bool:
-    """first is at least as good for both sides and strictly better for one."""
-    at_least = (
-        first.agent_points >= second.agent_points - 1e-9
-        and first.partner_points >= second.partner_points - 1e-9
-    )
-    strictly = (
-        first.agent_points > second.agent_points + 1e-9 or first.partner_points > second.partner_points + 1e-9
-    )
-    return at_least and strictly
+    found = [(row, own.points(row), model.points_of(row)) for row in rows]
+    return [Candidate(row, agent, partner) for row, agent, partner in top_optima(found, top_n)]
 
 
 def best_row(own: OwnSide) -> tuple[int, ...]:
