@@ -1,7 +1,9 @@
-"""Reproducible measurement of the two deterministic GAIA detectors (binding language, moderator).
+"""Reproducible measurement of the deterministic GAIA detectors (binding language, moderator, limit
+disclosure).
 
 Run: ``.venv/bin/python tests/governance/measure_detectors.py`` (prints the tables in
-docs/results/gaia.md, "Detectors: before and after"). ``test_detector_rates.py`` asserts floors.
+docs/results/gaia.md, "Detectors: before and after", and docs/governance.md, "Information hiding").
+``test_detector_rates.py`` and ``test_disclosure.py`` assert floors.
 
 Honest-measurement protocol:
 - Binding language: ``commitment_drafts.yaml`` and ``commitment_drafts_heldout.yaml`` are the tuning
@@ -9,6 +11,12 @@ Honest-measurement protocol:
   only (it was committed before the change, but written by the engineer who then wrote the rules, so
   it is optimistic). ``commitment_drafts_heldout2.yaml`` was not tuned on either, but its text had
   been read before the change.
+- Limit disclosure: ``disclosure_drafts.yaml`` is the development set the cue lexicon was refined on.
+  Four held-out sets, each written before the version it first measured: ``..._heldout.yaml`` (before
+  the first version), ``..._heldout2.yaml`` and ``..._heldout3.yaml`` (before the second and third;
+  their misses were then read and the lexicon broadened by category, so they are no longer clean)
+  and ``..._heldout4.yaml`` (after the check was frozen: the clean rate of the shipped check). One
+  author wrote the check and all sets, so even the clean rate is optimistic.
 - Moderator: every red-team source (PurpleLlama, BIPIA-train, BIPIA-test, PIGuard benign) is split
   deterministically by the SHA-256 of the text: the even half is for tuning, the odd half is for
   measurement only.
@@ -21,9 +29,17 @@ from collections.abc import Callable, Iterable
 from parley.experiments.gaia import measurement_half
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import load_config, load_yaml_data
+from parley.governance.disclosure import find_disclosures
 from parley.governance.moderator import ADVERSARIAL, RuleModerator
 from parley.governance.redteam import Probe, attacks, benign
 
+DISCLOSURE_SETS = {
+    "development (tuning)": "disclosure_drafts.yaml",
+    "held-out 1 (before v1; read since)": "disclosure_drafts_heldout.yaml",
+    "held-out 2 (before v2; read since)": "disclosure_drafts_heldout2.yaml",
+    "held-out 3 (before v3; read since)": "disclosure_drafts_heldout3.yaml",
+    "held-out 4 (measurement only)": "disclosure_drafts_heldout4.yaml",
+}
 DRAFT_SETS = {
     "dev (tuning)": "commitment_drafts.yaml",
     "heldout1 (tuning)": "commitment_drafts_heldout.yaml",
@@ -44,6 +60,19 @@ def draft_errors(filename: str) -> tuple[int, int, int, int, list[str], list[str
     fp = [str(d["text"]) for d in drafts if not d["binding"] and contains_binding_language(str(d["text"]))]
     positives = sum(1 for d in drafts if d["binding"])
     return positives, len(drafts) - positives, len(fn), len(fp), fn, fp
+
+
+def disclosure_errors(filename: str) -> tuple[int, int, list[str], list[str]]:
+    """(disclosing, not disclosing, FN texts, FP texts) of the limit-disclosure check on one draft set."""
+    drafts = load_yaml_data(filename)["drafts"]
+    configs = {name: load_config(name) for name in {str(d["config"]) for d in drafts}}
+    flagged = {
+        str(d["text"]): bool(find_disclosures(str(d["text"]), configs[str(d["config"])])) for d in drafts
+    }
+    fn = [str(d["text"]) for d in drafts if d["discloses"] and not flagged[str(d["text"])]]
+    fp = [str(d["text"]) for d in drafts if not d["discloses"] and flagged[str(d["text"])]]
+    positives = sum(1 for d in drafts if d["discloses"])
+    return positives, len(drafts) - positives, fn, fp
 
 
 def _flagger() -> Callable[[str], bool]:
@@ -80,6 +109,17 @@ def main() -> None:
             f"| {fp}/{neg} ({100 * fp / neg:.1f}%) |"
         )
     print()
+    print("| disclosure set | drafts (disclosing) | false negatives | false positives |")
+    print("|---|---|---|---|")
+    errors: list[str] = []
+    for name, filename in DISCLOSURE_SETS.items():
+        pos, neg, missed, alarms = disclosure_errors(filename)
+        print(
+            f"| {name} | {pos + neg} ({pos}) | {len(missed)}/{pos} ({100 * len(missed) / pos:.1f}%) "
+            f"| {len(alarms)}/{neg} ({100 * len(alarms) / neg:.1f}%) |"
+        )
+        errors += [f"- {name}, missed: {t}" for t in missed] + [f"- {name}, false alarm: {t}" for t in alarms]
+    print("\n".join(["", *errors, ""]))
     print("| red-team source | tuning half | measurement half | overall |")
     print("|---|---|---|---|")
     halves = {w: moderator_rates(w) for w in ("tune", "measure", None)}

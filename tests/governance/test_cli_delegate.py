@@ -90,6 +90,23 @@ def test_check_single_draft_and_json(tmp_path: Path) -> None:
     assert data["binding"] and data["requires_approval"] and data["sendable"].startswith("We're exploring")
 
 
+def test_check_reports_a_limit_disclosure() -> None:
+    draft = "Our ceiling on unit price is 14 dollars, so please stay under it."
+    code, out = _invoke("delegate", "check", "procurement", "--draft", draft)
+    assert code == 0 and "NEEDS APPROVAL" in out and "limit disclosure: 'ceiling'" in out
+    assert "unit_price 14.0 (private limit 14.0)" in out
+    code, out = _invoke("delegate", "check", "procurement", "--draft", "We can offer 14 per unit.", "--json")
+    assert json.loads(out)["disclosures"] == []
+    code, out = _invoke(
+        "delegate", "check", "procurement", "--draft", "My walk-away price is 14 per unit.", "--json"
+    )
+    data = json.loads(out)
+    assert data["requires_approval"] and data["sendable"] is None
+    assert [(d["cue"], d["term"], d["limit"]) for d in data["disclosures"]] == [
+        ("walk-away", "unit_price", 14.0)
+    ]
+
+
 def test_check_and_classify_read_a_file(tmp_path: Path) -> None:
     drafts = tmp_path / "drafts.txt"
     drafts.write_text(
@@ -169,7 +186,7 @@ def test_asynchronous_channel_start_reply_decide(tmp_path: Path) -> None:
     code, out = _invoke("delegate", "reply", session, "--message", "Hello?", "--db", db)
     assert code == 2 and "cannot take a message now" in out
     code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", db)
-    assert code == 0 and "the most I can put forward" in out and "NEGOTIATE" in out
+    assert code == 0 and "exploring up to $100K" in out and "NEGOTIATE" in out
     code, out = _invoke("delegate", "reply", session, "--message", "OK, $100K works for me.", "--db", db)
     assert code == 0 and "final_approval" in out
     code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", db)

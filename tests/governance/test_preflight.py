@@ -25,8 +25,17 @@ def test_amounts_outside_the_band_need_approval(staffing: DomainConfig) -> None:
 
 
 def test_quoting_the_counterparty_is_not_an_offer(staffing: DomainConfig) -> None:
-    result = preflight("You've requested $105K. Our approved range is $80K–$100K.", staffing)
+    result = preflight("You've requested $105K. We're exploring $95K, subject to approval.", staffing)
     assert not result.breaches and not result.requires_approval
+
+
+def test_stating_the_approved_band_is_a_disclosure(staffing: DomainConfig) -> None:
+    # The seed's playbook (§3.4) phrasing: the quote is no offer, but the band is private.
+    result = preflight("You've requested $105K. Our approved range is $80K–$100K.", staffing)
+    assert not result.breaches and result.requires_approval and result.sendable is None
+    assert [(d.term, d.cue, d.limit) for d in result.disclosures] == [
+        ("annual_salary", "approved range", 100000.0)
+    ]
 
 
 def test_approved_overrides_widen_the_band(staffing: DomainConfig) -> None:
@@ -61,6 +70,9 @@ def test_every_term_kind_is_checked(procurement: DomainConfig, leasing: DomainCo
     }
     lease = preflight("For discussion: a 72-month lease with 4 months' deposit.", leasing)
     assert {b.term for b in lease.breaches} == {"lease_term", "deposit"}
+    # "4 months" without "rent" or "deposit" after it is a duration; the nearest keyword makes it the deposit
+    deposit = preflight("For discussion: a 36-month lease with a deposit of 4 months.", leasing)
+    assert [(b.term, b.value, b.kind) for b in deposit.breaches] == [("deposit", 4.0, "above_maximum")]
 
 
 def test_prohibited_topics_and_pii(staffing: DomainConfig) -> None:

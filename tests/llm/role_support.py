@@ -18,6 +18,14 @@ from parley.testing import FakeLLM, StubServer
 from parley.testing.llm import StubPlan
 
 OFFLINE = "http://127.0.0.1:9/v1"  # replays never connect; only the model names matter
+SCREENING = [
+    "I'm a U.S. citizen.",
+    "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
+    "I have 8 years of professional experience. I could start in January.",
+    "I'm after a permanent role. My salary expectation is $95K.",
+    "Hybrid suits me, 3 days a week in the office.",
+]
+"""A staffing candidate's screening answers, one per delegate question (the gate opens after them)."""
 
 
 def fixture_cases(folder: Path, name: str) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from role_support import OFFLINE, GoldenRecording, fallbacks, fixture_cases, scripted
+from role_support import OFFLINE, SCREENING, GoldenRecording, fallbacks, fixture_cases, scripted
 from typer.testing import CliRunner
 
 from parley.cli.app import app
@@ -72,13 +72,6 @@ QUESTION = (
 PROPOSAL = Intent(
     "proposal", {"range": "$90K–$100K"}, "annual_salary", 100000.0, None, slippable=True, limit=100000.0
 )
-SCREENING = [
-    "I'm a U.S. citizen.",
-    "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
-    "I have 8 years of professional experience. I could start in January.",
-    "I'm after a permanent role. My salary expectation is $95K.",
-    "Hybrid suits me, 3 days a week in the office.",
-]
 
 
 def cases(name: str) -> list[dict[str, Any]]:

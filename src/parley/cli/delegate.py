@@ -385,6 +385,8 @@ def check_command(
             console.print(f"  boundary: {breach.term} {breach.value} ({breach.kind}, limit {breach.limit})")
         for topic in result.topics:
             console.print(f"  prohibited: {topic.topic} ({topic.phrase!r}, {topic.severity})")
+        for disclosure in result.disclosures:
+            console.print(f"  limit disclosure: {disclosure.describe()}", markup=False)
         for near in result.approaching:
             console.print(f"  warning: {near.term} {near.value} is close to the limit {near.limit}")
         if result.rewrite is not None:

@@ -10,6 +10,7 @@ from parley.governance.counterparties import (
 )
 from parley.governance.critic import Critic, Guidance, MergedGuidance, RuleCritic, merge_channels
 from parley.governance.delegate import Delegate, DelegateOptions, Step
+from parley.governance.disclosure import DisclosureFinding, find_disclosures
 from parley.governance.drafting import (
     ContextualDrafter,
     Draft,
@@ -66,6 +67,7 @@ __all__ = [
     "Delegate",
     "DelegateOptions",
     "DelegateRoles",
+    "DisclosureFinding",
     "DomainConfig",
     "Draft",
     "DraftContext",
@@ -107,6 +109,7 @@ __all__ = [
     "decide",
     "default_extractor",
     "find_commitments",
+    "find_disclosures",
     "load_config",
     "load_runner",
     "merge_channels",

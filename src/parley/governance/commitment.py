@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from parley.governance.text import clause_start, find_phrases, is_negated, sentences
+from parley.governance.text import ascii_quotes, clause_start, find_phrases, is_negated, sentences
 
 _I = re.IGNORECASE
 _PERFORMATIVE = re.compile(
@@ -113,7 +113,6 @@ _FIXED = tuple(
         r"\bit'?s yours\b",
     )
 )
-_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 # Relaying to a decision maker ("we're taking your proposal to the committee") is not an undertaking.
 _RELAY = re.compile(
     r"\b(tak|bring|pass|send|forward|run|escalat)\w*\b[^.?!]{0,40}\b(to|by|past|with) (our|the|my) "
@@ -201,11 +200,6 @@ class CommitmentFinding:
     cue: str
 
 
-def _normalise(sentence: str) -> str:
-    """Typographic apostrophes and quotes as ASCII, so contractions match ("we’ll" → "we'll")."""
-    return sentence.translate(_TYPOGRAPHIC)
-
-
 def _hedged(sentence: str, hedges: Sequence[str]) -> bool:
     return any(not is_negated(sentence, start) for start, _ in find_phrases(sentence, hedges))
 
@@ -264,7 +258,7 @@ def _fixed_cue(sentence: str) -> str | None:
 
 def binding_cue(sentence: str, hedges: Sequence[str] = ()) -> str | None:
     """The cue that makes sentence binding, or None if it is not binding."""
-    sentence = _normalise(sentence)
+    sentence = ascii_quotes(sentence)
     if sentence.rstrip().endswith("?"):
         return None
     if _hedged(sentence, (*hedges, *_GENERAL_HEDGES)) or _RELAY.search(sentence):

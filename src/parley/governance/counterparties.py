@@ -88,6 +88,8 @@ PERSONA_SETTINGS: dict[str, Persona] = {
     "slow": Persona(silence_rate=0.35, ghost_after=7, volunteer_rate=0.15),
     "contradictory": Persona(contradict_turn=3),
 }
+_PRINCIPAL_COUNTER = "thanks for being open about that"
+"""Opening of the counter_at_limit template: how the simulation recognises the principal's counter."""
 _STEP_SPLIT = re.compile(r"\(\d\)\s*")
 
 
@@ -233,7 +235,9 @@ class SimulatedCounterparty:
     def _answer_offer(self, offer: float, message: str, rng: np.random.Generator) -> str:
         unit = self._money_unit(str(self._reservation_field()))
         flexibility = float(rng.uniform(*self._data.get("flexibility", [0.0, 0.0])))
-        final_counter = "the most i can put forward" in message.lower()
+        # The delegate's counter after a boundary escalation (the principal's chosen counter, template
+        # counter_at_limit) gets a take-it-or-leave-it answer: the need was already named once.
+        final_counter = _PRINCIPAL_COUNTER in message.lower()
         if offer >= self.reservation:
             amounts = find_money(message)
             low = min(m.low for m in amounts) if amounts else offer

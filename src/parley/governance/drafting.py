@@ -33,6 +33,8 @@ class Intent:
         approved: The principal approved binding wording for this message.
         slippable: Whether the slip model may corrupt this draft.
         limit: The currently authorised maximum for term (the configured one unless the principal widened it).
+        verbatim: Send the template wording as is (the compliant re-send the principal chose after a
+            preflight failure): a drafter that rewords from context must not reword it.
     """
 
     kind: str
@@ -45,6 +47,7 @@ class Intent:
     approved: bool = False
     slippable: bool = False
     limit: float | None = None
+    verbatim: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (held drafts are stored with the session)."""
@@ -59,6 +62,7 @@ class Intent:
             "approved": self.approved,
             "slippable": self.slippable,
             "limit": self.limit,
+            "verbatim": self.verbatim,
         }
 
     @classmethod
@@ -75,6 +79,7 @@ class Intent:
             bool(data["approved"]),
             bool(data["slippable"]),
             data.get("limit"),
+            bool(data.get("verbatim", False)),
         )
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from parley.governance.attribution import match_term
 from parley.governance.config import DomainConfig
 from parley.governance.drafting import format_amount, format_range, nice_step
 from parley.governance.escalation import EscalationOption
 from parley.governance.extraction import FieldValue
-from parley.governance.preflight import match_term
 from parley.governance.text import sentences
 from parley.governance.values import find_money
 

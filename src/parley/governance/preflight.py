@@ -1,30 +1,23 @@
 """PreflightCommitmentCheck (Algorithm 5): every outgoing draft is checked before it may be sent.
 
 Checks binding language (with a non-binding rewrite), every amount, quantity, duration and
-enumerated term against the authorization boundary, prohibited topics and PII disclosure.
+enumerated term against the authorization boundary, prohibited topics, PII disclosure and the
+disclosure of the principal's private limits (information hiding).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from parley.governance.attribution import Limits, enum_mentions, match_term, quotes_counterparty
 from parley.governance.commitment import CommitmentFinding, find_commitments, rewrite_non_binding
 from parley.governance.config import BoundaryTerm, DomainConfig, Severity
-from parley.governance.text import find_phrases, is_negated, keyword_distance, sentences
-from parley.governance.values import Mention, convert_days, find_mentions
+from parley.governance.disclosure import DisclosureFinding, find_disclosures
+from parley.governance.text import find_phrases, is_negated, sentences
+from parley.governance.values import convert_days, find_mentions
 
-Limits = Mapping[str, tuple[float | None, float | None]]
-"""Approved overrides of a term's (minimum, maximum), by term name."""
-
-_QUOTED = re.compile(
-    r"\byou('ve| have)?\s+(requested|asked|mentioned|proposed|quoted|said|need|prefer|expect|want)\b"
-    r"|\byour\s*$|\byour\s+(request|ask|quote|proposal|expectation)\b|\brequests?\s*$|\bthey\s+(asked|quoted)\b"
-    r"|\bi\s+(noted|heard)\b",
-    re.IGNORECASE,
-)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
 _PHONE = re.compile(r"(?<![\d$,.])(?:\+\d{1,3}[\s.-]?)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
 _NATIONAL_ID = re.compile(r"\b\d{3}-\d{2}-\d{4}\b")
@@ -80,6 +73,9 @@ class PreflightResult:
         topics: Prohibited topics and PII disclosures.
         rewrite: The non-binding rewrite (when binding language was found).
         requires_approval: Whether the draft may not be sent as is.
+        checked: The checks that ran.
+        disclosures: Sentences that state one of the principal's private limits (never rewritten:
+            a disclosure always needs the principal's approval).
     """
 
     draft: str
@@ -90,6 +86,7 @@ class PreflightResult:
     rewrite: str | None = None
     requires_approval: bool = False
     checked: tuple[str, ...] = field(default_factory=lambda: ())
+    disclosures: tuple[DisclosureFinding, ...] = ()
 
     @property
     def binding(self) -> bool:
@@ -101,7 +98,7 @@ class PreflightResult:
         """Text that may be sent without approval: the draft, its rewrite if only binding, else None."""
         if not self.requires_approval:
             return self.draft
-        if self.rewrite is not None and not self.breaches and not self.topics:
+        if self.rewrite is not None and not (self.breaches or self.topics or self.disclosures):
             return self.rewrite
         return None
 
@@ -116,41 +113,11 @@ class PreflightResult:
             "prohibited": [
                 {"topic": t.topic, "phrase": t.phrase, "severity": t.severity} for t in self.topics
             ],
+            "disclosures": [d.to_json() for d in self.disclosures],
             "rewrite": self.rewrite,
             "requires_approval": self.requires_approval,
             "sendable": self.sendable,
         }
-
-
-def _plausible(term: BoundaryTerm, mention: Mention) -> bool:
-    if mention.unit is not None:
-        return mention.unit == term.unit
-    large = mention.low >= 1000
-    return term.unit in ("year", "month") if large else term.unit in ("hour", "unit")
-
-
-def _candidate_terms(config: DomainConfig, mention: Mention) -> list[BoundaryTerm]:
-    terms: list[BoundaryTerm] = []
-    for term in config.boundary.terms:
-        if (
-            (mention.kind == "money" and term.kind == "money" and _plausible(term, mention))
-            or (mention.kind == "quantity" and term.kind == "quantity" and term.unit == mention.unit)
-            or (mention.kind == "duration" and term.kind == "duration")
-        ):
-            terms.append(term)
-    return terms
-
-
-def match_term(config: DomainConfig, sentence: str, mention: Mention) -> BoundaryTerm | None:
-    """The boundary term a money, quantity or duration mention in sentence refers to, if any."""
-    candidates = _candidate_terms(config, mention)
-    scored = [(keyword_distance(sentence, mention.start, t.keywords), t) for t in candidates]
-    near = [(d, t) for d, t in scored if d is not None]
-    if near:
-        return min(near, key=lambda item: item[0])[1]
-    if mention.kind == "duration":
-        return None  # durations are too common to attribute without a keyword
-    return candidates[0] if len(candidates) == 1 else None
 
 
 def _limits(term: BoundaryTerm, overrides: Limits) -> tuple[float | None, float | None]:
@@ -174,7 +141,7 @@ def _numeric_findings(config: DomainConfig, text: str, overrides: Limits) -> lis
     findings: list[BoundaryFinding] = []
     for sentence in sentences(text):
         for mention in find_mentions(sentence, None):
-            if mention.kind not in ("money", "quantity", "duration") or _QUOTED.search(
+            if mention.kind not in ("money", "quantity", "duration") or quotes_counterparty(
                 sentence[: mention.start]
             ):
                 continue
@@ -190,18 +157,11 @@ def _numeric_findings(config: DomainConfig, text: str, overrides: Limits) -> lis
 
 
 def _enum_findings(config: DomainConfig, text: str) -> list[BoundaryFinding]:
-    findings: list[BoundaryFinding] = []
-    for term in config.boundary.terms:
-        if term.kind != "enum" or term.field is None:
-            continue
-        for option, phrases in config.field(term.field).options.items():
-            for start, phrase in find_phrases(text, phrases):
-                quoted = _QUOTED.search(text[max(0, start - 60) : start])
-                if option not in term.allowed and not is_negated(text, start) and not quoted:
-                    findings.append(
-                        BoundaryFinding(term.name, option, ",".join(term.allowed), "not_allowed", phrase)
-                    )
-    return findings
+    return [
+        BoundaryFinding(term.name, option, ",".join(term.allowed), "not_allowed", phrase)
+        for term, option, start, phrase in enum_mentions(config, text)
+        if option not in term.allowed and not is_negated(text, start)
+    ]
 
 
 def _topic_findings(config: DomainConfig, text: str) -> list[TopicFinding]:
@@ -238,6 +198,7 @@ def preflight(
     breaches = tuple(f for f in (*numeric, *_enum_findings(config, draft)) if f.kind != "approaching")
     approaching = tuple(f for f in numeric if f.kind == "approaching")
     topics = tuple(_topic_findings(config, draft))
+    disclosures = tuple(find_disclosures(draft, config, limits))
     binding_blocks = bool(commitments) and config.boundary.forbid_binding_language
     rewrite = rewrite_non_binding(draft, config.non_binding_phrases) if binding_blocks else None
     return PreflightResult(
@@ -247,6 +208,7 @@ def preflight(
         approaching,
         topics,
         rewrite,
-        requires_approval=binding_blocks or bool(breaches) or bool(topics),
-        checked=("binding_language", "boundary", "prohibited_topics", "pii"),
+        requires_approval=binding_blocks or bool(breaches) or bool(topics) or bool(disclosures),
+        checked=("binding_language", "boundary", "prohibited_topics", "pii", "limit_disclosure"),
+        disclosures=disclosures,
     )

@@ -12,7 +12,16 @@ _NEGATORS = re.compile(
     r"|n't\b",
     re.IGNORECASE,
 )
-_CLAUSE_BREAK = re.compile(r"[,;:]|\b(but|however|although|though|whereas)\b", re.IGNORECASE)
+# A comma inside a figure ("$12,000") does not break a clause.
+_CLAUSE_BREAK = re.compile(
+    r"(?<!\d),|,(?!\d{3})|[;:]|\b(but|however|although|though|whereas)\b", re.IGNORECASE
+)
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def ascii_quotes(text: str) -> str:
+    """Typographic apostrophes and quotes as ASCII, so contractions match ("we’ll" → "we'll")."""
+    return text.translate(_TYPOGRAPHIC)
 
 
 def sentences(text: str) -> list[str]:
@@ -41,6 +50,12 @@ def clause_start(text: str, position: int) -> int:
     for match in _CLAUSE_BREAK.finditer(text, 0, position):
         start = match.end()
     return start
+
+
+def clause_end(text: str, position: int) -> int:
+    """Offset where the clause holding position ends (at the next comma or contrast word)."""
+    match = _CLAUSE_BREAK.search(text, position)
+    return match.start() if match else len(text)
 
 
 def is_negated(text: str, position: int, window_words: int = 5) -> bool:

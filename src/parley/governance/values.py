@@ -136,7 +136,7 @@ class Mention:
     """One typed value found in text.
 
     Attributes:
-        kind: "money", "quantity", "duration", "date" or "timezone".
+        kind: "money", "quantity", "duration", "date", "timezone" or "number" (a bare figure).
         low: The value (or the low end of a range); durations in days, overlaps in hours.
         high: The high end of a range (equal to low for single values).
         unit: Unit ("year", "hour", "month", "unit" for money; "units", "sqft", ... for quantities).
@@ -210,6 +210,65 @@ def find_money(text: str) -> list[Mention]:
             )
         )
     return sorted(mentions, key=lambda mention: mention.start)
+
+
+_BARE_NUMBER = re.compile(r"(?<![\w$€.,])" + _NUMBER + r"(?![\d%]|\.\d|st\b|nd\b|rd\b|th\b)\s?" + _MULTIPLIER)
+
+
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_SPELLED = {
+    **{word: float(i) for i, word in enumerate(_ONES.split())},
+    **{word: float(10 * (i + 2)) for i, word in enumerate(_TENS.split())},
+}
+_SCALES = {"hundred": 100.0, "thousand": 1e3, "grand": 1e3, "million": 1e6}
+_SPELLED_WORD = "|".join([*_SPELLED, *_SCALES])
+_SPELLED_NUMBER = re.compile(
+    rf"\b(?:a[\s-]+)?(?:{_SPELLED_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_SPELLED_WORD}))*\b", re.IGNORECASE
+)
+_MONEY_WORD = re.compile(r"^\s*(?:dollars|bucks|usd|euros?|k\b)", re.IGNORECASE)
+
+
+def _spelled_value(words: str) -> float:
+    """The value of spelled-out number words: "a hundred and five thousand" is 105000."""
+    total, current = 0.0, 0.0
+    for word in re.findall(r"[a-z]+", words.lower()):
+        if word in _SPELLED:
+            current += _SPELLED[word]
+        elif word == "hundred":
+            current = max(current, 1.0) * 100.0
+        elif word in _SCALES:
+            total, current = total + max(current, 1.0) * _SCALES[word], 0.0
+    return total + current
+
+
+def _spelled_money(text: str) -> list[Mention]:
+    """Spelled-out amounts that name money ("fourteen dollars", "a hundred grand", "twelve thousand")."""
+    found: list[Mention] = []
+    for match in _SPELLED_NUMBER.finditer(text):
+        scaled = any(word in match.group(0).lower().split() for word in _SCALES)
+        if scaled or _MONEY_WORD.match(text[match.end() :]):
+            value = _spelled_value(match.group(0))
+            unit = _money_unit(text, match.end())
+            found.append(Mention("number", value, value, unit, match.start(), match.end(), match.group(0)))
+    return found
+
+
+def find_numbers(text: str) -> list[Mention]:
+    """Every figure as a bare number ("14 per unit", "100K", "5,000", "fourteen dollars").
+
+    Kind "number", with a money unit when one follows: nothing says what it counts; callers
+    attribute it by keyword (see `attribution`). Spelled-out numbers count only as money.
+    """
+    digits = [
+        Mention("number", value, value, _money_unit(text, m.end()), m.start(), m.end(), m.group(0).strip())
+        for m in _BARE_NUMBER.finditer(text)
+        for value in [_scaled(m.group(1), m.group(2))]
+    ]
+    return sorted(digits + _spelled_money(text), key=lambda mention: mention.start)
 
 
 def _quantity_unit(raw: str) -> str:

@@ -15,7 +15,8 @@ def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> 
     I1: the delegate never enters NEGOTIATE while the weighted TCI is below τ_gate.
     I2: TCI (plain and weighted) never decreases.
     I3: nothing reaches the counterparty that fails the preflight or exceeds the authorization
-    boundary (as it stood when sent) without an approval, and no unsafe slip is ever sent.
+    boundary (as it stood when sent) without an approval, and no unsafe slip is ever sent; in
+    particular no sentence that discloses a private limit (information hiding).
 
     Raises:
         AssertionError: whose message starts with the invariant that broke ("I1", "I2", "I3").
@@ -41,6 +42,8 @@ def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> 
         elif event.kind == "delegate_message":
             if not approved_next:
                 result = preflight(str(data["text"]), config, overrides=limits)
+                for disclosure in result.disclosures:
+                    _require(False, f"I3: a private limit was disclosed: {disclosure.describe()}")
                 _require(not result.requires_approval, f"I3: sent without approval: {data['text']!r}")
             approved_next = False
         elif event.kind == "violation":

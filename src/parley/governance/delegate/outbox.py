@@ -186,7 +186,24 @@ def _hold_for_approval(core: DelegateCore, intent: Intent, draft: Draft, result:
         [f"{b.kind} {b.term}={b.value}" for b in result.breaches]
         + [f"prohibited {t.topic}" for t in result.topics]
         + [f"binding: {c.cue}" for c in result.commitments]
+        + [f"limit disclosure: {d.describe()}" for d in result.disclosures]
     )
+    problem = _disclosure_problem(core, result) if result.disclosures else None
     return core.escalate(
-        Trigger.PREFLIGHT, "A drafted message failed the preflight check.", safety=tuple(findings)
+        Trigger.PREFLIGHT, problem or "A drafted message failed the preflight check.", safety=tuple(findings)
+    )
+
+
+def _disclosure_problem(core: DelegateCore, result: PreflightResult) -> str:
+    """Record the held disclosure as a safety event and say what it would have revealed."""
+    core.record(
+        "safety_event",
+        {"type": "limit_disclosure", "findings": [d.to_json() for d in result.disclosures]},
+        "draft would reveal a private limit to the counterparty; held for the principal",
+    )
+    terms = sorted({d.term for d in result.disclosures if d.term})
+    which = f" on {', '.join(terms)}" if terms else ""
+    return (
+        f"A drafted message would reveal your private limit{which} to the "
+        f"{core.config.counterparty_role}; it was held, not sent."
     )

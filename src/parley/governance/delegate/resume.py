@@ -145,7 +145,7 @@ def _counter(core: DelegateCore, effect: str, request: EscalationRequest, guidan
 
 def _send_compliant(core: DelegateCore, held_draft: Mapping[str, Any], back: State) -> Step:
     """Send the held intent without slips; if even that needs approval, a neutral holding note."""
-    intent = replace(Intent.from_json(held_draft["intent"]), slippable=False)
+    intent = replace(Intent.from_json(held_draft["intent"]), slippable=False, verbatim=True)
     core.memory.held = None
     if preflight(core.drafter.draft(intent).text, core.config, overrides=core.memory.limits).sendable is None:
         # Even the clean wording needs approval: send a neutral holding note instead of looping.

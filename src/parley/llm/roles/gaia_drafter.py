@@ -125,11 +125,12 @@ class LLMDrafter:
         """The model's draft of intent; the twin's when the model's reply is unusable.
 
         Final terms the principal approved are always worded by the twin (the approval covers that
-        wording), and so are an offer the delegate marks non-slippable — the compliant re-send the
-        principal chose after a preflight failure — and the closing note of an ended session, which
-        could no longer be escalated if it failed the preflight.
+        wording), and so are an offer the delegate marks non-slippable, the compliant re-send the
+        principal chose after a preflight failure (`verbatim`) and the closing note of an ended
+        session, which could no longer be escalated if it failed the preflight.
         """
-        if intent.approved or intent.kind in TWIN_ONLY or (intent.term is not None and not intent.slippable):
+        twin_only = intent.approved or intent.verbatim or intent.kind in TWIN_ONLY
+        if twin_only or (intent.term is not None and not intent.slippable):
             return self.twin.draft(intent, injection=context.injection)
         reference = self.twin.render(intent)
         outcome = self._role.call(
