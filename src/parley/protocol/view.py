@@ -68,7 +68,7 @@ class Record(Sequence[Event]):
         ]
 
 
-# TableOffer, PartyView (and Event, SessionState) are built several times per move. They stay frozen
+# TableOffer, PartyView (and Event) are built several times per move. They stay frozen
 # but keep a __dict__ instead of slots: a frozen slotted dataclass stores each field through
 # object.__setattr__, which costs about twice one dict update (measured with callgrind).
 
