@@ -162,3 +162,18 @@ def test_metrics_of_a_real_conversation_match_the_live_tracker() -> None:
 def test_read_record_rejects_other_trajectories() -> None:
     with pytest.raises(ValueError, match="no 'conversation_started' event"):
         read_record(Trajectory())
+
+
+def test_recorded_series_is_the_live_consensus_the_rule_replay_recomputes() -> None:
+    from parley.metrics.consensus import consensus_series, conversation_metrics, read_record, recorded_series
+    from parley.simulation import ConflictMode, run_conversation
+
+    result = run_conversation(
+        load_promediate_case("hmo"), create_mediator("social"), mode=ConflictMode.COMPETING, seed=2
+    )
+    live, replayed = recorded_series(result.trajectory), consensus_series(read_record(result.trajectory))
+    assert live.mentions == replayed.mentions
+    assert live.group == pytest.approx(replayed.group, abs=1e-6)
+    from_live = conversation_metrics(result.trajectory, series=live).to_json()
+    expected = conversation_metrics(result.trajectory).to_json()
+    assert from_live == pytest.approx(expected, abs=1e-5, nan_ok=True)

@@ -15,18 +15,34 @@ from rich.table import Table
 from parley.cli.app import app, experiment_app
 from parley.cli.common import console, fail
 from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
-from parley.errors import ParleyError, ScenarioError
+from parley.errors import ParleyError
 from parley.protocol.events import Event
 from parley.scenarios.model import Scenario
 
 if TYPE_CHECKING:
-    from parley.llm.context import LLMSession
-    from parley.mediation.conversation import ConversationMediator
-    from parley.simulation.consensus import AgreementScorer, AttitudeExtractor
+    from parley.experiments.promediate import Cell
+    from parley.experiments.promediate_llm import ConversationRoles
+    from parley.llm.config import LLMRuntime
     from parley.simulation.modes import ConflictMode
-    from parley.simulation.participants import Participant
 
 _DEFAULT_REPORT = Path("docs/results/promediate.md")
+ParticipantsOption = Annotated[
+    str,
+    typer.Option(
+        "--participants", help="rule (deterministic), llm (all LLM-backed) or llm:NAME,NAME (those only)."
+    ),
+]
+ConsensusOption = Annotated[
+    str, typer.Option(help="Consensus tracking: rule (deterministic) or llm (attitude + agreement roles).")
+]
+JudgeOption = Annotated[str, typer.Option(help="Mediator Intelligence (MI) judge: rubric or llm.")]
+PromediateRoleOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Per-role endpoint ROLE=SPEC (participant, mediator, attitude, agreement, intelligence; "
+        "repeatable)."
+    ),
+]
 _SPEAKER_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan")
 
 
@@ -91,21 +107,11 @@ def mediate(
         Path | None, typer.Option("--save", help="Folder for trajectory.jsonl and metrics.json.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="Do not print the conversation live.")] = False,
-    participants: Annotated[
-        str,
-        typer.Option(
-            "--participants", help="rule (deterministic), llm (all LLM-backed) or llm:NAME,NAME (those only)."
-        ),
-    ] = "rule",
-    consensus: Annotated[
-        str,
-        typer.Option(help="Consensus tracking: rule (deterministic) or llm (attitude + agreement roles)."),
-    ] = "rule",
+    participants: ParticipantsOption = "rule",
+    consensus: ConsensusOption = "rule",
+    judge: JudgeOption = "rubric",
     llm: LLMOption = None,
-    llm_role: Annotated[
-        list[str] | None,
-        typer.Option(help="Per-role endpoint ROLE=SPEC (participant, mediator; repeatable)."),
-    ] = None,
+    llm_role: PromediateRoleOption = None,
     llm_config: LLMConfigOption = None,
     record: RecordOption = None,
     replay: ReplayOption = None,
@@ -113,41 +119,22 @@ def mediate(
     """Simulate one mediated multi-party conversation and show consensus per topic."""
     import json
 
-    from parley.metrics.consensus import conversation_metrics
-    from parley.simulation.conversation import run_conversation
+    from parley.experiments.promediate_llm import ConversationRoles, play_conversation
     from parley.simulation.modes import ConflictMode
 
-    flags = {
-        "llm": llm,
-        "llm_role": llm_role,
-        "llm_config": llm_config,
-        "record": record,
-        "replay": replay,
-        "consensus": consensus,
-    }
+    flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
     try:
+        roles = ConversationRoles(participants, consensus, judge)
         case = resolve_conversation_scenario(scenario)
         conflict = ConflictMode.parse(mode)
         show = None if quiet else _printer(case)
-        with _conversation_llm(mediator, participants, flags, f"{case.name}-{seed}") as llm_session:
-            chosen = _mediator(mediator, llm_session)
-            players = _participants(_llm_party_choice(participants), case, llm_session, conflict, seed)
-            extractor, scorer = _consensus_roles(consensus, case, llm_session)
-            result = run_conversation(
-                case,
-                chosen,
-                mode=conflict,
-                seed=seed,
-                participants=players,
-                on_event=show,
-                extractor=extractor,
-                scorer=scorer,
-            )
-            usage = llm_session.finish(result.trajectory) if llm_session is not None else None
+        with _conversation_llm(roles.uses_llm(mediator), flags) as runtime:
+            llm_session = runtime.session(f"{case.name}-{seed}") if runtime is not None else None
+            played = play_conversation(case, mediator, conflict, seed, roles, llm_session, on_event=show)
     except ParleyError as error:
         fail(str(error))
+    result, metrics, usage = played.result, played.metrics, played.usage
     console.print(_consensus_table(result.topic_consensus, result.consensus, len(result.interventions)))
-    metrics = conversation_metrics(result.trajectory)
     console.print(
         f"CC {metrics.consensus_change * 100:+.2f}%  TLE {metrics.topic_efficiency * 100:+.3f}%  "
         f"ME {metrics.effectiveness * 100:+.3f}%  MI {metrics.intelligence:.2f}  "
@@ -174,72 +161,20 @@ def mediate(
 
 
 @contextmanager
-def _conversation_llm(
-    mediator: str, participants: str, flags: Mapping[str, Any], session_id: str
-) -> Generator[LLMSession | None]:
-    """The LLM session of a `parley mediate` run: None unless an LLM role or an LLM flag is asked for."""
-    wanted = (
-        mediator.lower().startswith("llm")
-        or _llm_party_choice(participants) is not None
-        or flags.get("consensus") == "llm"
-    )
+def _conversation_llm(wanted: bool, flags: Mapping[str, Any]) -> Generator[LLMRuntime | None]:
+    """The run's LLM runtime: None unless an LLM role or an LLM flag is asked for.
+
+    Raises:
+        LLMError: an LLM role is asked for and no LLM is configured (or a key is missing).
+    """
     from parley.cli.llm import any_llm_flag, open_runtime
 
     if not wanted and not any_llm_flag(flags):
         yield None
         return
     with open_runtime(flags) as runtime:
-        yield runtime.session(session_id)
-
-
-def _mediator(name: str, llm: LLMSession | None) -> ConversationMediator:
-    from parley.mediation.mediators import create_mediator
-
-    if not name.lower().startswith("llm"):
-        return create_mediator(name)
-    from parley.llm.promediate import create_llm_mediator
-
-    if llm is None:
-        raise ScenarioError(f"mediator {name!r} needs an LLM: pass --llm SPEC (or --replay DIR)")
-    return create_llm_mediator(name, llm)
-
-
-def _consensus_roles(
-    choice: str, case: Scenario, llm: LLMSession | None
-) -> tuple[AttitudeExtractor | None, AgreementScorer | None]:
-    """--consensus: the deterministic tracker (rule) or LLM attitude extraction and agreement scoring."""
-    if choice == "rule":
-        return None, None
-    if choice != "llm":
-        raise ScenarioError(f"--consensus expects rule or llm, got {choice!r}")
-    if llm is None:
-        raise ScenarioError("--consensus llm needs an LLM: pass --llm SPEC (or --replay DIR)")
-    from parley.llm.promediate import LLMAgreementScorer, LLMAttitudeExtractor
-    from parley.simulation.conversation import public_options
-
-    return LLMAttitudeExtractor(llm, public_options(case)), LLMAgreementScorer(llm)
-
-
-def _llm_party_choice(choice: str) -> tuple[str, ...] | None:
-    """--participants: None for rule, () for all LLM-backed, else the named parties."""
-    kind, _, names = choice.strip().partition(":")
-    if kind.lower() == "rule" and not names:
-        return None
-    if kind.lower() != "llm":
-        raise ScenarioError(f"--participants expects rule, llm or llm:NAME,NAME; got {choice!r}")
-    return tuple(n.strip() for n in names.split(",") if n.strip())
-
-
-def _participants(
-    names: tuple[str, ...] | None, case: Scenario, llm: LLMSession | None, mode: ConflictMode, seed: int
-) -> dict[str, Participant] | None:
-    if names is None:
-        return None
-    if llm is None:
-        raise ScenarioError("LLM participants need an LLM: pass --llm SPEC (or --replay DIR)")
-    from parley.llm.promediate import llm_participants
-
-    return llm_participants(case, llm, mode=mode, seed=seed, names=names or None)
+        runtime.session("check")  # no LLM configured: fail before anything is played
+        yield runtime
 
 
 def _consensus_table(
@@ -298,27 +233,149 @@ def promediate_experiment(
             "--deliberation-seeds", min=0, help="Seeds for the Pareto-mediator comparison (0: skip)."
         ),
     ] = 20,
+    mediators: Annotated[
+        str,
+        typer.Option(
+            "--mediators", help="Comma-separated conditions: none, generic, social, llm-generic, llm-social."
+        ),
+    ] = "none,generic,social",
+    modes: Annotated[
+        str,
+        typer.Option("--modes", help="Comma-separated conflict modes (default: all four, Table 1's order)."),
+    ] = "",
+    participants: ParticipantsOption = "rule",
+    consensus: ConsensusOption = "rule",
+    judge: JudgeOption = "rubric",
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="LLM-backed conversations played at a time.")
+    ] = 4,
+    llm: LLMOption = None,
+    llm_role: PromediateRoleOption = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
 ) -> None:
-    """Reproduce ProMediate Table 1 (cases × modes × mediators × runs) and the Pareto-mediator comparison."""
-    from parley.experiments.promediate import grid, run_deliberation, run_grid, write_report
+    """Reproduce ProMediate Table 1 (cases × modes × mediators × runs) and the Pareto-mediator comparison.
+
+    LLM-backed conversations (an llm-* mediator, --participants llm, --consensus llm or --judge llm)
+    are played on threads and each is appended to OUT's ``.rows.jsonl`` as it ends; a rerun resumes.
+    """
+    from parley.experiments.promediate import grid, run_deliberation, write_report
+    from parley.experiments.promediate_llm import ConversationRoles
+
+    flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
+    try:
+        roles = ConversationRoles(participants, consensus, judge)
+        cells = grid(_chosen_cases(cases), _chosen_modes(modes), _chosen_mediators(mediators))
+        wanted = any(roles.uses_llm(cell.mediator) for cell in cells)
+        started = time.perf_counter()
+        with _conversation_llm(wanted, flags) as runtime:
+            rows, llm_section = _play_grid(cells, runs, jobs, roles, runtime, out, concurrency)
+    except ParleyError as error:
+        fail(str(error))
+    elapsed = time.perf_counter() - started
+    deliberation = run_deliberation(deliberation_seeds) if deliberation_seeds else []
+    command = f"parley experiment promediate --runs {runs} --jobs {jobs}" + _llm_command(
+        mediators, roles, concurrency, bool(llm_section)
+    )
+    path = write_report(
+        rows,
+        out,
+        runs=runs,
+        jobs=jobs,
+        elapsed=elapsed,
+        deliberation=deliberation,
+        command=command,
+        llm_section=llm_section,
+    )
+    console.print(f"{len(rows)} conversations in {elapsed:.1f} s; wrote {path}")
+
+
+def _chosen_cases(text: str) -> list[str]:
     from parley.scenarios.importers.promediate import PROMEDIATE_CASES
 
-    chosen = [c.strip().lower() for c in cases.split(",") if c.strip()] or list(PROMEDIATE_CASES)
+    chosen = [c.strip().lower() for c in text.split(",") if c.strip()] or list(PROMEDIATE_CASES)
     unknown = [c for c in chosen if c not in PROMEDIATE_CASES]
     if unknown:
         fail(f"unknown cases {unknown}; expected some of {list(PROMEDIATE_CASES)}")
-    cells = grid(chosen)
-    started = time.perf_counter()
+    return chosen
+
+
+def _chosen_modes(text: str) -> list[ConflictMode]:
+    """--modes in Table 1's column order (default: every mode).
+
+    Raises:
+        ScenarioError: an unknown mode.
+    """
+    from parley.experiments.promediate import MODES
+    from parley.simulation.modes import ConflictMode
+
+    chosen = {ConflictMode.parse(m.strip()) for m in text.split(",") if m.strip()}
+    return [m for m in MODES if m in chosen] if chosen else list(MODES)
+
+
+def _chosen_mediators(text: str) -> list[str]:
+    from parley.experiments.promediate import MEDIATOR_NAMES
+    from parley.llm.promediate import LLM_MEDIATORS
+
+    known = [*MEDIATOR_NAMES, *LLM_MEDIATORS]
+    chosen = list(dict.fromkeys(m.strip().lower() for m in text.split(",") if m.strip()))
+    unknown = [m for m in chosen if m not in known]
+    if unknown or not chosen:
+        fail(f"unknown mediators {unknown}; expected some of {known}")
+    return chosen
+
+
+def _play_grid(
+    cells: list[Cell],
+    runs: int,
+    jobs: int,
+    roles: ConversationRoles,
+    runtime: LLMRuntime | None,
+    out: Path,
+    concurrency: int,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every row in cell order, deterministic cells in processes and LLM-backed ones on threads."""
+    from parley.experiments.promediate import run_grid
+    from parley.experiments.promediate_llm import RowStore, llm_section, run_llm_cells
+
+    rule_cells = [c for c in cells if not roles.uses_llm(c.mediator)]
+    llm_cells = [c for c in cells if roles.uses_llm(c.mediator)]
     columns = (TextColumn("conversations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
         task = progress.add_task("promediate", total=len(cells) * runs)
         rows = run_grid(
-            cells, runs, jobs=jobs, on_progress=lambda done, total: progress.update(task, completed=done)
+            rule_cells, runs, jobs=jobs, on_progress=lambda done, _: progress.update(task, completed=done)
         )
-    elapsed = time.perf_counter() - started
-    deliberation = run_deliberation(deliberation_seeds) if deliberation_seeds else []
-    command = f"parley experiment promediate --runs {runs} --jobs {jobs}"
-    path = write_report(
-        rows, out, runs=runs, jobs=jobs, elapsed=elapsed, deliberation=deliberation, command=command
+        if runtime is None or not llm_cells:
+            return rows, []
+        store = RowStore(out.with_suffix(".rows.jsonl"), roles)
+        progress.advance(task, len(store.done() & _keys(llm_cells, runs)))
+        rows += run_llm_cells(
+            llm_cells,
+            runs,
+            runtime,
+            roles,
+            store,
+            concurrency=concurrency,
+            on_row=lambda: progress.advance(task),
+        )
+    order = {(c.case, c.mode, c.mediator): index for index, c in enumerate(cells)}
+    played = sorted(
+        (r for r in rows if (r["case"], r["mode"], r["mediator"]) in order and r["run"] < runs),
+        key=lambda r: (order[(r["case"], r["mode"], r["mediator"])], r["run"]),
     )
-    console.print(f"{len(rows)} conversations in {elapsed:.1f} s; wrote {path}")
+    return played, llm_section(played, roles, concurrency)
+
+
+def _keys(cells: list[Cell], runs: int) -> set[tuple[str, str, str, int]]:
+    return {(c.case, c.mode, c.mediator, run) for c in cells for run in range(runs)}
+
+
+def _llm_command(mediators: str, roles: ConversationRoles, concurrency: int, used: bool) -> str:
+    """The LLM-related options of the command line, as the report quotes it (no endpoint specs)."""
+    if not used:
+        return ""
+    chosen = {"mediators": mediators, **roles.to_json(), "concurrency": str(concurrency)}
+    defaults = {"participants": "rule", "consensus": "rule", "judge": "rubric"}
+    return "".join(f" --{k} {v}" for k, v in chosen.items() if defaults.get(k) != v)

@@ -21,7 +21,7 @@ from typing import Any
 from parley.experiments.runner import run_negotiation
 from parley.mediation.mediators import create_mediator
 from parley.mediation.pareto import ParetoMediator
-from parley.metrics.consensus import conversation_metrics
+from parley.metrics.consensus import ConversationMetrics, conversation_metrics
 from parley.metrics.stats import Estimate, mean_ci
 from parley.scenarios.importers.deliberation import load_deliberation_game
 from parley.scenarios.importers.promediate import PROMEDIATE_CASES, load_promediate_case
@@ -52,7 +52,8 @@ class Cell:
 
 
 @cache
-def _case(name: str) -> Scenario:
+def promediate_case(name: str) -> Scenario:
+    """A ProMediate case, loaded once per process."""
     return load_promediate_case(name)
 
 
@@ -62,29 +63,36 @@ def run_cell(cell: Cell, runs: int) -> list[dict[str, Any]]:
     for run in range(runs):
         started = time.perf_counter()
         result = run_conversation(
-            _case(cell.case), create_mediator(cell.mediator), mode=ConflictMode(cell.mode), seed=run
+            promediate_case(cell.case), create_mediator(cell.mediator), mode=ConflictMode(cell.mode), seed=run
         )
-        metrics = conversation_metrics(result.trajectory).to_json()
-        rows.append(
-            {
-                "case": cell.case,
-                "mode": cell.mode,
-                "mediator": cell.mediator,
-                "run": run,
-                **metrics,
-                "consensus": [round(v, 5) for v in result.consensus],
-                "intervention_turns": list(result.interventions),
-                "seconds": time.perf_counter() - started,
-            }
-        )
+        metrics = conversation_metrics(result.trajectory)
+        rows.append(conversation_row(cell, run, result, metrics, time.perf_counter() - started))
     return rows
 
 
-def grid(cases: Sequence[str] = PROMEDIATE_CASES, modes: Sequence[ConflictMode] = MODES) -> list[Cell]:
-    """Every condition of the Table 1 design."""
-    return [
-        Cell(case, mode.value, mediator) for case in cases for mode in modes for mediator in MEDIATOR_NAMES
-    ]
+def conversation_row(
+    cell: Cell, run: int, result: ConversationResult, metrics: ConversationMetrics, seconds: float
+) -> dict[str, Any]:
+    """One conversation's row: its condition, run, metrics, consensus series and wall time (s)."""
+    return {
+        "case": cell.case,
+        "mode": cell.mode,
+        "mediator": cell.mediator,
+        "run": run,
+        **metrics.to_json(),
+        "consensus": [round(v, 5) for v in result.consensus],
+        "intervention_turns": list(result.interventions),
+        "seconds": seconds,
+    }
+
+
+def grid(
+    cases: Sequence[str] = PROMEDIATE_CASES,
+    modes: Sequence[ConflictMode] = MODES,
+    mediators: Sequence[str] = MEDIATOR_NAMES,
+) -> list[Cell]:
+    """Every condition of the Table 1 design (mediators may include "llm-generic", "llm-social")."""
+    return [Cell(case, mode.value, mediator) for case in cases for mode in modes for mediator in mediators]
 
 
 def run_grid(
@@ -281,7 +289,13 @@ def deliberation_table(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 # -- report -------------------------------------------------------------------------------------------
 
-_LABELS = {"none": "NoAgent", "generic": "Generic", "social": "Social"}
+_LABELS = {
+    "none": "NoAgent",
+    "generic": "Generic",
+    "social": "Social",
+    "llm-generic": "LLM Generic",
+    "llm-social": "LLM Social",
+}
 _ROWS = (
     ("CC", "CC (%) ↑", 100.0),
     ("TLE", "TLE (%) ↑", 100.0),
@@ -296,7 +310,7 @@ _ROWS = (
 
 def table_one(summary: Mapping[tuple[str, str], Mapping[str, Estimate]], modes: Sequence[str]) -> list[str]:
     """Markdown for Table 1: one column per (mode, mediator), mean ± 95% CI half-width."""
-    columns = [(m, a) for m in modes for a in MEDIATOR_NAMES if (m, a) in summary]
+    columns = [(m, a) for m in modes for a in _mediators(summary) if (m, a) in summary]
     lines = [
         "| metric | " + " | ".join(f"{m} · {_LABELS[a]}" for m, a in columns) + " |",
         "|---|" + "---|" * len(columns),
@@ -305,6 +319,11 @@ def table_one(summary: Mapping[tuple[str, str], Mapping[str, Estimate]], modes: 
         cells = [_scaled(summary[column][key], scale) for column in columns]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _mediators(summary: Mapping[tuple[str, str], object]) -> list[str]:
+    """The mediators of a summary, in the order the grid played them."""
+    return list(dict.fromkeys(mediator for _, mediator in summary))
 
 
 def _scaled(estimate: Estimate, scale: float) -> str:
@@ -351,7 +370,7 @@ def _ranking_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]])
     """Per mode, mediators ordered by CC, saying where 95% intervals separate the best from the rest."""
     findings: list[str] = []
     for mode in ("accommodating", "avoiding", "general", "competing"):
-        estimates = {a: summary[(mode, a)]["CC"] for a in MEDIATOR_NAMES if (mode, a) in summary}
+        estimates = {a: summary[(mode, a)]["CC"] for a in _mediators(summary) if (mode, a) in summary}
         if len(estimates) < 2:
             continue
         order = sorted(estimates, key=lambda a: -estimates[a].mean)
@@ -397,7 +416,7 @@ def plot_trajectories(case: str, mode: ConflictMode, seed: int, path: Path) -> P
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    scenario = _case(case)
+    scenario = promediate_case(case)
     figure, axes = plt.subplots(1, len(MEDIATOR_NAMES), figsize=(15, 4), sharey=True)
     for axis, name in zip(axes, MEDIATOR_NAMES, strict=True):
         result: ConversationResult = run_conversation(scenario, create_mediator(name), mode=mode, seed=seed)
@@ -425,7 +444,7 @@ def plot_me_mi(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     figure, axis = plt.subplots(figsize=(6, 4.5))
-    for name, marker in (("generic", "o"), ("social", "^")):
+    for name, marker in (("generic", "o"), ("social", "^"), ("llm-generic", "s"), ("llm-social", "v")):
         points = [
             (r["MI"], r["ME"] * 100)
             for r in rows
@@ -453,8 +472,14 @@ def write_report(
     elapsed: float,
     deliberation: Sequence[dict[str, Any]] = (),
     command: str = "parley experiment promediate",
+    llm_section: Sequence[str] = (),
 ) -> Path:
-    """Write the markdown report (Table 1, findings, figures, deliberation comparison) and its figures."""
+    """Write the markdown report (Table 1, findings, figures, deliberation comparison) and its figures.
+
+    Args:
+        llm_section: Markdown on the LLM roles and their usage, placed before Table 1 (none: the
+            deterministic testbed only).
+    """
     figures = out.parent / "figures"
     summary = summarise(rows)
     modes = [m.value for m in MODES]
@@ -466,14 +491,16 @@ def write_report(
     mean_ms = 1000 * sum(per_conversation) / max(1, len(per_conversation))
     unanswered = never_answered(rows)
     lines = [
-        "# ProMediate with parley's deterministic testbed",
+        "# ProMediate with parley's " + ("testbed and LLM roles" if llm_section else "deterministic testbed"),
         "",
         f"Measured with `{command}` ({len(rows)} conversations: {len({r['case'] for r in rows})} cases × "
-        f"{len({r['mode'] for r in rows})} conflict modes × {len(MEDIATOR_NAMES)} mediators × {runs} runs; "
+        f"{len({r['mode'] for r in rows})} conflict modes × {len({r['mediator'] for r in rows})} mediators × "
+        f"{runs} runs; "
         f"{jobs} process(es); wall time {elapsed:.1f} s; mean {mean_ms:.0f} ms "
         "per conversation including metrics).",
         "",
-        "Participants, mediators, attitude extraction and agreement scoring are the deterministic twins "
+        ("Unless the LLM section below says otherwise, p" if llm_section else "P")
+        + "articipants, mediators, attitude extraction and agreement scoring are the deterministic twins "
         "described in [the mediation guide](../mediation.md); the seed used LLMs for all four. Numbers "
         "below measure *this simulator*, not human or LLM behaviour, and are not comparable in "
         "magnitude with the seed's Table 1.",
@@ -492,6 +519,7 @@ def write_report(
         "- Preferences: ranked choices read from the briefs into a sidecar file "
         "(see `parley_preferences.yaml`).",
         "",
+        *llm_section,
         "## Table 1 (mean ± 95% CI half-width over cases × runs)",
         "",
         *table_one(summary, modes),

@@ -319,10 +319,43 @@ class ConversationMetrics:
         }
 
 
-def conversation_metrics(trajectory: Trajectory) -> ConversationMetrics:
-    """CC, TLE, RL, ME and MI for a conversation trajectory."""
+def recorded_series(trajectory: Trajectory) -> ConsensusSeries:
+    """The consensus the conversation tracked live, read from its ``consensus`` and ``attitude`` events.
+
+    Use it when an LLM tracked consensus during the run (replaying Algorithm 1 with the rule
+    tracker would score another judge's consensus); values are rounded to 6 decimals as recorded.
+    """
     record = read_record(trajectory)
-    series = consensus_series(record)
+    group: list[float] = []
+    topics: dict[str, list[float]] = {t: [] for t in record.topics}
+    for event in trajectory.of_kind("consensus"):
+        group.append(float(event.data["group"]))
+        for topic in record.topics:
+            topics[topic].append(float(event.data["topics"][topic]))
+    mentions: dict[str, list[int]] = {t: [] for t in record.topics}
+    for event in trajectory.of_kind("attitude"):
+        for topic in event.data["attitudes"]:
+            mentions[topic].append(event.round)
+    return ConsensusSeries(
+        tuple(group), {t: tuple(v) for t, v in topics.items()}, {t: tuple(v) for t, v in mentions.items()}
+    )
+
+
+def conversation_metrics(
+    trajectory: Trajectory,
+    *,
+    series: ConsensusSeries | None = None,
+    intelligence: Sequence[InterventionScore] | None = None,
+) -> ConversationMetrics:
+    """CC, TLE, RL, ME and MI for a conversation trajectory.
+
+    Args:
+        trajectory: A conversation written by `parley.simulation`.
+        series: Consensus per turn (default: Algorithm 1 replayed with the rule tracker).
+        intelligence: MI per intervention (default: the rubric, `mediator_intelligence`).
+    """
+    record = read_record(trajectory)
+    series = series if series is not None else consensus_series(record)
     interventions = [u for u in record.turns if u is not None and u.is_intervention]
     tle = topic_level_efficiency(series)
     turns = [u.turn for u in interventions]
@@ -330,7 +363,8 @@ def conversation_metrics(trajectory: Trajectory) -> ConversationMetrics:
         lat for values in series.topics.values() for lat in response_latency(values, turns, record.times)
     ]
     effects = mediator_effectiveness(series, interventions)
-    intelligence = [s.mean for s in mediator_intelligence(record) if not math.isnan(s.mean)]
+    scores = intelligence if intelligence is not None else mediator_intelligence(record)
+    intelligence_means = [s.mean for s in scores if not math.isnan(s.mean)]
     return ConversationMetrics(
         consensus_change(series.group),
         float(np.mean(list(tle.values()))) if tle else math.nan,
@@ -338,7 +372,7 @@ def conversation_metrics(trajectory: Trajectory) -> ConversationMetrics:
         _mean_latency([lat.seconds for lat in latencies]),
         len(latencies),
         float(np.mean(effects)) if effects else math.nan,
-        float(np.mean(intelligence)) if intelligence else math.nan,
+        float(np.mean(intelligence_means)) if intelligence_means else math.nan,
         len(interventions),
     )
 
