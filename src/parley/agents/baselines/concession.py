@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from parley.agents.baselines.core import (
+    PLANS,
     TOLERANCE,
     BaselineNegotiator,
+    Plan,
     RankedSpace,
     SessionMemory,
     check_unit,
@@ -54,40 +56,78 @@ class TimeBasedNegotiator(BaselineNegotiator):
         if exponent <= 0:
             raise ValueError(f"exponent must be positive, got {exponent}")
         check_unit(anchor=anchor, band=band)
-        self.exponent = exponent
-        self.anchor = anchor
-        self.band = band
-        self._target: tuple[tuple[RankedSpace, int, int, float, float], float] | None = None
+        self._curve = (exponent, anchor, band)
+        self._plans: dict[tuple[int, int], Plan] = {}
+
+    # The curve is read-only: negotiators with the same curve share their plans (see start_session).
+
+    @property
+    def exponent(self) -> float:
+        """e; below 1 Boulware, 1 linear, above 1 Conceder."""
+        return self._curve[0]
+
+    @property
+    def anchor(self) -> float:
+        """Opening target as a share of the floor-to-best range."""
+        return self._curve[1]
+
+    @property
+    def band(self) -> float:
+        """Width of the proposal band, as a share of the floor-to-best range."""
+        return self._curve[2]
+
+    def start_session(self, ranked: RankedSpace, memory: SessionMemory) -> None:
+        # Target and band depend only on the ranking, the curve, the round and the round budget:
+        # every session (and negotiator) with this utility and curve shares one table of plans.
+        # (A subclass overriding this hook must call it, or it keeps the previous ranking's plans.)
+        self._plans = ranked.plans((TimeBasedNegotiator, *self._curve))
 
     def target(self, view: PartyView) -> float:
         """The utility it aims for at this point of the session."""
+        return self._plan(view)[0]
+
+    def _plan(self, view: PartyView) -> Plan:
+        """The target and the proposal band of this round (computed once per round and budget)."""
+        return self._plans.get((view.round, view.rules.max_rounds)) or self._new_plan(view)
+
+    def _new_plan(self, view: PartyView) -> Plan:
         ranked = self.ranked
-        key = (ranked, view.round, view.rules.max_rounds, self.anchor, self.exponent)
-        cached = self._target
-        if cached is not None and cached[0] == key:  # asked twice a move: to accept, then to propose
-            return cached[1]
-        start = ranked.at_share(self.anchor)
-        target = ranked.floor + (start - ranked.floor) * (1.0 - view.relative_time ** (1.0 / self.exponent))
-        self._target = (key, target)
-        return target
+        exponent, anchor, band = self._curve
+        start = ranked.at_share(anchor)
+        target = ranked.floor + (start - ranked.floor) * (1.0 - view.relative_time ** (1.0 / exponent))
+        plan = target, band_near(ranked, target, band)
+        if len(self._plans) >= PLANS:
+            self._plans.clear()
+        self._plans[view.round, view.rules.max_rounds] = plan
+        return plan
+
+    # accepts and choose_rank look the plan up themselves: they run on every move.
 
     def accepts(self, view: PartyView, worth: float) -> bool:
-        return worth >= self.target(view) - TOLERANCE
+        plan = self._plans.get((view.round, view.rules.max_rounds)) or self._new_plan(view)
+        return worth >= plan[0] - TOLERANCE
 
     def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
-        return pick_near(self, ranked, memory, self.target(view), self.band)
+        plan = self._plans.get((view.round, view.rules.max_rounds)) or self._new_plan(view)
+        candidates = plan[1]
+        return candidates.start if len(candidates) == 1 else self.pick(candidates, memory)
+
+
+def band_near(ranked: RankedSpace, target: float, band: float) -> range:
+    """Ranks whose utility lies in [target, target + band·range] (the nearest above if none does)."""
+    width = band * (ranked.best - ranked.floor)
+    candidates = ranked.ranks_between(target, target + width)
+    if not candidates:
+        rank = ranked.lowest_rank_at_least(target)
+        candidates = range(rank, rank + 1)
+    return candidates
 
 
 def pick_near(
     negotiator: BaselineNegotiator, ranked: RankedSpace, memory: SessionMemory, target: float, band: float
 ) -> int:
     """A rank whose utility lies in [target, target + band·range] (the nearest above if none does)."""
-    width = band * (ranked.best - ranked.floor)
-    candidates = ranked.ranks_between(target, target + width)
-    if not candidates:
-        rank = ranked.lowest_rank_at_least(target)
-        candidates = range(rank, rank + 1)
-    return negotiator.pick(candidates, memory)
+    return negotiator.pick(band_near(ranked, target, band), memory)
 
 
 class TitForTatNegotiator(BaselineNegotiator):

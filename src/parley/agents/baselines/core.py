@@ -7,20 +7,21 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cached_property
 from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from parley.domain.issues import Value
+from parley.domain.issues import Issue, Value
 from parley.domain.ranking import RankedOutcomes
 from parley.domain.space import IndexArray, OutcomeSpace
 from parley.domain.utility import FloatArray, UtilityFunction
 from parley.protocol.actions import Accept, Action, Propose, Say, Walk
-from parley.protocol.events import Event, PartyId
+from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView, Record
 
 TOLERANCE = 1e-9
@@ -37,6 +38,18 @@ PYTHON_BAND = 64
 PYTHON_SUM_TERMS = 7
 """numpy adds up to this many terms one by one (more are summed pairwise), so the pure-Python
 scoring path, which adds them one by one, is used only up to this many issues and opponents."""
+KNOWN_PACKAGES = 4096
+"""How many packages' worth and option slots a ranking remembers (all forgotten when full)."""
+CURVES = 64
+"""How many concession curves' plans a ranking keeps (all forgotten when full)."""
+PLANS = 4096
+"""How many rounds' plans one concession curve keeps per ranking (all forgotten when full)."""
+
+Plan = tuple[float, range]
+"""A concession target and the ranks of the packages a negotiator may propose for it."""
+Assessment = tuple[float, tuple[int, ...]]
+"""A package's worth to the owner (exactly `utility.evaluate`) and its flat option slot per issue."""
+_NEGATIVE_INFINITY = float("-inf")
 
 
 class RankedSpace:
@@ -49,6 +62,10 @@ class RankedSpace:
     tuples, so a move on a small space scores a narrow band without numpy calls). Larger spaces
     hold only the memory-lean `RankedOutcomes` (16 bytes per outcome) and build the index rows of
     the few ranks a move looks at on demand. Both layouts give bit-identical results.
+
+    A ranking is shared by every negotiator holding its utility object (see `ranked_space`), so
+    it also keeps what moves would otherwise recompute: the worth and option slots of each
+    package seen (`assess`) and the plans of each concession curve (`plans`).
 
     Args:
         space: The outcome space (must fit in memory).
@@ -95,13 +112,22 @@ class RankedSpace:
         self.best = float(self.utilities[0])
         self.worst = float(self.utilities[-1])
         self.reservation = float(utility.reservation_value)
+        self.acceptable_from = self.reservation - TOLERANCE
+        """The least worth an acceptable offer may have (the BATNA, less the rounding slack)."""
         self.floor = max(self.reservation, self.worst)
         self.hopeless = self.best < self.reservation - TOLERANCE  # no package is worth the BATNA
         # Bands may be scored in pure Python (see `python_scores`).
         self.python_scoring = not self.lean and len(space.issues) <= PYTHON_SUM_TERMS
         self.priorities, self.reversed_marginals = self._digest(marginals)
         self.reversed_marginal_list: list[float] = self.reversed_marginals.tolist()
-        self._packages: dict[int, dict[str, Value]] = {}
+        # What moves look up by rank or by package, remembered; per-move paths index these
+        # dicts directly (no call when the entry exists), other code goes through `package`
+        # and `assess`.
+        self.packages = _Packages(space, self.order)
+        self.values_of = _values_getter(space.names)
+        """A package's values in issue order: its key in `assessments`."""
+        self.assessments = _Assessments(space.names, utility.evaluate, self.option_slots, self.issue_offsets)
+        self._plans: dict[Hashable, dict[tuple[int, int], Plan]] = {}
 
     @cached_property
     def indices(self) -> IndexArray:
@@ -158,11 +184,37 @@ class RankedSpace:
 
     def package(self, rank: int) -> dict[str, Value]:
         """The outcome at a rank (0 = best for the owner), as a fresh package."""
-        package = self._packages.get(rank)
-        if package is None:
-            package = self.space.outcome(int(self.order[rank]))
-            self._packages[rank] = package
-        return dict(package)
+        return dict(self.packages[rank])
+
+    def plans(self, curve: Hashable) -> dict[tuple[int, int], Plan]:
+        """The plans of a concession curve by (round, round budget), shared by every negotiator.
+
+        A plan is a pure function of this ranking, the curve and the round, so every session
+        with this utility and curve can share it. The caller fills the dict (see `PLANS`).
+
+        Args:
+            curve: What the plans depend on besides the ranking (the negotiator's class and
+                parameters, say).
+        """
+        plans = self._plans.get(curve)
+        if plans is None:
+            if len(self._plans) >= CURVES:
+                self._plans.clear()
+            plans = self._plans[curve] = {}
+        return plans
+
+    def assess(self, package: Mapping[str, Value]) -> Assessment:
+        """The owner's utility of a package (exactly `utility.evaluate`) and its flat option slots.
+
+        Remembered by the package's values, so a package seen before (common: offers repeat,
+        and each is assessed when read and again when answered) costs one dict lookup.
+
+        Raises:
+            ValueError: an option is not one of its issue's.
+            KeyError: an issue is missing.
+            TypeError: an option is not hashable.
+        """
+        return self.assessments[self.values_of(package)]
 
     def utility_at(self, rank: int) -> float:
         """The owner's utility of the outcome at a rank."""
@@ -242,6 +294,64 @@ class RankedSpace:
         return self.floor + share * (self.best - self.floor)
 
 
+class _Packages(dict[int, dict[str, Value]]):
+    """Packages by rank, each built on first use (a dict subclass: a hit is one C lookup)."""
+
+    def __init__(self, space: OutcomeSpace, order: NDArray[np.int64]) -> None:
+        super().__init__()
+        self._space = space
+        self._order = order
+
+    def __missing__(self, rank: int) -> dict[str, Value]:
+        package = self[rank] = self._space.outcome(int(self._order[rank]))
+        return package
+
+
+class _Assessments(dict[tuple[Value, ...], Assessment]):
+    """Assessments by a package's values in issue order, each computed on first use.
+
+    A dict subclass, so a package seen before costs one C lookup and no call. Equal values find
+    the same entry (2.0 for 2, say) as they find the same option, so they assess alike.
+    """
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        evaluate: Callable[[Mapping[str, Value]], float],
+        option_slots: tuple[tuple[str, dict[Value, int]], ...],
+        issue_offsets: list[tuple[Issue, int]],
+    ) -> None:
+        super().__init__()
+        self._names = names
+        self._evaluate = evaluate
+        self._option_slots = option_slots
+        self._issue_offsets = issue_offsets
+
+    def __missing__(self, values: tuple[Value, ...]) -> Assessment:
+        package = dict(zip(self._names, values, strict=True))
+        assessment = (self._evaluate(package), self._slots(package))
+        if len(self) >= KNOWN_PACKAGES:
+            self.clear()
+        self[values] = assessment
+        return assessment
+
+    def _slots(self, package: Mapping[str, Value]) -> tuple[int, ...]:
+        try:
+            return tuple([slots[package[name]] for name, slots in self._option_slots])
+        except KeyError:  # an option spelled differently (2.0 for 2 ...): the issue decides
+            return tuple(
+                [offset + issue.index_of(package[issue.name]) for issue, offset in self._issue_offsets]
+            )
+
+
+def _values_getter(names: tuple[str, ...]) -> Callable[[Mapping[str, Value]], tuple[Value, ...]]:
+    """A package's values in issue order, as a tuple (looked up in C by `itemgetter`)."""
+    if len(names) == 1:  # itemgetter of one name returns the bare value
+        name = names[0]
+        return lambda package: (package[name],)
+    return itemgetter(*names)
+
+
 _shared: dict[int, RankedSpace] = {}
 _shared_lock = threading.Lock()
 
@@ -294,20 +404,12 @@ class OpponentModel:
     def observe_offer(self, package: Mapping[str, Value]) -> None:
         """Count a package the party put forward."""
         ranked = self._ranked
+        worth, slots = ranked.assessments[ranked.values_of(package)]  # `ranked.assess`, inline
         counts = self._counts
-        try:
-            for name, slots in ranked.option_slots:
-                counts[slots[package[name]]] += 1.0
-        except KeyError:  # undo, then count through the issues (an option spelled 2.0 for 2 ...)
-            for name, slots in ranked.option_slots:
-                slot = slots.get(package[name])
-                if slot is None:
-                    break
-                counts[slot] -= 1.0
-            for issue, offset in ranked.issue_offsets:
-                counts[offset + issue.index_of(package[issue.name])] += 1.0
+        for slot in slots:
+            counts[slot] += 1.0
         self.offers += 1
-        self.offered_utilities.append(ranked.utility.evaluate(package))
+        self.offered_utilities.append(worth)
         self._values = self._table = self._estimate = None
 
     def observe_priorities(self, priorities: Sequence[str]) -> None:
@@ -328,10 +430,12 @@ class OpponentModel:
         values = self._values
         if values is None:
             divisor = 1.0 + self.offers
+            # (zip without strict=True: the three lists are built the same length, and checking
+            # costs about a tenth of this comprehension)
             values = self._values = [
                 weight * (prior + count) / divisor
-                for weight, prior, count in zip(
-                    self._slot_weights, self._ranked.reversed_marginal_list, self._counts, strict=True
+                for weight, prior, count in zip(  # noqa: B905
+                    self._slot_weights, self._ranked.reversed_marginal_list, self._counts
                 )
             ]
         return values
@@ -367,6 +471,7 @@ class SessionMemory:
 
     def __init__(self, record: Record, ranked: RankedSpace, opponents: Sequence[PartyId]) -> None:
         self.record = record
+        self.ranked = ranked
         self.models = {party: OpponentModel(ranked) for party in opponents}
         self.seen = 0
         self.question_pending = False
@@ -375,26 +480,28 @@ class SessionMemory:
 
     def read(self, party: PartyId) -> None:
         """Fold the record's new events into the opponent models and the pending question."""
-        record = self.record
-        end = len(record)
-        if end > self.seen:
-            for event in islice(record, self.seen, end):
-                if event.kind == "action" and event.party != party:
-                    self._fold(party, event)
-            self.seen = end
+        models = self.models
+        seen = self.seen
+        for event in islice(self.record, seen, None):  # counting as it goes saves asking len()
+            seen += 1
+            if event.party == party or event.kind != "action":  # its own moves are most of the rest
+                continue
+            data = event.data
+            kind = data.get("kind")
+            if kind == "propose":
+                model = models.get(event.party or "")
+                if model is not None:
+                    model.observe_offer(data["package"])
+            elif kind == "say":
+                self._hear(event.party or "", data)
+        self.seen = seen
 
-    def _fold(self, party: PartyId, event: Event) -> None:
-        if event.kind != "action" or event.party == party:
-            return
-        model = self.models.get(event.party or "")
-        data = event.data
-        if data.get("kind") == "propose" and model is not None:
-            model.observe_offer(data["package"])
-        elif data.get("kind") == "say":
-            if data.get("asks_priorities"):
-                self.question_pending = True
-            if model is not None and data.get("priorities"):
-                model.observe_priorities([str(p) for p in data["priorities"]])
+    def _hear(self, speaker: PartyId, data: Mapping[str, Any]) -> None:
+        if data.get("asks_priorities"):
+            self.question_pending = True
+        model = self.models.get(speaker)
+        if model is not None and data.get("priorities"):
+            model.observe_priorities([str(p) for p in data["priorities"]])
 
     def combined_estimate(self, ranks: range) -> FloatArray | None:
         """Summed estimate over ranks of every party that has made an offer (None before any has)."""
@@ -416,20 +523,44 @@ def is_final_round(view: PartyView) -> bool:
     return view.round >= view.rules.max_rounds
 
 
-_seed_sequences: dict[int, np.random.SeedSequence] = {}
+class _SeedStates(np.random.SeedSequence):
+    """`np.random.SeedSequence(seed)` that generates each state once, then hands out copies.
+
+    Hashing a seed's entropy into a state is most of the cost of seeding a generator, which a
+    tournament does for thousands of fresh negotiators with a few seeds. A bit generator takes
+    its state from `generate_state`, so a generator seeded from this sequence draws exactly
+    what `np.random.default_rng(seed)` draws.
+    """
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self._states: dict[tuple[int, object], NDArray[np.uint32 | np.uint64]] = {}
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> NDArray[np.uint32 | np.uint64]:
+        key = (n_words, dtype)
+        try:
+            state = self._states.get(key)
+        except TypeError:  # an unhashable dtype spelling: nothing to remember it by
+            return super().generate_state(n_words, dtype)
+        if state is None:
+            state = self._states[key] = super().generate_state(n_words, dtype)
+        return state.copy()
+
+
+_seed_states: dict[int, _SeedStates] = {}
 SEED_SEQUENCES = 4096
-"""How many seeds' entropy pools are kept (a tournament reuses a few seeds many times)."""
+"""How many seeds' generated states are kept (a tournament reuses a few seeds many times)."""
 
 
 def _seeded(seed: int) -> np.random.Generator:
-    """`np.random.default_rng(seed)` (the same stream), reusing the seed's hashed entropy pool."""
-    sequence = _seed_sequences.get(seed)
-    if sequence is None:
-        sequence = np.random.SeedSequence(seed)
-        if len(_seed_sequences) >= SEED_SEQUENCES:
-            _seed_sequences.clear()
-        _seed_sequences[seed] = sequence
-    return np.random.Generator(np.random.PCG64(sequence))
+    """`np.random.default_rng(seed)` (the same stream), reusing the seed's generated state."""
+    states = _seed_states.get(seed)
+    if states is None:
+        states = _SeedStates(seed)
+        if len(_seed_states) >= SEED_SEQUENCES:
+            _seed_states.clear()
+        _seed_states[seed] = states
+    return np.random.Generator(np.random.PCG64(states))
 
 
 class BaselineNegotiator(ABC):
@@ -465,23 +596,24 @@ class BaselineNegotiator(ABC):
 
     def act(self, view: PartyView) -> Action:
         """Choose a move (see the class docstring for the order of rules)."""
-        ranked, memory = self._ranked, self._memory
-        if (
-            ranked is None
-            or memory is None
-            or memory.record is not view.record
-            or view.space is not ranked.space
-            or view.utility is not ranked.utility
-            or view.utility.reservation_value != ranked.reservation
+        memory = self._memory
+        utility = view.utility
+        if (  # a new session, a new ranking or a BATNA changed in place (checked inline: every move)
+            memory is None
+            or view.record is not memory.record
+            or utility is not memory.ranked.utility
+            or view.space is not memory.ranked.space
+            or utility.reservation_value != memory.ranked.reservation
         ):
-            ranked, memory = self._session(view)
+            memory = self._session(view)
         memory.read(view.party)
+        ranked = memory.ranked
         if ranked.hopeless:
             return Walk("no package is worth as much as my BATNA")
         offer = view.offer
         if offer is not None:
-            worth = view.utility.evaluate(offer)
-            if worth >= ranked.reservation - TOLERANCE and self.accepts(view, worth):
+            worth = ranked.assessments[ranked.values_of(offer)][0]  # `ranked.assess`, inline
+            if worth >= ranked.acceptable_from and self.accepts(view, worth):
                 return Accept()
             reason = self.walk_reason(view, worth)
             if reason:
@@ -491,7 +623,7 @@ class BaselineNegotiator(ABC):
             return self.answer_priorities(ranked.priorities)
         return self.propose(view)
 
-    def _session(self, view: PartyView) -> tuple[RankedSpace, SessionMemory]:
+    def _session(self, view: PartyView) -> SessionMemory:
         ranked = self._ranked
         if ranked is None or not ranked.matches(view.space, view.utility):
             ranked = self._ranked = ranked_space(view.space, view.utility)
@@ -500,15 +632,15 @@ class BaselineNegotiator(ABC):
         if memory is None or memory.record is not view.record:
             memory = self._memory = SessionMemory(view.record, ranked, view.opponents)
             self.start_session(ranked, memory)
-        return ranked, memory
+        return memory
 
     def propose(self, view: PartyView) -> Action:
         """The move when nothing is accepted, walked or answered: a (counter-)proposal."""
-        ranked, memory = self._ranked, self._memory
-        assert ranked is not None and memory is not None, "act() has not been called yet"
-        rank = self.choose_rank(view, ranked, memory)
-        memory.last_rank = rank
-        return Propose(ranked.package(rank))
+        memory = self._memory
+        assert memory is not None, "act() has not been called yet"
+        ranked = memory.ranked
+        rank = memory.last_rank = self.choose_rank(view, ranked, memory)
+        return Propose(dict(ranked.packages[rank]))  # `ranked.package(rank)`, inline
 
     @property
     def ranked(self) -> RankedSpace:
@@ -530,7 +662,7 @@ class BaselineNegotiator(ABC):
 
         The default walks only at the last round, and only from an offer below the BATNA.
         """
-        if is_final_round(view) and worth < self.ranked.reservation - TOLERANCE:
+        if view.round >= view.rules.max_rounds and worth < self.ranked.acceptable_from:  # is_final_round
             return f"last round and the offer ({worth:g}) is below my BATNA ({self.ranked.reservation:g})"
         return ""
 
@@ -554,9 +686,12 @@ class BaselineNegotiator(ABC):
         """
         if len(candidates) == 1:
             return candidates.start
-        ranked = self._ranked
-        if ranked is not None and ranked.python_scoring and len(candidates) <= PYTHON_BAND:
-            tables = [m.values() for m in memory.models.values() if m.offers]
+        ranked = memory.ranked
+        if ranked.python_scoring and len(candidates) <= PYTHON_BAND:
+            tables: list[list[float]] = []
+            for model in memory.models.values():
+                if model.offers:
+                    tables.append(model.values())
             if tables and len(tables) <= PYTHON_SUM_TERMS:
                 scores = python_scores(ranked, candidates, tables)
                 return candidates.start + self._pick_best(scores, memory, candidates)
@@ -577,17 +712,25 @@ class BaselineNegotiator(ABC):
         """`pick`'s choice among scored candidates, in pure Python (same draws as the numpy path)."""
         last = memory.last_rank
         if last is not None and last in candidates:
-            scores[last - candidates.start] = -np.inf
-        threshold = max(scores) - TOLERANCE
+            scores[last - candidates.start] = _NEGATIVE_INFINITY
+        top = max(scores)
+        threshold = top - TOLERANCE
+        near_top = 0
+        for score in scores:
+            if score >= threshold:
+                near_top += 1
+        if near_top == 1:  # the usual case, found without building a list
+            return scores.index(top)
         best = [i for i, score in enumerate(scores) if score >= threshold]
-        return best[0] if len(best) == 1 else best[int(self._rng.integers(len(best)))]
+        return best[int(self._rng.integers(len(best)))]
 
 
 def python_scores(ranked: RankedSpace, candidates: range, tables: Sequence[list[float]]) -> list[float]:
     """Summed opponent estimates of the candidates, adding in numpy's order (see `pick`).
 
     numpy sums each row's at most `PYTHON_SUM_TERMS` option values one by one, and the parties'
-    estimates one by one, so the same additions in the same order give the same floats.
+    estimates one by one, so the same additions in the same order give the same floats. (Not
+    `sum`: from Python 3.12 it compensates rounding errors, so its floats differ.)
     """
     rows = ranked.flat_rows[candidates.start : candidates.stop]
     scores: list[float] = []
