@@ -8,6 +8,7 @@ are built from the same numbers: NegMAS utilities are copied from parley's weigh
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import tempfile
@@ -65,15 +66,23 @@ def big_scenario(max_rounds: int = 100) -> Scenario:
     return Scenario("big", "1e6-outcome space", "", space, tuple(parties), rules)
 
 
+@functools.cache
+def _registered() -> bool:
+    """Whether parley registers both agents (asked once, outside the timed loop)."""
+    from parley.agents.registry import available
+
+    return BOULWARE in available() and CONCEDER in available()
+
+
 def parley_agents(scenario: Scenario, seed: int, *, lean: bool = False) -> tuple[dict[str, Any], str]:
     """Boulware for the first party and Conceder for the second, from parley's registry.
 
     lean=True uses the bench-local stand-ins instead (what the domain's memory-lean calls allow).
     """
-    from parley.agents.registry import available, create
+    from parley.agents.registry import create
 
     names = scenario.party_names
-    if not lean and BOULWARE in available() and CONCEDER in available():
+    if not lean and _registered():
         return {
             names[0]: create(BOULWARE, party=names[0], seed=seed),
             names[1]: create(CONCEDER, party=names[1], seed=seed + 1),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
+from parley.protocol.actions import Propose
 from parley.protocol.events import Event
 from parley.protocol.rules import Rules
 from parley.protocol.view import PartyView, Phase, Record, TableOffer
@@ -25,6 +26,7 @@ def _examples() -> list[Any]:
     )
     return [
         Event(4, "action", 2, "bob", {"kind": "reject", "message": ""}, "public", 1.5),
+        Propose({"x": 2}, "two?"),
         TABLE,
         view,
     ]
@@ -39,7 +41,7 @@ def test_fields_cannot_be_assigned_or_deleted(value: Any) -> None:
         delattr(value, name)
 
 
-@pytest.mark.parametrize("value", _examples()[:2], ids=lambda v: type(v).__name__)
+@pytest.mark.parametrize("value", _examples()[:3], ids=lambda v: type(v).__name__)
 def test_copies_pickles_and_replace_round_trip(value: Any) -> None:
     assert pickle.loads(pickle.dumps(value)) == value
     assert copy.deepcopy(value) == value
@@ -63,12 +65,18 @@ def test_constructor_keywords_defaults_and_repr_are_the_dataclass_ones() -> None
 
 
 def test_pattern_matching_and_equality_use_the_fields() -> None:
-    event, table, view = _examples()
+    event, proposal, table, view = _examples()
     match event:
         case Event(kind="action", party=party, data={"kind": kind}):
             assert (party, kind) == ("bob", "reject")
         case _:
             pytest.fail("class pattern did not match")
     assert event != dataclasses.replace(event, round=3)
+    match proposal:
+        case Propose(package={"x": value}, message=message, kind="propose"):
+            assert (value, message) == (2, "two?")
+        case _:
+            pytest.fail("class pattern did not match")
+    assert Propose.__match_args__ == ("package", "message")
     assert table == TableOffer({"x": 1}, "bob", frozenset({"bob"}), 3)
     assert view.offer == {"x": 1} and view.opponents == ("bob",)

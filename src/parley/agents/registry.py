@@ -67,7 +67,9 @@ def create(name: str, *, party: str, seed: int, **options: Any) -> Negotiator:
     Raises:
         ScenarioError: no negotiator has that name.
     """
-    entries = available()
-    if name not in entries:
-        raise ScenarioError(f"unknown agent {name!r}; available: {', '.join(entries)}")
-    return entries[name].factory(party=party, seed=seed, **options)
+    if not _loaded:
+        _load_builtins()
+    entry = _REGISTRY.get(name)  # no sorted copy of the registry: tournaments create agents per game
+    if entry is None:
+        raise ScenarioError(f"unknown agent {name!r}; available: {', '.join(available())}")
+    return entry.factory(party=party, seed=seed, **options)

@@ -16,7 +16,7 @@ JSONValue = Any
 """Anything json.dumps accepts."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, init=False)
 class Propose:
     """Put a full package on the table (or counter the one on it).
 
@@ -28,6 +28,11 @@ class Propose:
     package: Mapping[str, Value]
     message: str = ""
     kind: Literal["propose"] = field(default="propose", init=False)
+
+    def __init__(self, package: Mapping[str, Value], message: str = "") -> None:
+        # The most frequent move: one __dict__ update instead of a frozen slotted dataclass's
+        # object.__setattr__ per field (about a third of the instructions; see Event).
+        self.__dict__.update(package=package, message=message, kind="propose")
 
 
 @dataclass(frozen=True, slots=True)
