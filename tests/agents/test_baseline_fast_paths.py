@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from parley.agents.baselines import TimeBasedNegotiator, core
+from parley.agents.baselines import ranked as ranking
 from parley.agents.baselines.concession import band_near
 from parley.domain import (
     Issue,
@@ -67,10 +68,10 @@ def test_assessing_a_package_equals_evaluating_and_locating_it(
 ) -> None:
     space = _space(shape)
     utility = kind(space, seed)
-    ranked = core.RankedSpace(space, utility)
+    ranked = ranking.RankedSpace(space, utility)
     offsets = ranked.offsets.tolist()
     rng = np.random.default_rng(seed)
-    with mock.patch.object(core, "KNOWN_PACKAGES", 3):  # small, so the memo is also cleared
+    with mock.patch.object(ranking, "KNOWN_PACKAGES", 3):  # small, so the memo is also cleared
         for _ in range(packages):
             outcome = space.outcome(int(rng.integers(space.size)))
             package: dict[str, Value] = (
@@ -88,7 +89,7 @@ def test_assessing_a_package_equals_evaluating_and_locating_it(
 
 def test_assessing_a_package_that_is_no_outcome_fails_like_evaluating_it() -> None:
     space = _space((3, 2))
-    ranked = core.RankedSpace(space, _linear(space, 0))
+    ranked = ranking.RankedSpace(space, _linear(space, 0))
     with pytest.raises(ValueError, match="not an option"):
         ranked.assess({"i0": 7, "i1": 0})
     with pytest.raises(KeyError):
@@ -97,7 +98,7 @@ def test_assessing_a_package_that_is_no_outcome_fails_like_evaluating_it() -> No
 
 def test_packages_are_fresh_copies_of_the_outcomes_in_rank_order() -> None:
     space = _space((3, 4, 2))
-    ranked = core.RankedSpace(space, _linear(space, 2))
+    ranked = ranking.RankedSpace(space, _linear(space, 2))
     expected = [space.outcome(int(index)) for index in ranked.order]
     assert [ranked.package(rank) for rank in range(space.size)] == expected
     ranked.package(5)["i0"] = 99  # a caller may change its copy ...

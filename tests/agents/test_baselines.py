@@ -481,7 +481,7 @@ Factory = Callable[[str, int], BaselineNegotiator]
 
 
 def test_rankings_are_shared_per_utility_object_and_refreshed_when_the_batna_changes() -> None:
-    from parley.agents.baselines.core import ranked_space
+    from parley.agents.baselines.ranked import ranked_space
 
     scenario = casino_like_scenario()
     utility = scenario.party("alice").utility
@@ -517,11 +517,12 @@ def test_the_lean_ranking_of_large_spaces_equals_the_enumerated_one(
     from unittest import mock
 
     from parley.agents.baselines import core
+    from parley.agents.baselines import ranked as ranking
 
     utility = _grid_utility(shape, seed, levels)
-    full = core.RankedSpace(utility.space, utility)
-    with mock.patch.object(core, "SHARED_RANKING_LIMIT", 0):
-        lean = core.RankedSpace(utility.space, utility)
+    full = ranking.RankedSpace(utility.space, utility)
+    with mock.patch.object(ranking, "SHARED_RANKING_LIMIT", 0):
+        lean = ranking.RankedSpace(utility.space, utility)
     assert lean.lean and not full.lean
     assert lean.utilities.tobytes() == full.utilities.tobytes()
     assert lean.order.tolist() == [utility.space.index(full.package(r)) for r in range(full.size)]
@@ -561,9 +562,10 @@ def test_pure_python_band_scores_equal_numpy_s(
     shape: tuple[int, ...], seed: int, opponents: int, offers: int
 ) -> None:
     from parley.agents.baselines import core
+    from parley.agents.baselines import ranked as ranking
 
     utility = _grid_utility(shape, seed, 0)
-    ranked = core.RankedSpace(utility.space, utility)
+    ranked = ranking.RankedSpace(utility.space, utility)
     rng = np.random.default_rng(seed)
     memory = core.SessionMemory(Record([]), ranked, [f"p{i}" for i in range(opponents)])
     for model in memory.models.values():
@@ -578,7 +580,7 @@ def test_pure_python_band_scores_equal_numpy_s(
     if expected is None:
         assert not tables
         return
-    assert core.python_scores(ranked, candidates, tables) == expected.tolist()
+    assert ranking.python_scores(ranked, candidates, tables) == expected.tolist()
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -16,8 +16,9 @@ from parley.agents.baselines.concession import (
     TimeBasedNegotiator,
     TitForTatNegotiator,
 )
-from parley.agents.baselines.core import BaselineNegotiator, OpponentModel, RankedSpace
+from parley.agents.baselines.core import BaselineNegotiator, OpponentModel
 from parley.agents.baselines.personas import FairNegotiator, GreedyNegotiator, base_partner
+from parley.agents.baselines.ranked import RankedSpace
 from parley.agents.registry import register
 
 __all__ = [

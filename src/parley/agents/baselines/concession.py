@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from parley.agents.baselines.core import (
-    PLANS,
-    TOLERANCE,
-    BaselineNegotiator,
-    Plan,
-    RankedSpace,
-    SessionMemory,
-    check_unit,
-    is_final_round,
-)
+from parley.agents.baselines.core import BaselineNegotiator, SessionMemory, check_unit, is_final_round
+from parley.agents.baselines.ranked import PLANS, TOLERANCE, Plan, RankedSpace
 from parley.protocol.actions import Action, Propose, Reject, Say, Walk
 from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView

@@ -9,13 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from parley.agents.baselines.concession import DEFAULT_BAND, TimeBasedNegotiator, pick_near
-from parley.agents.baselines.core import (
-    TOLERANCE,
-    BaselineNegotiator,
-    RankedSpace,
-    SessionMemory,
-    check_unit,
-)
+from parley.agents.baselines.core import BaselineNegotiator, SessionMemory, check_unit
+from parley.agents.baselines.ranked import TOLERANCE, RankedSpace
 from parley.domain.utility import FloatArray
 from parley.protocol.actions import Say
 from parley.protocol.events import PartyId
