@@ -13,6 +13,8 @@ from parley.protocol import (
     Accept,
     Action,
     FakeClock,
+    Judgement,
+    JudgeView,
     MediatorView,
     Negotiator,
     PartyView,
@@ -23,6 +25,7 @@ from parley.protocol import (
     Say,
     Session,
     SessionResult,
+    Verdict,
     Walk,
 )
 from parley.scenarios.model import Scenario
@@ -77,6 +80,22 @@ def test_round_cap_ends_with_bound_hit(casino: Scenario, max_rounds: int) -> Non
     result = play(casino, movers(casino), Rules(max_rounds=max_rounds))
     assert no_deal(result) == ("bound_hit", max_rounds, None, "rounds bound reached")
     assert max(e.round for e in result.trajectory) == max_rounds
+
+
+class LenientJudge:
+    """Rules CONTINUE whatever happens (a broken custom judge)."""
+
+    def judge(self, view: JudgeView) -> Judgement:
+        return Judgement(Verdict.CONTINUE)
+
+
+@pytest.mark.parametrize("rules", [Rules(max_rounds=3), Rules(max_rounds=50, max_offers=4)])
+def test_bounds_hold_even_when_the_judge_lets_them_pass(casino: Scenario, rules: Rules) -> None:
+    result = play(casino, movers(casino), rules, judge=LenientJudge())
+    reason, round_number, walker, detail = no_deal(result)
+    assert (reason, walker) == ("bound_hit", None) and detail.endswith("bound reached")
+    assert round_number <= rules.max_rounds
+    assert not any(e.kind == "judgement" for e in result.trajectory)
 
 
 def test_round_cap_in_three_party_sessions(three_party: Scenario) -> None:
