@@ -67,8 +67,7 @@ def create(name: str, *, party: str, seed: int, **options: Any) -> Negotiator:
     Raises:
         ScenarioError: no negotiator has that name.
     """
-    if not _loaded:
-        _load_builtins()
+    _load_builtins()
     entry = _REGISTRY.get(name)  # no sorted copy of the registry: tournaments create agents per game
     if entry is None:
         raise ScenarioError(f"unknown agent {name!r}; available: {', '.join(available())}")

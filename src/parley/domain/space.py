@@ -109,7 +109,7 @@ class OutcomeSpace:
         if not same_names:
             self._report_names(outcome)
         try:  # one C-level lookup per issue; the engine checks every proposal this way
-            return tuple(map(dict.__getitem__, self._positions, self._values_in_order(outcome)))
+            return tuple(map(dict.__getitem__, self._positions, self.values_in_order(outcome)))
         except (KeyError, TypeError):  # the slow path explains (or accepts 2.0 for 2)
             return tuple([issue.index_of(outcome[issue.name]) for issue in self.issues])
 
@@ -118,8 +118,11 @@ class OutcomeSpace:
         return tuple(positions for _, positions in self._position_maps)
 
     @cached_property
-    def _values_in_order(self) -> Callable[[Mapping[str, Value]], tuple[Value, ...]]:
-        """An outcome's values in issue order (itemgetter returns a bare value for one issue)."""
+    def values_in_order(self) -> Callable[[Mapping[str, Value]], tuple[Value, ...]]:
+        """A function giving an outcome's values in issue order, as a tuple (looked up in C).
+
+        The tuple is a cheap key for per-package caches; equal options (2.0 and 2) give equal keys.
+        """
         if len(self.issues) == 1:
             name = self.issues[0].name
             return lambda outcome: (outcome[name],)

@@ -509,9 +509,10 @@ class Session:
                 "violation", MEDIATOR, {"detail": f"illegal package: {error}", "action": repr(package)}
             )
             return False
-        event = self._emit("mediator_proposal", MEDIATOR, {"package": dict(package)})
-        self._note_received(MEDIATOR, package, indices)
-        self._table = TableOffer(dict(package), MEDIATOR, frozenset(), event.seq)
+        recorded = dict(package)  # the table holds the recorded copy, as for a party's proposal
+        event = self._emit("mediator_proposal", MEDIATOR, {"package": recorded})
+        self._note_received(MEDIATOR, recorded, indices)
+        self._table = TableOffer(recorded, MEDIATOR, frozenset(), event.seq)
         self._offers += 1
         self._stagnant = 0
         return True

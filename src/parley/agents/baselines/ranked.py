@@ -8,12 +8,11 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import cached_property
-from operator import itemgetter
 
 import numpy as np
 from numpy.typing import NDArray
 
-from parley.domain.issues import Issue, Value
+from parley.domain.issues import Value
 from parley.domain.ranking import RankedOutcomes
 from parley.domain.space import IndexArray, OutcomeSpace
 from parley.domain.utility import FloatArray, UtilityFunction
@@ -79,11 +78,6 @@ class RankedSpace:
         self.cardinalities = np.array(space.shape, dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.cardinalities)[:-1]]).astype(np.int64)
         self.issue_offsets = list(zip(space.issues, self.offsets.tolist(), strict=True))
-        # Option → flat slot per issue, for counting offers without a method call per issue.
-        self.option_slots: tuple[tuple[str, dict[Value, int]], ...] = tuple(
-            (issue.name, {value: offset + j for j, value in enumerate(issue.values)})
-            for issue, offset in self.issue_offsets
-        )
         self.lean = space.size > SHARED_RANKING_LIMIT and utility.space == space
         if self.lean:
             ranking = self._ranking = RankedOutcomes.of(utility)
@@ -118,9 +112,9 @@ class RankedSpace:
         # dicts directly (no call when the entry exists), other code goes through `package`
         # and `assess`.
         self.packages = _Packages(space, self.order)
-        self.values_of = _values_getter(space.names)
+        self.values_of = space.values_in_order
         """A package's values in issue order: its key in `assessments`."""
-        self.assessments = _Assessments(space.names, utility.evaluate, self.option_slots, self.issue_offsets)
+        self.assessments = _Assessments(space, utility.evaluate, tuple(self.offsets.tolist()))
         self._plans: dict[Hashable, dict[tuple[int, int], Plan]] = {}
 
     @cached_property
@@ -310,40 +304,24 @@ class _Assessments(dict[tuple[Value, ...], Assessment]):
 
     def __init__(
         self,
-        names: tuple[str, ...],
+        space: OutcomeSpace,
         evaluate: Callable[[Mapping[str, Value]], float],
-        option_slots: tuple[tuple[str, dict[Value, int]], ...],
-        issue_offsets: list[tuple[Issue, int]],
+        offsets: tuple[int, ...],
     ) -> None:
         super().__init__()
-        self._names = names
+        self._space = space
         self._evaluate = evaluate
-        self._option_slots = option_slots
-        self._issue_offsets = issue_offsets
+        self._offsets = offsets
 
     def __missing__(self, values: tuple[Value, ...]) -> Assessment:
-        package = dict(zip(self._names, values, strict=True))
-        assessment = (self._evaluate(package), self._slots(package))
+        package = dict(zip(self._space.names, values, strict=True))
+        indices = self._space.to_indices(package)  # the slow path also accepts 2.0 for 2
+        slots = tuple([index + offset for index, offset in zip(indices, self._offsets, strict=True)])
+        assessment = (self._evaluate(package), slots)
         if len(self) >= KNOWN_PACKAGES:
             self.clear()
         self[values] = assessment
         return assessment
-
-    def _slots(self, package: Mapping[str, Value]) -> tuple[int, ...]:
-        try:
-            return tuple([slots[package[name]] for name, slots in self._option_slots])
-        except KeyError:  # an option spelled differently (2.0 for 2 ...): the issue decides
-            return tuple(
-                [offset + issue.index_of(package[issue.name]) for issue, offset in self._issue_offsets]
-            )
-
-
-def _values_getter(names: tuple[str, ...]) -> Callable[[Mapping[str, Value]], tuple[Value, ...]]:
-    """A package's values in issue order, as a tuple (looked up in C by `itemgetter`)."""
-    if len(names) == 1:  # itemgetter of one name returns the bare value
-        name = names[0]
-        return lambda package: (package[name],)
-    return itemgetter(*names)
 
 
 _shared: dict[int, RankedSpace] = {}
