@@ -52,7 +52,7 @@ def test_best_received_matches_evaluating_every_offer(picks: list[int], stall: i
                 if party.name != event.party:
                     worth = party.utility.evaluate(event.data["package"])
                     expected[party.name] = max(expected[party.name], worth)
-    assert session._best_received == expected
+    assert session._best_received() == expected
 
 
 def test_a_mediator_sees_every_public_event_and_only_those() -> None:

@@ -100,3 +100,15 @@ def test_a_withdrawn_partys_acceptance_no_longer_counts() -> None:
     assert "c" in accepts_after_walk
     assert result.agreement is None
     assert result.no_deal is not None and result.no_deal.reason == "bound_hit"
+
+
+def test_a_withdrawal_leaves_the_next_session_with_every_party() -> None:
+    # Sessions with the same parties and rules share their seating: a walker leaving one session
+    # must not leave the next.
+    rule = AcceptanceRule(required=3)
+    _run({"a": Propose(DEAL), "d": Walk("not for me")}, rule)
+    result, negotiators = _run({"a": Propose(DEAL), "b": Reject(), "c": Reject()}, rule)
+    assert all(recorder.calls >= 1 for recorder in negotiators.values())
+    assert not result.trajectory.of_kind("withdrawal")
+    first_round = [e.party for e in result.trajectory.of_kind("action") if e.round == 1]
+    assert first_round == ["a", "b", "c", "d"]

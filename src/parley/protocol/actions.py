@@ -83,6 +83,8 @@ ActionKind = Literal["propose", "accept", "reject", "walk", "say"]
 
 def action_to_json(action: Action) -> dict[str, JSONValue]:
     """A JSON-ready dict with a "kind" tag."""
+    if type(action) is Propose:  # the engine records a proposal on almost every move: no match needed
+        return {"kind": "propose", "package": dict(action.package), "message": action.message}
     match action:
         case Propose(package=package, message=message):
             return {"kind": "propose", "package": dict(package), "message": message}

@@ -10,6 +10,7 @@ bounds (V9) and a separate termination judge end the session with an agreement a
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,9 @@ _new = object.__new__
 _set = object.__setattr__  # frozen dataclasses: fields are set through object, as their __init__ does
 
 MEDIATOR: PartyId = "mediator"
+
+# Reading an enum member off its class costs about 15 times a global lookup on CPython 3.11.
+_PROPOSE, _RESPOND = Phase.PROPOSE, Phase.RESPOND
 
 
 class Negotiator(Protocol):
@@ -146,6 +150,52 @@ class Session:
         metadata: Extra public facts stored in the opening event (scenario name, seed, agents).
     """
 
+    # Slots: a session has too many attributes for an instance dict's shared-key fast path (30 at most
+    # on CPython 3.11), and the engine reads them on every move.
+    __slots__ = (
+        "_acts",
+        "_alone",
+        "_clock",
+        "_events",
+        "_exact_moves",
+        "_executor",
+        "_explainers",
+        "_judge",
+        "_judge_every_move",
+        "_last_offers",
+        "_live_names",
+        "_live_order",
+        "_live_responders",
+        "_mediator",
+        "_metadata",
+        "_moved",
+        "_names",
+        "_needed",
+        "_negotiators",
+        "_no_deal",
+        "_offers",
+        "_on_event",
+        "_order",
+        "_parties",
+        "_plain_judge",
+        "_records",
+        "_round",
+        "_rules",
+        "_soft_bounds",
+        "_space",
+        "_spans",
+        "_stagnant",
+        "_start",
+        "_table",
+        "_tabled",
+        "_trajectory",
+        "_view_fields",
+        "_visible",
+        "_visible_lists",
+        "_walked",
+        "_withdrawn",
+    )
+
     def __init__(
         self,
         space: OutcomeSpace,
@@ -168,20 +218,49 @@ class Session:
             raise ScenarioError(f"no negotiator for parties {missing}")
         self._negotiators = dict(negotiators)
         self._rules = rules = rules or Rules()
-        rules.acceptance.check(list(self._parties))
-        self._order = rules.order(list(self._parties))
-        self._names = tuple(self._parties)
+        self._names = names = tuple(self._parties)
+        seating = _seating(names, rules)
+        self._order = seating.order
         self._mediator = mediator
         self._judge = judge or RuleJudge()
         # The rule judge continues whenever nothing happened, so that common case skips building a view.
         self._plain_judge = type(self._judge) is RuleJudge
-        required = rules.acceptance.required
-        self._needed = len(self._parties) if required is None else required
+        self._needed = seating.needed
         self._clock = clock or FakeClock()
         self._on_event = on_event
         self._metadata = dict(metadata or {})
         self._events: list[Event] = []
         self._trajectory = Trajectory.over(self._events)
+        self._open_windows(space, rules, mediator)
+        # Proposer rotation and each proposer's responders among the parties still at the table.
+        self._live_order: Sequence[PartyId] = seating.order
+        self._live_responders: Mapping[PartyId, Sequence[PartyId]] = seating.responders
+        self._live_names: Sequence[PartyId] = names
+        self._alone = seating.alone
+        self._withdrawn: set[PartyId] = set()
+        self._exact_moves = rules.stagnation_epsilon == 0.0  # then "moved" is "offered something else"
+        self._spans = () if self._exact_moves else option_spans(space)
+        # With the rule judge and a rule that needs two or more acceptances, only an accept or a
+        # walk can end a session between rounds: the judge need not look after other moves.
+        self._judge_every_move = not self._plain_judge or self._needed <= 1
+        self._soft_bounds = rules.max_offers is not None or rules.deadline_seconds is not None
+        self._start = 0.0
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._no_deal: NoDeal | None = None
+        # The round state.
+        self._round = 1
+        self._table: TableOffer | None = None
+        self._offers = 0  # packages tabled so far (the max_offers bound)
+        self._last_offers: dict[PartyId, tuple[int, ...]] = {}  # each party's latest, as option indices
+        self._moved = False  # whether any party moved more than ε this round
+        self._stagnant = 0  # consecutive rounds without movement
+        self._walked: tuple[PartyId, str] | None = None
+        # Every package put forward, in order: the best each party was offered is needed only
+        # when stagnation strikes (see `_best_received`), so it is not kept up to date per move.
+        self._tabled: list[tuple[PartyId, Mapping[str, Value], tuple[int, ...]]] = []
+
+    def _open_windows(self, space: OutcomeSpace, rules: Rules, mediator: OfferMediator | None) -> None:
+        """Set up what each party sees (its record window and view) and how it is asked to move."""
         self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
         # The only private events are the traces of negotiators that explain their moves. Without
         # any, every event is public and each window is the whole trajectory.
@@ -195,46 +274,28 @@ class Session:
             self._visible[name] for name in windows if private and (name != MEDIATOR or mediator is not None)
         )
         self._records = {name: Record(events) for name, events in self._visible.items()}
-        self._best_received: dict[PartyId, float] = {name: float("-inf") for name in self._names}
-        # Per party, its utility of each package it has received, by the package's option indices:
-        # a package offered again (common on small spaces) is not evaluated again.
-        worth_caches = [
-            (name, p.utility.evaluate, dict[tuple[int, ...], float]()) for name, p in self._parties.items()
-        ]
-        self._receivers = {
-            sender: tuple(entry for entry in worth_caches if entry[0] != sender)
-            for sender in (*self._names, MEDIATOR)
-        }
-        # Each party's view differs per move only in round, phase and table (see `_view`).
-        self._view_fields = {
-            name: {
+        # Per party: the fields of its view that stay the same all session (see `_ask`), and how
+        # it is asked for a move (its `act` itself unless moves are timed).
+        self._view_fields: dict[PartyId, dict[str, Any]] = {}
+        self._acts: dict[PartyId, Callable[[PartyView], object]] = {}
+        for name, party in self._parties.items():
+            self._view_fields[name] = {
                 "party": name,
                 "parties": self._names,
                 "space": space,
-                "utility": p.utility,
+                "utility": party.utility,
                 "rules": rules,
                 "record": self._records[name],
-                "persona": p.persona,
+                "persona": party.persona,
+                "round": 0,  # round, phase and table are filled in per move
+                "phase": _PROPOSE,
+                "table": None,
             }
-            for name, p in self._parties.items()
-        }
-        self._responders = {
-            name: [other for other in self._names if other != name] for name in (*self._names, MEDIATOR)
-        }
-        self._withdrawn: set[PartyId] = set()
-        self._spans = option_spans(space)
-        self._exact_moves = rules.stagnation_epsilon == 0.0  # then "moved" is "offered something else"
-        self._start = 0.0
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
-        self._no_deal: NoDeal | None = None
-        # The round state.
-        self._round = 1
-        self._table: TableOffer | None = None
-        self._offers = 0  # packages tabled so far (the max_offers bound)
-        self._last_offers: dict[PartyId, tuple[int, ...]] = {}  # each party's latest, as option indices
-        self._moved = False  # whether any party moved more than ε this round
-        self._stagnant = 0  # consecutive rounds without movement
-        self._walked: tuple[PartyId, str] | None = None
+            self._acts[name] = (
+                self._negotiators[name].act
+                if rules.act_timeout is None
+                else functools.partial(self._timed_act, name)
+            )
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -266,7 +327,7 @@ class Session:
         return event
 
     def _offered(self, party: PartyId, package: Mapping[str, Value], indices: tuple[int, ...]) -> None:
-        """Note a package a party put forward: stagnation movement, its latest offer, what others got."""
+        """Note a package a party put forward: stagnation movement, its latest offer, the offers so far."""
         if not self._moved:
             last = self._last_offers.get(party)
             if self._exact_moves:
@@ -274,24 +335,31 @@ class Session:
             else:
                 self._moved = movement(self._spans, last, indices) > self._rules.stagnation_epsilon
         self._last_offers[party] = indices
-        self._note_received(party, package, indices)
+        self._tabled.append((party, package, indices))
 
-    def _note_received(self, sender: PartyId, package: Mapping[str, Value], indices: tuple[int, ...]) -> None:
-        """Raise every other party's best received utility."""
-        best = self._best_received
-        for name, evaluate, cache in self._receivers[sender]:
-            value = cache.get(indices)
-            if value is None:
-                value = cache[indices] = evaluate(package)
-            best[name] = max(best[name], value)
+    def _best_received(self) -> dict[PartyId, float]:
+        """Per party, its utility of the best package another party (or the mediator) put forward.
+
+        -inf for a party that has received nothing. A package offered again (common on small
+        spaces) is evaluated once per party.
+        """
+        best: dict[PartyId, float] = {}
+        for name, party in self._parties.items():
+            evaluate, worth = party.utility.evaluate, dict[tuple[int, ...], float]()
+            top = float("-inf")
+            for sender, package, indices in self._tabled:
+                if sender != name and indices not in worth:
+                    worth[indices] = value = evaluate(package)
+                    top = max(top, value)
+            best[name] = top
+        return best
 
     # -- asking parties --------------------------------------------------------------------------
 
-    def _call(self, party: PartyId, view: PartyView) -> object:
+    def _timed_act(self, party: PartyId, view: PartyView) -> object:
+        """A party's `act` under the rules' act_timeout (see `_acts`)."""
         negotiator = self._negotiators[party]
         timeout = self._rules.act_timeout
-        if timeout is None:
-            return negotiator.act(view)
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="parley-act"
@@ -305,14 +373,14 @@ class Session:
     def _ask(self, party: PartyId, phase: Phase) -> tuple[Action, tuple[int, ...] | None]:
         """A party's checked move, with a proposal's option indices."""
         # PartyView(...) without its __init__ frame (views are built for every move): the same fields.
+        fields = self._view_fields[party].copy()
+        fields["round"] = self._round
+        fields["phase"] = phase
+        fields["table"] = self._table
         view = _new(PartyView)
-        _set(
-            view,
-            "__dict__",
-            {**self._view_fields[party], "round": self._round, "phase": phase, "table": self._table},
-        )
+        _set(view, "__dict__", fields)
         try:
-            raw = self._call(party, view)
+            raw = self._acts[party](view)
             action, indices = check_move(self._space, self._table, party, phase, raw)
         except ProtocolViolation as violation:
             self._violation(party, str(violation), violation.action)
@@ -368,11 +436,13 @@ class Session:
                 return
             self._withdrawn.add(party)
             self._emit("withdrawal", party, {"reason": reason, "remaining": remaining})
+            self._live_order = [p for p in self._live_order if p != party]
+            self._live_names = [p for p in self._live_names if p != party]
+            self._live_responders = {
+                name: [p for p in responders if p != party]
+                for name, responders in self._live_responders.items()
+            }
         self._walked = None
-
-    def _active(self, parties: Sequence[PartyId]) -> Sequence[PartyId]:
-        # No copy in the common case: nobody has withdrawn.
-        return [p for p in parties if p not in self._withdrawn] if self._withdrawn else parties
 
     def _decide(self, view: JudgeView, *, detail: str = "", walker: PartyId | None = None) -> None:
         judgement = self._judge.judge(view)
@@ -405,15 +475,27 @@ class Session:
 
     # -- the round --------------------------------------------------------------------------------
 
+    def _table_offer(self, package: Mapping[str, Value], proposer: PartyId, seq: int) -> None:
+        """Put a package on the table, accepted so far by its proposer only (a mediator accepts nothing)."""
+        table = _new(TableOffer)  # TableOffer(...) without its __init__ frame: the same fields
+        _set(
+            table,
+            "__dict__",
+            {"package": package, "proposer": proposer, "accepted_by": self._alone[proposer], "offer_id": seq},
+        )
+        self._table = table
+        self._offers += 1
+
     def _proposer_turn(self, proposer: PartyId) -> None:
-        action, indices = self._ask(proposer, Phase.PROPOSE)
+        action, indices = self._ask(proposer, _PROPOSE)
         data = action_to_json(action)
         event = self._emit("action", proposer, data)
         if indices is not None:
             package = data["package"]  # the recorded copy: the agent may reuse its own dict
             self._offered(proposer, package, indices)
-            self._table = TableOffer(package, proposer, frozenset((proposer,)), event.seq)
-            self._offers += 1
+            self._table_offer(package, proposer, event.seq)
+            if not self._judge_every_move:  # a proposal alone cannot pass (see __init__)
+                return
         elif isinstance(action, Accept):
             table = self._table
             assert table is not None  # check_move refuses an accept with nothing on the table
@@ -430,7 +512,9 @@ class Session:
         Returns:
             The counter-offers made, by party: the package and the sequence number of its event.
         """
-        answers = [(party, self._ask(party, Phase.RESPOND)) for party in responders]
+        answers: list[tuple[PartyId, tuple[Action, tuple[int, ...] | None]]] = []
+        for party in responders:  # (a loop, not a comprehension: one call less per round on 3.11)
+            answers.append((party, self._ask(party, _RESPOND)))
         counters: dict[PartyId, tuple[Mapping[str, Value], int]] = {}
         accepted: list[PartyId] = []
         walkers: list[tuple[PartyId, str]] = []
@@ -454,7 +538,8 @@ class Session:
             if self._walked is None:
                 self._walked = walkers[0]
             self._withdraw(walkers)
-        self._check()
+        if accepted or walkers or self._judge_every_move:  # nothing else can end it (see __init__)
+            self._check()
         return counters
 
     def _close_round(
@@ -465,12 +550,11 @@ class Session:
         Returns:
             Whether the next proposer's counter is now the table (it then does not propose again).
         """
-        order = self._active(self._order)
+        order = self._live_order
         next_proposer = order[round_number % len(order)]
         counter = counters.get(next_proposer)
         if counter is not None:
-            self._table = TableOffer(counter[0], next_proposer, frozenset((next_proposer,)), counter[1])
-            self._offers += 1
+            self._table_offer(counter[0], next_proposer, counter[1])
         self._stagnant = 0 if self._moved else self._stagnant + 1
         self._moved = False
         self._round = round_number + 1
@@ -486,7 +570,7 @@ class Session:
             return
         below = {
             name: best - self._parties[name].utility.reservation_value
-            for name, best in self._best_received.items()
+            for name, best in self._best_received().items()
             if name not in self._withdrawn
         }
         walker = min(below, key=lambda name: below[name])
@@ -511,9 +595,8 @@ class Session:
             return False
         recorded = dict(package)  # the table holds the recorded copy, as for a party's proposal
         event = self._emit("mediator_proposal", MEDIATOR, {"package": recorded})
-        self._note_received(MEDIATOR, recorded, indices)
-        self._table = TableOffer(recorded, MEDIATOR, frozenset(), event.seq)
-        self._offers += 1
+        self._tabled.append((MEDIATOR, recorded, indices))
+        self._table_offer(recorded, MEDIATOR, event.seq)
         self._stagnant = 0
         return True
 
@@ -529,32 +612,38 @@ class Session:
 
     def _play(self) -> None:
         counter_tabled = False
-        stagnation_rounds = self._rules.stagnation_rounds
+        rules = self._rules
+        stagnation_rounds, max_rounds, soft_bounds = (
+            rules.stagnation_rounds,
+            rules.max_rounds,
+            self._soft_bounds,
+        )
         while True:
             round_number = self._round
-            order = self._active(self._order)
+            order = self._live_order
             proposer = order[(round_number - 1) % len(order)]
             table = self._table
             if table is not None and table.proposer == MEDIATOR and not table.accepted_by:
-                responders = self._active(self._names)
+                responders = self._live_names
             else:
                 if not (counter_tabled and table is not None and table.proposer == proposer):
                     self._proposer_turn(proposer)
-                responders = self._active(self._responders[proposer])
+                responders = self._live_responders[proposer]
             counter_tabled = self._close_round(round_number, self._responses(responders))
             if self._stagnant >= stagnation_rounds:
                 # Judged on the round just played, so its events and any no-deal stay within the cap.
                 self._round = round_number
                 self._stagnation()
                 self._round = round_number + 1
-            bound = self._bound()
+            bound = self._bound() if soft_bounds or self._round > max_rounds else None
             if bound is not None:
                 self._round = round_number
                 self._check(bound_hit=bound)
                 # Bounds are hard (V9): a judge that lets one pass does not extend the session.
                 self._no_deal = NoDeal("bound_hit", round_number, None, f"{bound} bound reached")
                 raise _Stop("bound_hit")
-            self._check()
+            if self._judge_every_move:  # else the round's accepts and walks were judged as they came
+                self._check()
 
     def run(self) -> SessionResult:
         """Play the session to its end and return the result."""
@@ -611,6 +700,42 @@ class Session:
             reservations,
             violations,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Seating:
+    """Who proposes when and who answers whom: fixed by the parties and the rules.
+
+    Sessions share one seating and never change it (a withdrawal gives the session its own lists).
+
+    Attributes:
+        order: The proposer rotation.
+        responders: Per proposer, every other party, in scenario order.
+        alone: Per party (and the mediator), who has accepted a package it has just tabled.
+        needed: How many acceptances pass an offer.
+    """
+
+    order: tuple[PartyId, ...]
+    responders: Mapping[PartyId, tuple[PartyId, ...]]
+    alone: Mapping[PartyId, frozenset[PartyId]]
+    needed: int
+
+
+@functools.lru_cache(maxsize=256)
+def _seating(names: tuple[PartyId, ...], rules: Rules) -> _Seating:
+    """The seating of these parties under these rules (shared: a tournament seats them thousands of times).
+
+    Raises:
+        ScenarioError: the acceptance rule or the proposer order does not fit the parties.
+    """
+    rules.acceptance.check(names)
+    required = rules.acceptance.required
+    return _Seating(
+        order=rules.order(names),
+        responders={name: tuple(p for p in names if p != name) for name in names},
+        alone={name: frozenset((name,)) for name in names} | {MEDIATOR: frozenset()},
+        needed=len(names) if required is None else required,
+    )
 
 
 def _rules_json(rules: Rules) -> dict[str, Any]:
