@@ -24,8 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import measure, peak_rss_mb, report
 
+from parley.agents.registry import create
 from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
 from parley.protocol.rules import Rules
+from parley.protocol.session import Session
 from parley.scenarios.model import Party, Scenario
 
 BOULWARE, CONCEDER = "boulware", "conceder"
@@ -79,8 +81,6 @@ def parley_agents(scenario: Scenario, seed: int, *, lean: bool = False) -> tuple
 
     lean=True uses the bench-local stand-ins instead (what the domain's memory-lean calls allow).
     """
-    from parley.agents.registry import create
-
     names = scenario.party_names
     if not lean and _registered():
         return {
@@ -94,8 +94,6 @@ def parley_agents(scenario: Scenario, seed: int, *, lean: bool = False) -> tuple
 
 def run_parley(scenario: Scenario, seed: int, *, lean: bool = False) -> Any:
     """One parley negotiation (negotiators built fresh, as a tournament would)."""
-    from parley.protocol.session import Session
-
     negotiators, _ = parley_agents(scenario, seed, lean=lean)
     return Session(scenario.space, scenario.setups(), negotiators, scenario.rules).run()
 

@@ -150,3 +150,26 @@ def test_stagnation_counts_rounds_without_a_move_larger_than_epsilon(
         if not moved:
             expected.append(round_number)
     assert [e.round for e in result.trajectory if e.kind == "stagnation"] == expected
+
+
+class PersonaScribbler:
+    """Writes into the persona its view hands it, then proposes; remembers what it was handed."""
+
+    def __init__(self) -> None:
+        self.seen: list[dict[str, object]] = []
+
+    def act(self, view: PartyView) -> Action:
+        self.seen.append(dict(view.persona))
+        view.persona["brief"] = "overwritten"  # type: ignore[index]
+        return Propose(PACKAGES[0])
+
+
+def test_a_negotiator_writing_into_its_persona_does_not_reach_the_next_session() -> None:
+    # Setups are built once per scenario and shared: each session must hand out its own copy.
+    original = {setup.name: dict(setup.persona) for setup in CASINO.setups()}
+    for _ in range(2):
+        scribblers = {name: PersonaScribbler() for name in CASINO.party_names}
+        Session(CASINO.space, CASINO.setups(), scribblers, Rules(max_rounds=2)).run()
+        for name, scribbler in scribblers.items():
+            assert scribbler.seen[0] == original[name]
+    assert {setup.name: dict(setup.persona) for setup in CASINO.setups()} == original

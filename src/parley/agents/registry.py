@@ -32,7 +32,8 @@ class AgentEntry:
 
 
 _REGISTRY: dict[str, AgentEntry] = {}
-_loaded = False
+_loaded = False  # the imports have started (a builtin module's own imports may call back in)
+_ready = False  # the imports have finished: later calls need no lock (create() runs per game)
 _load_lock = threading.RLock()  # threads that race to the first create() must wait for the imports
 
 
@@ -42,7 +43,9 @@ def register(name: str, factory: NegotiatorFactory, description: str) -> None:
 
 
 def _load_builtins() -> None:
-    global _loaded
+    global _loaded, _ready
+    if _ready:
+        return
     with _load_lock:
         if _loaded:
             return
@@ -53,6 +56,7 @@ def _load_builtins() -> None:
             except ModuleNotFoundError as error:
                 if error.name != module:
                     raise
+        _ready = True
 
 
 def available() -> dict[str, AgentEntry]:

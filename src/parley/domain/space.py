@@ -102,14 +102,17 @@ class OutcomeSpace:
         Raises:
             ValueError: with what was expected and what arrived.
         """
+        # Every issue named (the values are found) and nothing else (as many names as issues):
+        # two C-level checks, cheaper than comparing key sets. The engine checks every proposal.
         try:
-            same_names = outcome.keys() == self._by_name.keys()
-        except AttributeError:
-            same_names = False
-        if not same_names:
+            values = self.values_in_order(outcome)
+        except (KeyError, TypeError, AttributeError):
+            values = None
+        if values is None or len(outcome) != len(self._positions):
             self._report_names(outcome)
-        try:  # one C-level lookup per issue; the engine checks every proposal this way
-            return tuple(map(dict.__getitem__, self._positions, self.values_in_order(outcome)))
+            values = self.values_in_order(outcome)
+        try:  # one C-level lookup per issue
+            return tuple(map(dict.__getitem__, self._positions, values))
         except (KeyError, TypeError):  # the slow path explains (or accepts 2.0 for 2)
             return tuple([issue.index_of(outcome[issue.name]) for issue in self.issues])
 

@@ -31,8 +31,7 @@ from parley.protocol.view import PartyView, Phase, Record, TableOffer
 
 logger = logging.getLogger(__name__)
 
-_new = object.__new__
-_set = object.__setattr__  # frozen dataclasses: fields are set through object, as their __init__ does
+_new = object.__new__  # frozen dataclasses built without their __init__ frame fill their __dict__ directly
 
 MEDIATOR: PartyId = "mediator"
 
@@ -186,6 +185,7 @@ class Session:
         "_spans",
         "_stagnant",
         "_start",
+        "_still",
         "_table",
         "_tabled",
         "_trajectory",
@@ -227,6 +227,8 @@ class Session:
         self._plain_judge = type(self._judge) is RuleJudge
         self._needed = seating.needed
         self._clock = clock or FakeClock()
+        # A clock of the session's own is a frozen fake nobody else can move: every event is at 0 s.
+        self._still = clock is None
         self._on_event = on_event
         self._metadata = dict(metadata or {})
         self._events: list[Event] = []
@@ -286,7 +288,7 @@ class Session:
                 "utility": party.utility,
                 "rules": rules,
                 "record": self._records[name],
-                "persona": party.persona,
+                "persona": dict(party.persona),  # its own copy: setups are shared between sessions
                 "round": 0,  # round, phase and table are filled in per move
                 "phase": _PROPOSE,
                 "table": None,
@@ -302,19 +304,15 @@ class Session:
     def _emit(self, kind: str, party: PartyId | None, data: dict[str, Any], audience: str = PUBLIC) -> Event:
         """Record an event; data must be a dict nobody else holds (it is stored as it is)."""
         events = self._events
-        event = _new(Event)  # Event(...) without its __init__ frame: the same fields, in one dict
-        _set(
-            event,
-            "__dict__",
-            {
-                "seq": len(events),
-                "kind": kind,
-                "round": self._round,
-                "party": party,
-                "data": data,
-                "audience": audience,
-                "time": self._clock.now() - self._start,
-            },
+        event = _new(Event)  # Event(...) without its __init__ frame: the same fields
+        event.__dict__.update(
+            seq=len(events),
+            kind=kind,
+            round=self._round,
+            party=party,
+            data=data,
+            audience=audience,
+            time=0.0 if self._still else self._clock.now() - self._start,
         )
         events.append(event)
         if audience == PUBLIC:
@@ -373,12 +371,12 @@ class Session:
     def _ask(self, party: PartyId, phase: Phase) -> tuple[Action, tuple[int, ...] | None]:
         """A party's checked move, with a proposal's option indices."""
         # PartyView(...) without its __init__ frame (views are built for every move): the same fields.
-        fields = self._view_fields[party].copy()
+        view = _new(PartyView)
+        fields = view.__dict__
+        fields.update(self._view_fields[party])
         fields["round"] = self._round
         fields["phase"] = phase
         fields["table"] = self._table
-        view = _new(PartyView)
-        _set(view, "__dict__", fields)
         try:
             raw = self._acts[party](view)
             action, indices = check_move(self._space, self._table, party, phase, raw)
@@ -478,10 +476,8 @@ class Session:
     def _table_offer(self, package: Mapping[str, Value], proposer: PartyId, seq: int) -> None:
         """Put a package on the table, accepted so far by its proposer only (a mediator accepts nothing)."""
         table = _new(TableOffer)  # TableOffer(...) without its __init__ frame: the same fields
-        _set(
-            table,
-            "__dict__",
-            {"package": package, "proposer": proposer, "accepted_by": self._alone[proposer], "offer_id": seq},
+        table.__dict__.update(
+            package=package, proposer=proposer, accepted_by=self._alone[proposer], offer_id=seq
         )
         self._table = table
         self._offers += 1
@@ -506,11 +502,13 @@ class Session:
             self._withdraw([self._walked])
         self._check()
 
-    def _responses(self, responders: Sequence[PartyId]) -> dict[PartyId, tuple[Mapping[str, Value], int]]:
-        """Every responder answers the same table; the answers are revealed together.
+    def _answer_and_close(self, responders: Sequence[PartyId], round_number: int) -> bool:
+        """Every responder answers the same table (the answers are revealed together); then the round
+        closes: the next proposer's counter becomes the table, a round without movement is counted,
+        and the round advances.
 
         Returns:
-            The counter-offers made, by party: the package and the sequence number of its event.
+            Whether the next proposer's counter is now the table (it then does not propose again).
         """
         answers: list[tuple[PartyId, tuple[Action, tuple[int, ...] | None]]] = []
         for party in responders:  # (a loop, not a comprehension: one call less per round on 3.11)
@@ -540,17 +538,8 @@ class Session:
             self._withdraw(walkers)
         if accepted or walkers or self._judge_every_move:  # nothing else can end it (see __init__)
             self._check()
-        return counters
-
-    def _close_round(
-        self, round_number: int, counters: Mapping[PartyId, tuple[Mapping[str, Value], int]]
-    ) -> bool:
-        """Table the next proposer's counter, count a round without movement, advance the round.
-
-        Returns:
-            Whether the next proposer's counter is now the table (it then does not propose again).
-        """
-        order = self._live_order
+        # Close the round (one method with the answers: this runs every round).
+        order = self._live_order  # (after any withdrawal this round)
         next_proposer = order[round_number % len(order)]
         counter = counters.get(next_proposer)
         if counter is not None:
@@ -581,7 +570,7 @@ class Session:
 
     def _mediate(self) -> bool:
         assert self._mediator is not None
-        signals = {name: party.signals for name, party in self._parties.items()}
+        signals = {name: dict(party.signals) for name, party in self._parties.items()}
         view = MediatorView(self._space, self._names, self._round, self._records[MEDIATOR], signals)
         package = self._mediator.propose(view)
         if package is None:
@@ -629,7 +618,7 @@ class Session:
                 if not (counter_tabled and table is not None and table.proposer == proposer):
                     self._proposer_turn(proposer)
                 responders = self._live_responders[proposer]
-            counter_tabled = self._close_round(round_number, self._responses(responders))
+            counter_tabled = self._answer_and_close(responders, round_number)
             if self._stagnant >= stagnation_rounds:
                 # Judged on the round just played, so its events and any no-deal stay within the cap.
                 self._round = round_number

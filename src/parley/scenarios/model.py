@@ -80,7 +80,7 @@ class Scenario:
                     field=f"parties.{party.name}.utility",
                 )
 
-    @property
+    @cached_property
     def party_names(self) -> tuple[str, ...]:
         """Party ids in order."""
         return tuple(p.name for p in self.parties)
@@ -107,7 +107,13 @@ class Scenario:
 
     def setups(self) -> list[PartySetup]:
         """The engine's view of every party."""
-        return [p.setup() for p in self.parties]
+        return list(self._setups)
+
+    @cached_property
+    def _setups(self) -> tuple[PartySetup, ...]:
+        # Built once: a tournament starts thousands of sessions from one scenario. Sessions hand
+        # each party a copy of its persona, so no negotiator can change what the next one sees.
+        return tuple(p.setup() for p in self.parties)
 
     @cached_property
     def analysis(self) -> OutcomeAnalysis:
