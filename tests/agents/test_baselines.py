@@ -375,6 +375,27 @@ def test_greedy_walks_late_from_offers_below_its_batna() -> None:
     assert isinstance(GreedyNegotiator("alice", 0).act(view(16, offer=bad)), Walk)
 
 
+class _Restless(TimeBasedNegotiator):
+    """Walks from any offer it does not take, and says something instead of proposing."""
+
+    def walk_reason(self, view: PartyView, worth: float) -> str:
+        return "restless"
+
+    def propose(self, view: PartyView) -> Action:
+        return Say("not yet")
+
+
+def test_overridden_hooks_are_asked_on_every_move() -> None:
+    # act() runs the default walk_reason and propose inline; a class's own ones must still be asked
+    meagre = {"food": 0, "water": 0, "firewood": 1}
+    assert TimeBasedNegotiator("alice", 0).act(view(5, offer=meagre)) != Walk("restless")
+    assert _Restless("alice", 0).act(view(5, offer=meagre)) == Walk("restless")
+    assert _Restless("alice", 0).act(view(5)) == Say("not yet")
+    patched = TimeBasedNegotiator("alice", 0)  # ... and so must an instance's, set before it plays
+    patched.propose = lambda view: Say("patched")  # type: ignore[method-assign]
+    assert patched.act(view(5)) == Say("patched")
+
+
 def test_greedy_exaggerates_but_keeps_the_order() -> None:
     answer = GreedyNegotiator("alice", 0).act(view(2, events=[say_event(1, 1, "bob", asks=True)]))
     assert isinstance(answer, Say)
@@ -575,12 +596,43 @@ def test_pure_python_band_scores_equal_numpy_s(
             model.observe_priorities([f"i{i}" for i in rng.permutation(len(shape))])
     start = int(rng.integers(ranked.size))
     candidates = range(start, int(rng.integers(start + 1, ranked.size + 1)))
+    band = memory.band_scores(candidates)  # counts the offers seen so far, before any table exists
     expected = memory.combined_estimate(candidates)
     tables = [m.values() for m in memory.models.values() if m.offers]
     if expected is None:
         assert not tables
+        assert band is None
         return
     assert ranking.python_scores(ranked, candidates, tables) == expected.tolist()
+    assert band == (expected.tolist() if len(tables) <= ranking.PYTHON_SUM_TERMS else None)
+    rows = ranked.flat_rows[candidates.start : candidates.stop]
+    for model in memory.models.values():  # one more offer each, counted when next asked
+        model.observe_offer(ranked.package(int(rng.integers(ranked.size))))
+        assert model.scores(rows) == model.estimate_ranks(candidates).tolist()
+
+
+@given(
+    st.lists(st.sampled_from([0.0, 0.25, 0.25 + 5e-10, 0.5, 1.0, float("-inf")]), min_size=2, max_size=9),
+    st.one_of(st.none(), st.integers(0, 12)),
+    st.integers(0, 3),
+)
+def test_picking_the_best_score_counts_near_ties_like_the_plain_rule(
+    scores: list[float], last: int | None, start: int
+) -> None:
+    from parley.agents.baselines import core
+    from parley.agents.baselines import ranked as ranking
+
+    candidates = range(start, start + len(scores))
+    memory = core.SessionMemory(Record([]), core.ranked_space(CASINO.space, ALICE), ["bob"])
+    memory.last_rank = last
+    reference = list(scores)  # the plain rule: skip the last proposal, then max() and a count
+    if last is not None and last in candidates:
+        reference[last - start] = float("-inf")
+    threshold = max(reference) - ranking.TOLERANCE
+    near_top = [i for i, score in enumerate(reference) if score >= threshold]
+    fresh, expected_draws = TimeBasedNegotiator("alice", 3), np.random.default_rng(3)
+    expected = near_top[0] if len(near_top) == 1 else near_top[int(expected_draws.integers(len(near_top)))]
+    assert fresh._pick_best(list(scores), memory, candidates) == expected  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize("seed", range(4))

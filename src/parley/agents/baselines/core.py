@@ -6,8 +6,7 @@ ranked space they all read is in `ranked.py`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from itertools import islice
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,13 +18,13 @@ from parley.agents.baselines.ranked import (
     PYTHON_SUM_TERMS,
     TOLERANCE,
     RankedSpace,
-    python_scores,
     ranked_space,
+    slot_numerators,
 )
 from parley.domain.issues import Value
 from parley.domain.utility import FloatArray
 from parley.protocol.actions import Accept, Action, Propose, Say, Walk
-from parley.protocol.events import PartyId
+from parley.protocol.events import Event, PartyId
 from parley.protocol.view import PartyView, Record
 
 _NEGATIVE_INFINITY = float("-inf")
@@ -44,10 +43,16 @@ class OpponentModel:
 
     def __init__(self, ranked: RankedSpace) -> None:
         self._ranked = ranked
-        slots = len(ranked.reversed_marginal_list)
-        self._counts: list[float] = [0.0] * slots
-        issues = len(ranked.cardinalities)
-        self._slot_weights: list[float] = [1.0 / issues] * slots
+        self._priors = ranked.reversed_marginal_list
+        self._counts: list[float] = [0.0] * len(self._priors)
+        # Equal weights to start with: the ranking's shared list (weights are replaced, never changed).
+        self._slot_weights: list[float] = ranked.equal_weights
+        # weight · (prior + count) per slot, kept up to date as offers are counted: an estimate is
+        # this over (1 + offers), so scoring a few packages divides only their own slots.
+        self._numerators: list[float] = ranked.equal_weight_numerators.copy()
+        # Option slots of the offers not counted yet: counting waits until an estimate is asked
+        # for (many negotiators never ask), and clears the estimates computed before.
+        self._uncounted: list[tuple[int, ...]] = []
         self.offers = 0
         self.offered_utilities: list[float] = []
         self.stated: tuple[str, ...] = ()
@@ -55,15 +60,28 @@ class OpponentModel:
         self._table: FloatArray | None = None
         self._estimate: FloatArray | None = None
 
-    def observe_offer(self, package: Mapping[str, Value]) -> None:
-        """Count a package the party put forward."""
+    def observe_offer(self, package: Mapping[str, Value]) -> float:
+        """Note a package the party put forward.
+
+        Returns:
+            The package's worth to the owner (exactly `utility.evaluate`).
+        """
         ranked = self._ranked
         worth, slots = ranked.assessments[ranked.values_of(package)]  # `ranked.assess`, inline
-        counts = self._counts
-        for slot in slots:
-            counts[slot] += 1.0
+        self._uncounted.append(slots)
         self.offers += 1
         self.offered_utilities.append(worth)
+        return worth
+
+    def _count(self) -> None:
+        """Count the offers observed since the last count, and forget the estimates made before."""
+        counts, numerators = self._counts, self._numerators
+        weights, priors = self._slot_weights, self._priors
+        for slots in self._uncounted:
+            for slot in slots:
+                count = counts[slot] = counts[slot] + 1.0
+                numerators[slot] = weights[slot] * (priors[slot] + count)  # as `slot_numerators` does
+        self._uncounted.clear()
         self._values = self._table = self._estimate = None
 
     def observe_priorities(self, priorities: Sequence[str]) -> None:
@@ -76,26 +94,43 @@ class OpponentModel:
         self.stated = known
         levels = {name: len(names) - position for position, name in enumerate(known)}
         weights = np.array([float(levels.get(name, 1)) for name in names])
+        self._count()
         self._slot_weights = np.repeat(weights / weights.sum(), ranked.cardinalities).tolist()
-        self._values = self._table = self._estimate = None
+        self._numerators = slot_numerators(self._slot_weights, self._priors, self._counts)
 
     def values(self) -> list[float]:
         """`table()` as a Python list (the same floats, computed element by element)."""
+        if self._uncounted:
+            self._count()
         values = self._values
         if values is None:
             divisor = 1.0 + self.offers
-            # (zip without strict=True: the three lists are built the same length, and checking
-            # costs about a tenth of this comprehension)
-            values = self._values = [
-                weight * (prior + count) / divisor
-                for weight, prior, count in zip(  # noqa: B905
-                    self._slot_weights, self._ranked.reversed_marginal_list, self._counts
-                )
-            ]
+            values = self._values = [numerator / divisor for numerator in self._numerators]
         return values
+
+    def scores(self, rows: Iterable[tuple[int, ...]]) -> list[float]:
+        """The estimate of each row of flat option slots: its `values()` added up, the same floats.
+
+        Each row divides its own few numerators instead of reading a table, so scoring a narrow
+        band never computes every option's value. Rows are added term by term, as numpy adds
+        up to `PYTHON_SUM_TERMS` terms (see `python_scores`).
+        """
+        if self._uncounted:
+            self._count()
+        numerators = self._numerators
+        divisor = 1.0 + self.offers
+        scores: list[float] = []
+        for row in rows:
+            total = 0.0
+            for slot in row:
+                total += numerators[slot] / divisor
+            scores.append(total)
+        return scores
 
     def table(self) -> FloatArray:
         """Estimated weighted value of every option, in the ranked space's flat layout."""
+        if self._uncounted:
+            self._count()
         table = self._table
         if table is None:
             table = self._table = np.array(self.values(), dtype=np.float64)
@@ -103,6 +138,8 @@ class OpponentModel:
 
     def estimate(self) -> FloatArray:
         """Estimated utility (in [0, 1]) of every outcome, in the owner's rank order."""
+        if self._uncounted:
+            self._count()
         estimate = self._estimate
         if estimate is None:
             estimate = self._estimate = self.estimate_ranks(range(self._ranked.size))
@@ -124,20 +161,27 @@ class SessionMemory:
     """What a baseline remembers within one session, read incrementally from its record."""
 
     def __init__(self, record: Record, ranked: RankedSpace, opponents: Sequence[PartyId]) -> None:
-        self.record = record
+        self.record: Sequence[Event] = record  # (as a Sequence: `read` slices it)
         self.ranked = ranked
+        # What the ranking was built for, at hand for the check every move makes (see `act`).
+        self.space = ranked.space
+        self.utility = ranked.utility
+        self.reservation = ranked.reservation
         self.models = {party: OpponentModel(ranked) for party in opponents}
         self.seen = 0
+        # The last package read from another party, and its worth: usually what is on the table.
+        self.last_offer: Mapping[str, Value] | None = None
+        self.last_offer_worth = 0.0
         self.question_pending = False
         self.last_rank: int | None = None
         self.state: dict[str, Any] = {}
 
     def read(self, party: PartyId) -> None:
         """Fold the record's new events into the opponent models and the pending question."""
-        models = self.models
         seen = self.seen
-        for event in islice(self.record, seen, None):  # counting as it goes saves asking len()
-            seen += 1
+        events = self.record[seen:]  # (a slice of the few new ones costs half an islice skipping the rest)
+        models = self.models
+        for event in events:
             if event.party == party or event.kind != "action":  # its own moves are most of the rest
                 continue
             data = event.data
@@ -145,10 +189,12 @@ class SessionMemory:
             if kind == "propose":
                 model = models.get(event.party or "")
                 if model is not None:
-                    model.observe_offer(data["package"])
+                    package = data["package"]
+                    self.last_offer_worth = model.observe_offer(package)
+                    self.last_offer = package
             elif kind == "say":
                 self._hear(event.party or "", data)
-        self.seen = seen
+        self.seen = seen + len(events)
 
     def _hear(self, speaker: PartyId, data: Mapping[str, Any]) -> None:
         if data.get("asks_priorities"):
@@ -156,6 +202,29 @@ class SessionMemory:
         model = self.models.get(speaker)
         if model is not None and data.get("priorities"):
             model.observe_priorities([str(p) for p in data["priorities"]])
+
+    def band_scores(self, candidates: range) -> list[float] | None:
+        """`combined_estimate(candidates)` as a list, in pure Python: the same floats.
+
+        None when numpy's way of adding does not allow it (more parties have made an offer than
+        `PYTHON_SUM_TERMS`) or no party has made an offer yet.
+        """
+        rows = self.ranked.flat_rows[candidates.start : candidates.stop]
+        models = self.models
+        if len(models) == 1:  # two parties, the usual case: one model, nothing to add up
+            (model,) = models.values()
+            return model.scores(rows) if model.offers else None
+        scores: list[float] | None = None
+        terms = 0
+        for model in models.values():
+            if model.offers:
+                terms += 1
+                if scores is None:
+                    scores = model.scores(rows)
+                else:  # the parties' estimates are added one by one, like numpy's sum of a few
+                    for position, score in enumerate(model.scores(rows)):
+                        scores[position] += score
+        return scores if terms <= PYTHON_SUM_TERMS else None
 
     def combined_estimate(self, ranks: range) -> FloatArray | None:
         """Summed estimate over ranks of every party that has made an offer (None before any has)."""
@@ -239,6 +308,7 @@ class BaselineNegotiator(ABC):
             self._generator = np.random.default_rng(seed)
         self._ranked: RankedSpace | None = None
         self._memory: SessionMemory | None = None
+        self._custom_walk = self._custom_propose = True  # (set for each session: see `_session`)
 
     @property
     def _rng(self) -> np.random.Generator:
@@ -255,27 +325,37 @@ class BaselineNegotiator(ABC):
         if (  # a new session, a new ranking or a BATNA changed in place (checked inline: every move)
             memory is None
             or view.record is not memory.record
-            or utility is not memory.ranked.utility
-            or view.space is not memory.ranked.space
-            or utility.reservation_value != memory.ranked.reservation
+            or utility is not memory.utility
+            or view.space is not memory.space
+            or utility.reservation_value != memory.reservation
         ):
             memory = self._session(view)
-        memory.read(view.party)
+        party = view.party
+        memory.read(party)
         ranked = memory.ranked
         if ranked.hopeless:
             return Walk("no package is worth as much as my BATNA")
-        offer = view.offer
-        if offer is not None:
-            worth = ranked.assessments[ranked.values_of(offer)][0]  # `ranked.assess`, inline
+        table = view.table  # `view.offer`, inline: the package on the table, unless this party accepted it
+        if table is not None and party not in table.accepted_by:
+            package = table.package
+            if package is memory.last_offer:  # usually: the offer was just read from the record
+                worth = memory.last_offer_worth
+            else:
+                worth = ranked.assessments[ranked.values_of(package)][0]  # `ranked.assess`, inline
             if worth >= ranked.acceptable_from and self.accepts(view, worth):
                 return Accept()
-            reason = self.walk_reason(view, worth)
-            if reason:
-                return Walk(reason)
+            # The default walk_reason walks only at the last round: before it, it need not be asked.
+            if self._custom_walk or view.round >= view.rules.max_rounds:
+                reason = self.walk_reason(view, worth)
+                if reason:
+                    return Walk(reason)
         if memory.question_pending:
             memory.question_pending = False
             return self.answer_priorities(ranked.priorities)
-        return self.propose(view)
+        if self._custom_propose:
+            return self.propose(view)
+        rank = memory.last_rank = self.choose_rank(view, ranked, memory)  # `propose`, inline
+        return Propose(ranked.packages[rank].copy())  # `ranked.package(rank)`, inline
 
     def _session(self, view: PartyView) -> SessionMemory:
         ranked = self._ranked
@@ -285,6 +365,10 @@ class BaselineNegotiator(ABC):
         memory = self._memory
         if memory is None or memory.record is not view.record:
             memory = self._memory = SessionMemory(view.record, ranked, view.opponents)
+            # act() runs the hooks a subclass (or instance) leaves at their defaults inline, a call
+            # less per move (so a hook patched on an instance takes effect from its next session).
+            self._custom_walk = _overrides(self.walk_reason, BaselineNegotiator.walk_reason)
+            self._custom_propose = _overrides(self.propose, BaselineNegotiator.propose)
             self.start_session(ranked, memory)
         return memory
 
@@ -294,7 +378,7 @@ class BaselineNegotiator(ABC):
         assert memory is not None, "act() has not been called yet"
         ranked = memory.ranked
         rank = memory.last_rank = self.choose_rank(view, ranked, memory)
-        return Propose(dict(ranked.packages[rank]))  # `ranked.package(rank)`, inline
+        return Propose(ranked.packages[rank].copy())  # `ranked.package(rank)`, inline
 
     @property
     def ranked(self) -> RankedSpace:
@@ -340,15 +424,14 @@ class BaselineNegotiator(ABC):
         """
         if len(candidates) == 1:
             return candidates.start
-        ranked = memory.ranked
-        if ranked.python_scoring and len(candidates) <= PYTHON_BAND:
-            tables: list[list[float]] = []
-            for model in memory.models.values():
-                if model.offers:
-                    tables.append(model.values())
-            if tables and len(tables) <= PYTHON_SUM_TERMS:
-                scores = python_scores(ranked, candidates, tables)
+        if memory.ranked.python_scoring and len(candidates) <= PYTHON_BAND:
+            scores = memory.band_scores(candidates)
+            if scores is not None:
                 return candidates.start + self._pick_best(scores, memory, candidates)
+        return self._pick_estimated(candidates, memory)
+
+    def _pick_estimated(self, candidates: range, memory: SessionMemory) -> int:
+        """`pick` with numpy (large spaces, wide bands, many parties) or, before any offer, at random."""
         estimate = memory.combined_estimate(candidates)
         if estimate is None:
             rank = candidates.start + int(self._rng.integers(len(candidates)))
@@ -367,13 +450,21 @@ class BaselineNegotiator(ABC):
         last = memory.last_rank
         if last is not None and last in candidates:
             scores[last - candidates.start] = _NEGATIVE_INFINITY
-        top = max(scores)
-        threshold = top - TOLERANCE
-        near_top = 0
+        # The best score (as max() finds it) and the runner-up, in one pass: the best is the only
+        # one near the top, as usual, exactly when the runner-up falls short of it.
+        top = runner_up = _NEGATIVE_INFINITY
         for score in scores:
-            if score >= threshold:
-                near_top += 1
-        if near_top == 1:  # the usual case, found without building a list
+            if score > top:
+                top, runner_up = score, top
+            elif score > runner_up:
+                runner_up = score
+        threshold = top - TOLERANCE
+        if runner_up < threshold:
             return scores.index(top)
         best = [i for i, score in enumerate(scores) if score >= threshold]
         return best[int(self._rng.integers(len(best)))]
+
+
+def _overrides(method: object, default: object) -> bool:
+    """Whether a bound method is something other than the base class's default implementation."""
+    return getattr(method, "__func__", None) is not default

@@ -108,6 +108,12 @@ class RankedSpace:
         self.python_scoring = not self.lean and len(space.issues) <= PYTHON_SUM_TERMS
         self.priorities, self.reversed_marginals = self._digest(marginals)
         self.reversed_marginal_list: list[float] = self.reversed_marginals.tolist()
+        # Where every opponent model of this ranking starts (equal issue weights, nothing counted),
+        # built once here rather than per model and session.
+        self.equal_weights: list[float] = [1.0 / len(space.issues)] * len(self.reversed_marginal_list)
+        self.equal_weight_numerators = slot_numerators(
+            self.equal_weights, self.reversed_marginal_list, [0.0] * len(self.equal_weights)
+        )
         # What moves look up by rank or by package, remembered; per-move paths index these
         # dicts directly (no call when the entry exists), other code goes through `package`
         # and `assess`.
@@ -172,7 +178,7 @@ class RankedSpace:
 
     def package(self, rank: int) -> dict[str, Value]:
         """The outcome at a rank (0 = best for the owner), as a fresh package."""
-        return dict(self.packages[rank])
+        return self.packages[rank].copy()
 
     def plans(self, curve: Hashable) -> dict[tuple[int, int], Plan]:
         """The plans of a concession curve by (round, round budget), shared by every negotiator.
@@ -337,8 +343,7 @@ def ranked_space(space: OutcomeSpace, utility: UtilityFunction) -> RankedSpace:
     """
     if space.size > SHARED_RANKING_LIMIT:
         return RankedSpace(space, utility)
-    with _shared_lock:
-        ranked = _shared.get(id(utility))
+    ranked = _shared.get(id(utility))  # a single read is atomic: the lock guards the updates below
     if ranked is not None and ranked.matches(space, utility):
         return ranked
     ranked = RankedSpace(space, utility)
@@ -347,6 +352,15 @@ def ranked_space(space: OutcomeSpace, utility: UtilityFunction) -> RankedSpace:
             del _shared[next(iter(_shared))]
         _shared[id(utility)] = ranked
     return ranked
+
+
+def slot_numerators(weights: list[float], priors: list[float], counts: list[float]) -> list[float]:
+    """weight · (prior + count) per option slot: an opponent model's estimates times (1 + offers).
+
+    (zip without strict=True: the three lists are built the same length, and checking costs
+    about a tenth of this comprehension.)
+    """
+    return [weight * (prior + count) for weight, prior, count in zip(weights, priors, counts)]  # noqa: B905
 
 
 def python_scores(ranked: RankedSpace, candidates: range, tables: Sequence[list[float]]) -> list[float]:
