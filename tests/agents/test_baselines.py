@@ -541,7 +541,8 @@ def test_the_lean_ranking_of_large_spaces_equals_the_enumerated_one(
     from parley.agents.baselines import ranked as ranking
 
     utility = _grid_utility(shape, seed, levels)
-    full = ranking.RankedSpace(utility.space, utility)
+    with mock.patch.object(ranking, "SHARED_RANKING_LIMIT", utility.space.size):  # (4**9 is above it)
+        full = ranking.RankedSpace(utility.space, utility)
     with mock.patch.object(ranking, "SHARED_RANKING_LIMIT", 0):
         lean = ranking.RankedSpace(utility.space, utility)
     assert lean.lean and not full.lean

@@ -173,3 +173,13 @@ def test_a_negotiator_writing_into_its_persona_does_not_reach_the_next_session()
         for name, scribbler in scribblers.items():
             assert scribbler.seen[0] == original[name]
     assert {setup.name: dict(setup.persona) for setup in CASINO.setups()} == original
+
+
+def test_a_record_slice_is_a_copy_of_the_events_since_a_position() -> None:
+    keepers = {"alice": ViewKeeper(0), "bob": ViewKeeper(3)}
+    result = Session(CASINO.space, CASINO.setups(), keepers, Rules(max_rounds=3, stagnation_rounds=9)).run()
+    record = keepers["alice"].views[-1].record
+    since = record[2:]
+    assert since == list(result.trajectory)[2:] and isinstance(since, list)
+    since.clear()  # a participant emptying its slice changes nothing it shares
+    assert len(record) == len(result.trajectory) > 2

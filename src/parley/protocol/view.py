@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
@@ -36,7 +36,14 @@ class Record(Sequence[Event]):
     def __init__(self, events: list[Event]) -> None:
         self.__events = events
 
-    def __getitem__(self, index: int) -> Event:  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
+        """One event, or a slice of them as a new list (`record[seen:]`: the events since `seen`)."""
         return self.__events[index]
 
     def __len__(self) -> int:
