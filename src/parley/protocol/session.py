@@ -174,7 +174,6 @@ class Session:
         "_no_deal",
         "_offers",
         "_on_event",
-        "_order",
         "_parties",
         "_plain_judge",
         "_records",
@@ -220,7 +219,6 @@ class Session:
         self._rules = rules = rules or Rules()
         self._names = names = tuple(self._parties)
         seating = _seating(names, rules)
-        self._order = seating.order
         self._mediator = mediator
         self._judge = judge or RuleJudge()
         # The rule judge continues whenever nothing happened, so that common case skips building a view.

@@ -113,7 +113,8 @@ class OpponentModel:
 
         Each row divides its own few numerators instead of reading a table, so scoring a narrow
         band never computes every option's value. Rows are added term by term, as numpy adds
-        up to `PYTHON_SUM_TERMS` terms (see `python_scores`).
+        up to `PYTHON_SUM_TERMS` terms, so the floats equal numpy's. (Not `sum`: from Python 3.12
+        it compensates rounding errors, so its floats differ.)
         """
         if self._uncounted:
             self._count()

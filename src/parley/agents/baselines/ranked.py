@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping
 from functools import cached_property
 
 import numpy as np
@@ -104,7 +104,7 @@ class RankedSpace:
         """The least worth an acceptable offer may have (the BATNA, less the rounding slack)."""
         self.floor = max(self.reservation, self.worst)
         self.hopeless = self.best < self.reservation - TOLERANCE  # no package is worth the BATNA
-        # Bands may be scored in pure Python (see `python_scores`).
+        # Bands may be scored in pure Python (see `SessionMemory.band_scores`).
         self.python_scoring = not self.lean and len(space.issues) <= PYTHON_SUM_TERMS
         self.priorities, self.reversed_marginals = self._digest(marginals)
         self.reversed_marginal_list: list[float] = self.reversed_marginals.tolist()
@@ -361,27 +361,3 @@ def slot_numerators(weights: list[float], priors: list[float], counts: list[floa
     about a tenth of this comprehension.)
     """
     return [weight * (prior + count) for weight, prior, count in zip(weights, priors, counts)]  # noqa: B905
-
-
-def python_scores(ranked: RankedSpace, candidates: range, tables: Sequence[list[float]]) -> list[float]:
-    """Summed opponent estimates of the candidates, adding in numpy's order (see `pick`).
-
-    numpy sums each row's at most `PYTHON_SUM_TERMS` option values one by one, and the parties'
-    estimates one by one, so the same additions in the same order give the same floats. (Not
-    `sum`: from Python 3.12 it compensates rounding errors, so its floats differ.)
-    """
-    rows = ranked.flat_rows[candidates.start : candidates.stop]
-    scores: list[float] = []
-    first = tables[0]
-    for row in rows:
-        total = 0.0
-        for slot in row:
-            total += first[slot]
-        scores.append(total)
-    for table in tables[1:]:
-        for position, row in enumerate(rows):
-            total = 0.0
-            for slot in row:
-                total += table[slot]
-            scores[position] += total
-    return scores
