@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import measure, peak_rss_mb, report
+from harness import measure, peak_rss_mb, report, serve
 
 from parley.agents.registry import create
 from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
@@ -337,9 +337,26 @@ def task_negmas_big(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def task_parley_casino_serve(args: argparse.Namespace) -> dict[str, Any]:
+    """parley's CaSiNo negotiation, timed in batches on request (see `harness.lockstep`)."""
+    scenario, _ = casino()
+    seeds = iter(range(10**9))
+    return {"batches": serve(lambda: run_parley(scenario, next(seeds)))}
+
+
+def task_negmas_casino_serve(args: argparse.Namespace) -> dict[str, Any]:
+    """NegMAS's CaSiNo negotiation, timed in batches on request (see `harness.lockstep`)."""
+    scenario, _ = casino()
+    outcome_space, ufuns = negmas_ufuns(scenario)
+    single = args.one_offer_per_step == "yes"
+    return {"batches": serve(lambda: run_negmas(outcome_space, ufuns, args.steps, single))}
+
+
 TASKS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "parley-casino": task_parley_casino,
     "negmas-casino": task_negmas_casino,
+    "parley-casino-serve": task_parley_casino_serve,
+    "negmas-casino-serve": task_negmas_casino_serve,
     "parley-tournament": task_parley_tournament,
     "negmas-tournament": task_negmas_tournament,
     "parley-analysis": task_parley_analysis,

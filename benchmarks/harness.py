@@ -103,6 +103,85 @@ class TaskError(RuntimeError):
     """A task subprocess failed or printed no result."""
 
 
+def _task_command(script: str | Path, args: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    command = [sys.executable, str(BENCH_DIR / script), *args]
+    search_path = os.pathsep.join(filter(None, [str(BENCH_DIR), os.environ.get("PYTHONPATH")]))
+    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore", "PYTHONPATH": search_path}
+    return command, environment
+
+
+READY_MARKER = "BENCH-READY"
+"""What a serving task prints once warmed up (see `lockstep`)."""
+
+
+def serve(one: Callable[[], object], *, warmup: int = 20) -> int:
+    """Inside a task subprocess: after warm-up, time a batch of `one()` calls per line of stdin.
+
+    Each stdin line holds a batch size; the reply is one line, seconds per call. Stops at EOF.
+
+    Returns:
+        How many batches were timed.
+    """
+    for _ in range(warmup):
+        one()
+    print(READY_MARKER, flush=True)
+    batches = 0
+    for line in sys.stdin:
+        number = int(line)
+        start = time.perf_counter()
+        for _ in range(number):
+            one()
+        print((time.perf_counter() - start) / number, flush=True)
+        batches += 1
+    return batches
+
+
+def lockstep(
+    script: str | Path, sides: Sequence[tuple[Sequence[str], int]], rounds: int
+) -> tuple[Timing, ...]:
+    """Time several serving tasks (see `serve`) in turn, batch by batch, in their own processes.
+
+    This host's speed drifts over seconds: sides timed one after the other can land in different
+    phases, while sides that take turns every fraction of a second share them. Each side keeps
+    its own process (its own imports, garbage and caches), as a user would run it.
+
+    Args:
+        script: The task script.
+        sides: Per side, the task's arguments and how many calls one batch holds.
+        rounds: How many batches each side runs.
+
+    Returns:
+        Per side, seconds per call of each batch (batch i of every side ran back to back).
+
+    Raises:
+        TaskError: a side failed to start or stopped answering.
+    """
+    processes = []
+    try:
+        for args, _ in sides:
+            command, environment = _task_command(script, args)
+            process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=environment
+            )
+            processes.append(process)
+            if process.stdout is None or process.stdout.readline().strip() != READY_MARKER:
+                raise TaskError(f"{' '.join(command[1:])} did not start serving")
+        samples: list[list[float]] = [[] for _ in sides]
+        for _ in range(rounds):
+            for process, (_, number), side_samples in zip(processes, sides, samples, strict=True):
+                assert process.stdin is not None and process.stdout is not None
+                process.stdin.write(f"{number}\n")
+                process.stdin.flush()
+                reply = process.stdout.readline()
+                if not reply:
+                    raise TaskError(f"a lockstep side ({' '.join(sides[0][0])}) stopped answering")
+                side_samples.append(float(reply))
+        return tuple(Timing(tuple(side_samples)) for side_samples in samples)
+    finally:
+        for process in processes:  # EOF on stdin ends a side; its last words (its report) are read
+            process.communicate(timeout=60)
+
+
 def run_task(script: str | Path, *args: str, timeout: float = 900.0) -> dict[str, Any]:
     """Run `python benchmarks/<script> args...` in a fresh process and return its reported JSON.
 
@@ -112,9 +191,7 @@ def run_task(script: str | Path, *args: str, timeout: float = 900.0) -> dict[str
     Raises:
         TaskError: the child exited non-zero or reported nothing (its stderr tail is included).
     """
-    command = [sys.executable, str(BENCH_DIR / script), *args]
-    search_path = os.pathsep.join(filter(None, [str(BENCH_DIR), os.environ.get("PYTHONPATH")]))
-    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONWARNINGS": "ignore", "PYTHONPATH": search_path}
+    command, environment = _task_command(script, args)
     completed = subprocess.run(
         command, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=environment, check=False
     )

@@ -81,3 +81,27 @@ def test_main_rejects_unknown_sections(capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit):
         bench_run.main(["--only", "nonexistent", "--out", "/dev/null"])
     assert "unknown section(s) ['nonexistent']" in capsys.readouterr().err
+
+
+def test_lockstep_runs_the_sides_in_turn_batch_by_batch(tmp_path: Path) -> None:
+    # Each side appends its name to one shared log per call: the log shows the order of the batches.
+    log = tmp_path / "order.log"
+    script = tmp_path / "task_serve.py"
+    script.write_text(
+        "import sys\nfrom harness import report, serve\n"
+        f"name = sys.argv[1]\nlog = {str(log)!r}\n"
+        "def one():\n    with open(log, 'a') as f:\n        f.write(name)\n"
+        "report({'batches': serve(one, warmup=0)})\n",
+        encoding="utf-8",
+    )
+    first, second = harness.lockstep(script, [(["a"], 2), (["b"], 3)], rounds=2)
+    assert log.read_text() == "aabbbaabbb"
+    assert len(first.samples) == len(second.samples) == 2
+    assert all(sample >= 0 for sample in first.samples + second.samples)
+
+
+def test_lockstep_names_a_side_that_does_not_start(tmp_path: Path) -> None:
+    script = tmp_path / "task_silent.py"
+    script.write_text("raise SystemExit('no serving today')\n", encoding="utf-8")
+    with pytest.raises(harness.TaskError, match=r"task_silent\.py did not start serving"):
+        harness.lockstep(script, [([], 1)], rounds=1)

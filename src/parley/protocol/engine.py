@@ -30,7 +30,7 @@ def check_move(
         try:
             return action, space.indices_of(action.package)
         except (ValueError, TypeError, AttributeError) as error:
-            raise ProtocolViolation(f"illegal package: {error}", party=party, action=action) from None
+            raise illegal_package(error, party, action) from None
     if isinstance(action, _ANSWER_TYPES):
         if table is None or (
             isinstance(action, Accept) and phase is Phase.PROPOSE and party in table.accepted_by
@@ -45,6 +45,11 @@ def check_move(
             f"returned {type(action).__name__}, expected an Action", party=party, action=action
         )
     return action, None
+
+
+def illegal_package(error: Exception, party: PartyId, action: Propose) -> ProtocolViolation:
+    """The violation of a proposal whose package `OutcomeSpace.indices_of` refused with error."""
+    return ProtocolViolation(f"illegal package: {error}", party=party, action=action)
 
 
 def option_spans(space: OutcomeSpace) -> tuple[int, ...]:

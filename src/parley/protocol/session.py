@@ -20,10 +20,10 @@ from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import UtilityFunction
 from parley.errors import ProtocolViolation, ScenarioError
-from parley.protocol.actions import Accept, Action, Walk, action_to_json
+from parley.protocol.actions import Accept, Action, Propose, Walk, action_to_json
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
 from parley.protocol.clock import Clock, FakeClock
-from parley.protocol.engine import check_move, movement, option_spans
+from parley.protocol.engine import check_move, illegal_package, movement, option_spans
 from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
 from parley.protocol.judge import JudgeView, RuleJudge, TerminationJudge, Verdict
 from parley.protocol.rules import Rules
@@ -377,7 +377,13 @@ class Session:
         fields["table"] = self._table
         try:
             raw = self._acts[party](view)
-            action, indices = check_move(self._space, self._table, party, phase, raw)
+            if type(raw) is Propose:  # most moves: `check_move`'s first case, without its call
+                try:
+                    action, indices = raw, self._space.indices_of(raw.package)
+                except (ValueError, TypeError, AttributeError) as error:
+                    raise illegal_package(error, party, raw) from None
+            else:
+                action, indices = check_move(self._space, self._table, party, phase, raw)
         except ProtocolViolation as violation:
             self._violation(party, str(violation), violation.action)
         except Exception as error:  # an agent's bug must not crash a tournament
