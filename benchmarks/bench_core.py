@@ -158,8 +158,8 @@ def casino_section(sizes: Sizes) -> str:
         "### CaSiNo negotiation (Boulware vs Conceder, 20 rounds)\n\n"
         f"parley: {parley['scenario']}, {parley['agents']} agents, each negotiation builds fresh "
         "negotiators and a fresh session. NegMAS: `SAOMechanism` with `BoulwareTBNegotiator` vs "
-        "`ConcederTBNegotiator` on the same issues, utilities and BATNAs. Per negotiation. The "
-        f"first and third rows: {sizes.lockstep_rounds} rounds in which a parley process times "
+        "`ConcederTBNegotiator` on the same issues, utilities and BATNAs. Times are per negotiation. "
+        f"The first and third rows: {sizes.lockstep_rounds} rounds in which a parley process times "
         f"{sizes.parley_batch} negotiations, then a NegMAS process times {sizes.negmas_batch} "
         "(about the same wall time), so both are measured in the same stretches of this host's "
         "drifting speed; the other rows: separate runs of "
@@ -167,7 +167,7 @@ def casino_section(sizes: Sizes) -> str:
         + table(
             ["engine", "setting", "time per negotiation", "moves", "agreements", "mean utilities A / B"], rows
         )
-        + f"\nparley's engine alone (replaying the same moves with trivial negotiators, "
+        + f"\nparley's engine alone (a separate run replaying the same moves with trivial negotiators, "
         f"`protocol.replay`): {engine.describe()} per negotiation ({theirs.median / engine.median:.1f}× "
         "NegMAS's whole negotiation), so the agents take the rest; "
         f"with the lean stand-ins of the reference row parley is {theirs.median / lean_time.median:.1f}× "

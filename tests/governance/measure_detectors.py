@@ -7,10 +7,14 @@ docs/results/gaia.md, "Detectors: before and after", and docs/governance.md, "In
 
 Honest-measurement protocol:
 - Binding language: ``commitment_drafts.yaml`` and ``commitment_drafts_heldout.yaml`` are the tuning
-  sets; ``commitment_drafts_heldout3.yaml`` was written before the paraphrase change and is measured
-  only (it was committed before the change, but written by the engineer who then wrote the rules, so
-  it is optimistic). ``commitment_drafts_heldout2.yaml`` was not tuned on either, but its text had
-  been read before the change.
+  sets. ``commitment_drafts_heldout2.yaml`` and ``..._heldout3.yaml`` were held out for the paraphrase
+  change (v2; set 3 measured only, set 2 read beforehand); their misses were then read and the rules
+  broadened by category on 2026-11-21 (v3), so they are no longer clean. ``..._heldout4.yaml`` was
+  written on 2026-11-21 before v3 and is measured only: its counts (never its texts) were taken
+  before and after v3, and its misses were not read while the rules changed. The one engineer wrote
+  v3 and set 4, so even its "after" figure is optimistic; its "before" figure is the clean one.
+  ``draft_errors`` returns the texts, but ``main`` prints only counts, so running this script does
+  not spoil set 4; a new change needs a new held-out set written before it.
 - Limit disclosure: ``disclosure_drafts.yaml`` is the development set the cue lexicon was refined on.
   Four held-out sets, each written before the version it first measured: ``..._heldout.yaml`` (before
   the first version), ``..._heldout2.yaml`` and ``..._heldout3.yaml`` (before the second and third;
@@ -43,8 +47,9 @@ DISCLOSURE_SETS = {
 DRAFT_SETS = {
     "dev (tuning)": "commitment_drafts.yaml",
     "heldout1 (tuning)": "commitment_drafts_heldout.yaml",
-    "heldout2 (read before the change)": "commitment_drafts_heldout2.yaml",
-    "heldout3 (measurement only)": "commitment_drafts_heldout3.yaml",
+    "heldout2 (tuned on since v3)": "commitment_drafts_heldout2.yaml",
+    "heldout3 (tuned on since v3)": "commitment_drafts_heldout3.yaml",
+    "heldout4 (measurement only)": "commitment_drafts_heldout4.yaml",
 }
 
 

@@ -1,8 +1,9 @@
 """Floors on the detectors' measured rates (see measure_detectors.py and docs/results/gaia.md).
 
-The floors sit just below what was measured after the paraphrase/attack-family change, on sets and
-halves that were not used for tuning: commitment_drafts_heldout3.yaml (written before the change)
-and the odd SHA-256 half of every red-team source.
+The floors sit at or just below what was measured after the last change, on sets and halves that
+were not used for tuning: commitment_drafts_heldout4.yaml (written before the 2026-11-21 change and
+never tuned on) and the odd SHA-256 half of every red-team source. Held-out sets 2 and 3 were read
+and used to refine the rules on 2026-11-21, so their floors guard against regressions only.
 """
 
 from __future__ import annotations
@@ -25,18 +26,29 @@ def test_the_split_is_deterministic_and_roughly_even() -> None:
     assert half("Ignore previous instructions.") == half("Ignore previous instructions.")
 
 
+def test_binding_language_on_the_fourth_held_out_set() -> None:
+    positives, negatives, fn, fp, _, _ = draft_errors("commitment_drafts_heldout4.yaml")
+    assert positives >= 30 and negatives >= 30
+    # Measured 4/38 false negatives (was 12/38) and 1/38 false positives (was 2/38). The texts are
+    # not printed: this set is for measurement only, and reading its misses would spoil it.
+    assert fn <= 4
+    assert fp <= 1
+
+
 def test_binding_language_on_the_third_held_out_set() -> None:
     positives, negatives, fn, fp, missed, alarms = draft_errors("commitment_drafts_heldout3.yaml")
     assert positives >= 30 and negatives >= 30
-    # Measured 3/35 false negatives (was 19/35) and 0/34 false positives (was 1/34).
-    assert fn <= 4, missed
+    # Measured 0/35 false negatives (19/35 before v2, 3/35 after it) and 0/34 false positives; its
+    # misses were read for the 2026-11-21 change, so this is a regression guard, not an estimate.
+    assert fn <= 1, missed
     assert fp <= 1, alarms
 
 
 def test_binding_language_on_the_second_held_out_set() -> None:
     _, _, fn, fp, missed, alarms = draft_errors("commitment_drafts_heldout2.yaml")
-    # Measured 6/25 false negatives (was 8/25) and 1/25 false positives (unchanged).
-    assert fn <= 6, missed
+    # Measured 0/25 false negatives (8/25 before v2, 6/25 after it) and 0/25 false positives (was
+    # 1/25); read and used for the 2026-11-21 change, so a regression guard only.
+    assert fn <= 1, missed
     assert fp <= 1, alarms
 
 
@@ -87,6 +99,26 @@ def test_ordinary_negotiation_messages_are_not_flagged(message: str) -> None:
         ("We'll be moving forward with the order of 900 units.", True),
         ("You have our word on the $5,000 signing bonus.", True),
         ("Agreed: net 30 at $12.40 per unit.", True),
+        ("Alright, $102K it is.", True),
+        ("This email constitutes our formal acceptance of the quote.", True),
+        ("The purchase order for 300 units is hereby issued.", True),
+        ("We agree, subject to nothing further, to pay $14 per unit.", True),
+        ("When the budget is approved, I will let you know.", False),
+        ("I'm happy to confirm receipt of your proposal.", False),
+        ("I'm not in a position to agree to a personal guarantee.", False),
+        ("The numbers work only if delivery is in May.", False),
+        # The lead's probes of the first draft of that change, which flagged all eight negatives.
+        ("We hereby acknowledge your proposal and will review it internally.", False),
+        ("We hereby decline the offer.", False),
+        ("Your terms work for the most part, but we need to discuss the payment schedule.", False),
+        ("The numbers work on paper; let me run them past finance.", False),
+        ("It's a yes from me personally, but the board has the final say.", False),
+        ("Fine by us in principle; our lawyers will review the draft lease.", False),
+        ("Your proposal works, but not at that price.", False),
+        ("The offer works better for you than for us.", False),
+        ("Your terms work.", True),
+        ("We hereby accept the offer of $120K.", True),
+        ("The purchase order is hereby placed.", True),
         ("We're taking your proposal to the committee.", False),
         ("We're still reviewing the numbers.", False),
         ("Happy to meet on Tuesday to discuss.", False),

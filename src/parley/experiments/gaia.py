@@ -137,22 +137,29 @@ def run_experiment(
 DRAFT_SETS = {
     "development set (rules refined on it)": "commitment_drafts.yaml",
     "held-out set 1 (written later; then used to refine the rules)": "commitment_drafts_heldout.yaml",
-    "held-out set 2 (not tuned on; read before the paraphrase change)": "commitment_drafts_heldout2.yaml",
-    "held-out set 3 (written before the paraphrase change; never tuned on)": (
-        "commitment_drafts_heldout3.yaml"
-    ),
+    "held-out set 2 (held out for v2; misses read for v3)": "commitment_drafts_heldout2.yaml",
+    "held-out set 3 (written before v2; misses read for v3)": "commitment_drafts_heldout3.yaml",
+    "held-out set 4 (written before v3; measured only)": "commitment_drafts_heldout4.yaml",
 }
+SET_SHORT_NAMES = ("development set", "held-out set 1", "held-out set 2", "held-out set 3", "held-out set 4")
 DETECTORS_BEFORE = {
-    "held-out set 2: false negatives": "8/25 (32.0%)",
+    "development set: false negatives": "0/60 (0.0%)",
+    "development set: false positives": "0/64 (0.0%)",
+    "held-out set 1: false negatives": "0/30 (0.0%)",
+    "held-out set 1: false positives": "0/30 (0.0%)",
+    "held-out set 2: false negatives": "6/25 (24.0%)",
     "held-out set 2: false positives": "1/25 (4.0%)",
-    "held-out set 3: false negatives": "19/35 (54.3%)",
-    "held-out set 3: false positives": "1/34 (2.9%)",
+    "held-out set 3: false negatives": "3/35 (8.6%)",
+    "held-out set 3: false positives": "0/34 (0.0%)",
+    "held-out set 4: false negatives": "12/38 (31.6%)",
+    "held-out set 4: false positives": "2/38 (5.3%)",
     "moderator, measurement half: attacks flagged": "51/193 (26.4%)",
     "moderator, measurement half: PIGuard false alarms": "1/168 (0.6%)",
     "moderator, all: attacks flagged": "111/401 (27.7%)",
     "moderator, all: PIGuard false alarms": "1/339 (0.3%)",
 }
-"""Measured at commit 0fbc970, before the paraphrase and attack-family change to both detectors."""
+"""Binding language: measured at commit ddb1c1f, before the v3 (2026-11-21) change; for v2 (commit
+0fbc970 to it) see the report's text. Moderator: measured at commit 0fbc970, before its change."""
 
 
 def measurement_half(text: str) -> bool:
@@ -205,13 +212,10 @@ def _before_after_rows(
     def negatives(rates: DetectionRates) -> int:
         return rates.false_positive + rates.true_negative
 
-    sets = list(commitment.values())
-    after = {
-        "held-out set 2: false negatives": _ratio(sets[2].false_negative, positives(sets[2])),
-        "held-out set 2: false positives": _ratio(sets[2].false_positive, negatives(sets[2])),
-        "held-out set 3: false negatives": _ratio(sets[3].false_negative, positives(sets[3])),
-        "held-out set 3: false positives": _ratio(sets[3].false_positive, negatives(sets[3])),
-    }
+    after: dict[str, str] = {}
+    for short, rates in zip(SET_SHORT_NAMES, commitment.values(), strict=True):
+        after[f"{short}: false negatives"] = _ratio(rates.false_negative, positives(rates))
+        after[f"{short}: false positives"] = _ratio(rates.false_positive, negatives(rates))
     for name, attack_key, benign_key in (
         ("measurement half", "all attacks, measurement half", "PIGuard benign, measurement half"),
         ("all", "all attacks", "PIGuard benign"),
@@ -501,11 +505,39 @@ def render_report(
         "task overrides including indirect carriers, markup and transcript carriers, encoded payloads, "
         "credential and third-party-data requests, authority claims, with the two adversarial labels' "
         "probabilities pooled before abstention). Tuning used only the development set, held-out set 1 "
-        "and the even SHA-256 half of each red-team source; held-out set 3 "
-        "(`commitment_drafts_heldout3.yaml`, 69 drafts, 35 binding, committed before the change) and "
-        "the odd half are measured only. Held-out set 2 was not tuned on, but its text had been read "
-        "before the change. Held-out set 3 was written by the engineer who then wrote the rules, so "
-        "its 'after' figure is optimistic; held-out set 2 is the less biased estimate.",
+        "and the even SHA-256 half of each red-team source; the odd half is measured only. That change "
+        "(v2) took binding-language false negatives on held-out set 2 from 8/25 to 6/25 (false "
+        "positives 1/25 both times) and on held-out set 3, written before it, from 19/35 to 3/35 (false "
+        "positives 1/34 to 0/34).",
+        "",
+        "The binding-language rules were then broadened again (v3, 2026-11-21) by category, from the "
+        "misses of held-out sets 2 and 3 and linguistic categories: agreement nouns ('we have an "
+        "agreement'), ellipsis ('$102K it is'), assent to listed or referenced terms ('yes to all "
+        "three', 'your terms work', 'fine by us', 'that's a yes'), nominalised acceptance ('consider "
+        "this email our acceptance'), the performative 'hereby' and passives of execution ('is issued', "
+        "'is exercised'), readiness ('fine to sign'), assurances ('you can count on payment'), moving "
+        "to execution ('for signature', 'get the paperwork moving', 'release the order', 'yep, book "
+        "him'); and, against false alarms, leading subordinate clauses ('When the budget is approved, "
+        "...'), factual confirmations ('confirm receipt'), noun readings ('a personal guarantee') and "
+        "voided hedges ('subject to nothing further' no longer hedges). Held-out set 4 "
+        "(`commitment_drafts_heldout4.yaml`, 76 drafts, 38 binding, spanning the three domains and "
+        "terse, formal, model-style, passive and by-reference registers) was written on 2026-11-21 "
+        "before v3 and is measured only: its counts were taken before and after, and its misses were "
+        "not read while the rules changed. Its 'before' figure is the clean estimate of the shipped v2 "
+        "detector on unseen wording; its 'after' figure is optimistic, because the engineer who wrote "
+        "v3 also wrote the set and knew its categories. Sets 2 and 3 now measure only regressions. In the "
+        "table, 'before' is the binding-language detector at v2 and the moderator before its change.",
+        "",
+        "Review of v3 before it landed: a first draft flagged 8 of 11 ordinary non-binding replies "
+        "written by the reviewer to probe it ('We hereby acknowledge your proposal...', 'Your terms "
+        "work for the most part, but...', 'Fine by us in principle; our lawyers will review...'), while "
+        "held-out set 4 showed 1 false positive: a set written with the rules in mind samples false "
+        "alarms poorly. 'hereby' was narrowed to acts of commitment, 'terms work' to 'for us' or a "
+        "sentence end, 'in principle', 'on paper' and 'final say' became hedges, and relaying no longer "
+        "needs a determiner ('run them past finance'); those probes are now regression cases in "
+        "`tests/governance/test_detector_rates.py`. A second spot check written after that (22 drafts, "
+        "by the same reviewer, who had read the rules) gave 0 of 12 false alarms and 1 of 10 misses. "
+        "The held-out set 4 figures in the table are unchanged by the narrowing.",
         "",
         *_before_after_rows(commitment, moderator),
         "",
@@ -528,8 +560,10 @@ def render_report(
         "- With the preflight on, no slip reached a counterparty in any session. That rests on the slips "
         "being phrasings the detector handles; it shows that every message is routed through the check, "
         "not the detector's recall on free-form LLM text. That recall is estimated by the held-out draft "
-        "sets above, where roughly one binding paraphrase in ten (set 3) to one in four (set 2) is still "
-        "missed: the rule-based detector is a floor, and amounts outside the band are caught by the "
+        "sets above: on held-out set 4, the only one not read while the rules changed, the shipped v2 "
+        "detector missed 12 of 38 binding drafts and v3 misses 4 of 38 (optimistic, see above), so "
+        "about one unseen binding paraphrase in ten to one in three gets through the rules alone: the "
+        "rule-based detector is a floor, and amounts outside the band are caught by the "
         "boundary check regardless of wording.",
         "- The moderator still misses about a third of the red-team corpus. Most misses are benign-looking "
         "tasks (translate, summarise, write a poem) that only become attacks in a "

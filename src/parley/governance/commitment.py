@@ -3,7 +3,10 @@
 Not one keyword list: a sentence commits the principal when a commitment predicate (performative
 verb, definite future or capability with a transfer verb, or a fixed deal expression) has the
 principal's side as its agent, is not negated in its clause, is not softened by a tentative modal,
-is not a question, and the sentence carries no hedge from the non-binding lexicon.
+is not a question, and the sentence carries no hedge from the non-binding lexicon. Fixed expressions
+also cover assent by reference ("your terms work for us"), ellipsis ("$102K it is"), nominalised
+acceptance ("consider this email our acceptance"), "hereby" and passives of execution, and requests
+that move the deal to execution ("prepare the lease for signature", "release the order").
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ _BASE_VERBS = (
     r"accept|do|match|meet|take|lock|book|reserve|start|proceed|grant|approve|confirm|agree|finali[sz]e|"
     r"ship|place|put down|wire|transfer|fund|award|reimburse|waive|"
     r"go with|go ahead with|go ahead|move forward with|move forward|settle on|close at|close the deal|"
-    r"send over|send the signed|sign off on|sign for"
+    r"send over|send the signed|sign off on|sign for|countersign|execute"
 )
 _ING_VERBS = (
     r"paying|offering|providing|delivering|ordering|purchasing|buying|signing|hiring|giving|extending|"
@@ -35,7 +38,8 @@ _ING_VERBS = (
     r"granting|approving|confirming|agreeing|finali[sz]ing|shipping|putting down|wiring|"
     r"transferring|funding|awarding|reimbursing|waiving|"
     r"placing (?:the|an|our|your) (?:order|po|purchase order)|"
-    r"going with|going ahead|moving forward|settling on|closing at|closing the deal|sending over"
+    r"going with|going ahead|moving forward|settling on|closing at|closing the deal|sending over|"
+    r"countersigning|executing"
 )
 _FUTURE = re.compile(
     r"\b(will|shall|'ll|are going to|am going to|'re going to|'m going to|can|are able to|am able to|"
@@ -54,7 +58,7 @@ _FIXED = tuple(
     re.compile(p, _I)
     for p in (
         r"\bit'?s a deal\b",
-        r"\b(you|we) have a deal\b",
+        r"\b(you|we) have (a deal|an agreement)\b(?! in principle| with)",
         r"^\W*deal\W*$",
         r"^\W*done\W*$",
         r"\bconsider it done\b",
@@ -72,8 +76,10 @@ _FIXED = tuple(
         r"\bhappy to (accept|go with|take|agree|pay|sign)\b",
         r"^\W*let'?s (lock|finalize|finalise|sign|close|go with|do it|shake)\b",
         r"\b(is|are|has been|have been|was)\s+(now\s+)?"
-        r"(confirmed|approved|accepted|agreed|finalized|finalised|signed)\b",
-        r"\b(prepared|ready|willing|delighted|glad|pleased|happy|authori[sz]ed|in a position) to "
+        r"(confirmed|approved|accepted|agreed|finalized|finalised|signed|countersigned|issued|placed|awarded|"
+        r"executed|exercised|granted)\b",
+        r"\b(prepared|ready|willing|delighted|glad|pleased|happy|authori[sz]ed|in a position|fine|"
+        r"ok|okay|good|content) to "
         r"("
         + _BASE_VERBS.replace("|do|", "|").replace("|meet|", "|").replace("|start|", "|")
         + r"|have you (join|start|on board))\b",
@@ -93,39 +99,88 @@ _FIXED = tuple(
         r"^\W*(deal|done|agreed|accepted|confirmed|sold|approved)\s*([,:;!—–-]|at\b|on\b|for\b)",
         # asking the other side to execute the deal ("please ship the 800 units", "draw up the lease")
         r"\b(go ahead and|please|kindly)\s+(ship|deliver|invoice|bill|draw up|issue|process|book|reserve|"
-        r"onboard|send|prepare)\s+(us\s+)?(the |our |all |those |these )?(\d[\d,]*\s+\w+|order|shipment|"
-        r"purchase order|po|invoice|contract|lease|paperwork|offer letter|booking|reservation)\b"
+        r"onboard|send|prepare|release|execute|countersign|finali[sz]e)\s+(us\s+)?"
+        r"(the |our |all |those |these )?(\d[\d,]*\s+\w+|order|shipment|purchase order|po|invoice|contract|"
+        r"lease|paperwork|offer letter|booking|reservation|agreement|renewal|docusign)\b"
         r"(?! (draft|for review))",
         r"\bpurchase order (to follow|is on its way|is attached|attached)\b",
         r"\b(is|are|looks?|sounds?|seems?) (acceptable|fine|good|ok|okay|workable|agreeable) "
         r"(to|for|by|with) us\b",
         r"\bworks? for us\b",
+        r"\bworks? on (our|my) (end|side)\b",
+        # acceptance by reference: the other side's terms, accepted without restating them
+        r"\b(terms|numbers|figures|quote|proposal|offer|pricing|price|rate|conditions|counter|counteroffer)\s+"
+        r"(work|works|is fine|are fine|is acceptable|are acceptable|is agreeable|are agreeable)"
+        r"(\s+for (us|me)\b|\W*$)(?! only| if| provided| assuming)",
+        r"^\W*(fine|good|ok|okay|acceptable|agreeable) (by|with|for) (us|me)\b",
         r"\b(we'?re|we are|i'?m|i am) (good|fine|ok|okay|happy) with\b",
         r"\b(count us in|we'?re in|sign us up)\b",
         r"\b(go ahead|book it|ship it|please proceed|"
         r"proceed with the (order|shipment|purchase|contract|lease))\b",
-        r"\byou'?re hired\b",
+        r"\b(you'?re|you are|she'?s|she is|he'?s|he is|they'?re|they are) hired\b",
         r"\bwelcome to the team\b",
         r"\b(offer|price|rate|quote) stands\b",
         r"\boffer (is )?extended\b",
         r"\bcount on\b[^.?!]*\bfrom us\b",
         r"^\W*deal\b",
         r"\bit'?s yours\b",
+        r"^\W*(done|sold|agreed|accepted|approved)\W*$",
+        # the performative adverb with an act of commitment ("the order is hereby placed", "we hereby
+        # exercise the option"; not "we hereby acknowledge" or "hereby decline")
+        r"\bhereby\s+(\w+\s+)?(accept|agree|confirm|commit|place|order|exercise|award|approve|authori[sz]e|"
+        r"grant|extend|offer|renew|purchase|engage|appoint|guarantee|undertake|issue|sign|execute|release)",
+        # a figure settled by ellipsis ("Alright, $102K it is.", "9.10 a unit it is")
+        r"\d[\w,.%/]*(\s+[\w/-]+){0,4}\s+it is\W*$",
+        # assent to listed or referenced terms ("Yes to all three", "that's a yes from us")
+        r"^\W*(yes|yep|yeah)\s+(to|on)\b",
+        r"\b(it'?s|that'?s|it is|that is) a (yes|go)\b",
+        r"\byou'?re on\W*$",
+        # nominalised acceptance ("consider this email our acceptance", "this serves as our approval")
+        r"\b(consider|take|treat)\s+(this|it|that|the above)(\s+\w+)?\s+(as\s+)?(our|my)\s+"
+        r"(formal\s+|written\s+|official\s+|final\s+)?(acceptance|agreement|approval|commitment|confirmation|"
+        r"go-ahead|sign-off|authori[sz]ation)\b",
+        r"\b(this|the above|this email|this message|this note|this letter)\s+(is|serves as|constitutes|"
+        r"represents)\s+(our|my)\s+(formal\s+|written\s+|official\s+|final\s+)?(acceptance|agreement|approval|"
+        r"commitment|confirmation|authori[sz]ation)\b",
+        # an assurance given to the other side about a payment or delivery
+        r"\byou can (count|rely|bank) on\b[^.?!]*(\d|\b(payment|delivery|deposit|the order)\b)",
+        r"\block (it|that|this|those|these|them|the [\w-]+) in\b",
+        # moving the deal to execution ("prepare the lease for execution", "get the paperwork moving")
+        r"\b(ready|prepar\w*|send\w*|draw\w* up|get)\b[^.?!]{0,40}\bfor (execution|signature|signing|"
+        r"countersignature)\b",
+        r"\bget (the|our) (paperwork|contract|lease|onboarding|po|purchase order|offer letter) "
+        r"(moving|going|started|rolling|signed|out)\b",
+        # imperative execution, bare or after assent ("Release the order", "yep, book him for the term")
+        r"^\W*(ship|release|issue|execute|countersign|process|finali[sz]e|onboard)\s+(it|them|him|her|the|our|"
+        r"those|these|that|this|all|us|\d)\b",
+        r"^\W*(ok|okay|yes|yep|yeah|alright|great|fine|sure)\W+(book|hire|sign|send|lock|reserve|order|take|"
+        r"release|issue)\s+(it|them|him|her|the|our|those|these|that|this|all|us|\d)\b",
     )
 )
 # Relaying to a decision maker ("we're taking your proposal to the committee") is not an undertaking.
 _RELAY = re.compile(
-    r"\b(tak|bring|pass|send|forward|run|escalat)\w*\b[^.?!]{0,40}\b(to|by|past|with) (our|the|my) "
+    r"\b(tak|bring|pass|send|forward|run|escalat)\w*\b[^.?!]{0,40}\b(to|by|past|with) ((our|the|my) )?"
     r"(committee|board|principal|manager|lead|leadership|team|finance|legal|lawyers?|cfo|ceo|vp|director|owner)\b",
     _I,
 )
 _SUBORDINATE = re.compile(r"\b(once|when|if|until|unless|after|before|whenever)\b", _I)
+_LEADING_SUBORDINATE = re.compile(r"^\W*(once|when|if|until|unless|after|before|whenever|as soon as)\b", _I)
+_MAIN_AUXILIARY = re.compile(r"\b(will|shall|can|hereby)\b|'ll\b", _I)
+# Confirming a fact ("happy to confirm receipt of your quote") commits to nothing.
+_FACTUAL_CONFIRMATION = re.compile(
+    r"\bconfirm(s|ed|ing)?\s+(receipt|that (we|i) (have )?received|(we|i)('ve| have) received|"
+    r"(our|my) (availability|attendance)|the (meeting|call))\b",
+    _I,
+)
+# A hedge that is explicitly voided ("subject to nothing further") no longer hedges.
+_VOIDED_HEDGE = re.compile(r"\bsubject to (nothing|no)\b[^,;.!?]*", _I)
 _HABITUAL = re.compile(r"\b(typically|usually|generally|normally|often|always|routinely)\b", _I)
-_INHERENTLY_BINDING = re.compile(r"^(agree|accept|sign|commit)", _I)
+_INHERENTLY_BINDING = re.compile(r"^(agree|accept|sign|commit|guarantee|pledge|undertake|countersign)", _I)
 _TERMS = re.compile(
     r"[$€]\s?\d|\d[\s-]*(units?|months?|weeks?|years?|hours?|sq|%)|\b(offer|deal|terms|price|rate|salary|rent|"
     r"order|contract|lease|agreement|start|warranty|exclusivity|deposit|purchase|relocation|moving|role|job|"
-    r"space|budget|net[- ]?\d+|payment|shipment|volume|quote|proposal|term|delivery|invoice)\b",
+    r"space|budget|net[- ]?\d+|payment|shipment|volume|quote|proposal|term|delivery|invoice|arrangement|"
+    r"package|bonus|allowance|renewal|occupancy|pricing|quantity|quantities|pallets?|suite|premises|tenancy)\b",
     _I,
 )
 _FIRST_PERSON = re.compile(
@@ -136,6 +191,9 @@ _FIRST_PERSON = re.compile(
 _OTHER_SUBJECT = re.compile(r"\b(you|they|he|she|the (landlord|supplier|candidate|contractor|tenant))\b", _I)
 _NEGATION_INSIDE = re.compile(r"\b(not|never)\b|n't\b", _I)
 _ADJECTIVAL = re.compile(r"\b(our|the|an?|your|their|its|this|that|pre)\W*$", _I)
+# "a personal guarantee", "the written promise": a noun after a determiner and one modifier.
+_NOUN_READING = re.compile(r"\b(an?|the|our|your|their|this|that|any)\s+([\w-]+\s+)?$", _I)
+_NOUN_LIKE = re.compile(r"^(guarantees?|promises?|pledges?)$", _I)
 _TENTATIVE = re.compile(r"\b(would|could|might|may|should)\b|'d\b", _I)
 _GENERAL_HEDGES = (
     "subject to",
@@ -161,6 +219,9 @@ _GENERAL_HEDGES = (
     "before agreeing",
     "for review",
     "open to exploring",
+    "in principle",
+    "on paper",
+    "final say",
 )
 _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, _I), r)
@@ -220,8 +281,10 @@ def _tentative(sentence: str, position: int) -> bool:
 
 def _conditional(sentence: str, position: int) -> bool:
     """A subordinate clause ("once approved", "until everything is agreed") states a condition, not a deal."""
-    before = sentence[clause_start(sentence, position) : position].split()[-3:]
-    return _SUBORDINATE.search(" ".join(before)) is not None
+    clause = sentence[clause_start(sentence, position) : position]
+    if _LEADING_SUBORDINATE.search(clause) and not _MAIN_AUXILIARY.search(clause):
+        return True  # inside a leading subordinate clause ("When the budget is approved, ...")
+    return _SUBORDINATE.search(" ".join(clause.split()[-3:])) is not None
 
 
 def _about_terms(sentence: str, verb: str) -> bool:
@@ -239,6 +302,8 @@ def _predicate_cue(sentence: str) -> str | None:
             if is_negated(sentence, position) or _NEGATION_INSIDE.search(match.group(0)):
                 continue
             if _tentative(sentence, position) or _ADJECTIVAL.search(sentence[:position]):
+                continue
+            if _NOUN_LIKE.match(verb) and _NOUN_READING.search(sentence[:position]):
                 continue
             if _conditional(sentence, position) or not _about_terms(sentence, verb):
                 continue
@@ -258,10 +323,11 @@ def _fixed_cue(sentence: str) -> str | None:
 
 def binding_cue(sentence: str, hedges: Sequence[str] = ()) -> str | None:
     """The cue that makes sentence binding, or None if it is not binding."""
-    sentence = ascii_quotes(sentence)
+    sentence = _FACTUAL_CONFIRMATION.sub("acknowledge", ascii_quotes(sentence))
     if sentence.rstrip().endswith("?"):
         return None
-    if _hedged(sentence, (*hedges, *_GENERAL_HEDGES)) or _RELAY.search(sentence):
+    unhedged = _VOIDED_HEDGE.sub("", sentence)
+    if _hedged(unhedged, (*hedges, *_GENERAL_HEDGES)) or _RELAY.search(sentence):
         return None
     return _fixed_cue(sentence) or _predicate_cue(sentence)
 
