@@ -112,12 +112,15 @@ def _task_command(script: str | Path, args: Sequence[str]) -> tuple[list[str], d
 
 READY_MARKER = "BENCH-READY"
 """What a serving task prints once warmed up (see `lockstep`)."""
+BATCH_MARKER = "BENCH-BATCH "
+"""Prefix of a serving task's reply: seconds per call of the batch just timed."""
 
 
 def serve(one: Callable[[], object], *, warmup: int = 20) -> int:
     """Inside a task subprocess: after warm-up, time a batch of `one()` calls per line of stdin.
 
-    Each stdin line holds a batch size; the reply is one line, seconds per call. Stops at EOF.
+    Each stdin line holds a batch size; the reply is one marked line, seconds per call (anything
+    else the calls print is skipped by `lockstep`). Stops at EOF.
 
     Returns:
         How many batches were timed.
@@ -131,9 +134,18 @@ def serve(one: Callable[[], object], *, warmup: int = 20) -> int:
         start = time.perf_counter()
         for _ in range(number):
             one()
-        print((time.perf_counter() - start) / number, flush=True)
+        print(f"{BATCH_MARKER}{(time.perf_counter() - start) / number!r}", flush=True)
         batches += 1
     return batches
+
+
+def _next_marked(process: subprocess.Popen[str], marker: str) -> str | None:
+    """The rest of the process's next stdout line that starts with marker (None at EOF)."""
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith(marker):
+            return line[len(marker) :].strip()
+    return None
 
 
 def lockstep(
@@ -156,7 +168,7 @@ def lockstep(
     Raises:
         TaskError: a side failed to start or stopped answering.
     """
-    processes = []
+    processes: list[subprocess.Popen[str]] = []
     try:
         for args, _ in sides:
             command, environment = _task_command(script, args)
@@ -164,22 +176,26 @@ def lockstep(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=environment
             )
             processes.append(process)
-            if process.stdout is None or process.stdout.readline().strip() != READY_MARKER:
+            if _next_marked(process, READY_MARKER) is None:
                 raise TaskError(f"{' '.join(command[1:])} did not start serving")
         samples: list[list[float]] = [[] for _ in sides]
         for _ in range(rounds):
-            for process, (_, number), side_samples in zip(processes, sides, samples, strict=True):
-                assert process.stdin is not None and process.stdout is not None
+            for process, (args, number), side_samples in zip(processes, sides, samples, strict=True):
+                assert process.stdin is not None
                 process.stdin.write(f"{number}\n")
                 process.stdin.flush()
-                reply = process.stdout.readline()
-                if not reply:
-                    raise TaskError(f"a lockstep side ({' '.join(sides[0][0])}) stopped answering")
+                reply = _next_marked(process, BATCH_MARKER)
+                if reply is None:
+                    raise TaskError(f"{script} {' '.join(args)} stopped answering")
                 side_samples.append(float(reply))
         return tuple(Timing(tuple(side_samples)) for side_samples in samples)
     finally:
-        for process in processes:  # EOF on stdin ends a side; its last words (its report) are read
-            process.communicate(timeout=60)
+        for process in processes:  # EOF on stdin ends a side; what it still prints is read and dropped
+            try:
+                process.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
 
 
 def run_task(script: str | Path, *args: str, timeout: float = 900.0) -> dict[str, Any]:

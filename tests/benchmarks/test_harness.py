@@ -85,12 +85,13 @@ def test_main_rejects_unknown_sections(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_lockstep_runs_the_sides_in_turn_batch_by_batch(tmp_path: Path) -> None:
     # Each side appends its name to one shared log per call: the log shows the order of the batches.
+    # The calls also print to stdout, which the replies must survive.
     log = tmp_path / "order.log"
     script = tmp_path / "task_serve.py"
     script.write_text(
         "import sys\nfrom harness import report, serve\n"
         f"name = sys.argv[1]\nlog = {str(log)!r}\n"
-        "def one():\n    with open(log, 'a') as f:\n        f.write(name)\n"
+        "def one():\n    print('noise from the call')\n    with open(log, 'a') as f:\n        f.write(name)\n"
         "report({'batches': serve(one, warmup=0)})\n",
         encoding="utf-8",
     )
@@ -105,3 +106,10 @@ def test_lockstep_names_a_side_that_does_not_start(tmp_path: Path) -> None:
     script.write_text("raise SystemExit('no serving today')\n", encoding="utf-8")
     with pytest.raises(harness.TaskError, match=r"task_silent\.py did not start serving"):
         harness.lockstep(script, [([], 1)], rounds=1)
+
+
+def test_lockstep_names_a_side_that_stops_answering(tmp_path: Path) -> None:
+    script = tmp_path / "task_quits.py"
+    script.write_text("from harness import READY_MARKER\nprint(READY_MARKER, flush=True)\n", encoding="utf-8")
+    with pytest.raises(harness.TaskError, match=r"task_quits\.py side-a stopped answering"):
+        harness.lockstep(script, [(["side-a"], 1)], rounds=1)
