@@ -260,7 +260,8 @@ def promediate_experiment(
     LLM-backed conversations (an llm-* mediator, --participants llm, --consensus llm or --judge llm)
     are played on threads and each is appended to OUT's ``.rows.jsonl`` as it ends; a rerun resumes.
     """
-    from parley.experiments.promediate import grid, run_deliberation, write_report
+    from parley.experiments.deliberation import run_deliberation
+    from parley.experiments.promediate import grid, write_report
     from parley.experiments.promediate_llm import ConversationRoles
 
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
