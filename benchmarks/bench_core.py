@@ -112,9 +112,12 @@ def casino_section(sizes: Sizes) -> str:
     round_ratios = [n / p for p, n in zip(ours.samples, theirs.samples, strict=True)]
     ratio = statistics.median(round_ratios)
     low_ratio, _, high_ratio = statistics.quantiles(round_ratios, n=4)
-    # Moves, agreements and utilities (and the engine alone) from ordinary runs.
+    # Moves, agreements and utilities (and parley's engine alone) from ordinary runs; the
+    # lockstep above gave NegMAS's time, so this run times a single negotiation only.
     parley = run_task("core_tasks.py", "parley-casino", *common)
-    negmas_single = run_task("core_tasks.py", "negmas-casino", *common, "--one-offer-per-step", "yes")
+    negmas_single = run_task(
+        "core_tasks.py", "negmas-casino", "--repeat", "1", "--number", "1", "--one-offer-per-step", "yes"
+    )
     lean = run_task("core_tasks.py", "parley-casino", *common, "--agents", "lean")
     negmas_default = run_task("core_tasks.py", "negmas-casino", *common, "--one-offer-per-step", "no")
     theirs_default = _timing(negmas_default)

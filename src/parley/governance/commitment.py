@@ -163,8 +163,9 @@ _RELAY = re.compile(
     r"(committee|board|principal|manager|lead|leadership|team|finance|legal|lawyers?|cfo|ceo|vp|director|owner)\b",
     _I,
 )
-_SUBORDINATE = re.compile(r"\b(once|when|if|until|unless|after|before|whenever)\b", _I)
-_LEADING_SUBORDINATE = re.compile(r"^\W*(once|when|if|until|unless|after|before|whenever|as soon as)\b", _I)
+_SUBORDINATORS = r"once|when|if|until|unless|after|before|whenever"
+_SUBORDINATE = re.compile(rf"\b({_SUBORDINATORS})\b", _I)
+_LEADING_SUBORDINATE = re.compile(rf"^\W*({_SUBORDINATORS}|as soon as)\b", _I)
 _MAIN_AUXILIARY = re.compile(r"\b(will|shall|can|hereby)\b|'ll\b", _I)
 # Confirming a fact ("happy to confirm receipt of your quote") commits to nothing.
 _FACTUAL_CONFIRMATION = re.compile(
