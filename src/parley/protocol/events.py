@@ -112,7 +112,7 @@ class Trajectory(Sequence[Event]):
     @classmethod
     def over(cls, events: list[Event]) -> Trajectory:
         """A trajectory backed by this very list (no copy): its owner appends to the list directly."""
-        trajectory = cls()
+        trajectory = cls.__new__(cls)  # (no __init__: it would build a list only to drop it)
         trajectory._events = events
         return trajectory
 

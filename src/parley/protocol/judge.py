@@ -18,7 +18,7 @@ class Verdict(Enum):
     CONTINUE = "continue"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # (a __dict__, not slots: the engine fills it in one update, as for PartyView)
 class JudgeView:
     """The facts a judge rules on; no party's utility is among them.
 
@@ -57,18 +57,27 @@ class TerminationJudge(Protocol):
         ...
 
 
+# A judgement is immutable: the rule judge hands out these few (one ruling ends every session).
+_VIOLATION = Judgement(Verdict.NO_DEAL, "protocol_violation")
+_WALK = Judgement(Verdict.NO_DEAL, "walk")
+_STAGNATION = Judgement(Verdict.NO_DEAL, "stagnation")
+_BOUND_HIT = Judgement(Verdict.NO_DEAL, "bound_hit")
+_AGREEMENT = Judgement(Verdict.AGREEMENT)
+_CONTINUE = Judgement(Verdict.CONTINUE)
+
+
 class RuleJudge:
     """The deterministic judge: violations, walks, passed offers, unresolved stagnation, then bounds."""
 
     def judge(self, view: JudgeView) -> Judgement:
         if view.violation is not None:
-            return Judgement(Verdict.NO_DEAL, "protocol_violation")
+            return _VIOLATION
         if view.walked is not None:
-            return Judgement(Verdict.NO_DEAL, "stagnation" if view.stagnation_unresolved else "walk")
+            return _STAGNATION if view.stagnation_unresolved else _WALK
         if view.offer_passed:
-            return Judgement(Verdict.AGREEMENT)
+            return _AGREEMENT
         if view.stagnation_unresolved:
-            return Judgement(Verdict.NO_DEAL, "stagnation")
+            return _STAGNATION
         if view.bound_hit is not None:
-            return Judgement(Verdict.NO_DEAL, "bound_hit")
-        return Judgement(Verdict.CONTINUE)
+            return _BOUND_HIT
+        return _CONTINUE

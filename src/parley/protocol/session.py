@@ -20,9 +20,9 @@ from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import UtilityFunction
 from parley.errors import ProtocolViolation, ScenarioError
-from parley.protocol.actions import Accept, Action, Propose, Walk, action_to_json
+from parley.protocol.actions import Action, Propose, action_to_json
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
-from parley.protocol.clock import Clock, FakeClock
+from parley.protocol.clock import Clock
 from parley.protocol.engine import check_move, illegal_package, movement, option_spans
 from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
 from parley.protocol.judge import JudgeView, RuleJudge, TerminationJudge, Verdict
@@ -35,8 +35,24 @@ _new = object.__new__  # frozen dataclasses built without their __init__ frame f
 
 MEDIATOR: PartyId = "mediator"
 
-# Reading an enum member off its class costs about 15 times a global lookup on CPython 3.11.
+# Reading an enum member off its class costs about 15 times a global lookup on CPython 3.11
+# (and a member's `.value` is a Python-level property).
 _PROPOSE, _RESPOND = Phase.PROPOSE, Phase.RESPOND
+_VERDICTS = {verdict: verdict.value for verdict in Verdict}
+
+
+class _StillClock:
+    """The clock of a session given none: it always reads 0 s, so every event is at 0 s.
+
+    It has no state, so sessions share one (and nobody can move it).
+    """
+
+    def now(self) -> float:
+        return 0.0
+
+
+_STILL_CLOCK = _StillClock()
+_RULE_JUDGE = RuleJudge()  # (stateless: sessions without a judge of their own share it)
 
 
 class Negotiator(Protocol):
@@ -144,7 +160,7 @@ class Session:
         rules: Protocol rules.
         mediator: Optional offer mediator, consulted on stagnation.
         judge: Termination judge (default: the rule-based judge).
-        clock: Time source (default: a frozen fake clock, for byte-stable transcripts).
+        clock: Time source (default: one that always reads 0 s, for byte-stable transcripts).
         on_event: Called with every event as it is recorded (live display).
         metadata: Extra public facts stored in the opening event (scenario name, seed, agents).
     """
@@ -220,13 +236,12 @@ class Session:
         self._names = names = tuple(self._parties)
         seating = _seating(names, rules)
         self._mediator = mediator
-        self._judge = judge or RuleJudge()
+        self._judge = judge or _RULE_JUDGE
         # The rule judge continues whenever nothing happened, so that common case skips building a view.
         self._plain_judge = type(self._judge) is RuleJudge
         self._needed = seating.needed
-        self._clock = clock or FakeClock()
-        # A clock of the session's own is a frozen fake nobody else can move: every event is at 0 s.
-        self._still = clock is None
+        self._clock = clock or _STILL_CLOCK
+        self._still = clock is None  # (then every event is at 0 s: `_emit` need not read the clock)
         self._on_event = on_event
         self._metadata = dict(metadata or {})
         self._events: list[Event] = []
@@ -261,40 +276,49 @@ class Session:
 
     def _open_windows(self, space: OutcomeSpace, rules: Rules, mediator: OfferMediator | None) -> None:
         """Set up what each party sees (its record window and view) and how it is asked to move."""
-        self._explainers = {name: getattr(n, "explain", None) for name, n in self._negotiators.items()}
+        # (One loop over the parties, no comprehensions: a session is set up for every game.)
+        self._explainers: dict[PartyId, Callable[[], Mapping[str, Any] | None] | None] = {}
+        private = False
+        for name, negotiator in self._negotiators.items():
+            explain = self._explainers[name] = getattr(negotiator, "explain", None)
+            private = private or explain is not None
         # The only private events are the traces of negotiators that explain their moves. Without
         # any, every event is public and each window is the whole trajectory.
-        private = any(explain is not None for explain in self._explainers.values())
         windows = (*self._names, MEDIATOR)
-        self._visible: dict[PartyId, list[Event]] = {
-            name: [] if private else self._events for name in windows
-        }
-        # Nobody reads the mediator's window when there is no mediator: public events skip it.
-        self._visible_lists = tuple(
-            self._visible[name] for name in windows if private and (name != MEDIATOR or mediator is not None)
+        events = self._events
+        self._visible: dict[PartyId, list[Event]] = (
+            {name: [] for name in windows} if private else dict.fromkeys(windows, events)
         )
-        self._records = {name: Record(events) for name, events in self._visible.items()}
+        # Nobody reads the mediator's window when there is no mediator: public events skip it.
+        self._visible_lists = (
+            tuple(self._visible[name] for name in windows if name != MEDIATOR or mediator is not None)
+            if private
+            else ()
+        )
+        # A record each, even when they show the same events: a negotiator playing two parties
+        # tells its views apart by their records.
+        self._records = {MEDIATOR: Record(self._visible[MEDIATOR])}
         # Per party: the fields of its view that stay the same all session (see `_ask`), and how
         # it is asked for a move (its `act` itself unless moves are timed).
         self._view_fields: dict[PartyId, dict[str, Any]] = {}
         self._acts: dict[PartyId, Callable[[PartyView], object]] = {}
+        timed = rules.act_timeout is not None
         for name, party in self._parties.items():
+            record = self._records[name] = Record(self._visible[name])
             self._view_fields[name] = {
                 "party": name,
                 "parties": self._names,
                 "space": space,
                 "utility": party.utility,
                 "rules": rules,
-                "record": self._records[name],
+                "record": record,
                 "persona": dict(party.persona),  # its own copy: setups are shared between sessions
                 "round": 0,  # round, phase and table are filled in per move
                 "phase": _PROPOSE,
                 "table": None,
             }
             self._acts[name] = (
-                self._negotiators[name].act
-                if rules.act_timeout is None
-                else functools.partial(self._timed_act, name)
+                functools.partial(self._timed_act, name) if timed else self._negotiators[name].act
             )
 
     # -- recording -----------------------------------------------------------------------------
@@ -366,8 +390,8 @@ class Session:
         except concurrent.futures.TimeoutError:
             raise ProtocolViolation(f"took longer than {timeout} s to move", party=party) from None
 
-    def _ask(self, party: PartyId, phase: Phase) -> tuple[Action, tuple[int, ...] | None]:
-        """A party's checked move, with a proposal's option indices."""
+    def _ask(self, party: PartyId, phase: Phase) -> tuple[dict[str, Any], tuple[int, ...] | None]:
+        """A party's checked move as it is recorded (`action_to_json`), with a proposal's option indices."""
         # PartyView(...) without its __init__ frame (views are built for every move): the same fields.
         view = _new(PartyView)
         fields = view.__dict__
@@ -382,8 +406,12 @@ class Session:
                     action, indices = raw, self._space.indices_of(raw.package)
                 except (ValueError, TypeError, AttributeError) as error:
                     raise illegal_package(error, party, raw) from None
+                # `action_to_json(action)`, inline; the recorded copy of the package, which the
+                # agent may go on changing, is what the table and the trajectory hold.
+                data = {"kind": "propose", "package": dict(raw.package), "message": raw.message}
             else:
                 action, indices = check_move(self._space, self._table, party, phase, raw)
+                data = action_to_json(action)
         except ProtocolViolation as violation:
             self._violation(party, str(violation), violation.action)
         except Exception as error:  # an agent's bug must not crash a tournament
@@ -398,7 +426,7 @@ class Session:
             except Exception as error:  # a broken explain() is the agent's bug, like a broken act()
                 logger.warning("explain() of %s raised %r", party, error)
                 self._violation(party, f"explain() raised {type(error).__name__}: {error}", action)
-        return action, indices
+        return data, indices
 
     def _violation(self, party: PartyId, detail: str, action: object) -> NoReturn:
         self._emit(
@@ -450,7 +478,7 @@ class Session:
         judgement = self._judge.judge(view)
         if judgement.verdict is Verdict.CONTINUE:
             return
-        self._emit("judgement", None, {"verdict": judgement.verdict.value, "reason": judgement.reason})
+        self._emit("judgement", None, {"verdict": _VERDICTS[judgement.verdict], "reason": judgement.reason})
         if judgement.verdict is Verdict.AGREEMENT and self._table is not None:
             raise _Stop(None)
         self._no_deal = NoDeal(judgement.reason or "judge", self._round, walker or view.walked, detail)
@@ -461,18 +489,25 @@ class Session:
         if self._plain_judge and walked is None and bound_hit is None and not stagnation:
             table = self._table
             # Fewer acceptances than the rule needs: not passed, and the rule judge would continue.
-            if table is None or len(table.accepted_by) < self._needed or not self._passed():
+            if table is None or len(table.accepted_by) < self._needed:
                 return
+            passed = self._passed()
+            if not passed:
+                return
+        else:
+            passed = self._passed()
+        view = _new(JudgeView)  # JudgeView(...) without its __init__ frame: the same fields
+        view.__dict__.update(
+            round=self._round,
+            max_rounds=self._rules.max_rounds,
+            offer_passed=passed,
+            walked=walked[0] if walked else None,
+            bound_hit=bound_hit,
+            stagnation_unresolved=stagnation,
+            violation=None,
+        )
         self._decide(
-            JudgeView(
-                self._round,
-                self._rules.max_rounds,
-                self._passed(),
-                walked=walked[0] if walked else None,
-                bound_hit=bound_hit,
-                stagnation_unresolved=stagnation,
-            ),
-            detail=walked[1] if walked else (f"{bound_hit} bound reached" if bound_hit else ""),
+            view, detail=walked[1] if walked else (f"{bound_hit} bound reached" if bound_hit else "")
         )
 
     # -- the round --------------------------------------------------------------------------------
@@ -487,50 +522,51 @@ class Session:
         self._offers += 1
 
     def _proposer_turn(self, proposer: PartyId) -> None:
-        action, indices = self._ask(proposer, _PROPOSE)
-        data = action_to_json(action)
+        data, indices = self._ask(proposer, _PROPOSE)
         event = self._emit("action", proposer, data)
+        kind = data["kind"]
         if indices is not None:
             package = data["package"]  # the recorded copy: the agent may reuse its own dict
             self._offered(proposer, package, indices)
             self._table_offer(package, proposer, event.seq)
             if not self._judge_every_move:  # a proposal alone cannot pass (see __init__)
                 return
-        elif isinstance(action, Accept):
+        elif kind == "accept":
             table = self._table
             assert table is not None  # check_move refuses an accept with nothing on the table
             accepted = table.accepted_by | {proposer}
             self._table = TableOffer(table.package, table.proposer, accepted, table.offer_id)
-        elif isinstance(action, Walk):
-            self._walked = (proposer, action.reason or "walked away")
+        elif kind == "walk":
+            self._walked = (proposer, data["reason"] or "walked away")
             self._withdraw([self._walked])
         self._check()
 
     def _answer_and_close(self, responders: Sequence[PartyId], round_number: int) -> bool:
         """Every responder answers the same table (the answers are revealed together); then the round
         closes: the next proposer's counter becomes the table, a round without movement is counted,
-        and the round advances.
+        and the round advances. (A round with one responder takes `_answer_one`.)
 
         Returns:
             Whether the next proposer's counter is now the table (it then does not propose again).
         """
-        answers: list[tuple[PartyId, tuple[Action, tuple[int, ...] | None]]] = []
+        answers: list[tuple[PartyId, tuple[dict[str, Any], tuple[int, ...] | None]]] = []
         for party in responders:  # (a loop, not a comprehension: one call less per round on 3.11)
             answers.append((party, self._ask(party, _RESPOND)))
         counters: dict[PartyId, tuple[Mapping[str, Value], int]] = {}
         accepted: list[PartyId] = []
         walkers: list[tuple[PartyId, str]] = []
-        for party, (action, indices) in answers:
-            data = action_to_json(action)
+        for party, (data, indices) in answers:
             event = self._emit("action", party, data)
             if indices is not None:
                 package = data["package"]
                 counters[party] = (package, event.seq)
                 self._offered(party, package, indices)
-            elif isinstance(action, Accept):
-                accepted.append(party)
-            elif isinstance(action, Walk):
-                walkers.append((party, action.reason or "walked away"))
+            else:
+                kind = data["kind"]
+                if kind == "accept":
+                    accepted.append(party)
+                elif kind == "walk":
+                    walkers.append((party, data["reason"] or "walked away"))
         table = self._table
         if accepted and table is not None:
             self._table = TableOffer(
@@ -552,6 +588,38 @@ class Session:
         self._moved = False
         self._round = round_number + 1
         return counter is not None
+
+    def _answer_one(self, party: PartyId, round_number: int) -> bool:
+        """`_answer_and_close` for a round with one responder, as every round of a bilateral session
+        has: the same events, checks and round state, without collecting answers (there are no
+        other responders to hide them from). A test plays games both ways and compares them.
+        """
+        data, indices = self._ask(party, _RESPOND)
+        event = self._emit("action", party, data)
+        kind = data["kind"]
+        if indices is not None:
+            self._offered(party, data["package"], indices)
+        elif kind == "accept":
+            table = self._table
+            if table is not None:
+                self._table = TableOffer(
+                    table.package, table.proposer, table.accepted_by | {party}, table.offer_id
+                )
+        elif kind == "walk":
+            walker = (party, data["reason"] or "walked away")
+            if self._walked is None:
+                self._walked = walker
+            self._withdraw([walker])
+        if kind in {"accept", "walk"} or self._judge_every_move:
+            self._check()
+        order = self._live_order  # (after any withdrawal this round)
+        tabled = indices is not None and order[round_number % len(order)] == party
+        if tabled:
+            self._table_offer(data["package"], party, event.seq)
+        self._stagnant = 0 if self._moved else self._stagnant + 1
+        self._moved = False
+        self._round = round_number + 1
+        return tabled
 
     def _stagnation(self) -> None:
         rules = self._rules
@@ -622,7 +690,11 @@ class Session:
                 if not (counter_tabled and table is not None and table.proposer == proposer):
                     self._proposer_turn(proposer)
                 responders = self._live_responders[proposer]
-            counter_tabled = self._answer_and_close(responders, round_number)
+            counter_tabled = (
+                self._answer_one(responders[0], round_number)
+                if len(responders) == 1
+                else self._answer_and_close(responders, round_number)
+            )
             if self._stagnant >= stagnation_rounds:
                 # Judged on the round just played, so its events and any no-deal stay within the cap.
                 self._round = round_number
@@ -669,29 +741,33 @@ class Session:
     def _agreement(self) -> Agreement:
         table = self._table
         assert table is not None
-        utilities = {name: p.utility.evaluate(table.package) for name, p in self._parties.items()}
-        reservations = {name: p.utility.reservation_value for name, p in self._parties.items()}
-        violations = tuple(
-            BatnaViolation(name, utilities[name], reservations[name])
-            for name in self._names  # party order, not set order: transcripts must not depend on hashing
-            if name in table.accepted_by
-            and name not in self._withdrawn
-            and utilities[name] < reservations[name] - 1e-9
-        )
-        for violation in violations:
-            self._emit(
-                "batna_violation",
-                violation.party,
-                {"utility": violation.utility, "reservation_value": violation.reservation_value},
-            )
+        package, accepted_by, withdrawn = table.package, table.accepted_by, self._withdrawn
+        utilities: dict[PartyId, float] = {}
+        reservations: dict[PartyId, float] = {}
+        accepted: list[PartyId] = []  # party order, not set order: transcripts must not depend on hashing
+        for name, party in self._parties.items():
+            utility = party.utility
+            utilities[name] = utility.evaluate(package)
+            reservations[name] = utility.reservation_value
+            if name in accepted_by and name not in withdrawn:
+                accepted.append(name)
+        violations: list[BatnaViolation] = []
+        for name in accepted:
+            if utilities[name] < reservations[name] - 1e-9:
+                violations.append(BatnaViolation(name, utilities[name], reservations[name]))
+                self._emit(
+                    "batna_violation",
+                    name,
+                    {"utility": utilities[name], "reservation_value": reservations[name]},
+                )
         return Agreement(
-            dict(table.package),
+            dict(package),
             self._round,
             table.proposer,
-            tuple(p for p in self._names if p in table.accepted_by and p not in self._withdrawn),
+            tuple(accepted),
             utilities,
             reservations,
-            violations,
+            tuple(violations),
         )
 
 

@@ -47,7 +47,8 @@ class TimeBasedNegotiator(BaselineNegotiator):
         super().__init__(party, seed)
         if exponent <= 0:
             raise ValueError(f"exponent must be positive, got {exponent}")
-        check_unit(anchor=anchor, band=band)
+        if not (0.0 <= anchor <= 1.0 and 0.0 <= band <= 1.0):  # (checked inline: built for every game)
+            check_unit(anchor=anchor, band=band)
         self._curve = (exponent, anchor, band)
         self._plans: dict[tuple[int, int], Plan] = {}
 
@@ -202,14 +203,14 @@ class RandomNegotiator(BaselineNegotiator):
         self.walk_probability = walk_probability
 
     def accepts(self, view: PartyView, worth: float) -> bool:
-        return bool(self._rng.random() < self.accept_probability)
+        return self._rng.uniform() < self.accept_probability
 
     def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
         # Tabling a package is offering to settle on it, so only packages at or above the BATNA.
-        return int(self._rng.integers(ranked.lowest_rank_at_least(ranked.reservation) + 1))
+        return self._rng.index(ranked.lowest_rank_at_least(ranked.reservation) + 1)
 
     def propose(self, view: PartyView) -> Action:
-        roll = float(self._rng.random())
+        roll = self._rng.uniform()
         if roll < self.walk_probability:
             return Walk("chose at random to leave")
         if roll < 0.1 and view.table is not None:

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from parley.agents.baselines.draws import Draws
 from parley.agents.baselines.ranked import (
     ESTIMATE_CHUNK,
     PYTHON_BAND,
@@ -247,46 +247,6 @@ def is_final_round(view: PartyView) -> bool:
     return view.round >= view.rules.max_rounds
 
 
-class _SeedStates(np.random.SeedSequence):
-    """`np.random.SeedSequence(seed)` that generates each state once, then hands out copies.
-
-    Hashing a seed's entropy into a state is most of the cost of seeding a generator, which a
-    tournament does for thousands of fresh negotiators with a few seeds. A bit generator takes
-    its state from `generate_state`, so a generator seeded from this sequence draws exactly
-    what `np.random.default_rng(seed)` draws.
-    """
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed)
-        self._states: dict[tuple[int, object], NDArray[np.uint32 | np.uint64]] = {}
-
-    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> NDArray[np.uint32 | np.uint64]:
-        key = (n_words, dtype)
-        try:
-            state = self._states.get(key)
-        except TypeError:  # an unhashable dtype spelling: nothing to remember it by
-            return super().generate_state(n_words, dtype)
-        if state is None:
-            state = self._states[key] = super().generate_state(n_words, dtype)
-        return state.copy()
-
-
-_seed_states: dict[int, _SeedStates] = {}
-SEED_SEQUENCES = 4096
-"""How many seeds' generated states are kept (a tournament reuses a few seeds many times)."""
-
-
-def _seeded(seed: int) -> np.random.Generator:
-    """`np.random.default_rng(seed)` (the same stream), reusing the seed's generated state."""
-    states = _seed_states.get(seed)
-    if states is None:
-        states = _SeedStates(seed)
-        if len(_seed_states) >= SEED_SEQUENCES:
-            _seed_states.clear()
-        _seed_states[seed] = states
-    return np.random.Generator(np.random.PCG64(states))
-
-
 class BaselineNegotiator(ABC):
     """The decision skeleton shared by every baseline.
 
@@ -302,22 +262,10 @@ class BaselineNegotiator(ABC):
     def __init__(self, party: PartyId, seed: int = 0) -> None:
         self.party = party
         self.seed = seed
-        # Seeding a generator costs more than a whole move on a small space, and many sessions
-        # never draw: it is created on first use (same seed, so the same draws).
-        self._generator: np.random.Generator | None = None
-        if type(seed) is not int or seed < 0:  # let a bad seed fail here, as it always did
-            self._generator = np.random.default_rng(seed)
+        self._rng = Draws(seed)  # (a bad seed fails here)
         self._ranked: RankedSpace | None = None
         self._memory: SessionMemory | None = None
         self._custom_walk = self._custom_propose = True  # (set for each session: see `_session`)
-
-    @property
-    def _rng(self) -> np.random.Generator:
-        """This negotiator's random generator (seeded with `seed`)."""
-        generator = self._generator
-        if generator is None:
-            generator = self._generator = _seeded(self.seed)
-        return generator
 
     def act(self, view: PartyView) -> Action:
         """Choose a move (see the class docstring for the order of rules)."""
@@ -435,7 +383,7 @@ class BaselineNegotiator(ABC):
         """`pick` with numpy (large spaces, wide bands, many parties) or, before any offer, at random."""
         estimate = memory.combined_estimate(candidates)
         if estimate is None:
-            rank = candidates.start + int(self._rng.integers(len(candidates)))
+            rank = candidates.start + self._rng.index(len(candidates))
             if rank == memory.last_rank:
                 rank = candidates.start + (rank - candidates.start + 1) % len(candidates)
             return rank
@@ -443,7 +391,7 @@ class BaselineNegotiator(ABC):
         if last is not None and last in candidates:
             estimate[last - candidates.start] = -np.inf
         best = np.flatnonzero(estimate >= estimate.max() - TOLERANCE)
-        choice = best[0] if best.size == 1 else best[int(self._rng.integers(best.size))]
+        choice = best[0] if best.size == 1 else best[self._rng.index(best.size)]
         return candidates.start + int(choice)
 
     def _pick_best(self, scores: list[float], memory: SessionMemory, candidates: range) -> int:
@@ -463,7 +411,7 @@ class BaselineNegotiator(ABC):
         if runner_up < threshold:
             return scores.index(top)
         best = [i for i, score in enumerate(scores) if score >= threshold]
-        return best[int(self._rng.integers(len(best)))]
+        return best[self._rng.index(len(best))]
 
 
 def _overrides(method: object, default: object) -> bool:

@@ -130,7 +130,7 @@ class FairNegotiator(BaselineNegotiator):
         near = self._fair_points()[2]
         if near.size > 1:
             near = near[near != memory.last_rank]
-        return int(near[int(self._rng.integers(near.size))])
+        return int(near[self._rng.index(near.size)])
 
 
 def _unit(values: FloatArray) -> FloatArray:
