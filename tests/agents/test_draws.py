@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from hashlib import blake2b
 
 import numpy as np
@@ -67,3 +69,11 @@ def test_a_bad_seed_is_refused_with_its_value(seed: object, error: type[Exceptio
 def test_an_empty_range_cannot_be_drawn_from() -> None:
     with pytest.raises(ValueError, match="empty range"):
         Draws(0).index(0)
+
+
+def test_a_copied_or_pickled_stream_goes_on_where_it_was() -> None:
+    draws = Draws(11)
+    draws.index(5)
+    restored = pickle.loads(pickle.dumps(draws))
+    copied = copy.deepcopy(draws)
+    assert restored.index(10**9) == copied.index(10**9) == draws.index(10**9)

@@ -9,11 +9,15 @@ from typing import Any
 
 import pytest
 
+from parley.agents import create
 from parley.domain import Issue, LinearAdditiveUtility, OutcomeSpace
 from parley.protocol.actions import Propose
 from parley.protocol.events import Event
+from parley.protocol.judge import Judgement, JudgeView, RuleJudge
 from parley.protocol.rules import Rules
+from parley.protocol.session import Session
 from parley.protocol.view import PartyView, Phase, Record, TableOffer
+from parley.testing.scenarios import casino_like_scenario
 
 SPACE = OutcomeSpace.of([Issue.integer_range("x", 0, 2)])
 UTILITY = LinearAdditiveUtility(SPACE, {"x": 1.0}, {"x": [0.0, 1.0, 2.0]})
@@ -80,3 +84,30 @@ def test_pattern_matching_and_equality_use_the_fields() -> None:
     assert Propose.__match_args__ == ("package", "message")
     assert table == TableOffer({"x": 1}, "bob", frozenset({"bob"}), 3)
     assert view.offer == {"x": 1} and view.opponents == ("bob",)
+
+
+def test_the_engine_fills_every_field_of_the_judge_views_it_builds() -> None:
+    views: list[JudgeView] = []
+
+    class Watching(RuleJudge):  # a judge type of its own: the engine asks it after every move
+        def judge(self, view: JudgeView) -> Judgement:
+            views.append(view)
+            return super().judge(view)
+
+    scenario = casino_like_scenario()
+    names = scenario.party_names
+    negotiators = {
+        names[0]: create("boulware", party=names[0], seed=1),
+        names[1]: create("conceder", party=names[1], seed=2),
+    }
+    result = Session(scenario.space, scenario.setups(), negotiators, scenario.rules, judge=Watching()).run()
+    assert result.agreement is not None and len(views) > 3
+    for view in views:
+        rebuilt = JudgeView(
+            **{field.name: getattr(view, field.name) for field in dataclasses.fields(JudgeView)}
+        )
+        assert view == rebuilt and repr(view) == repr(rebuilt)
+        assert pickle.loads(pickle.dumps(view)) == view
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            view.round = 0  # type: ignore[misc]
+    assert views[-1].offer_passed and not views[0].offer_passed

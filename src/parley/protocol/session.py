@@ -276,7 +276,7 @@ class Session:
 
     def _open_windows(self, space: OutcomeSpace, rules: Rules, mediator: OfferMediator | None) -> None:
         """Set up what each party sees (its record window and view) and how it is asked to move."""
-        # (One loop over the parties, no comprehensions: a session is set up for every game.)
+        # (Loops, not comprehensions, in the common case: a session is set up for every game.)
         self._explainers: dict[PartyId, Callable[[], Mapping[str, Any] | None] | None] = {}
         private = False
         for name, negotiator in self._negotiators.items():
