@@ -198,10 +198,7 @@ def _plot(
     path: Path,
     title: str,
 ) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
 
     figure, axis = plt.subplots(figsize=(8, 4))
     for turn in interventions:
@@ -213,10 +210,7 @@ def _plot(
     axis.set_ylabel("consensus")
     axis.set_title(title)
     axis.legend(fontsize=7)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, path)
 
 
 @experiment_app.command("promediate")

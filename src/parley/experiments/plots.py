@@ -9,11 +9,21 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from parley.protocol.events import Trajectory
 from parley.scenarios.model import Scenario
 
 MAX_SCATTER_POINTS = 200_000
+
+
+def save_figure(figure: Figure, path: Path, *, dpi: int = 110) -> Path:
+    """Lay the figure out, write it as a PNG (creating its folder) and free it."""
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=dpi)
+    plt.close(figure)
+    return path
 
 
 def plot_outcome_space(scenario: Scenario, path: Path, trajectory: Trajectory | None = None) -> Path:
@@ -52,11 +62,7 @@ def plot_outcome_space(scenario: Scenario, path: Path, trajectory: Trajectory | 
     axes.set_ylabel(f"utility of {names[1]}")
     axes.set_title(scenario.title)
     axes.legend(loc="lower left", fontsize=8)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=120)
 
 
 def _plot_offers(axes: Axes, scenario: Scenario, trajectory: Trajectory) -> None:

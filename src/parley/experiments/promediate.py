@@ -265,10 +265,7 @@ def _separation(ahead: bool, separated: bool) -> str:
 
 def plot_trajectories(case: str, mode: ConflictMode, seed: int, path: Path) -> Path:
     """Figure-2-style plot: consensus per topic over turns for each mediator, interventions as grey lines."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
 
     scenario = promediate_case(case)
     figure, axes = plt.subplots(1, len(MEDIATOR_NAMES), figsize=(15, 4), sharey=True)
@@ -283,19 +280,12 @@ def plot_trajectories(case: str, mode: ConflictMode, seed: int, path: Path) -> P
         axis.set_xlabel("turn")
     axes[0].set_ylabel("consensus (mean pairwise agreement)")
     axes[-1].legend(fontsize=7, loc="lower right")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path)
 
 
 def plot_me_mi(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     """Figure-4-style scatter of ME against MI per mediated conversation."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
 
     figure, axis = plt.subplots(figsize=(6, 4.5))
     for name, marker in (("generic", "o"), ("social", "^"), ("llm-generic", "s"), ("llm-social", "v")):
@@ -310,11 +300,7 @@ def plot_me_mi(rows: Sequence[dict[str, Any]], path: Path) -> Path:
     axis.set_ylabel("ME (%: post − pre slope)")
     axis.axhline(0, color="0.7", linewidth=1)
     axis.legend()
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path)
 
 
 def write_report(

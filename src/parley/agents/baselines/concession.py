@@ -47,8 +47,7 @@ class TimeBasedNegotiator(BaselineNegotiator):
         super().__init__(party, seed)
         if exponent <= 0:
             raise ValueError(f"exponent must be positive, got {exponent}")
-        if not (0.0 <= anchor <= 1.0 and 0.0 <= band <= 1.0):  # (checked inline: built for every game)
-            check_unit(anchor=anchor, band=band)
+        check_unit(anchor=anchor, band=band)
         self._curve = (exponent, anchor, band)
         self._plans: dict[tuple[int, int], Plan] = {}
 

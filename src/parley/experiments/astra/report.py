@@ -43,10 +43,7 @@ def write_csv(records: Iterable[RunRecord], path: Path) -> Path:
 
 def plot_lambda_heatmap(table: Mapping[tuple[str, str], tuple[float, int]], path: Path) -> Path:
     """The seed's figure 3: mean λ by the partner's stance (rows) and fairness (columns), as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
 
     stances, fairness, grid = _lambda_grid(table)
     figure, axes = plt.subplots(figsize=(4.5, 3.6))
@@ -63,11 +60,7 @@ def plot_lambda_heatmap(table: Mapping[tuple[str, str], tuple[float, int]], path
                 axes.text(j, i, f"{grid[i, j]:.2f}\n(n={count})", ha="center", va="center", color=shade)
     figure.colorbar(image, ax=axes, label="mean λ")
     axes.set_title("ASTRA's λ by partner signal")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return save_figure(figure, path, dpi=120)
 
 
 def _lambda_grid(

@@ -23,12 +23,8 @@ from parley.metrics.gaia import DetectionRates, tci_curve_mean
 
 
 def _plot(records: Sequence[dict[str, Any]], figures: Path) -> list[Path]:
-    import matplotlib
+    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figures.mkdir(parents=True, exist_ok=True)
     length = 12
     paths: list[Path] = []
     groups = (
@@ -55,11 +51,7 @@ def _plot(records: Sequence[dict[str, Any]], figures: Path) -> list[Path]:
         axis.set_ylabel("mean weighted TCI(t)")
         axis.set_ylim(0, 1.02)
         axis.legend(fontsize=8)
-        figure.tight_layout()
-        path = figures / filename
-        figure.savefig(path, dpi=110)
-        plt.close(figure)
-        paths.append(path)
+        paths.append(save_figure(figure, figures / filename))
     return paths
 
 
