@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean venv
+.PHONY: run test test-fastapi-floor lint typecheck bench clean venv
 
 venv: $(STAMP)
 
@@ -22,6 +22,16 @@ test: $(STAMP)
 	$(BIN)/pyright
 	$(BIN)/python -m pytest -q
 
+# The web console's tests on the lowest FastAPI (and the Starlette, httpx and anyio of its day) that
+# pyproject.toml allows: CSRF and origin checks must not depend on a newer FastAPI's body parsing.
+FLOOR := .venv-fastapi-floor
+test-fastapi-floor:
+	test -d $(FLOOR) || $(PYTHON) -m venv $(FLOOR)
+	$(FLOOR)/bin/python -m pip install --quiet --upgrade pip
+	$(FLOOR)/bin/python -m pip install --quiet -e ".[dev]" "fastapi==0.110.0" "starlette==0.36.3" "httpx==0.27.2" "anyio==4.3.0"
+	$(FLOOR)/bin/python -m pytest -q tests/web -p no:cacheprovider \
+		-W "ignore:The 'app' shortcut is now deprecated:DeprecationWarning"
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
@@ -37,4 +47,4 @@ bench: $(STAMP)
 	.venv-bench/bin/python benchmarks/run.py --out docs/benchmarks.md $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .venv-bench build dist src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench $(FLOOR) build dist src/*.egg-info .pytest_cache .ruff_cache

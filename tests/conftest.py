@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -15,6 +16,17 @@ settings.register_profile("parley", deadline=None, suppress_health_check=[Health
 # CI replays a fixed set of examples so a run cannot fail by luck; local runs keep exploring.
 settings.register_profile("ci", parent=settings.get_profile("parley"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "parley")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_real_audit_key_or_anchor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Never read the developer's audit key (~/.config/parley/audit.key) or anchor: chains are
+    unkeyed and unanchored unless a test configures them (subprocesses inherit this too)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PARLEY_AUDIT_KEY_FILE", str(tmp_path_factory.mktemp("audit") / "absent.key"))
+        patch.delenv("PARLEY_AUDIT_KEY", raising=False)
+        patch.delenv("PARLEY_AUDIT_ANCHOR", raising=False)
+        yield
 
 
 @pytest.fixture

@@ -24,6 +24,22 @@ class ScenarioError(ParleyError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class StaleDecision(ScenarioError):
+    """A decision or message was meant for a session state that is no longer current.
+
+    Raised when a decision names a request that is not the pending one (answered already, unknown,
+    or superseded) or when the session changed since the caller read it; nothing was applied.
+
+    Attributes:
+        pending: The request pending now, if any.
+    """
+
+    def __init__(self, message: str, *, pending: str | None, source: str | None = None) -> None:
+        self.pending = pending
+        now = f"; pending now: {pending}" if pending else "; no request is pending now"
+        super().__init__(message + now, source=source, field="request_id")
+
+
 class ProtocolViolation(ParleyError):
     """A party broke the rules of the protocol (illegal action, malformed package, exception, timeout).
 

@@ -59,12 +59,18 @@ def test_stored_decision_resumes_and_audit_detects_tampering(tmp_path: Path) -> 
     session = "staffing-cooperative-s1-1"
     code, out = _invoke("delegate", "inbox", "--db", str(db))
     assert code == 0 and session in out
-    code, out = _invoke("delegate", "decide", session, "--option", "Z", "--db", str(db))
+    code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", str(db))
+    assert code == 2 and f"give --request {session}-e1" in out  # no terminal to confirm the request on
+    code, out = _invoke(
+        "delegate", "decide", session, "--request", f"{session}-e1", "--option", "Z", "--db", str(db)
+    )
     assert code == 2 and "no option 'Z'; expected one of A, B, C" in out
     code, out = _invoke(
         "delegate",
         "decide",
         session,
+        "--request",
+        f"{session}-e1",
         "--option",
         "A",
         "--by",
@@ -185,11 +191,15 @@ def test_asynchronous_channel_start_reply_decide(tmp_path: Path) -> None:
     assert code == 0 and "ESCALATE" in out and "[boundary]" in out
     code, out = _invoke("delegate", "reply", session, "--message", "Hello?", "--db", db)
     assert code == 2 and "cannot take a message now" in out
-    code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", db)
+    code, out = _invoke(
+        "delegate", "decide", session, "--request", f"{session}-e1", "--option", "A", "--db", db
+    )
     assert code == 0 and "exploring up to $100K" in out and "NEGOTIATE" in out
     code, out = _invoke("delegate", "reply", session, "--message", "OK, $100K works for me.", "--db", db)
     assert code == 0 and "final_approval" in out
-    code, out = _invoke("delegate", "decide", session, "--option", "A", "--db", db)
+    code, out = _invoke(
+        "delegate", "decide", session, "--request", f"{session}-e2", "--option", "A", "--db", db
+    )
     assert code == 0 and "AGREE" in out
     code, out = _invoke("audit", "verify", session, "--db", db)
     assert code == 0

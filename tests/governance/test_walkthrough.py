@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from parley.errors import ScenarioError
+from parley.errors import StaleDecision
 from parley.governance.config import DomainConfig
 from parley.governance.counterparties import ScriptedCounterparty
-from parley.governance.escalation import Decision, PolicyPrincipal, Principal, StoredPrincipal
+from parley.governance.escalation import PolicyPrincipal, Principal, StoredPrincipal
 from parley.governance.machine import State
 from parley.governance.preflight import preflight
 from parley.governance.session import SessionOutcome, decide, run_session
@@ -119,7 +119,14 @@ def test_decision_resumes_from_storage_after_the_process_is_gone(
     first.close()  # the process that ran the session is gone; only the file remains
     second = SessionStore(database)
     assert second.open_request(paused.session_id) is not None
-    resumed = decide(second, paused.session_id, option="A", decided_by="dana", clock=FakeClock(100.0))
+    resumed = decide(
+        second,
+        paused.session_id,
+        request_id=paused.pending.request_id,
+        option="A",
+        decided_by="dana",
+        clock=FakeClock(100.0),
+    )
     assert resumed.state == State.ESCALATE
     assert resumed.pending is not None and resumed.pending.trigger.value == "final_approval"
     events = second.load_events(paused.session_id)
@@ -179,9 +186,10 @@ def test_a_request_cannot_be_decided_twice(staffing: DomainConfig, tmp_path: Pat
     paused, _ = _run(staffing, WALKTHROUGH[:6], store, StoredPrincipal())
     assert paused.pending is not None
     stale = SessionStore(database)  # a second principal who loaded the request earlier
-    decide(store, paused.session_id, option="A", decided_by="first")
-    with pytest.raises(ScenarioError, match="already decided"):
-        stale.save_decision(paused.session_id, Decision(paused.pending.request_id, "B", decided_by="second"))
+    request_id = paused.pending.request_id
+    decide(store, paused.session_id, request_id=request_id, option="A", decided_by="first")
+    with pytest.raises(StaleDecision, match=f"request {request_id} was already answered by first"):
+        decide(stale, paused.session_id, request_id=request_id, option="B", decided_by="second")
 
 
 class _RecklessClosingDrafter:

@@ -1,4 +1,4 @@
-"""Fixtures for the web console: a real SQLite store holding a paused staffing session."""
+"""Fixtures for the web console: a real SQLite store holding a paused staffing session, a principal."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from parley.protocol.clock import FakeClock
 from parley.web import create_app
 
-from .support import START, PausedSession, TestClient, paused_staffing_session
+from .support import START, PausedSession, TestClient, add_principal, paused_staffing_session, sign_in
 
 
 @pytest.fixture
@@ -20,7 +20,26 @@ def paused(tmp_path: Path) -> PausedSession:
 
 
 @pytest.fixture
-def client(paused: PausedSession) -> Iterator[TestClient]:
-    """The console over the paused session's database, on a fake clock one hour after the run."""
-    with TestClient(create_app(paused.db, clock=FakeClock(START + 3600))) as test_client:
+def token(paused: PausedSession) -> str:
+    """The token of the principal PRINCIPAL, created in the paused session's database."""
+    return add_principal(paused.db)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """The console's clock: one hour after the run (advance it to expire sign-ins)."""
+    return FakeClock(START + 3600)
+
+
+@pytest.fixture
+def anonymous(paused: PausedSession, token: str, clock: FakeClock) -> Iterator[TestClient]:
+    """The console over the paused session's database, not signed in."""
+    with TestClient(create_app(paused.db, clock=clock)) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def client(anonymous: TestClient, token: str) -> TestClient:
+    """The console signed in as PRINCIPAL (sends the console's Origin and the CSRF token)."""
+    sign_in(anonymous, token)
+    return anonymous

@@ -1,24 +1,60 @@
-"""Shared helpers for the web console tests: the test client and a paused staffing session."""
+"""Shared helpers for the web console tests: the test client, a paused staffing session, signing in."""
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from starlette.exceptions import StarletteDeprecationWarning
-
-from parley.governance import SessionStore, SimulatedCounterparty, StoredPrincipal, load_config, run_session
+from parley.governance import (
+    ScriptedCounterparty,
+    SessionStore,
+    SimulatedCounterparty,
+    StoredPrincipal,
+    load_config,
+    run_session,
+)
 from parley.protocol.clock import FakeClock
+from parley.web.auth import Credentials
 
 with warnings.catch_warnings():
-    # Starlette 1.x prefers the httpx2 fork for its TestClient; the project depends on httpx.
-    warnings.filterwarnings("ignore", "Using `httpx` with", StarletteDeprecationWarning)
+    # Starlette 1.x prefers the httpx2 fork for its TestClient (a StarletteDeprecationWarning, which
+    # older Starlette releases do not define); the project depends on httpx.
+    warnings.filterwarnings("ignore", "Using `httpx` with", UserWarning)
     from fastapi.testclient import TestClient
 
-__all__ = ["START", "PausedSession", "TestClient", "paused_staffing_session"]
+__all__ = [
+    "ORIGIN",
+    "PRINCIPAL",
+    "START",
+    "PausedSession",
+    "TestClient",
+    "add_principal",
+    "paused_large_raise_session",
+    "paused_staffing_session",
+    "sign_in",
+]
 
 START = 1_700_000_000.0
+ORIGIN = "http://testserver"
+"""The origin of TestClient's default base URL: the console's own origin in these tests."""
+PRINCIPAL = "maria.lopez (hiring manager)"
+
+
+def add_principal(db: Path, name: str = PRINCIPAL) -> str:
+    """Create a principal in db (as `parley web --init` does) and return its token."""
+    return Credentials(db).add_principal(name, now=START)
+
+
+def sign_in(client: TestClient, token: str) -> dict[str, Any]:
+    """Sign client in with token; later requests send the console's Origin and the CSRF token."""
+    response = client.post("/api/login", json={"token": token}, headers={"Origin": ORIGIN})
+    assert response.status_code == 200, response.text
+    info: dict[str, Any] = response.json()
+    client.headers["Origin"] = ORIGIN
+    client.headers["X-CSRF-Token"] = info["csrf_token"]
+    return info
 
 
 @dataclass(frozen=True)
@@ -46,4 +82,32 @@ def paused_staffing_session(db: Path) -> PausedSession:
     finally:
         store.close()
     assert outcome.paused
+    return PausedSession(db, outcome.session_id)
+
+
+LARGE_ASK = [
+    "Work authorization - I need H-1B sponsorship.",
+    "Yes, a 6-hour overlap with Pacific time works. I'm fully remote from Toronto.",
+    "8 years, mostly Python and React.",
+    "I could start in January. Permanent role, please.",
+    "Compensation expectations: $150K-$170K.",
+    "I'd prefer $165K given my 8 years of experience.",
+]
+
+
+def paused_large_raise_session(db: Path) -> PausedSession:
+    """A staffing session paused on a $165K ask against a $100K limit (raising it needs confirming)."""
+    store = SessionStore(db)
+    try:
+        outcome = run_session(
+            load_config("staffing"),
+            ScriptedCounterparty(LARGE_ASK),
+            StoredPrincipal(),
+            store,
+            config_source="staffing",
+            clock=FakeClock(START),
+        )
+    finally:
+        store.close()
+    assert outcome.pending is not None and outcome.pending.boundary_at_risk["ask"] == 165000.0
     return PausedSession(db, outcome.session_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from pathlib import Path
@@ -16,12 +17,28 @@ from parley.protocol.clock import FakeClock
 from parley.protocol.events import Trajectory
 from parley.web import create_app
 
-from .support import START, PausedSession, TestClient
+from .support import (
+    PRINCIPAL,
+    START,
+    PausedSession,
+    TestClient,
+    add_principal,
+    paused_large_raise_session,
+    sign_in,
+)
 
 pytestmark = pytest.mark.e2e
 
 
 def _decide(client: TestClient, session_id: str, **body: Any) -> Any:
+    """POST a decision; request_id and version default to the session's pending request and version."""
+    if "request_id" not in body or "version" not in body:
+        detail = client.get(f"/api/sessions/{session_id}").json()
+        pending = detail.get("pending") or {}
+        body = {
+            "request_id": pending.get("request_id", f"{session_id}-e1"),
+            "version": detail.get("version", 0),
+        } | body
     return client.post(f"/api/sessions/{session_id}/decide", json=body)
 
 
@@ -30,6 +47,11 @@ def test_health_counts_sessions(client: TestClient, paused: PausedSession) -> No
     assert body["status"] == "ok"
     assert body["sessions"] == 1
     assert body["database"] == str(paused.db)
+
+
+def test_health_tells_strangers_only_that_it_runs(anonymous: TestClient) -> None:
+    body = anonymous.get("/api/health").json()
+    assert body == {"status": "ok", "version": body["version"], "database": None, "sessions": None}
 
 
 def test_inbox_lists_the_paused_session_with_its_escalation(
@@ -52,6 +74,7 @@ def test_inbox_lists_the_paused_session_with_its_escalation(
 
 
 def test_session_detail_has_state_tci_and_transcript(client: TestClient, paused: PausedSession) -> None:
+    assert client.get("/api/inbox").json()["items"][0]["version"] == detail_version(client, paused)
     listed = client.get("/api/sessions").json()["sessions"]
     assert listed == [
         {
@@ -64,6 +87,7 @@ def test_session_detail_has_state_tci_and_transcript(client: TestClient, paused:
         }
     ]
     detail = client.get(f"/api/sessions/{paused.session_id}").json()
+    assert detail["version"] > 0
     assert (detail["state"], detail["paused"], detail["terminal"], detail["turns"]) == (
         "ESCALATE",
         True,
@@ -83,7 +107,7 @@ def test_session_detail_has_state_tci_and_transcript(client: TestClient, paused:
 def test_decisions_resume_the_session_to_agreement_and_the_audit_verifies(
     client: TestClient, paused: PausedSession
 ) -> None:
-    first = _decide(client, paused.session_id, option="b", decided_by="maria.lopez (hiring manager)")
+    first = _decide(client, paused.session_id, option="b")
     assert first.status_code == 200, first.text
     body = first.json()
     assert (body["state"], body["paused"]) == ("ESCALATE", True)
@@ -92,7 +116,8 @@ def test_decisions_resume_the_session_to_agreement_and_the_audit_verifies(
         "speaker": "delegate",
         "text": "Good news: we're exploring $115K, subject to final approval.",
     }
-    second = _decide(client, paused.session_id, option="A", decided_by="maria.lopez (hiring manager)").json()
+    assert body["version"] == detail_version(client, paused)
+    second = _decide(client, paused.session_id, option="A").json()
     assert (second["state"], second["paused"], second["terms"]) == (
         "AGREE",
         False,
@@ -103,8 +128,8 @@ def test_decisions_resume_the_session_to_agreement_and_the_audit_verifies(
     assert (audit["ok"], audit["problems"], audit["first_bad"]) == (True, [], None)
     detail = client.get(f"/api/sessions/{paused.session_id}").json()
     assert [(d["option"], d["decided_by"], d["decided_at"]) for d in detail["decisions"]] == [
-        ("B", "maria.lopez (hiring manager)", START + 3600),
-        ("A", "maria.lopez (hiring manager)", START + 3600),
+        ("B", PRINCIPAL, START + 3600),
+        ("A", PRINCIPAL, START + 3600),
     ]
     store = SessionStore(paused.db)
     try:
@@ -112,21 +137,30 @@ def test_decisions_resume_the_session_to_agreement_and_the_audit_verifies(
     finally:
         store.close()
     assert [(e.data["option"], e.data["decided_by"], e.party) for e in logged] == [
-        ("B", "maria.lopez (hiring manager)", "principal"),
-        ("A", "maria.lopez (hiring manager)", "principal"),
+        ("B", PRINCIPAL, "principal"),
+        ("A", PRINCIPAL, "principal"),
     ]
 
 
 def test_a_web_decision_writes_exactly_what_the_cli_code_path_writes(
     paused: PausedSession, tmp_path: Path
 ) -> None:
+    token = add_principal(paused.db, "maria")
     twin = tmp_path / "twin.db"
     shutil.copy(paused.db, twin)
     with TestClient(create_app(paused.db, clock=FakeClock(START + 60))) as client:
-        assert _decide(client, paused.session_id, option="B", decided_by="maria").status_code == 200
+        sign_in(client, token)
+        assert _decide(client, paused.session_id, option="B").status_code == 200
     store = SessionStore(twin)
     try:
-        decide(store, paused.session_id, option="B", decided_by="maria", clock=FakeClock(START + 60))
+        decide(
+            store,
+            paused.session_id,
+            request_id=f"{paused.session_id}-e1",
+            option="B",
+            decided_by="maria",
+            clock=FakeClock(START + 60),
+        )
         expected = store.verify(paused.session_id)
     finally:
         store.close()
@@ -140,7 +174,7 @@ def test_a_web_decision_writes_exactly_what_the_cli_code_path_writes(
 
 
 def test_guidance_alone_is_a_decision(client: TestClient, paused: PausedSession) -> None:
-    response = _decide(client, paused.session_id, guidance="Go to $102K at most", decided_by="maria")
+    response = _decide(client, paused.session_id, guidance="Go to $102K at most")
     assert response.status_code == 200, response.text
     assert any("$102K" in m["text"] for m in response.json()["messages"] if m["speaker"] == "delegate")
     decision = client.get(f"/api/sessions/{paused.session_id}").json()["decisions"][0]
@@ -150,12 +184,15 @@ def test_guidance_alone_is_a_decision(client: TestClient, paused: PausedSession)
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"option": "Z", "decided_by": "m"}, "no option 'Z'; expected one of A, B, C"),
-        ({"decided_by": "m"}, "give an option letter (e.g. A) or guidance text"),
-        ({"option": "A", "guidance": "   ", "decided_by": "m"}, None),
-        ({"option": "A"}, "decided_by: Field required"),
-        ({"option": "A", "decided_by": "  "}, "decided_by: String should have at least 1 character"),
-        ({"option": "A", "decided_by": "m", "by": "x"}, "by: Extra inputs are not permitted"),
+        ({"option": "Z"}, "no option 'Z'; expected one of A, B, C"),
+        ({}, "give an option letter (e.g. A) or guidance text"),
+        ({"option": "A", "guidance": "   "}, None),
+        ({"option": "A", "request_id": None}, "request_id: Input should be a valid string"),
+        ({"option": "A", "request_id": "  "}, "request_id: String should have at least 1 character"),
+        ({"option": "A", "version": None}, "version: Input should be a valid integer"),
+        ({"option": "A", "version": -1}, "version: Input should be greater than or equal to 0"),
+        ({"option": "A", "by": "x"}, "by: Extra inputs are not permitted"),
+        ({"option": "A", "decided_by": "someone else"}, "decided_by: Extra inputs are not permitted"),
     ],
 )
 def test_invalid_decisions_are_422_with_one_message(
@@ -185,21 +222,66 @@ def test_unknown_sessions_are_404(client: TestClient) -> None:
     for response in (
         client.get("/api/sessions/nope"),
         client.get("/api/sessions/nope/audit"),
-        _decide(client, "nope", option="A", decided_by="m"),
+        _decide(client, "nope", option="A"),
         client.post("/api/sessions/nope/reply", json={"message": "hello"}),
     ):
         assert response.status_code == 404
         assert response.json() == {"detail": "no session 'nope'"}
 
 
-def test_nothing_pending_is_409(client: TestClient, paused: PausedSession) -> None:
-    _decide(client, paused.session_id, option="C", decided_by="m")  # decline: the session ends
-    response = _decide(client, paused.session_id, option="A", decided_by="m")
+def detail_version(client: TestClient, paused: PausedSession) -> int:
+    return int(client.get(f"/api/sessions/{paused.session_id}").json()["version"])
+
+
+def test_a_decision_on_an_answered_request_is_409_naming_what_is_pending(
+    client: TestClient, paused: PausedSession
+) -> None:
+    first = f"{paused.session_id}-e1"
+    seen = detail_version(client, paused)
+    assert _decide(client, paused.session_id, option="B", request_id=first, version=seen).status_code == 200
+    pending = client.get("/api/inbox").json()["items"][0]["request"]["request_id"]
+    assert pending != first
+    # A second tab still showing the first request answers it differently: refused, nothing applied.
+    stale = _decide(client, paused.session_id, option="A", request_id=first, version=seen)
+    assert stale.status_code == 409
+    assert stale.json() == {
+        "detail": f"request {first} was already answered or is no longer pending; now pending: {pending}"
+    }
+    decisions = client.get(f"/api/sessions/{paused.session_id}").json()["decisions"]
+    assert [(d["request_id"], d["option"]) for d in decisions] == [(first, "B")]
+
+
+def test_a_decision_on_an_old_version_of_the_session_is_409(
+    client: TestClient, paused: PausedSession
+) -> None:
+    request_id = f"{paused.session_id}-e1"
+    seen = detail_version(client, paused)
+    response = _decide(client, paused.session_id, option="B", request_id=request_id, version=seen - 1)
     assert response.status_code == 409
-    state = client.get(f"/api/sessions/{paused.session_id}").json()["state"]
-    assert (
-        response.json()["detail"]
-        == f"session {paused.session_id!r} is in state {state}; no decision is pending"
+    assert response.json()["detail"] == (
+        f"the session changed since you loaded it (version {seen - 1}); reload it (now pending: {request_id})"
+    )
+    assert client.get(f"/api/sessions/{paused.session_id}").json()["decisions"] == []
+    assert detail_version(client, paused) == seen
+
+
+def test_the_same_decision_sent_twice_is_applied_once(client: TestClient, paused: PausedSession) -> None:
+    body = {"option": "B", "request_id": f"{paused.session_id}-e1", "version": detail_version(client, paused)}
+    first = _decide(client, paused.session_id, **body)
+    again = _decide(client, paused.session_id, **body)  # a double click, or a retry after a lost answer
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert (first.json()["replayed"], again.json()["replayed"]) == (False, True)
+    assert again.json()["version"] == first.json()["version"]
+    assert len(client.get(f"/api/sessions/{paused.session_id}").json()["decisions"]) == 1
+
+
+def test_nothing_pending_is_409(client: TestClient, paused: PausedSession) -> None:
+    assert _decide(client, paused.session_id, option="C").status_code == 200  # decline: the session ends
+    response = _decide(client, paused.session_id, option="A")
+    assert response.status_code == 409
+    assert response.json()["detail"] == (
+        f"request {paused.session_id}-e1 was already answered or is no longer pending; "
+        "no request is pending now"
     )
 
 
@@ -224,7 +306,9 @@ def test_reply_feeds_an_asynchronous_session(tmp_path: Path) -> None:
         session_id = runner.delegate.session_id
     finally:
         store.close()
+    token = add_principal(db)
     with TestClient(create_app(db, clock=FakeClock(START + 5))) as client:
+        sign_in(client, token)
         response = client.post(f"/api/sessions/{session_id}/reply", json={"message": "I am a U.S. citizen."})
         assert response.status_code == 200, response.text
         body = response.json()
@@ -256,8 +340,9 @@ def test_concurrent_decisions_on_one_request_record_exactly_one(
     codes: list[int] = []
 
     def choose(letter: str) -> None:
-        codes.append(_decide(client, paused.session_id, option=letter, decided_by=f"p{letter}").status_code)
+        codes.append(_decide(client, paused.session_id, option=letter, **seen).status_code)
 
+    seen = {"request_id": f"{paused.session_id}-e1", "version": detail_version(client, paused)}
     threads = [threading.Thread(target=choose, args=(letter,)) for letter in "AC"]
     for thread in threads:
         thread.start()
@@ -290,11 +375,30 @@ def test_the_trajectory_downloads_as_jsonl(client: TestClient, paused: PausedSes
     assert client.get("/api/sessions/nope/trajectory").status_code == 404
 
 
-def test_a_cross_site_form_post_is_not_read_as_json(client: TestClient, paused: PausedSession) -> None:
+def test_a_text_plain_body_is_not_read_as_json(client: TestClient, paused: PausedSession) -> None:
+    body = {"option": "A", "request_id": f"{paused.session_id}-e1", "version": detail_version(client, paused)}
     response = client.post(
         f"/api/sessions/{paused.session_id}/decide",
-        content=b'{"option": "A", "decided_by": "someone else"}',
+        content=json.dumps(body).encode(),
         headers={"Content-Type": "text/plain"},
     )
     assert response.status_code == 422
     assert client.get("/api/inbox").json()["items"][0]["request"]["status"] == "open"
+
+
+def test_an_out_of_scale_raise_needs_the_new_limit_repeated(tmp_path: Path) -> None:
+    paused = paused_large_raise_session(tmp_path / "large.db")
+    token = add_principal(paused.db)
+    with TestClient(create_app(paused.db, clock=FakeClock(START + 60))) as client:
+        sign_in(client, token)
+        refused = _decide(client, paused.session_id, option="B")
+        assert refused.status_code == 422
+        detail = refused.json()["detail"]
+        assert "from $100K to $165K" in detail
+        assert detail.endswith("; to approve it, repeat the new limit (confirm_limit)")
+        assert _decide(client, paused.session_id, option="B", confirm_limit=150000).status_code == 422
+        assert client.get(f"/api/sessions/{paused.session_id}").json()["decisions"] == []
+        approved = _decide(client, paused.session_id, option="B", confirm_limit=165000)
+        assert approved.status_code == 200, approved.text
+        decisions = client.get(f"/api/sessions/{paused.session_id}").json()["decisions"]
+        assert [(d["option"], d["decided_by"]) for d in decisions] == [("B", PRINCIPAL)]

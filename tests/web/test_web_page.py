@@ -48,16 +48,40 @@ def test_the_page_loads_and_references_only_local_assets(client: TestClient) -> 
 def test_every_control_has_a_label(client: TestClient) -> None:
     collector = _Collector()
     collector.feed(client.get("/").text)
-    assert collector.inputs == ["decided-by"]
-    assert set(collector.inputs) <= collector.label_targets
-    assert {"inbox", "session", "status"} <= collector.ids
+    assert collector.inputs == []  # no name box: decisions carry the signed-in principal's name
+    assert {"inbox", "session", "status", "principal", "sign-out"} <= collector.ids
+    client.post("/api/logout")
+    login = _Collector()
+    login.feed(client.get("/login").text)
+    assert login.inputs == ["token"]
+    assert set(login.inputs) <= login.label_targets
 
 
-def test_the_script_never_inserts_server_text_as_html(client: TestClient) -> None:
+def test_the_sign_in_page_references_only_local_public_assets(anonymous: TestClient) -> None:
+    page = anonymous.get("/login")
+    assert page.status_code == 200
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    collector = _Collector()
+    collector.feed(page.text)
+    assert sorted(collector.references) == ["/static/console.css", "/static/login.js"]
+
+
+def test_the_scripts_never_insert_server_text_as_html(client: TestClient) -> None:
+    for name in ("console.js", "login.js"):
+        script = client.get(f"/static/{name}").text
+        assert "innerHTML" not in script
+        assert "outerHTML" not in script
+        assert "insertAdjacentHTML" not in script
+        assert "document.write" not in script
+        assert "eval(" not in script
+
+
+def test_the_script_sends_the_csrf_token_and_binds_decisions_to_their_request(client: TestClient) -> None:
     script = client.get("/static/console.js").text
-    assert "innerHTML" not in script
-    assert "insertAdjacentHTML" not in script
-    assert "document.write" not in script
+    assert '"X-CSRF-Token": csrfToken' in script
+    assert "request_id: item.request.request_id, version: item.version" in script
+    assert "decided_by" not in script
+    assert "error.status === 409" in script
 
 
 def test_unknown_assets_are_404(client: TestClient) -> None:

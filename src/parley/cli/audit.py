@@ -1,8 +1,9 @@
-"""`parley audit ...`: verify and read the delegate's hash-chained audit log."""
+"""`parley audit ...`: verify and read the delegate's audit log, and create its key."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,8 @@ import typer
 from parley.cli.app import app
 from parley.cli.delegate import DEFAULT_DB, console, fail
 from parley.errors import ParleyError
+from parley.governance.audit import AuditError, VerifyReport
+from parley.governance.audit_files import KEY_ENV, default_key_file, init_key
 from parley.governance.store import SessionStore
 
 audit_app = typer.Typer(no_args_is_help=True, help="Verify and read the delegate's audit log.")
@@ -23,22 +26,59 @@ SessionArgument = Annotated[str, typer.Argument(help="Session id.")]
 def _store(db: Path) -> SessionStore:
     if not db.is_file():
         fail(f"{db}: no such database")
-    return SessionStore(db)
+    try:
+        return SessionStore(db)
+    except ParleyError as error:
+        fail(str(error))
+
+
+def _trust(report: VerifyReport) -> str:
+    """What the verification could rule out: keyed or not, anchored or not."""
+    if report.keyed:
+        keyed = f"keyed (key id {report.key_id})"
+    elif report.key_id is not None:
+        keyed = f"keyed with key id {report.key_id} (not the configured key: hashes not checked)"
+    else:
+        keyed = "unkeyed"
+    if report.anchor is None:
+        anchored = "unanchored"
+    elif report.anchored_seq is not None:
+        anchored = f"anchored at entry {report.anchored_seq} in {report.anchor}"
+    else:
+        anchored = f"not found in anchor {report.anchor}"
+    if report.key_id is None and report.anchor is None:
+        return (
+            f"{keyed}, {anchored}: a full rewrite with recomputed hashes cannot be detected "
+            "(configure an audit key or an anchor)"
+        )
+    return f"{keyed}, {anchored}"
 
 
 @audit_app.command("verify")
-def verify_command(session: SessionArgument, db: DbOption = DEFAULT_DB) -> None:
-    """Recompute the hash chain and compare it with the head checkpoint and the end-of-session seal."""
+def verify_command(
+    session: SessionArgument,
+    db: DbOption = DEFAULT_DB,
+    anchor: Annotated[
+        Path | None,
+        typer.Option(
+            "--anchor", help="Anchor file to compare the chain with (default: $PARLEY_AUDIT_ANCHOR, if set)."
+        ),
+    ] = None,
+) -> None:
+    """Check the hash chain, its key, checkpoint and seal, the tables shown from it, and the anchor."""
+    store = _store(db)
     try:
-        report = _store(db).verify(session)
+        report = store.verify(session, anchor=anchor)
     except ParleyError as error:
         fail(str(error))
     if report.ok:
-        console.print(f"[green]OK[/] {session}: {report.entries} entries, chain intact; head {report.head}")
+        console.print(
+            f"[green]OK[/] {session}: {report.entries} entries, chain intact, {_trust(report)}; "
+            f"head {report.head}"
+        )
         return
-    console.print(
-        f"[red]BROKEN[/] {session}: {len(report.problems)} problem(s), first at entry {report.first_bad}"
-    )
+    where = f", first at entry {report.first_bad}" if report.first_bad is not None else ""
+    console.print(f"[red]BROKEN[/] {session}: {len(report.problems)} problem(s){where}; {_trust(report)}")
     for problem in report.problems:
         console.print(f"  {problem}")
     raise typer.Exit(1)
@@ -50,9 +90,14 @@ def log_command(
     db: DbOption = DEFAULT_DB,
     kind: Annotated[str | None, typer.Option(help="Only entries of this kind.")] = None,
 ) -> None:
-    """Print a session's audit entries (timestamp, kind, rationale)."""
+    """Print a session's audit entries (timestamp, kind, rationale); refused if they fail verification."""
     store = _store(db)
-    events = store.load_events(session)
+    try:
+        events = store.load_events(session)
+    except AuditError as error:
+        fail(str(error), 1)
+    except ParleyError as error:
+        fail(str(error))
     if not events:
         fail(f"no audit log for session {session!r}")
     for event in events:
@@ -61,3 +106,30 @@ def log_command(
             console.print(f"{event.seq:4d} {event.time:14.3f} {event.kind:20s} {rationale}")
             if kind is not None:
                 console.print(f"     {json.dumps(dict(event.data), default=str)[:300]}")
+
+
+@audit_app.command("init-key")
+def init_key_command(
+    key_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--key-file",
+            help="Where to write the key (default: $PARLEY_AUDIT_KEY_FILE, else ~/.config/parley/audit.key).",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing key file.")] = False,
+) -> None:
+    """Create a random 32-byte audit key, readable only by you (mode 0600), outside the database."""
+    path = key_file if key_file is not None else default_key_file()
+    try:
+        key = init_key(path, force=force)
+    except ParleyError as error:
+        fail(str(error))
+    console.print(f"wrote a new audit key to {path} (key id {key.key_id}, mode 0600)")
+    if key_file is not None and key_file != default_key_file():
+        console.print(f"set PARLEY_AUDIT_KEY_FILE={path} so parley uses it")
+    if os.environ.get(KEY_ENV, "").strip():
+        console.print(f"note: {KEY_ENV} is set and takes precedence over any key file")
+    console.print(
+        "sessions started from now on are keyed; keep the key away from anyone who can write the database"
+    )

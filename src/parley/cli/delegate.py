@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -34,7 +35,15 @@ from parley.governance.escalation import (
 )
 from parley.governance.moderator import RuleModerator
 from parley.governance.preflight import preflight
-from parley.governance.session import SessionOutcome, decide, reply, run_session, start_session
+from parley.governance.safe_text import printable
+from parley.governance.session import (
+    SessionOutcome,
+    decide,
+    reply,
+    resume_session,
+    run_session,
+    start_session,
+)
 from parley.governance.store import SessionStore
 
 if TYPE_CHECKING:
@@ -75,37 +84,54 @@ def _config(name_or_path: str) -> DomainConfig:
         fail(str(error))
 
 
+def _utf8(text: str, what: str) -> str:
+    """text, or a one-line error if the command line carried bytes that are not UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        fail(f"--{what}: not valid UTF-8 (byte {error.start})")
+    return text
+
+
 def _texts(single: str | None, file: Path | None, what: str) -> list[str]:
     if single is None and file is None:
         fail(f"give --{what} TEXT or --file PATH (one {what} per line)")
-    texts = [single] if single is not None else []
+    texts = [_utf8(single, what)] if single is not None else []
     if file is not None:
         if not file.is_file():
             fail(f"{file}: no such file")
-        texts += [line.strip() for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+        try:
+            content = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            fail(f"{file}: not UTF-8 text (byte {error.start})")
+        texts += [line.strip() for line in content.splitlines() if line.strip()]
     return texts
 
 
 def _print_message(speaker: str, text: str) -> None:
     style = "cyan" if speaker == "delegate" else "green"
-    console.print(f"[bold {style}]{speaker}:[/] {escape(text)}")
+    console.print(f"[bold {style}]{speaker}:[/] {escape(printable(text))}")
 
 
 def render_request(request: EscalationRequest) -> None:
     """Show an escalation request the way the principal sees it."""
     ledger = request.ledger
-    revealed = ", ".join(f"{k}={v}" for k, v in dict(ledger.get("revealed", {})).items()) or "none"
+    revealed = escape(printable(", ".join(f"{k}={v}" for k, v in dict(ledger.get("revealed", {})).items())))
+    revealed = revealed or "none"
     lines = [
         f"[bold]Situation[/] ({request.state}): TCI {float(ledger.get('tci', 0)):.2f} "
         f"(weighted {float(ledger.get('tci_weighted', 0)):.2f}); known: {revealed}",
-        f"Missing: {', '.join(ledger.get('missing', [])) or 'nothing'}",
-        *(f"  {speaker}: {escape(text)}" for speaker, text in request.last_messages),
-        f"[bold]Problem[/]: {request.problem}",
+        f"Missing: {escape(printable(', '.join(ledger.get('missing', [])))) or 'nothing'}",
+        *(f"  {speaker}: {escape(printable(text))}" for speaker, text in request.last_messages),
+        f"[bold]Problem[/]: {escape(printable(request.problem))}",
     ]
     if request.safety_events:
-        lines.append(f"Safety events: {'; '.join(request.safety_events)}")
-    lines += [f"  ({o.key}) {o.title}: {o.trade_offs}" for o in request.options]
-    lines.append(f"[bold]Request[/]: {request.ask}")
+        lines.append(f"Safety events: {escape(printable('; '.join(request.safety_events)))}")
+    lines += [
+        f"  ({o.key}) {escape(printable(o.title))}: {escape(printable(o.trade_offs))}"
+        for o in request.options
+    ]
+    lines.append(f"[bold]Request[/]: {escape(printable(request.ask))}")
     title = escape(f"Escalation {request.request_id} [{request.trigger.value}]")
     console.print(Panel("\n".join(lines), title=title, border_style="red"), soft_wrap=False)
 
@@ -125,7 +151,10 @@ def _report(outcome: SessionOutcome, db: Path) -> None:
         console.print(f"terms: {json.dumps(outcome.terms)}")
     if outcome.pending is not None:
         render_request(outcome.pending)
-        console.print(f"decide with: parley delegate decide {outcome.session_id} --option A --db {db}")
+        console.print(
+            f"decide with: parley delegate decide {outcome.session_id} "
+            f"--request {outcome.pending.request_id} --option A --db {db}"
+        )
 
 
 LLMRoleOption = Annotated[
@@ -275,32 +304,76 @@ def chat_command(
 @delegate_app.command("decide")
 def decide_command(
     session: Annotated[str, typer.Argument(help="The paused session's id.")],
+    request: Annotated[
+        str | None,
+        typer.Option(
+            "--request",
+            help="The escalation request this decision answers (shown by `inbox`); without it the "
+            "pending request is shown and you are asked to confirm (a terminal is needed).",
+        ),
+    ] = None,
     option: Annotated[str | None, typer.Option(help="Option letter to approve (A, B, C...).")] = None,
     guidance: Annotated[str, typer.Option(help="Free-text guidance instead of (or with) an option.")] = "",
     by: Annotated[
         str, typer.Option("--by", help="Who is deciding (recorded in the audit log).")
     ] = "principal",
+    confirm_limit: Annotated[
+        float | None,
+        typer.Option(help="Repeat the new limit to confirm a raise far beyond the current one."),
+    ] = None,
     principal: Annotated[str | None, typer.Option(help="Policy YAML for later escalations.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Answer a stored escalation request and resume the session from storage."""
-    if not db.is_file():
-        fail(f"{db}: no such database")
+    """Answer one stored escalation request and resume the session from storage."""
+    store = _store(db)
     later = _principal(principal)
+    request_id = request if request is not None else _confirm_pending(store, session, option, guidance)
     try:
         outcome = decide(
-            SessionStore(db),
+            store,
             session,
+            request_id=request_id,
             option=option,
             guidance=guidance,
             decided_by=by,
+            confirm_limit=confirm_limit,
             principal=later,
             clock=WallClock(),
             on_message=_print_message,
         )
     except ParleyError as error:
         fail(str(error))
+    if outcome.replayed:
+        console.print(f"decision for {request_id} was already applied; nothing changed")
     _report(outcome, db)
+
+
+def _store(db: Path) -> SessionStore:
+    """The delegate database at db (which must exist), or a one-line error."""
+    if not db.is_file():
+        fail(f"{db}: no such database")
+    try:
+        return SessionStore(db)
+    except ParleyError as error:
+        fail(str(error))
+
+
+def _confirm_pending(store: SessionStore, session: str, option: str | None, guidance: str) -> str:
+    """Show the pending request and ask the person to confirm the decision is meant for it."""
+    try:
+        pending = store.open_request(session)
+        store.load_session(session)
+    except ParleyError as error:
+        fail(str(error))
+    if pending is None:
+        fail(f"session {session!r} has no pending request")
+    if not sys.stdin.isatty():
+        fail(f"give --request {pending.request_id} (the request pending now) to decide without a terminal")
+    render_request(pending)
+    chosen = f"option {option.upper()}" if option else f"guidance {guidance!r}"
+    if not typer.confirm(f"Apply {chosen} to request {pending.request_id}?", default=False):
+        fail("nothing decided")
+    return pending.request_id
 
 
 @delegate_app.command("start")
@@ -331,13 +404,12 @@ def reply_command(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Feed one inbound counterparty message to a stored session (asynchronous channels)."""
-    if not db.is_file():
-        fail(f"{db}: no such database")
+    store = _store(db)
     try:
         outcome = reply(
-            SessionStore(db),
+            store,
             session,
-            message,
+            _utf8(message, "message"),
             principal=_principal(principal),
             clock=WallClock(),
             on_message=_print_message,
@@ -347,19 +419,43 @@ def reply_command(
     _report(outcome, db)
 
 
+@delegate_app.command("resume")
+def resume_command(
+    session: Annotated[str, typer.Argument(help="A stored session whose process stopped mid-run.")],
+    principal: Annotated[str | None, typer.Option(help="Policy YAML for escalations it triggers.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Continue a session against its simulated counterparty after its process was stopped."""
+    store = _store(db)
+    try:
+        outcome = resume_session(
+            store, session, principal=_principal(principal), clock=WallClock(), on_message=_print_message
+        )
+    except ParleyError as error:
+        fail(str(error))
+    _report(outcome, db)
+
+
 @delegate_app.command("inbox")
 def inbox_command(db: DbOption = DEFAULT_DB) -> None:
     """List sessions waiting for a principal's decision."""
-    if not db.is_file():
-        fail(f"{db}: no such database")
-    store = SessionStore(db)
-    waiting = [(sid, store.open_request(sid)) for sid, _ in store.sessions()]
+    store = _store(db)
     table = Table("session", "request", "trigger", "problem")
     for column in table.columns[:3]:
         column.no_wrap = True
-    for session_id, request in waiting:
+    for session_id, _ in store.sessions():
+        try:
+            request = store.open_request(session_id)
+        except ParleyError as error:  # a tampered record is shown as such, never read as a request
+            table.add_row(escape(session_id), "?", "refused", escape(printable(str(error))))
+            continue
         if request is not None:
-            table.add_row(session_id, request.request_id, request.trigger.value, request.problem)
+            table.add_row(
+                escape(session_id),
+                escape(request.request_id),
+                request.trigger.value,
+                escape(printable(request.problem)),
+            )
     console.print(table if table.rows else "no open requests")
 
 
@@ -378,13 +474,13 @@ def check_command(
             typer.echo(json.dumps(result.to_json()))
             continue
         verdict = "[red]NEEDS APPROVAL[/]" if result.requires_approval else "[green]OK to send[/]"
-        console.print(f"{verdict}  {text}")
+        console.print(f"{verdict}  {escape(printable(text))}")
         for commitment in result.commitments:
-            console.print(f"  binding language: {commitment.cue!r} in {commitment.sentence!r}")
+            console.print(f"  binding language: {commitment.cue!r} in {commitment.sentence!r}", markup=False)
         for breach in result.breaches:
             console.print(f"  boundary: {breach.term} {breach.value} ({breach.kind}, limit {breach.limit})")
         for topic in result.topics:
-            console.print(f"  prohibited: {topic.topic} ({topic.phrase!r}, {topic.severity})")
+            console.print(f"  prohibited: {topic.topic} ({topic.phrase!r}, {topic.severity})", markup=False)
         for disclosure in result.disclosures:
             console.print(f"  limit disclosure: {disclosure.describe()}", markup=False)
         for near in result.approaching:
@@ -408,7 +504,9 @@ def classify_command(
             typer.echo(json.dumps({"message": text, **result.to_json()}))
             continue
         note = f" (top guess {result.top_label.value})" if result.label.value == "clarify" else ""
-        console.print(f"[bold]{result.label.value}[/] {result.confidence:.2f}{note}  {text}")
+        console.print(
+            f"[bold]{result.label.value}[/] {result.confidence:.2f}{note}  {escape(printable(text))}"
+        )
 
 
 @experiment_app.command("gaia")

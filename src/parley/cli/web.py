@@ -3,26 +3,56 @@
 from __future__ import annotations
 
 import ipaddress
+import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from parley.cli.app import app
-from parley.cli.delegate import DEFAULT_DB, console, fail
+from parley.cli.delegate import DEFAULT_DB, console, error_console, fail
+from parley.errors import ParleyError
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+REMOTE_WARNING = (
+    "warning: --allow-remote: the console has no TLS of its own; put it behind a TLS-terminating "
+    "reverse proxy and open it only over https (its session cookie is Secure, so plain http sign-ins fail)"
+)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether host names a loopback interface ("localhost", 127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_loopback
+    except ValueError:
+        return False
 
 
 def allowed_hosts(host: str) -> list[str] | None:
     """Host headers to accept: loopback names for a loopback bind (DNS-rebinding guard), else any."""
     if host == "localhost":
         return list(_LOOPBACK_NAMES)
+    return sorted({host, *_LOOPBACK_NAMES}) if is_loopback(host) else None
+
+
+def _init_principal(db: Path, name: str, reset: bool) -> None:
+    """Create (or with reset, re-key) a principal and print its token, the only time it is shown."""
+    from parley.governance.store import SessionStore
+    from parley.web.auth import Credentials
+
     try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return None
-    return sorted({host, *_LOOPBACK_NAMES}) if loopback else None
+        SessionStore(db).close()  # a delegate database, with its tables, before the console's own
+        token = Credentials(db).add_principal(name, now=time.time(), replace=reset)
+    except ParleyError as error:
+        fail(str(error))
+    what = "has a new token (its console sign-ins ended)" if reset else "can now sign in to the console"
+    console.print(f"principal {name!r} {what}. Its token, shown only this once:", markup=False)
+    console.print(token, markup=False)
+    console.print(
+        f"Keep it in a password manager; start the console with: parley web --db {db}", markup=False
+    )
 
 
 @app.command("web")
@@ -30,21 +60,79 @@ def web_command(
     db: Annotated[
         Path, typer.Option("--db", help="SQLite file holding sessions and the audit log.")
     ] = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="Interface to listen on (no authentication: keep loopback).")] = (
-        "127.0.0.1"
-    ),
+    host: Annotated[
+        str, typer.Option(help="Interface to listen on; anything but loopback needs --allow-remote.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Allow a non-loopback --host (serve behind a TLS-terminating proxy; cookies become Secure).",
+        ),
+    ] = False,
+    origin: Annotated[
+        str | None,
+        typer.Option(
+            help="The console's public origin behind a proxy (e.g. https://console.example.com); "
+            "writes from any other origin are refused. Default: the origin each request was sent to."
+        ),
+    ] = None,
+    init: Annotated[
+        bool,
+        typer.Option("--init", help="Create a principal, print its sign-in token once, and exit."),
+    ] = False,
+    principal: Annotated[
+        str, typer.Option(help="With --init: the principal's name, recorded with their decisions.")
+    ] = "principal",
+    reset: Annotated[
+        bool, typer.Option("--reset", help="With --init: give an existing principal a new token.")
+    ] = False,
 ) -> None:
-    """Serve the web console for principals: pending escalations, decisions, transcripts, audit."""
+    """Serve the web console for principals: pending escalations, decisions, transcripts, audit.
+
+    Run `parley web --init` once to create a principal and get the token to sign in with.
+    """
     import uvicorn
 
-    from parley.web.app import create_app
+    from parley.web.app import create_app, origin_of
+    from parley.web.auth import Credentials
 
     if not db.is_file():
         fail(f"{db}: no such database (create sessions first, e.g. parley delegate run staffing --db {db})")
+    if init:
+        _init_principal(db, principal, reset)
+        return
+    if reset or principal != "principal":
+        fail("--principal and --reset go with --init")
     if not 0 < port < 65536:
         fail(f"--port: expected 1-65535, got {port}")
-    application = create_app(db, allowed_hosts=allowed_hosts(host))
+    if not is_loopback(host) and not allow_remote:
+        fail(
+            f"--host {host} is not a loopback address: the console would be reachable from the network; "
+            "add --allow-remote (and serve it behind a TLS-terminating proxy)"
+        )
+    from parley.governance.store import SessionStore
+
+    try:
+        SessionStore(db).close()  # one-line error for a file that is not a delegate database
+        signers = Credentials(db).principals()
+        if not signers:
+            fail(f"no principal can sign in to the console yet: run parley web --init --db {db} first")
+        hosts = allowed_hosts(host)
+        public = origin_of(origin) if origin is not None else None
+        if hosts is not None and public is not None:  # a proxy in front passes the public Host on
+            hosts.append(public[1])
+        application = create_app(
+            db,
+            allowed_hosts=hosts,
+            origins=None if origin is None else [origin],
+            secure_cookies=True if allow_remote else None,
+        )
+    except ParleyError as error:
+        fail(str(error))
+    if allow_remote:
+        error_console.print(REMOTE_WARNING, markup=False)
     shown = f"[{host}]" if ":" in host else host
-    console.print(f"parley console on http://{shown}:{port}/ (database {db}); Ctrl+C stops it")
+    console.print(f"parley console on http://{shown}:{port}/ (database {db}); Ctrl+C stops it", markup=False)
     uvicorn.run(application, host=host, port=port, log_level="warning")

@@ -47,6 +47,7 @@ from parley.governance.session import (
     SessionRunner,
     decide,
     load_runner,
+    resume_session,
     run_session,
 )
 from parley.governance.stcc import Question, screening_question, stcc_question
@@ -114,6 +115,7 @@ __all__ = [
     "load_runner",
     "merge_channels",
     "preflight",
+    "resume_session",
     "rewrite_non_binding",
     "run_session",
     "screening_question",

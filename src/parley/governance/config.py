@@ -6,6 +6,7 @@ Configs are YAML files validated by pydantic at load time; every error names the
 from __future__ import annotations
 
 import copy
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -22,7 +23,8 @@ SHIPPED_CONFIGS = ("staffing", "procurement", "leasing")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # allow_inf_nan=False: a limit of .nan or .inf would silently switch its checks off.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class Band(_Model):
@@ -59,6 +61,11 @@ class FieldSpec(_Model):
             raise ValueError(f"bands: expected 3 to 5 bands, got {len(self.bands)}")
         if self.kind == "enum" and not self.options:
             raise ValueError("options: an enum field needs at least one option lexicon")
+        for key, pattern in self.patterns.items():
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"patterns.{key}: invalid regular expression ({error})") from None
         return self
 
 
@@ -169,6 +176,13 @@ class DomainConfig(_Model):
                 raise ValueError(f"negotiation.term_when.{condition}: expected 'field=value': known term")
         if self.thresholds.gate > self.thresholds.complete:
             raise ValueError("thresholds: gate must not exceed complete")
+        for phrase in self.non_binding_phrases:
+            # One word ("maybe", "indicative") anywhere would unbind any sentence that contains it.
+            if len(phrase.split()) < 2:
+                raise ValueError(
+                    f"non_binding_phrases: {phrase!r} is too short; give a phrase of at least two words "
+                    "that marks a whole message as non-binding (e.g. 'subject to approval')"
+                )
         return self
 
     def field(self, name: str) -> FieldSpec:
@@ -240,6 +254,8 @@ def load_config(name_or_path: str | Path) -> DomainConfig:
         )
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"not UTF-8 text (byte {error.start})", source=str(path)) from None
     except yaml.YAMLError as error:
-        raise ScenarioError(f"not valid YAML ({error})", source=str(path)) from None
+        raise ScenarioError(f"not valid YAML ({' '.join(str(error).split())})", source=str(path)) from None
     return parse_config(raw, str(path))

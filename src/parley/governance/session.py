@@ -3,21 +3,26 @@
 `run_session` drives a new session until it ends or pauses for a principal who defers;
 `decide` stores a decision for a paused session and resumes it from storage (also after the
 process that started it was killed).
+
+A decision names the request it answers. One that names a request no longer pending changes
+nothing and raises `StaleDecision`; an identical replay of a decision already applied returns the
+session's standing without a second effect. The decision, the step it produced and the next
+escalation request are stored in one transaction (see `SessionStore.save_step`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from parley.errors import InternalError, ScenarioError
+from parley.errors import InternalError, ScenarioError, StaleDecision
 from parley.governance.config import DomainConfig
 from parley.governance.counterparties import Counterparty, DetachedCounterparty, counterparty_from_json
 from parley.governance.critic import Critic
 from parley.governance.delegate import Delegate, DelegateOptions, Step
-from parley.governance.drafting import Drafter
+from parley.governance.drafting import Drafter, format_amount
 from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal
 from parley.governance.extraction import Extractor
 from parley.governance.machine import State
@@ -56,6 +61,8 @@ class SessionOutcome:
         pending: The open escalation request when paused.
         turns: Counterparty turns played.
         terms: Agreed terms (AGREE only).
+        version: The stored session's version (every stored step increments it).
+        replayed: Whether the call repeated a decision already applied (nothing changed).
     """
 
     session_id: str
@@ -63,6 +70,8 @@ class SessionOutcome:
     pending: EscalationRequest | None
     turns: int
     terms: dict[str, Any]
+    version: int = 0
+    replayed: bool = False
 
     @property
     def paused(self) -> bool:
@@ -84,6 +93,7 @@ class SessionRunner:
         config_source: Config name or path (recorded with the session).
         clock: Clock for persistence timestamps.
         on_message: Callback for every message (speaker, text), e.g. for a terminal display.
+        version: The stored version this runner was loaded at (0 for a new session).
     """
 
     def __init__(
@@ -95,6 +105,7 @@ class SessionRunner:
         config_source: str,
         clock: Clock,
         on_message: Callable[[str, str], None] | None = None,
+        version: int = 0,
     ) -> None:
         self.delegate = delegate
         self.counterparty = counterparty
@@ -102,9 +113,15 @@ class SessionRunner:
         self.config_source = config_source
         self.clock = clock
         self.on_message: Callable[[str, str], None] = on_message or _ignore
+        self.version = version
 
-    def persist(self) -> None:
-        """Commit the snapshot, new events and audit entries (and the seal when the session ended)."""
+    def persist(self, decision: Decision | None = None) -> None:
+        """Commit one step: the decision behind it, the snapshot, new events with their audit entries,
+        the seal when the session ended and the escalation request it opened, all or nothing.
+
+        Raises:
+            StaleDecision: if another process changed the session since this runner read it.
+        """
         delegate = self.delegate
         snapshot = {
             "delegate": delegate.to_json(),
@@ -112,7 +129,8 @@ class SessionRunner:
             "config": delegate.config.model_dump(mode="json"),
         }
         events = delegate.new_events()
-        self.store.save_step(
+        opened = delegate.pending if delegate.state == State.ESCALATE else None
+        self.version = self.store.save_step(
             delegate.session_id,
             config=self.config_source,
             persona=self.counterparty.name,
@@ -122,10 +140,11 @@ class SessionRunner:
             events=events,
             now=self.clock.now(),
             seal=delegate.machine.terminal,
+            expected_version=self.version,
+            decision=decision,
+            request=opened,
         )
         delegate.mark_flushed()
-        if delegate.pending is not None and delegate.state == State.ESCALATE:
-            self.store.save_request(delegate.pending)
 
     def start(self) -> Step:
         """Open the session and persist."""
@@ -165,17 +184,21 @@ class SessionRunner:
         return self.outcome()
 
     def apply(self, decision: Decision) -> Step:
-        """Store a decision and resume the delegate with it."""
-        self.store.save_decision(self.delegate.session_id, decision)
+        """Resume the delegate with a decision and store both in one transaction."""
         step = self.delegate.resume(decision)
-        self.persist()
+        self.persist(decision)
         return step
 
     def outcome(self) -> SessionOutcome:
         """The session's current standing."""
         delegate = self.delegate
         return SessionOutcome(
-            delegate.session_id, delegate.state, delegate.pending, delegate.turn, dict(delegate.terms)
+            delegate.session_id,
+            delegate.state,
+            delegate.pending,
+            delegate.turn,
+            dict(delegate.terms),
+            self.version,
         )
 
 
@@ -197,7 +220,12 @@ def start_session(
     roles replaces the delegate's extractor, moderator, drafter or critic (e.g. LLM-backed ones).
     """
     the_clock = clock or FakeClock()
-    identifier = session_id or store.new_session_id(f"{config.name}-{counterparty.name}-s{seed}")
+    if session_id is not None and store.load_version(session_id) is not None:
+        raise ScenarioError(f"session {session_id!r} exists already", source=store.path, field="session")
+    identifier = session_id or store.reserve_session_id(
+        f"{config.name}-{counterparty.name}-s{seed}", config=config_source, now=the_clock.now()
+    )
+    version = store.load_version(identifier) or 0
     plugged = roles or DelegateRoles()
     delegate = Delegate(
         config,
@@ -211,7 +239,13 @@ def start_session(
         critic=plugged.critic,
     )
     runner = SessionRunner(
-        delegate, counterparty, store, config_source=config_source, clock=the_clock, on_message=on_message
+        delegate,
+        counterparty,
+        store,
+        config_source=config_source,
+        clock=the_clock,
+        on_message=on_message,
+        version=version,
     )
     return runner, runner.start()
 
@@ -267,6 +301,7 @@ def load_runner(
         config_source=str(row["config"]),
         clock=the_clock,
         on_message=on_message,
+        version=int(row["version"]),
     )
 
 
@@ -274,46 +309,122 @@ def decide(
     store: SessionStore,
     session_id: str,
     *,
+    request_id: str,
     option: str | None,
     guidance: str = "",
     decided_by: str = "principal",
+    expected_version: int | None = None,
+    confirm_limit: float | None = None,
     principal: Principal | None = None,
     clock: Clock | None = None,
     on_message: Callable[[str, str], None] | None = None,
 ) -> SessionOutcome:
-    """Answer a paused session's open request and resume it from storage.
+    """Answer one escalation request of a paused session and resume it from storage.
 
     Args:
         store: Persistence.
         session_id: The paused session.
+        request_id: The request this decision answers (as shown to the principal).
         option: Chosen option key (or None with guidance).
         guidance: Free-text guidance.
         decided_by: Recorded as the decider.
+        expected_version: The session version the principal saw (None: do not check).
+        confirm_limit: The new limit, repeated to confirm a raise far beyond the current one.
         principal: Who answers any later escalations (default: none, the session pauses again).
         clock: Clock for timestamps.
         on_message: Message callback.
 
+    Returns:
+        Where the session stands; `replayed` is set when this exact decision was already applied.
+
     Raises:
-        ScenarioError: if the session is not paused, or neither option nor guidance is given.
+        StaleDecision: if request_id is not the pending request (answered, unknown or superseded),
+            or the session changed since expected_version; nothing is applied then.
+        ScenarioError: if neither option nor guidance is given, the option is unknown, or it raises a
+            limit out of scale (over RAISE_CONFIRM_RATIO times the current one) without confirm_limit.
     """
     if option is None and not guidance.strip():
         raise ScenarioError("give --option or --guidance", field="decision")
+    chosen = option.strip().upper() if option else None
     runner = load_runner(store, session_id, clock=clock, on_message=on_message)
     request = runner.delegate.pending
-    if request is None:
-        raise ScenarioError(
-            f"session {session_id!r} is in state {runner.delegate.state}, not waiting for a decision",
+    pending = request.request_id if request is not None and runner.delegate.state == State.ESCALATE else None
+    stored = store.decision(request_id)
+    if stored is not None and request_id != pending:
+        if (stored.option, stored.guidance, stored.decided_by) == (chosen, guidance, decided_by):
+            return replace(runner.outcome(), replayed=True)
+        raise StaleDecision(
+            f"request {request_id} was already answered by {stored.decided_by} "
+            f"({f'option {stored.option}' if stored.option else 'guidance'})",
+            pending=pending,
             source=store.path,
-            field="session",
         )
-    if option is not None:
-        request.option(option)
+    if request is None or request_id != pending:
+        what = "is not pending" if request_id.startswith(f"{session_id}-e") else "is unknown"
+        raise StaleDecision(f"request {request_id!r} {what}", pending=pending, source=store.path)
+    if expected_version is not None and expected_version != runner.version:
+        raise StaleDecision(
+            f"session {session_id} changed since version {expected_version} (now {runner.version})",
+            pending=pending,
+            source=store.path,
+        )
+    if chosen is not None and request.option(chosen).effect == "raise_limit":
+        _check_raise(runner.delegate.config, request, confirm_limit)
     the_clock = clock or FakeClock()
-    decision = Decision(
-        request.request_id, option.upper() if option else None, guidance, decided_by, the_clock.now()
-    )
+    decision = Decision(request.request_id, chosen, guidance, decided_by, the_clock.now())
     step = runner.apply(decision)
     return runner.run(principal or StoredPrincipal(), step)
+
+
+RAISE_CONFIRM_RATIO = 1.5
+"""A limit raise to more than this many times the current limit needs the new limit confirmed."""
+
+
+def _check_raise(config: DomainConfig, request: EscalationRequest, confirm_limit: float | None) -> None:
+    """Refuse an out-of-scale limit raise unless the principal repeated the new limit."""
+    boundary = request.boundary_at_risk
+    ask, maximum = boundary.get("ask"), boundary.get("maximum")
+    if not isinstance(ask, int | float) or not isinstance(maximum, int | float) or maximum <= 0:
+        return
+    if ask <= maximum * RAISE_CONFIRM_RATIO:
+        return
+    if confirm_limit is not None and abs(confirm_limit - ask) <= 1e-9 * max(1.0, abs(ask)):
+        return
+    term = config.boundary.term(str(boundary.get("term", config.negotiation.term)))
+    old, new = format_amount(float(maximum), term.unit), format_amount(float(ask), term.unit)
+    raise ScenarioError(
+        f"this raises the {term.label} limit from {old} to {new} ({ask / maximum:,.1f} times the "
+        f"current limit); if that is meant, repeat the new limit: --confirm-limit {ask:g}",
+        source=request.request_id,
+        field="confirm_limit",
+    )
+
+
+def resume_session(
+    store: SessionStore,
+    session_id: str,
+    *,
+    principal: Principal | None = None,
+    clock: Clock | None = None,
+    on_message: Callable[[str, str], None] | None = None,
+) -> SessionOutcome:
+    """Continue a stored session whose process stopped between steps (e.g. a killed `delegate run`).
+
+    The delegate's last stored message is handed to its stored counterparty again; a session waiting
+    for a decision or for a detached counterparty's message is returned as it stands.
+
+    Raises:
+        ScenarioError: if there is no such session.
+    """
+    runner = load_runner(store, session_id, clock=clock, on_message=on_message)
+    delegate = runner.delegate
+    if delegate.machine.terminal or delegate.state == State.ESCALATE:
+        return runner.outcome()
+    if isinstance(runner.counterparty, DetachedCounterparty):
+        return runner.outcome()
+    sent = [e for e in delegate.trajectory if e.kind == "delegate_message"]
+    last = str(sent[-1].data["text"]) if sent else None
+    return runner.run(principal or StoredPrincipal(), Step(last, delegate.state, delegate.pending))
 
 
 def reply(

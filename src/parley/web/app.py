@@ -5,10 +5,17 @@ A thin adapter: reading goes through `SessionStore` and `load_runner`, decisions
 as `parley delegate decide` and `parley delegate reply`, so the audit log records who decided what
 and when. Each request opens its own store connection (sqlite3 connections are per thread);
 writes are serialised by one lock per app.
+
+Everything but the sign-in page, its assets and a minimal health check needs a signed-in principal
+(`parley.web.auth`): API calls without one get 401, pages redirect to /login. A decision is recorded
+under the signed-in principal's name. Every state-changing request must come from the console's own
+origin (its Origin header, or lacking that its Referer; neither is refused) and carry the sign-in's
+CSRF token in X-CSRF-Token.
 """
 
 from __future__ import annotations
 
+import hmac
 import re
 import threading
 import time
@@ -16,20 +23,25 @@ from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
+from urllib.parse import urlsplit
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware.base import RequestResponseEndpoint
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from parley import __version__
-from parley.errors import ScenarioError
-from parley.governance.escalation import EscalationRequest
+from parley.errors import ScenarioError, StaleDecision
+from parley.governance.audit import AuditError
+from parley.governance.safe_text import printable
 from parley.governance.session import SessionRunner, decide, load_runner, reply
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock
 from parley.protocol.events import Event, Trajectory
+from parley.web.auth import SESSION_COOKIE, SESSION_SECONDS, Credentials, SignedIn
 from parley.web.models import (
     AuditStatus,
     DecideBody,
@@ -40,16 +52,24 @@ from parley.web.models import (
     Inbox,
     InboxItem,
     Ledger,
+    LoginBody,
     Message,
     ReplyBody,
     SessionDetail,
+    SessionInfo,
     SessionList,
     SessionSummary,
     StepResult,
     TranscriptEntry,
 )
 
-_ASSETS = {"index.html": "text/html", "console.js": "text/javascript", "console.css": "text/css"}
+_ASSETS = {
+    "index.html": "text/html",
+    "login.html": "text/html",
+    "console.js": "text/javascript",
+    "login.js": "text/javascript",
+    "console.css": "text/css",
+}
 _SECURITY_HEADERS = {
     # Everything is served from this origin; nothing is fetched from anywhere else.
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
@@ -57,12 +77,24 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+LOGIN_PAGE = "/login"
+_LOGIN_API = "/api/login"
+# Reachable without signing in: the sign-in page, its assets, signing in, and a minimal health check.
+_PUBLIC = frozenset({LOGIN_PAGE, "/static/login.js", "/static/console.css", "/api/health", _LOGIN_API})
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+CSRF_HEADER = "X-CSRF-Token"
+CONFIRM_LIMIT = "confirm_limit"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "unknown session"}}
 _WRITE_ERRORS: dict[int | str, dict[str, Any]] = {
     **_NOT_FOUND,
+    401: {"model": ErrorBody, "description": "not signed in"},
+    403: {"model": ErrorBody, "description": "foreign origin, or missing or wrong CSRF token"},
     409: {"model": ErrorBody, "description": "the session cannot take this now"},
     422: {"model": ErrorBody, "description": "invalid body"},
 }
+Origin = tuple[str, str, int]
+"""(scheme, host, port) of a web origin, for comparisons."""
 
 
 class WallClock:
@@ -78,20 +110,65 @@ def _load_assets() -> dict[str, bytes]:
 
 
 def _fail(status: int, message: str) -> NoReturn:
-    raise HTTPException(status_code=status, detail=message)
+    raise HTTPException(status_code=status, detail=printable(message))
+
+
+def _refuse(status: int, message: str) -> JSONResponse:
+    """An error answer built outside a route (in the guard middleware)."""
+    return JSONResponse({"detail": message}, status_code=status)
 
 
 def _validation_message(error: RequestValidationError) -> str:
-    """The first validation problem as one line: "decided_by: Field required"."""
+    """The first validation problem as one line: "request_id: Field required"."""
     first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
     where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
     message = str(first.get("msg", "invalid request"))
-    return f"{where}: {message}" if where else message
+    return printable(f"{where}: {message}" if where else message)
+
+
+def origin_of(url: str) -> Origin | None:
+    """(scheme, host, port) of an http(s) URL or origin, with the scheme's default port; None if not one."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[scheme]
+
+
+def _own_origin(request: Request) -> Origin | None:
+    """The origin the request was sent to (its scheme and Host header)."""
+    return origin_of(f"{request.url.scheme}://{request.url.netloc}")
+
+
+def _origin_problem(request: Request, origins: frozenset[Origin] | None) -> str | None:
+    """Why a state-changing request does not come from the console's own page, or None if it does."""
+    sent, header = request.headers.get("origin"), "Origin"
+    if sent is None:
+        sent, header = request.headers.get("referer"), "Referer"
+    if sent is None:
+        return "refused: a state-changing request needs an Origin or Referer header"
+    allowed = origins if origins is not None else {_own_origin(request)}
+    if origin_of(sent) not in allowed:
+        return f"refused: {header} {printable(sent)[:80]!r} is not this console's origin"
+    return None
+
+
+def _csrf_problem(request: Request, signed_in: SignedIn | None) -> str | None:
+    sent = request.headers.get(CSRF_HEADER, "")
+    if signed_in is None or not hmac.compare_digest(sent.encode(), signed_in.csrf_token.encode()):
+        return f"refused: missing or wrong CSRF token ({CSRF_HEADER}); reload the console"
+    return None
 
 
 def _runner(store: SessionStore, session_id: str, clock: Clock) -> SessionRunner:
     try:
         return load_runner(store, session_id, clock=clock)
+    except AuditError:
+        raise  # a tampered record: answered 409 by the app's handler, never shown
     except ScenarioError:
         _fail(404, f"no session {session_id!r}")
 
@@ -141,6 +218,7 @@ def _detail(store: SessionStore, session_id: str, clock: Clock) -> SessionDetail
         config=str(row["config"]),
         counterparty=row["persona"],
         seed=row["seed"],
+        version=int(row["version"]),
         state=outcome.state.value,
         paused=outcome.paused,
         terminal=delegate.machine.terminal,
@@ -157,7 +235,10 @@ def _detail(store: SessionStore, session_id: str, clock: Clock) -> SessionDetail
 def _inbox(store: SessionStore) -> Inbox:
     items: list[InboxItem] = []
     for session_id, _ in store.sessions():
-        request = store.open_request(session_id)
+        try:
+            request = store.open_request(session_id)
+        except AuditError:
+            continue  # listed as "record refused" in the sessions list; nothing of it is shown as pending
         if request is not None:
             row = store.load_session(session_id)
             items.append(
@@ -165,6 +246,7 @@ def _inbox(store: SessionStore) -> Inbox:
                     session_id=session_id,
                     config=str(row["config"]),
                     counterparty=row["persona"],
+                    version=int(row["version"]),
                     request=Escalation.of(request),
                 )
             )
@@ -173,9 +255,13 @@ def _inbox(store: SessionStore) -> Inbox:
 
 def _summaries(store: SessionStore) -> SessionList:
     sessions: list[SessionSummary] = []
-    for session_id, state in store.sessions():
+    for session_id, stored_state in store.sessions():
         row = store.load_session(session_id)
-        request = store.open_request(session_id)
+        state = stored_state
+        try:
+            request = store.open_request(session_id)
+        except AuditError:
+            request, state = None, "record refused (run parley audit verify)"
         sessions.append(
             SessionSummary(
                 session_id=session_id,
@@ -189,23 +275,31 @@ def _summaries(store: SessionStore) -> SessionList:
     return SessionList(sessions=sessions)
 
 
-def _pending_request(store: SessionStore, session_id: str) -> EscalationRequest:
-    """The open request, or 404 (unknown session) / 409 (nothing waiting for a decision)."""
+def _stale(body: DecideBody, error: StaleDecision) -> str:
+    """One line for a decision that no longer fits the session, naming the request pending now."""
+    now = f"now pending: {error.pending}" if error.pending else "no request is pending now"
+    if error.pending == body.request_id:
+        return f"the session changed since you loaded it (version {body.version}); reload it ({now})"
+    return f"request {body.request_id} was already answered or is no longer pending; {now}"
+
+
+def _unprefixed(error: ScenarioError) -> str:
+    """The error's message without the "source: field: " prefix ScenarioError puts in front."""
+    prefix = ": ".join(part for part in (error.source, error.field) if part)
+    return str(error).removeprefix(f"{prefix}: ") if prefix else str(error)
+
+
+def _decide(
+    store: SessionStore, session_id: str, body: DecideBody, principal: str, clock: Clock
+) -> StepResult:
+    if body.option is None and not body.guidance:
+        _fail(422, "give an option letter (e.g. A) or guidance text")
     try:
-        row = store.load_session(session_id)
+        store.load_session(session_id)
     except ScenarioError:
         _fail(404, f"no session {session_id!r}")
     request = store.open_request(session_id)
-    if request is None:
-        _fail(409, f"session {session_id!r} is in state {row['state']}; no decision is pending")
-    return request
-
-
-def _decide(store: SessionStore, session_id: str, body: DecideBody, clock: Clock) -> StepResult:
-    if body.option is None and not body.guidance:
-        _fail(422, "give an option letter (e.g. A) or guidance text")
-    request = _pending_request(store, session_id)
-    if body.option is not None:
+    if body.option is not None and request is not None and request.request_id == body.request_id:
         try:
             request.option(body.option)
         except ScenarioError as error:
@@ -215,13 +309,21 @@ def _decide(store: SessionStore, session_id: str, body: DecideBody, clock: Clock
         outcome = decide(
             store,
             session_id,
+            request_id=body.request_id,
             option=body.option,
             guidance=body.guidance,
-            decided_by=body.decided_by,
+            decided_by=principal,
+            expected_version=body.version,
+            confirm_limit=body.confirm_limit,
             clock=clock,
             on_message=lambda speaker, text: messages.append(Message(speaker=speaker, text=text)),
         )
-    except ScenarioError as error:  # e.g. decided meanwhile from another process
+    except StaleDecision as error:  # answered meanwhile (another tab, process or principal)
+        _fail(409, _stale(body, error))
+    except ScenarioError as error:
+        if error.field == "confirm_limit":  # an out-of-scale raise: the page asks for the new limit
+            what = _unprefixed(error).split("; if that is meant")[0]
+            _fail(422, f"{what}; to approve it, repeat the new limit ({CONFIRM_LIMIT})")
         _fail(409, str(error))
     return StepResult.of(outcome, messages)
 
@@ -270,7 +372,18 @@ def _trajectory(store: SessionStore, session_id: str) -> Response:
 def _page(assets: dict[str, bytes], name: str) -> Response:
     if name not in assets:
         _fail(404, f"no asset {name!r}")
-    return Response(assets[name], media_type=_ASSETS[name], headers=_SECURITY_HEADERS)
+    return Response(assets[name], media_type=_ASSETS[name])
+
+
+def _signed_in(request: Request) -> SignedIn:
+    """The principal signed in for this request (the guard middleware looked the cookie up)."""
+    signed_in: SignedIn | None = getattr(request.state, "signed_in", None)
+    if signed_in is None:
+        _fail(401, "not signed in: sign in at /login with your console token")
+    return signed_in
+
+
+SignedInPrincipal = Annotated[SignedIn, Depends(_signed_in)]
 
 
 @contextmanager
@@ -283,32 +396,120 @@ def _opened(db_path: Path) -> Generator[SessionStore]:
         store.close()
 
 
-def _add_routes(app: FastAPI, db_path: Path, clock: Clock) -> None:
+def _add_guard(
+    app: FastAPI,
+    credentials: Credentials,
+    clock: Clock,
+    origins: frozenset[Origin] | None,
+    secure_cookies: bool | None,
+) -> None:
+    """Deny by default: sign-in for everything not public, same origin and CSRF token for every write."""
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: RequestResponseEndpoint) -> Response:
+        path = request.url.path
+        cookie = request.cookies.get(SESSION_COOKIE, "")
+        signed_in = await run_in_threadpool(credentials.session, cookie, now=clock.now()) if cookie else None
+        request.state.signed_in = signed_in
+        request.state.secure_cookies = (
+            secure_cookies if secure_cookies is not None else request.url.scheme == "https"
+        )
+        writes = request.method not in _SAFE_METHODS
+        refusal: Response | None = None
+        if path not in _PUBLIC and signed_in is None:
+            if path.startswith("/api/") or writes or path == "/openapi.json":
+                refusal = _refuse(401, "not signed in: sign in at /login with your console token")
+            else:
+                refusal = RedirectResponse(LOGIN_PAGE, status_code=303)
+            if cookie:  # expired or revoked: drop it
+                refusal.delete_cookie(SESSION_COOKIE, path="/")
+        elif writes:
+            problem = _origin_problem(request, origins)
+            if problem is None and path != _LOGIN_API:
+                problem = _csrf_problem(request, signed_in)
+            if problem is not None:
+                refusal = _refuse(403, problem)
+        response = refusal if refusal is not None else await call_next(request)
+        for name, value in _SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if not path.startswith("/static/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+
+def _add_sign_in_routes(
+    app: FastAPI, credentials: Credentials, assets: dict[str, bytes], clock: Clock
+) -> None:
+    @app.get(LOGIN_PAGE, include_in_schema=False)
+    def login_page(request: Request) -> Response:
+        if getattr(request.state, "signed_in", None) is not None:
+            return RedirectResponse("/", status_code=303)
+        return _page(assets, "login.html")
+
+    @app.post(_LOGIN_API, responses={401: {"model": ErrorBody, "description": "wrong token"}})
+    def login(request: Request, response: Response, body: LoginBody) -> SessionInfo:
+        """Sign in with a principal's token; sets the session cookie and returns the CSRF token."""
+        started = credentials.sign_in(body.token, now=clock.now())
+        if started is None:
+            _fail(401, "wrong token: use the token `parley web --init` printed for you")
+        session_id, signed_in = started
+        response.set_cookie(
+            SESSION_COOKIE,
+            session_id,
+            max_age=SESSION_SECONDS,
+            path="/",
+            secure=bool(request.state.secure_cookies),
+            httponly=True,
+            samesite="strict",
+        )
+        return SessionInfo(
+            principal=signed_in.principal, expires=signed_in.expires, csrf_token=signed_in.csrf_token
+        )
+
+    @app.post("/api/logout", status_code=204, response_class=Response, responses=_WRITE_ERRORS)
+    def logout(request: Request, signed_in: SignedInPrincipal) -> Response:
+        """End this browser's sign-in."""
+        credentials.sign_out(request.cookies.get(SESSION_COOKIE, ""))
+        response = Response(status_code=204)
+        response.delete_cookie(SESSION_COOKIE, path="/")
+        return response
+
+    @app.get("/api/session-info")
+    def session_info(signed_in: SignedInPrincipal) -> SessionInfo:
+        """Who is signed in, until when, and the CSRF token every write must send in X-CSRF-Token."""
+        return SessionInfo(
+            principal=signed_in.principal, expires=signed_in.expires, csrf_token=signed_in.csrf_token
+        )
+
+
+def _add_routes(app: FastAPI, db_path: Path, clock: Clock, assets: dict[str, bytes]) -> None:
     lock = threading.Lock()
-    assets = _load_assets()
 
     @app.get("/api/health")
-    def health() -> Health:
+    def health(request: Request) -> Health:
+        """Liveness and version for anyone; the database and its session count only when signed in."""
+        if getattr(request.state, "signed_in", None) is None:
+            return Health(version=__version__)
         with _opened(db_path) as store:
             return Health(version=__version__, database=store.path, sessions=len(store.sessions()))
 
     @app.get("/api/inbox")
-    def inbox() -> Inbox:
+    def inbox(signed_in: SignedInPrincipal) -> Inbox:
         with _opened(db_path) as store:
             return _inbox(store)
 
     @app.get("/api/sessions")
-    def sessions() -> SessionList:
+    def sessions(signed_in: SignedInPrincipal) -> SessionList:
         with _opened(db_path) as store:
             return _summaries(store)
 
     @app.get("/api/sessions/{session_id}", responses=_NOT_FOUND)
-    def session(session_id: str) -> SessionDetail:
+    def session(session_id: str, signed_in: SignedInPrincipal) -> SessionDetail:
         with _opened(db_path) as store:
             return _detail(store, session_id, clock)
 
     @app.get("/api/sessions/{session_id}/audit", responses=_NOT_FOUND)
-    def audit(session_id: str) -> AuditStatus:
+    def audit(session_id: str, signed_in: SignedInPrincipal) -> AuditStatus:
         with _opened(db_path) as store:
             return _audit(store, session_id)
 
@@ -317,23 +518,24 @@ def _add_routes(app: FastAPI, db_path: Path, clock: Clock) -> None:
         responses={**_NOT_FOUND, 200: {"content": {"application/x-ndjson": {}}}},
         response_class=Response,
     )
-    def trajectory(session_id: str) -> Response:
+    def trajectory(session_id: str, signed_in: SignedInPrincipal) -> Response:
         """Every event of the session as JSONL, the format `parley run --save` writes."""
         with _opened(db_path) as store:
             return _trajectory(store, session_id)
 
     @app.post("/api/sessions/{session_id}/decide", responses=_WRITE_ERRORS)
-    def decide_route(session_id: str, body: DecideBody) -> StepResult:
+    def decide_route(session_id: str, body: DecideBody, signed_in: SignedInPrincipal) -> StepResult:
+        """Answer the request `request_id` of a session last seen at `version`, as the signed-in principal."""
         with lock, _opened(db_path) as store:
-            return _decide(store, session_id, body, clock)
+            return _decide(store, session_id, body, signed_in.principal, clock)
 
     @app.post("/api/sessions/{session_id}/reply", responses=_WRITE_ERRORS)
-    def reply_route(session_id: str, body: ReplyBody) -> StepResult:
+    def reply_route(session_id: str, body: ReplyBody, signed_in: SignedInPrincipal) -> StepResult:
         with lock, _opened(db_path) as store:
             return _reply(store, session_id, body, clock)
 
     @app.get("/", include_in_schema=False)
-    def index() -> Response:
+    def index(signed_in: SignedInPrincipal) -> Response:
         return _page(assets, "index.html")
 
     @app.get("/static/{name}", include_in_schema=False)
@@ -342,21 +544,45 @@ def _add_routes(app: FastAPI, db_path: Path, clock: Clock) -> None:
 
 
 def create_app(
-    db_path: Path, *, clock: Clock | None = None, allowed_hosts: Sequence[str] | None = None
+    db_path: Path,
+    *,
+    clock: Clock | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    origins: Sequence[str] | None = None,
+    secure_cookies: bool | None = None,
 ) -> FastAPI:
     """Build the console over one SQLite store.
 
     Args:
-        db_path: The delegate's database (created with an empty schema if missing).
-        clock: Clock for decision and audit timestamps (default: wall-clock seconds since the epoch).
+        db_path: The delegate's database (created with an empty schema if missing). Principals who
+            may sign in are added with `parley.web.auth.Credentials(db_path).add_principal`.
+        clock: Clock for decision and audit timestamps and sign-in expiry (default: wall-clock
+            seconds since the epoch).
         allowed_hosts: Host headers to accept (e.g. ["127.0.0.1", "localhost"]) — guards a console on
             a loopback address against DNS rebinding. None accepts any host.
+        origins: The origins the console's page is served from (e.g. ["https://console.example"]),
+            when a proxy in front changes scheme or Host. None: the origin each request was sent to.
+        secure_cookies: Mark the session cookie Secure (True behind a TLS-terminating proxy); None
+            sets it when the request came over https.
 
     Returns:
         The FastAPI application (serve it with uvicorn, or test it with `TestClient`).
+
+    Raises:
+        ScenarioError: if an entry of origins is not an http(s) origin.
     """
     SessionStore(db_path).close()  # create the schema once, so read-only requests never race on it
+    credentials = Credentials(db_path)
     the_clock: Clock = clock or WallClock()
+    allowed_origins: frozenset[Origin] | None = None
+    if origins is not None:
+        parsed = {entry: origin_of(entry) for entry in origins}
+        bad = [entry for entry, origin in parsed.items() if origin is None]
+        if bad:
+            raise ScenarioError(
+                f"{bad[0]!r} is not an origin like https://console.example.com", field="origin"
+            )
+        allowed_origins = frozenset(origin for origin in parsed.values() if origin is not None)
 
     app = FastAPI(
         title="parley console",
@@ -365,12 +591,20 @@ def create_app(
         docs_url=None,  # Swagger UI and ReDoc load from a CDN; the console must work offline
         redoc_url=None,
     )
-    if allowed_hosts is not None:
+    _add_guard(app, credentials, the_clock, allowed_origins, secure_cookies)
+    if allowed_hosts is not None:  # added last, so it runs first
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 
     @app.exception_handler(RequestValidationError)
     async def one_line_validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": _validation_message(error)}, status_code=422)
 
-    _add_routes(app, Path(db_path), the_clock)
+    @app.exception_handler(AuditError)
+    async def refused_record(request: Request, error: AuditError) -> JSONResponse:
+        # A record that fails verification is never shown: 409 with the one-line reason.
+        return JSONResponse({"detail": printable(str(error))}, status_code=409)
+
+    assets = _load_assets()
+    _add_sign_in_routes(app, credentials, assets, the_clock)
+    _add_routes(app, Path(db_path), the_clock, assets)
     return app

@@ -1,48 +1,87 @@
 """Pydantic payloads of the web console's JSON API (requests and responses), built from governance objects.
 
 The web layer only translates: every model is filled from `parley.governance` values, never computed.
+Every answer model derives from `Served`, which passes each string it is built from (also inside
+nested dicts and lists) through `printable`: counterparty text reaches the page without control
+characters, terminal escape sequences or bidi overrides.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from parley.governance.audit import VerifyReport
 from parley.governance.escalation import Decision, EscalationOption, EscalationRequest
+from parley.governance.safe_text import printable
 from parley.governance.session import SessionOutcome
 from parley.governance.tci import TaskCompletenessIndex
 
 OptionKey = Annotated[
     str, StringConstraints(strip_whitespace=True, to_upper=True, min_length=1, max_length=8)
 ]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+RequestId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 
 
-class ErrorBody(BaseModel):
+def _printable_values(value: Any) -> Any:
+    """value with every string in it (dict keys too) passed through `printable`; models are left alone."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {_printable_values(key): _printable_values(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable_values(item) for item in value]
+    return value
+
+
+class Served(BaseModel):
+    """Base of every answer: strings are made printable before they are validated into the model."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _printable(cls, data: Any) -> Any:
+        return _printable_values(data)
+
+
+class ErrorBody(Served):
     """Every error answer: one human-readable sentence."""
 
     detail: str
 
 
-class Health(BaseModel):
-    """`GET /api/health`."""
+class Health(Served):
+    """`GET /api/health` (database and sessions only for a signed-in principal)."""
 
     status: Literal["ok"] = "ok"
     version: str
-    database: str
-    sessions: int
+    database: str | None = None
+    sessions: int | None = None
 
 
-class Message(BaseModel):
+class SessionInfo(Served):
+    """`GET /api/session-info`: who is signed in, until when, and the CSRF token for writes."""
+
+    principal: str
+    expires: float
+    csrf_token: str
+
+
+class LoginBody(BaseModel):
+    """`POST /api/login`: the principal's token (printed once by `parley web --init`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
+class Message(Served):
     """One message of a conversation."""
 
     speaker: str
     text: str
 
 
-class Option(BaseModel):
+class Option(Served):
     """One option put to the principal, with its trade-offs."""
 
     key: str
@@ -57,7 +96,7 @@ class Option(BaseModel):
         return cls.model_validate(option.to_json())
 
 
-class Ledger(BaseModel):
+class Ledger(Served):
     """TCI (Task Completeness Index) snapshot: what is known and what is missing."""
 
     tci: float
@@ -78,7 +117,7 @@ class Ledger(BaseModel):
         )
 
 
-class Escalation(BaseModel):
+class Escalation(Served):
     """A stored escalation request (§3.4: situation, problem, options with trade-offs, explicit ask)."""
 
     request_id: str
@@ -103,7 +142,7 @@ class Escalation(BaseModel):
         return cls.model_validate({**data, "status": status})
 
 
-class DecisionRecord(BaseModel):
+class DecisionRecord(Served):
     """A stored decision: who decided what, and when."""
 
     request_id: str
@@ -118,22 +157,23 @@ class DecisionRecord(BaseModel):
         return cls.model_validate(decision.to_json())
 
 
-class InboxItem(BaseModel):
+class InboxItem(Served):
     """A session waiting for the principal, with its open request."""
 
     session_id: str
     config: str
     counterparty: str | None
+    version: int
     request: Escalation
 
 
-class Inbox(BaseModel):
+class Inbox(Served):
     """`GET /api/inbox`."""
 
     items: list[InboxItem]
 
 
-class SessionSummary(BaseModel):
+class SessionSummary(Served):
     """One line of `GET /api/sessions`."""
 
     session_id: str
@@ -144,13 +184,13 @@ class SessionSummary(BaseModel):
     pending_request: str | None
 
 
-class SessionList(BaseModel):
+class SessionList(Served):
     """`GET /api/sessions`."""
 
     sessions: list[SessionSummary]
 
 
-class TranscriptEntry(BaseModel):
+class TranscriptEntry(Served):
     """One public event of the conversation: a message, an escalation or a decision."""
 
     seq: int
@@ -161,13 +201,14 @@ class TranscriptEntry(BaseModel):
     request_id: str | None = None
 
 
-class SessionDetail(BaseModel):
+class SessionDetail(Served):
     """`GET /api/sessions/{id}`."""
 
     session_id: str
     config: str
     counterparty: str | None
     seed: int | None
+    version: int
     state: str
     paused: bool
     terminal: bool
@@ -181,12 +222,18 @@ class SessionDetail(BaseModel):
 
 
 class DecideBody(BaseModel):
-    """`POST /api/sessions/{id}/decide`: an option letter, guidance text, or both; and who decides."""
+    """`POST /api/sessions/{id}/decide`: the request answered, the session version the principal saw,
+    and an option letter, guidance text, or both. Who decides is the signed-in principal, never a field.
+    """
 
     model_config = ConfigDict(extra="forbid")
+    request_id: RequestId
+    version: Annotated[int, Field(ge=0)]
     option: OptionKey | None = None
     guidance: Annotated[str, StringConstraints(strip_whitespace=True, max_length=4000)] = ""
-    decided_by: Name
+    confirm_limit: float | None = Field(
+        default=None, description="The new limit, repeated to confirm a raise far beyond the current one."
+    )
 
 
 class ReplyBody(BaseModel):
@@ -196,16 +243,18 @@ class ReplyBody(BaseModel):
     message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20000)]
 
 
-class StepResult(BaseModel):
+class StepResult(Served):
     """Where a session stands after a decision or a reply, and the messages that step produced."""
 
     session_id: str
+    version: int
     state: str
     paused: bool
     turns: int
     terms: dict[str, Any]
     pending: Escalation | None
     messages: list[Message]
+    replayed: bool = False
 
     @classmethod
     def of(cls, outcome: SessionOutcome, messages: list[Message]) -> StepResult:
@@ -213,16 +262,18 @@ class StepResult(BaseModel):
         pending = Escalation.of(outcome.pending) if outcome.pending is not None else None
         return cls(
             session_id=outcome.session_id,
+            version=outcome.version,
             state=outcome.state.value,
             paused=outcome.paused,
             turns=outcome.turns,
             terms=dict(outcome.terms),
             pending=pending,
             messages=messages,
+            replayed=outcome.replayed,
         )
 
 
-class AuditStatus(BaseModel):
+class AuditStatus(Served):
     """`GET /api/sessions/{id}/audit`: the hash chain is intact, or where it breaks."""
 
     session_id: str

@@ -1,10 +1,12 @@
 // parley console: inbox of escalations, decisions, session transcripts and audit status.
 // Plain DOM, no build step. Every server string is inserted as text (textContent), never as HTML:
-// counterparty messages are untrusted input.
+// counterparty messages are untrusted input. Writes carry the sign-in's CSRF token (X-CSRF-Token);
+// decisions name the request they answer and the session version they were made on.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let currentSession = null;
+let csrfToken = "";
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -22,13 +24,28 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+class ApiError extends Error {
+  constructor(status, detail) {
+    super(`${status}: ${detail}`);
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+function toLogin() {
+  window.location.assign("/login");
+}
+
 async function api(path, body) {
   const init = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
+    body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({ detail: response.statusText }));
-  if (!response.ok) throw new Error(`${response.status}: ${data.detail || response.statusText}`);
+  if (response.status === 401) toLogin();
+  if (!response.ok) throw new ApiError(response.status, data.detail || response.statusText);
   return data;
 }
 
@@ -51,32 +68,35 @@ function messageList(messages) {
     el("p", {}, el("span", { class: `speaker ${m.speaker}`, text: `${m.speaker}: ` }), m.text)));
 }
 
-function decidedBy() {
-  const input = $("decided-by");
-  const name = input.value.trim();
-  if (!name) {
-    say("Enter your name first: it is recorded with the decision.", true);
-    input.focus();
-    return null;
-  }
-  localStorage.setItem("parley.decidedBy", name);
-  return name;
-}
-
-async function decideOn(sessionId, body, card) {
-  const name = decidedBy();
-  if (name === null) return;
+async function decideOn(item, body, card) {
+  const sessionId = item.session_id;
   for (const button of card.querySelectorAll("button")) button.disabled = true;
   try {
     const result = await api(`/api/sessions/${encodeURIComponent(sessionId)}/decide`,
-      { ...body, decided_by: name });
+      { ...body, request_id: item.request.request_id, version: item.version });
     const next = result.pending ? `waiting again (${result.pending.trigger})` : result.state;
-    say(`Decision recorded for ${sessionId}: the session resumed and is now ${next}.`);
+    const done = result.replayed ? "was already recorded" : "recorded";
+    say(`Decision ${done} for ${sessionId}: the session resumed and is now ${next}.`);
     await refresh();
     await openSession(sessionId);
   } catch (error) {
-    say(`Decision not recorded: ${error.message}`, true);
+    if (error.status === 409) {
+      // Answered meanwhile (another tab or principal) or the session moved on: show what is current.
+      say(`Decision not recorded: ${error.detail}. The inbox now shows the current state.`, true);
+      await refresh().catch(() => {});
+      await openSession(sessionId);
+      return;
+    }
     for (const button of card.querySelectorAll("button")) button.disabled = false;
+    if (error.status === 422 && error.detail.endsWith("repeat the new limit (confirm_limit)") && body.confirm_limit === undefined) {
+      // A raise far beyond the current limit: the principal types the new limit to confirm it.
+      const typed = window.prompt(`${error.detail}\n\nType the new limit to confirm the raise:`, "");
+      const limit = Number((typed || "").replace(/[^0-9.]/g, ""));
+      if (typed && limit > 0) { await decideOn(item, { ...body, confirm_limit: limit }, card); return; }
+      say("Raise not confirmed: nothing was decided.", true);
+      return;
+    }
+    say(`Decision not recorded: ${error.message}`, true);
   }
 }
 
@@ -102,7 +122,7 @@ function escalationCard(item) {
     return el("li", {},
       el("button", {
         type: "button", "aria-describedby": tradeId, "data-option": option.key,
-        onclick: () => decideOn(item.session_id, { option: option.key }, card),
+        onclick: () => decideOn(item, { option: option.key }, card),
       }, `Choose ${option.key}`),
       el("div", {}, el("span", { class: "label", text: `(${option.key}) ${option.title}` }),
         el("p", { class: "trade muted", id: tradeId, text: option.trade_offs })));
@@ -114,7 +134,7 @@ function escalationCard(item) {
       event.preventDefault();
       const text = $(guidanceId).value.trim();
       if (!text) { say("Write the guidance first.", true); $(guidanceId).focus(); return; }
-      decideOn(item.session_id, { guidance: text }, card);
+      decideOn(item, { guidance: text }, card);
     },
   },
   el("label", { for: guidanceId, text: "Or give guidance instead (e.g. “Go to $102K at most”)" }),
@@ -222,7 +242,24 @@ async function refresh() {
   await Promise.all([loadInbox(), loadSessions()]);
 }
 
+async function signIn() {
+  const info = await api("/api/session-info");
+  csrfToken = info.csrf_token;
+  $("principal").textContent = `Signed in as ${info.principal} (recorded with every decision)`;
+}
+
+async function signOut() {
+  try {
+    await api("/api/logout", {});
+  } catch (error) {
+    if (error.status !== 401) { say(`Could not sign out: ${error.message}`, true); return; }
+  }
+  toLogin();
+}
+
 document.addEventListener("DOMContentLoaded", () => {
-  $("decided-by").value = localStorage.getItem("parley.decidedBy") || "";
-  refresh().catch((error) => say(`Could not reach the console API: ${error.message}`, true));
+  $("sign-out").addEventListener("click", signOut);
+  signIn()
+    .then(refresh)
+    .catch((error) => say(`Could not reach the console API: ${error.message}`, true));
 });
