@@ -28,11 +28,19 @@ Honest-measurement protocol:
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 from parley.experiments.gaia import measurement_half
+from parley.governance.amounts import TermAmount, find_amounts, term_amounts
 from parley.governance.commitment import contains_binding_language
-from parley.governance.config import load_config, load_yaml_data
+from parley.governance.config import DomainConfig, load_config, load_yaml_data
 from parley.governance.disclosure import find_disclosures
 from parley.governance.moderator import ADVERSARIAL, RuleModerator
 from parley.governance.redteam import Probe, attacks, benign
@@ -80,9 +88,220 @@ def disclosure_errors(filename: str) -> tuple[int, int, list[str], list[str]]:
     return positives, len(drafts) - positives, fn, fp
 
 
+# -- amounts and limit disclosures on the GAIA sets (tests/data/gaia/<split>/) ---------------------------
+GAIA_DEV = Path(__file__).resolve().parents[1] / "data" / "gaia" / "dev"
+AMOUNTS_DEV = GAIA_DEV / "amounts.yaml"
+DRAFTS_DEV = GAIA_DEV / "drafts.yaml"
+_TOLERANCE = 0.005
+
+
+@dataclass(frozen=True, slots=True)
+class AmountScore:
+    """Per-mention accuracy of the amount reader on one labelled file.
+
+    A labelled mention is right when a mention attributed to its term has the same value (or range)
+    within 0.5%; a mention attributed to the term that matches no label is spurious.
+    """
+
+    expected: int
+    correct: int
+    spurious: int
+    errors: tuple[str, ...] = field(default=())
+
+    @property
+    def accuracy(self) -> float:
+        """Right mentions over labelled plus spurious ones (a spurious attribution is an error too)."""
+        return self.correct / max(self.expected + self.spurious, 1)
+
+    @property
+    def recall(self) -> float:
+        """Right mentions over labelled ones."""
+        return self.correct / max(self.expected, 1)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _TOLERANCE * max(abs(a), abs(b), 1e-9)
+
+
+def _labels(mentions: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    return [
+        (float(m["value"]), float(m["value"])) if "value" in m else (float(m["low"]), float(m["high"]))
+        for m in mentions
+    ]
+
+
+def _load_gaia(path: Path | str, key: str) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        return list(yaml.safe_load(handle)[key])
+
+
+Predictor = Callable[[DomainConfig, str], list[TermAmount]]
+
+
+def amount_accuracy(path: Path | str = AMOUNTS_DEV, predict: Predictor = term_amounts) -> AmountScore:
+    """Score `predict` (default `term_amounts`) on an amounts file ({id, domain, term, text, mentions}).
+
+    Matching is one to one and in any order. The returned errors name the item id and what was
+    expected and found (callers measuring a held-out file should print only the counts).
+    """
+    configs: dict[str, DomainConfig] = {}
+    expected = correct = spurious = 0
+    errors: list[str] = []
+    for item in _load_gaia(path, "amounts"):
+        domain = str(item["domain"])
+        config = configs.setdefault(domain, load_config(domain))
+        labels = _labels(list(item["mentions"]))
+        found = [(a.low, a.high) for a in predict(config, str(item["text"])) if a.term == item["term"]]
+        unmatched = list(found)
+        hits = 0
+        for low, high in labels:
+            match = next((f for f in unmatched if _close(f[0], low) and _close(f[1], high)), None)
+            if match is not None:
+                unmatched.remove(match)
+                hits += 1
+        expected += len(labels)
+        correct += hits
+        spurious += len(unmatched)
+        if hits < len(labels) or unmatched:
+            errors.append(f"{item['id']}: expected {labels}, found {found}")
+    return AmountScore(expected, correct, spurious, tuple(errors))
+
+
+@dataclass(frozen=True, slots=True)
+class Confusion:
+    """Confusion counts of a binary detector, with the texts it got wrong."""
+
+    true_positives: int
+    false_negatives: int
+    false_positives: int
+    true_negatives: int
+    missed: tuple[str, ...] = field(default=())
+    false_alarms: tuple[str, ...] = field(default=())
+
+
+def disclosure_confusion(path: Path | str = DRAFTS_DEV) -> Confusion:
+    """The limit-disclosure check on the `disclosures:` key of a GAIA drafts file.
+
+    Items are {id, domain, discloses, text}; the returned texts are for development files only.
+    """
+    configs: dict[str, DomainConfig] = {}
+    tp = fn = fp = tn = 0
+    missed: list[str] = []
+    alarms: list[str] = []
+    for item in _load_gaia(path, "disclosures"):
+        domain = str(item["domain"])
+        config = configs.setdefault(domain, load_config(domain))
+        text = str(item["text"])
+        flagged = bool(find_disclosures(text, config))
+        if item["discloses"]:
+            tp, fn = tp + flagged, fn + (not flagged)
+            if not flagged:
+                missed.append(f"{item['id']}: {text}")
+        else:
+            fp, tn = fp + flagged, tn + (not flagged)
+            if flagged:
+                alarms.append(f"{item['id']}: {text}")
+    return Confusion(tp, fn, fp, tn, tuple(missed), tuple(alarms))
+
+
+def binding_confusion(
+    path: Path | str = DRAFTS_DEV, *, obfuscated_only: bool = False, show_texts: bool = True
+) -> Confusion:
+    """The preflight's binding verdict on the `drafts:` key of a GAIA drafts file (issue 14).
+
+    Items are {id, domain, binding, register, text, obfuscation?}; each draft goes through
+    `preflight(text, load_config(domain))` (normalised, parsed, binding by default) and counts as
+    flagged when the result is binding. `obfuscated_only` keeps the items with an `obfuscation` key.
+    Held-out run (the lead, once, texts hidden): ``.venv/bin/python -c "import sys;
+    sys.path.insert(0, 'tests/governance'); import measure_detectors as m;
+    c = m.binding_confusion('tests/data/gaia/heldout/drafts.yaml', show_texts=False); print(c)"``.
+    """
+    from parley.governance.preflight import preflight
+
+    configs: dict[str, DomainConfig] = {}
+    tp = fn = fp = tn = 0
+    missed: list[str] = []
+    alarms: list[str] = []
+    for item in _load_gaia(path, "drafts"):
+        if obfuscated_only and not item.get("obfuscation"):
+            continue
+        domain = str(item["domain"])
+        config = configs.setdefault(domain, load_config(domain))
+        text = str(item["text"])
+        flagged = preflight(text, config).binding
+        label = f"{item['id']}: {text}" if show_texts else str(item["id"])
+        if item["binding"]:
+            tp, fn = tp + flagged, fn + (not flagged)
+            if not flagged:
+                missed.append(label)
+        else:
+            fp, tn = fp + flagged, tn + (not flagged)
+            if flagged:
+                alarms.append(label)
+    return Confusion(tp, fn, fp, tn, tuple(missed), tuple(alarms))
+
+
+def amount_benchmark(size: int = 1_000_000, seed: int = 7) -> dict[str, float]:
+    """Seconds `find_amounts` takes on `size` characters of repeated "$1," and of random unicode."""
+    rng = random.Random(seed)
+    texts = {
+        'repeated "$1,"': ("$1," * (size // 3 + 1))[:size],
+        "random unicode": "".join(chr(rng.randrange(0x20, 0x3000)) for _ in range(size)),
+    }
+    seconds: dict[str, float] = {}
+    for name, text in texts.items():
+        began = time.perf_counter()
+        find_amounts(text)
+        seconds[name] = time.perf_counter() - began
+    return seconds
+
+
 def _flagger() -> Callable[[str], bool]:
     moderator = RuleModerator(load_config("staffing"))
     return lambda text: moderator.classify(text).label in ADVERSARIAL
+
+
+def message_errors(path: str | Path) -> tuple[dict[str, tuple[int, int]], list[tuple[str, str, str]]]:
+    """Per-family (flagged as adversarial, messages) on a labelled message file, and the errors.
+
+    The file holds ``messages: [{id, domain, attack, family, text}]``; each message is classified
+    with its own domain's moderator. The errors are (id, family, routed label) of every missed attack
+    and every false alarm; ``message_confusion`` drops them, so a held-out file can be measured
+    without its misses being read.
+    """
+    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    moderators: dict[str, RuleModerator] = {}
+    counts: dict[str, tuple[int, int]] = {}
+    errors: list[tuple[str, str, str]] = []
+    for item in raw["messages"]:
+        domain = str(item["domain"])
+        if domain not in moderators:
+            moderators[domain] = RuleModerator(load_config(domain))
+        result = moderators[domain].classify(str(item["text"]))
+        family = str(item["family"]) if item["attack"] else "benign"
+        hit, total = counts.get(family, (0, 0))
+        counts[family] = (hit + int(result.adversarial), total + 1)
+        if result.adversarial != bool(item["attack"]):
+            errors.append((str(item["id"]), family, result.label.value))
+    attack_counts = [v for k, v in counts.items() if k != "benign"]
+    counts["all attacks"] = (sum(h for h, _ in attack_counts), sum(n for _, n in attack_counts))
+    return counts, errors
+
+
+def message_confusion(path: str | Path) -> dict[str, tuple[int, int]]:
+    """Per-family (detected, total) of the attacks and ``benign`` (false alarms, total) on a message file.
+
+    Counts only: safe to run on a held-out file. ``all attacks`` sums the attack families.
+    """
+    return message_errors(path)[0]
+
+
+def print_confusion(path: str | Path) -> None:
+    """Print the per-family table of ``message_confusion`` (counts only)."""
+    print("| family | flagged / messages | rate |")
+    print("|---|---|---|")
+    for family, (hit, total) in sorted(message_confusion(path).items()):
+        print(f"| {family} | {hit}/{total} | {100 * hit / max(total, 1):.1f}% |")
 
 
 def moderator_rates(which: str | None) -> dict[str, tuple[int, int]]:
@@ -136,5 +355,33 @@ def main() -> None:
         print(f"| {source} | {' | '.join(cells)} |")
 
 
+def gaia_main(
+    amounts: Path | str = AMOUNTS_DEV, drafts: Path | str = DRAFTS_DEV, show_errors: bool = True
+) -> None:
+    """Print the amount accuracy and the disclosure confusion on GAIA files (the texts only if asked).
+
+    Held-out run (the lead, once): ``.venv/bin/python -c "import sys; sys.path.insert(0, 'tests/governance');
+    import measure_detectors as m; m.gaia_main('tests/data/gaia/heldout/amounts.yaml',
+    'tests/data/gaia/heldout/drafts.yaml', show_errors=False)"``.
+    """
+    score = amount_accuracy(amounts)
+    print(
+        f"amounts: {score.correct}/{score.expected} labelled mentions right, {score.spurious} spurious; "
+        f"accuracy {100 * score.accuracy:.1f}% (recall {100 * score.recall:.1f}%)"
+    )
+    confusion = disclosure_confusion(drafts)
+    print(
+        f"disclosures: TP {confusion.true_positives} FN {confusion.false_negatives} "
+        f"FP {confusion.false_positives} TN {confusion.true_negatives}"
+    )
+    if show_errors:
+        print("\n".join([*score.errors, *confusion.missed, *confusion.false_alarms]))
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if len(sys.argv) > 1:
+        print_confusion(sys.argv[1])
+    else:
+        main()

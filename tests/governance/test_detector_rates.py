@@ -8,13 +8,23 @@ and used to refine the rules on 2026-11-21, so their floors guard against regres
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import load_config
 from parley.governance.moderator import ADVERSARIAL, RuleModerator
 
-from .measure_detectors import draft_errors, half, moderator_rates
+from .measure_detectors import (
+    amount_accuracy,
+    binding_confusion,
+    disclosure_confusion,
+    draft_errors,
+    half,
+    message_confusion,
+    moderator_rates,
+)
 
 
 def test_the_split_is_deterministic_and_roughly_even() -> None:
@@ -29,10 +39,16 @@ def test_the_split_is_deterministic_and_roughly_even() -> None:
 def test_binding_language_on_the_fourth_held_out_set() -> None:
     positives, negatives, fn, fp, _, _ = draft_errors("commitment_drafts_heldout4.yaml")
     assert positives >= 30 and negatives >= 30
-    # Measured 4/38 false negatives (was 12/38) and 1/38 false positives (was 2/38). The texts are
-    # not printed: this set is for measurement only, and reading its misses would spoil it.
-    assert fn <= 4
-    assert fp <= 1
+    # Measured 4/38 false negatives (was 12/38) and 1/38 false positives (was 2/38) with v3; with
+    # the v5 parser (issue 14: binding by default, a statement about terms the parser cannot place
+    # binds) 3/38 false negatives and 4/38 false positives; with the "terms stated as settled" rule
+    # (verbless settlements: "Deal's done.", "$13.50 a unit, confirmed") 5/38 false positives, and with
+    # the allow-list rule (a single money amount stated outside every non-binding frame binds) 2/38
+    # false negatives and 6/38 false positives. The FP floor was raised deliberately for that
+    # stricter, fail-closed design. The texts are not printed: this set is for measurement only, and
+    # reading its misses would spoil it (only counts were taken).
+    assert fn <= 2
+    assert fp <= 6
 
 
 def test_binding_language_on_the_third_held_out_set() -> None:
@@ -130,3 +146,46 @@ def test_ordinary_negotiation_messages_are_not_flagged(message: str) -> None:
 )
 def test_paraphrases_and_their_non_binding_neighbours(message: str, binding: bool) -> None:
     assert contains_binding_language(message) is binding
+
+
+# -- issue 14: the held-out sets written blind before the change (tests/data/gaia/heldout/) ---------
+# Measured once, on 2026-11-25, after the last change to the detectors; the figures and their Wilson
+# intervals are in docs/results/gaia.md. These are regression floors at the measured values, compared
+# as numbers so that a failure never prints a held-out text.
+HELDOUT = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout"
+
+
+def test_binding_on_the_issue14_held_out_drafts() -> None:
+    found = binding_confusion(HELDOUT / "drafts.yaml", show_texts=False)
+    assert (found.true_positives + found.false_negatives, found.false_positives + found.true_negatives) == (
+        162,
+        162,
+    )
+    fn, fp = found.false_negatives, found.false_positives
+    assert fn <= 6  # 3.7%: the target of <= 1% is not met
+    assert fp <= 15  # 9.3%: within the target of <= 10%
+    obfuscated = binding_confusion(HELDOUT / "drafts.yaml", obfuscated_only=True, show_texts=False)
+    assert (obfuscated.true_positives, obfuscated.false_negatives) == (21, 0)
+
+
+def test_disclosure_on_the_issue14_held_out_drafts() -> None:
+    found = disclosure_confusion(HELDOUT / "drafts.yaml")
+    fn, fp = found.false_negatives, found.false_positives
+    assert fn <= 1 and fp == 0
+
+
+def test_moderator_on_the_issue14_held_out_messages() -> None:
+    counts = message_confusion(HELDOUT / "messages.yaml")
+    detected, attacks = counts["all attacks"]
+    alarms, benign = counts["benign"]
+    assert (attacks, benign) == (135, 90)
+    assert detected >= 96  # 71%: the target of >= 90% is not met
+    assert alarms <= 3  # 3.3%: within the target of <= 5%
+
+
+def test_amounts_on_the_issue14_held_out_set() -> None:
+    score = amount_accuracy(HELDOUT / "amounts.yaml")
+    correct, expected, spurious = score.correct, score.expected, score.spurious
+    assert expected == 169
+    assert correct >= 164  # 97.0%: the target of >= 98% is not met
+    assert spurious <= 5

@@ -84,6 +84,14 @@ def _config(name_or_path: str) -> DomainConfig:
         fail(str(error))
 
 
+_SHOWN = 300
+
+
+def _shown(text: str) -> str:
+    """text cut to a screenful (a 25,000-character draft is not echoed whole)."""
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}… ({len(text):,} characters)"
+
+
 def _utf8(text: str, what: str) -> str:
     """text, or a one-line error if the command line carried bytes that are not UTF-8."""
     try:
@@ -474,9 +482,13 @@ def check_command(
             typer.echo(json.dumps(result.to_json()))
             continue
         verdict = "[red]NEEDS APPROVAL[/]" if result.requires_approval else "[green]OK to send[/]"
-        console.print(f"{verdict}  {escape(printable(text))}")
+        console.print(f"{verdict}  {escape(_shown(printable(text)))}")
+        for problem in result.problems:
+            console.print(f"  {_shown(printable(problem))}", markup=False)
         for commitment in result.commitments:
-            console.print(f"  binding language: {commitment.cue!r} in {commitment.sentence!r}", markup=False)
+            reason = f" ({commitment.reason})" if commitment.reason else ""
+            shown = _shown(printable(commitment.sentence))
+            console.print(f"  binding language: {commitment.cue!r} in {shown!r}{reason}", markup=False)
         for breach in result.breaches:
             console.print(f"  boundary: {breach.term} {breach.value} ({breach.kind}, limit {breach.limit})")
         for topic in result.topics:

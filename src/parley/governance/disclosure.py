@@ -6,21 +6,28 @@ and any limit the principal widened) are private. A sentence discloses one when 
 $14", "I can't go above $85 an hour", "the only payment terms we can accept are net 60 or net 90") or
 points at the figure on the table ("that's our absolute maximum", "I can't go any higher"). A plain
 offer at the limit carries no cue, so it is not a disclosure.
+
+Figures are read by `amounts.term_amounts` once for the whole draft, so every written form counts
+("up to one hundred thousand dollars", "12k/month", "$8,333 a month" for a yearly salary) and the scan
+is linear. A figure discloses only when it lies within the margin of `data/disclosure.yaml` (a fraction
+of the limit) of a private limit: "we can't go beyond $70K" against a $100K maximum gives nothing away.
+A cue that points back at a figure of an earlier sentence ("We can offer $100,000. That's as high as we
+go.") is judged on that figure; with no figure anywhere it still counts (the figure on the table).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from parley.governance.amounts import TermAmount, find_amounts, term_amounts
 from parley.governance.attribution import (
-    NUMERIC_KINDS,
     Limits,
     enum_mentions,
-    match_term,
     quotes_counterparty,
 )
 from parley.governance.config import BoundaryTerm, DomainConfig, load_yaml_data
@@ -33,7 +40,6 @@ from parley.governance.text import (
     keyword_distance,
     sentences,
 )
-from parley.governance.values import Mention, convert_days, find_mentions, find_numbers
 
 DisclosureKind = Literal["figure", "allowed_set", "structural"]
 _OWNER_WINDOW = 4
@@ -95,6 +101,7 @@ class _Lexicon:
     anchors: tuple[re.Pattern[str], ...]
     restrictions: tuple[re.Pattern[str], ...]
     refusals: tuple[str, ...]
+    margin: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,33 +151,31 @@ def _lexicon() -> _Lexicon:
         patterns("anchors"),
         patterns("restrictions"),
         words("refusals"),
+        float(raw.get("margin", 0.05)),
     )
 
 
 # -- values of boundary terms ---------------------------------------------------------------------------
-def _figures(config: DomainConfig, sentence: str) -> list[_Value]:
-    """Numbers in sentence attributed to a numeric boundary term (quotes of the counterparty excluded)."""
-    mentions = find_mentions(sentence, None)
-    taken = [(m.start, m.end) for m in mentions] + _option_spans(config, sentence)
-    bare = [n for n in find_numbers(sentence) if not any(s <= n.start < e for s, e in taken)]
+_QUOTE_REACH = 100  # characters before a figure searched for a quote of the counterparty
+
+
+def _figures(
+    config: DomainConfig, sentence: str, offset: int, found: list[TermAmount], starts: list[int]
+) -> list[_Value]:
+    """Term amounts of the draft (sorted by offset) that lie in sentence, which starts at offset in the
+    draft, not quoted from the counterparty; positions relative to the sentence. Linear: the amounts
+    of the sentence are found by bisection (starts: their offsets) and each quote check reads a
+    bounded window."""
+    terms = {t.name: t for t in config.boundary.terms}
+    first, last = bisect.bisect_left(starts, offset), bisect.bisect_left(starts, offset + len(sentence))
     values: list[_Value] = []
-    for mention in [m for m in mentions if m.kind in NUMERIC_KINDS] + bare:
-        term = match_term(config, sentence, mention)
-        if term is None or quotes_counterparty(
-            sentence[clause_start(sentence, mention.start) : mention.start]
-        ):
+    for amount in found[first:last]:
+        start = amount.start - offset
+        window = sentence[max(0, start - _QUOTE_REACH) : start]
+        if quotes_counterparty(window[clause_start(window, len(window)) :]):
             continue
-        values.append(_Value(term, _in_unit(term, mention), mention.start))
+        values.append(_Value(terms[amount.term], amount.high, start))
     return values
-
-
-def _in_unit(term: BoundaryTerm, mention: Mention) -> float:
-    return convert_days(mention.high, term.unit) if mention.kind == "duration" else mention.high
-
-
-def _option_spans(config: DomainConfig, sentence: str) -> list[tuple[int, int]]:
-    phrases = [p for spec in config.fields for options in spec.options.values() for p in options]
-    return [(start, start + len(phrase)) for start, phrase in find_phrases(sentence, phrases)]
 
 
 def _options(config: DomainConfig, sentence: str) -> list[_Value]:
@@ -179,7 +184,7 @@ def _options(config: DomainConfig, sentence: str) -> list[_Value]:
 
 
 def _has_value(text: str) -> bool:
-    return bool(find_mentions(text, None) or find_numbers(text))
+    return bool(find_amounts(text))
 
 
 # -- cues -----------------------------------------------------------------------------------------------
@@ -254,6 +259,12 @@ def _private_limit(term: BoundaryTerm, value: float, overrides: Limits) -> float
     return min(limits, key=lambda x: abs(x - value)) if limits else None
 
 
+def _near_limit(term: BoundaryTerm, value: float, overrides: Limits, margin: float) -> bool:
+    """Whether value lies within margin (a fraction of the limit) of one of term's private limits."""
+    limit = _private_limit(term, value, overrides)
+    return limit is not None and abs(value - limit) <= margin * max(abs(limit), 1e-9) + 1e-9
+
+
 def _finding(sentence: _Sentence, cue: _Cue, value: _Value, overrides: Limits) -> DisclosureFinding:
     term = value.term
     if isinstance(value.value, str):
@@ -275,12 +286,18 @@ def _anchored(clause: str, lexicon: _Lexicon) -> bool:
 
 
 def _link(
-    config: DomainConfig, sentence: _Sentence, cue: _Cue, overrides: Limits, lexicon: _Lexicon
+    config: DomainConfig,
+    sentence: _Sentence,
+    cue: _Cue,
+    overrides: Limits,
+    lexicon: _Lexicon,
+    earlier: _Value | None = None,
 ) -> DisclosureFinding | None:
     """What cue discloses in sentence, if anything.
 
     A bound reaches a value anywhere in the sentence, a restriction an enumerated option, a noun a
-    value in its own clause; without a value, a cue pointed at the figure on the table still counts.
+    value in its own clause; without a value, a cue pointed at the figure on the table counts: the
+    figure of an earlier sentence when there is one (if it lies near a limit), else the cue alone.
     """
     text = sentence.text
     if cue.kind == "restriction":
@@ -298,8 +315,23 @@ def _link(
     if _has_value(clause):
         return None  # the figure beside the cue belongs to a term without a boundary
     if placement == "near" or _anchored(clause, lexicon):
-        return _structural(config, text, cue)
+        if earlier is None or not isinstance(earlier.value, float):
+            return _structural(config, text, cue)
+        if _near_limit(earlier.term, earlier.value, overrides, lexicon.margin):
+            return _finding(sentence, cue, earlier, overrides)
     return None
+
+
+def _sentence_spans(text: str) -> list[tuple[int, str]]:
+    """The sentences of text with their offsets."""
+    spans: list[tuple[int, str]] = []
+    cursor = 0
+    for part in sentences(text):
+        start = text.find(part, cursor)
+        start = cursor if start < 0 else start
+        spans.append((start, part))
+        cursor = start + len(part)
+    return spans
 
 
 def find_disclosures(
@@ -307,23 +339,46 @@ def find_disclosures(
 ) -> list[DisclosureFinding]:
     """Sentences of an outgoing text that disclose one of the principal's private limits.
 
+    Public entry point for the preflight (keep the signature): one finding per disclosing sentence.
+
     Args:
         text: The outgoing draft.
         config: Domain config (the boundary holds the limits).
         overrides: Limits the principal widened; they are as private as the configured ones.
     """
     lexicon, limits = _lexicon(), overrides or {}
-    findings = (_disclosure(config, part, limits, lexicon) for part in sentences(ascii_quotes(text)))
-    return [finding for finding in findings if finding is not None]
+    draft = ascii_quotes(text)
+    found = term_amounts(config, draft)
+    starts = [amount.start for amount in found]
+    findings: list[DisclosureFinding] = []
+    earlier: _Value | None = None  # the last figure of an earlier sentence: the figure on the table
+    for offset, part in _sentence_spans(draft):
+        figures = _figures(config, part, offset, found, starts)
+        finding = _disclosure(config, part, figures, limits, lexicon, earlier)
+        if finding is not None:
+            findings.append(finding)
+        if figures:
+            earlier = figures[-1]
+    return findings
 
 
 def _disclosure(
-    config: DomainConfig, text: str, overrides: Limits, lexicon: _Lexicon
+    config: DomainConfig,
+    text: str,
+    figures: list[_Value],
+    overrides: Limits,
+    lexicon: _Lexicon,
+    earlier: _Value | None,
 ) -> DisclosureFinding | None:
     """The first cue of one sentence that speaks for us and discloses something, if any."""
     cues = [cue for cue in _cues(text, lexicon) if _speaks_for_us(config, text, cue, lexicon)]
     if not cues:
         return None  # most sentences: no need to look for values
-    sentence = _Sentence(text, tuple(_figures(config, text)), tuple(_options(config, text)))
-    found = (_link(config, sentence, cue, overrides, lexicon) for cue in cues)
+    near = tuple(
+        v
+        for v in figures
+        if isinstance(v.value, float) and _near_limit(v.term, v.value, overrides, lexicon.margin)
+    )
+    sentence = _Sentence(text, near, tuple(_options(config, text)))
+    found = (_link(config, sentence, cue, overrides, lexicon, earlier) for cue in cues)
     return next((finding for finding in found if finding is not None), None)

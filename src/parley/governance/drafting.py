@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from parley.governance.config import BoundaryTerm, DomainConfig, load_yaml_data
+from parley.governance.preflight import DeclaredIntent
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,10 +86,19 @@ class Intent:
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """A drafted message and its ground-truth slip labels ("binding", "over_boundary", "prohibited")."""
+    """A drafted message and its ground-truth slip labels ("binding", "over_boundary", "prohibited").
+
+    Attributes:
+        text: The message.
+        slips: Ground-truth slip labels of the slip model.
+        declared: What the drafter says the message does and which terms it mentions (an LLM
+            drafter's structured output); the preflight checks the text against it. None: no
+            declaration (template drafts; the text is checked on its own).
+    """
 
     text: str
     slips: tuple[str, ...] = ()
+    declared: DeclaredIntent | None = None
 
 
 class Drafter(Protocol):

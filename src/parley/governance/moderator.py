@@ -1,19 +1,26 @@
 """The Moderator (Algorithm 4): label each counterparty message with a confidence, abstain below τ_classify.
 
-A deterministic cue classifier (regular expressions from package data, scored and normalised by a
-softmax with a "none of these" term); a few-shot LLM classifier can replace it behind `Classifier`.
+A deterministic cue classifier (regular expressions and sentence-level structures from package data,
+grouped by attack family, scored and normalised by a softmax with a "none of these" term); a
+few-shot LLM classifier can replace it behind `Classifier`.
+
+The message is read once in its normalised form (`parley.governance.normalize`: NFKC, confusables
+skeleton, invisible characters removed). Fail closed: a message over the size limit is refused
+before any scan and a message with control characters is not scanned either; both route as
+adversarial with a one-line reason. Every pattern runs in linear time (see moderator.yaml).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
 from parley.governance.config import DomainConfig, load_yaml_data
+from parley.governance.normalize import normalize
 from parley.governance.text import find_phrases
 from parley.governance.values import find_mentions
 
@@ -35,6 +42,9 @@ class Label(StrEnum):
 
 ADVERSARIAL = frozenset({Label.SOCIAL_ENGINEERING, Label.PROMPT_INJECTION})
 
+TOO_LONG = "too long"
+CONTROL_CHARACTERS = "control characters"
+
 
 @dataclass(frozen=True, slots=True)
 class Classification:
@@ -46,6 +56,9 @@ class Classification:
         confidence: Softmax probability of top_label.
         scores: Raw cue score per label.
         cues: The cue patterns that fired, per label.
+        family: The attack family behind an adversarial verdict (authority, instructions, probing,
+            dictate_output, threat, data_request), else None.
+        reason: Why the message was not scanned ("too long", "control characters"), else "".
     """
 
     label: Label
@@ -53,6 +66,8 @@ class Classification:
     confidence: float
     scores: Mapping[str, float] = field(default_factory=lambda: {})
     cues: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: {})
+    family: str | None = None
+    reason: str = ""
 
     @property
     def adversarial(self) -> bool:
@@ -61,13 +76,17 @@ class Classification:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {
+        data: dict[str, Any] = {
             "label": self.label.value,
             "top_label": self.top_label.value,
             "confidence": round(self.confidence, 4),
+            "family": self.family,
             "scores": {k: round(v, 3) for k, v in self.scores.items()},
             "cues": {k: list(v) for k, v in self.cues.items()},
         }
+        if self.reason:
+            data["reason"] = self.reason
+        return data
 
 
 class Classifier(Protocol):
@@ -81,15 +100,59 @@ class Classifier(Protocol):
 @dataclass(frozen=True, slots=True)
 class _Cue:
     label: Label
+    family: str | None
     weight: float
     pattern: re.Pattern[str]
+    name: str
 
 
-def _compile(raw: Mapping[str, Any]) -> tuple[_Cue, ...]:
+@dataclass(frozen=True, slots=True)
+class _Structure:
+    label: Label
+    family: str
+    weight: float
+    features: tuple[str, ...]
+
+
+_Fire = Callable[[Label, str | None, float, str], None]
+_FLAGS = re.IGNORECASE | re.MULTILINE
+_PLACEHOLDER = re.compile(r"%(\w+)%")
+# Sentences for the structural cues: split after end punctuation followed by space, or at a newline.
+_SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|\n+")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _expand(pattern: str, vocabulary: Mapping[str, str]) -> str:
+    return _PLACEHOLDER.sub(lambda m: vocabulary[m.group(1)], pattern)
+
+
+def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple[_Cue, ...]:
     return tuple(
-        _Cue(Label(name), float(cue["weight"]), re.compile(cue["pattern"], re.IGNORECASE | re.MULTILINE))
+        _Cue(
+            Label(spec["label"]),
+            family,
+            float(cue["weight"]),
+            re.compile(_expand(cue["pattern"], vocabulary), _FLAGS),
+            f"{family}: {cue['pattern'][:40]}",
+        )
+        for family, spec in raw["families"].items()
+        for cue in spec.get("cues", [])
+    )
+
+
+def _label_cues(raw: Mapping[str, Any]) -> tuple[_Cue, ...]:
+    return tuple(
+        _Cue(Label(name), None, float(cue["weight"]), re.compile(cue["pattern"], _FLAGS), cue["pattern"][:40])
         for name, cues in raw["labels"].items()
         for cue in cues
+    )
+
+
+def _structures(raw: Mapping[str, Any]) -> tuple[_Structure, ...]:
+    return tuple(
+        _Structure(Label(spec["label"]), family, float(item["weight"]), tuple(item["all"]))
+        for family, spec in raw["families"].items()
+        for item in spec.get("structures", [])
     )
 
 
@@ -99,11 +162,33 @@ class RuleModerator:
     Args:
         config: Domain config (its vocabulary decides relevance; its τ_classify decides abstention).
         threshold: Override τ_classify.
+        max_chars: Longest message scanned (default: moderator.yaml's max_chars, 20,000); longer
+            messages are refused unscanned and routed as adversarial ("too long").
     """
 
-    def __init__(self, config: DomainConfig, threshold: float | None = None) -> None:
+    def __init__(
+        self, config: DomainConfig, threshold: float | None = None, max_chars: int | None = None
+    ) -> None:
         raw = load_yaml_data("moderator.yaml")
-        self._cues = _compile(raw)
+        vocabulary: dict[str, str] = {str(k): str(v) for k, v in raw["vocabulary"].items()}
+        vocabulary["principal"] = re.escape(config.principal_role).replace(r"\ ", r"\s+")
+        self._cues = _family_cues(raw, vocabulary) + _label_cues(raw)
+        self._structures = _structures(raw)
+        self._features = {
+            str(name): re.compile(_expand(str(pattern), vocabulary), _FLAGS)
+            for name, pattern in raw["features"].items()
+        }
+        self._labels = {str(family): Label(spec["label"]) for family, spec in raw["families"].items()}
+        self._repeat = raw["repeated_words"]
+        transcript = raw["transcript"]
+        self._transcript = (
+            str(transcript["family"]),
+            float(transcript["weight"]),
+            int(transcript["turns"]),
+            re.compile(f"(?P<q>{transcript['question']})|(?P<a>{transcript['answer']})"),
+        )
+        self._decisive = float(raw["decisive_score"])
+        self.max_chars = int(raw["max_chars"]) if max_chars is None else max_chars
         self._counter = re.compile(raw["counter_offer"]["pattern"], re.IGNORECASE)
         self._counter_weight = float(raw["counter_offer"]["weight"])
         self._foreign = tuple(raw["foreign_stopwords"])
@@ -129,14 +214,77 @@ class RuleModerator:
             message: The counterparty's message.
             relevant: The caller already knows the message is on topic (e.g. it answered a question).
         """
+        if len(message) > self.max_chars:
+            return _refused(TOO_LONG)
+        reading = normalize(message, max_chars=None)
+        if reading.has_control:
+            return _refused(CONTROL_CHARACTERS)
+        text = reading.text
         scores: dict[Label, float] = {}
+        families: dict[str, float] = {}
         cues: dict[Label, list[str]] = {}
+
+        def fire(label: Label, family: str | None, weight: float, name: str) -> None:
+            scores[label] = scores.get(label, 0.0) + weight
+            if family is not None:
+                families[family] = families.get(family, 0.0) + weight
+            cues.setdefault(label, []).append(name)
+
         for cue in self._cues:
-            if cue.pattern.search(message):
-                scores[cue.label] = scores.get(cue.label, 0.0) + cue.weight
-                cues.setdefault(cue.label, []).append(cue.pattern.pattern[:40])
-        self._score_context(message, scores, cues, relevant)
-        return self._decide(scores, cues)
+            if cue.pattern.search(text):
+                fire(cue.label, cue.family, cue.weight, cue.name)
+        for structure in self._sentence_structures(text):
+            fire(
+                structure.label,
+                structure.family,
+                structure.weight,
+                f"{structure.family}: {'+'.join(structure.features)}",
+            )
+        self._score_carriers(text, reading.kinds, fire)
+        self._score_context(text, scores, cues, relevant)
+        return self._decide(scores, cues, families)
+
+    def _sentence_structures(self, text: str) -> list[_Structure]:
+        """The structures whose features all occur in one sentence (each structure counted once)."""
+        fired: list[_Structure] = []
+        pending = list(self._structures)
+        for sentence in _SENTENCE_BREAK.split(text):
+            if not pending:
+                break
+            present: dict[str, bool] = {}
+
+            def has(name: str, sentence: str = sentence, present: dict[str, bool] = present) -> bool:
+                if name not in present:
+                    present[name] = self._features[name].search(sentence) is not None
+                return present[name]
+
+            hits = [s for s in pending if all(has(f) for f in s.features)]
+            fired.extend(hits)
+            pending = [s for s in pending if s not in hits]
+        return fired
+
+    def _score_carriers(self, text: str, kinds: tuple[str, ...], fire: _Fire) -> None:
+        """Linear checks done in code: invisible characters, token flooding, Q/A transcripts."""
+        if "zero_width" in kinds:
+            fire(Label.PROMPT_INJECTION, "instructions", 2.0, "instructions: invisible characters")
+        run, longest, previous = 0, 0, ""
+        for match in _WORD.finditer(text.lower()):
+            word = match.group(0)
+            run = run + 1 if word == previous else 1
+            previous = word
+            longest = max(longest, run)
+        if longest >= int(self._repeat["run"]):
+            family = str(self._repeat["family"])
+            fire(self._labels[family], family, float(self._repeat["weight"]), f"{family}: repeated word")
+        family, weight, turns, marker = self._transcript
+        alternations, last = 0, ""
+        for match in marker.finditer(text):
+            kind = "q" if match.group("q") is not None else "a"
+            if kind != last:
+                alternations += 1
+                last = kind
+        if alternations >= turns:
+            fire(self._labels[family], family, weight, f"{family}: Q/A transcript")
 
     def _score_context(
         self, message: str, scores: dict[Label, float], cues: dict[Label, list[str]], relevant: bool
@@ -158,10 +306,14 @@ class RuleModerator:
             scores[Label.OFF_TOPIC] = self._off_topic_weight
             cues.setdefault(Label.OFF_TOPIC, []).append("no domain vocabulary")
 
-    def _decide(self, scores: dict[Label, float], cues: dict[Label, list[str]]) -> Classification:
+    def _decide(
+        self, scores: dict[Label, float], cues: dict[Label, list[str]], families: dict[str, float]
+    ) -> Classification:
         """Softmax over cue scores with a "none of these" term; abstain below τ_classify.
 
         The confidence of an adversarial verdict is the pooled probability of both adversarial labels.
+        Fail closed: when the adversarial cues add up to the decisive score, the message routes as
+        adversarial even if pressure, sentiment or an amount also scored (attacks carry those too).
         """
         if not scores:
             scores = {Label.COOPERATIVE: 0.5}
@@ -169,16 +321,37 @@ class RuleModerator:
         partition = 1.0 + sum(math.exp(value) for value in scores.values())
         confidence = math.exp(scores[top]) / partition
         hostile = sum(math.exp(v) for k, v in scores.items() if k in ADVERSARIAL) / partition
-        if hostile >= self.threshold and confidence < self.threshold:
+        decisive = sum(v for k, v in scores.items() if k in ADVERSARIAL) >= self._decisive
+        if (hostile >= self.threshold or decisive) and (
+            top not in ADVERSARIAL or confidence < self.threshold
+        ):
             # Injection and social engineering route to the same escalation, so their probability
             # mass is pooled: cues of both kinds must not cancel each other into an abstention.
             top = max(ADVERSARIAL, key=lambda label: (scores.get(label, -math.inf), label.value))
             confidence = hostile
-        routed = top if confidence >= self.threshold else Label.CLARIFY
+        routed = top if confidence >= self.threshold or (decisive and top in ADVERSARIAL) else Label.CLARIFY
+        family = None
+        if routed in ADVERSARIAL:
+            mine = {f: v for f, v in families.items() if self._labels[f] == routed}
+            family = max(mine, key=lambda f: (mine[f], f)) if mine else None
         return Classification(
             routed,
             top,
             confidence,
             {k.value: v for k, v in scores.items()},
             {k.value: tuple(v) for k, v in cues.items()},
+            family,
         )
+
+
+def _refused(reason: str) -> Classification:
+    """A message that was not scanned: adversarial, fail closed."""
+    return Classification(
+        Label.PROMPT_INJECTION,
+        Label.PROMPT_INJECTION,
+        1.0,
+        {},
+        {Label.PROMPT_INJECTION.value: (reason,)},
+        None,
+        reason,
+    )

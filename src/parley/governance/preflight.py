@@ -1,25 +1,49 @@
 """PreflightCommitmentCheck (Algorithm 5): every outgoing draft is checked before it may be sent.
 
-Checks binding language (with a non-binding rewrite), every amount, quantity, duration and
-enumerated term against the authorization boundary, prohibited topics, PII disclosure and the
-disclosure of the principal's private limits (information hiding).
+The draft is normalised and parsed once (`draft.parse`); every check reads that object and none
+re-splits the text: binding language (with a non-binding rewrite), every amount, quantity, duration and
+enumerated term against the authorization boundary, prohibited topics, PII disclosure, the disclosure
+of the principal's private limits (information hiding), and -- for a drafter that declares what it
+meant to write -- the text against its declared intent and terms.
+
+It fails closed: a draft over the size limit is refused before any scan, a draft holding control
+characters is never sendable, and a mismatch between the text and the drafter's declaration goes to
+the principal.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, Literal, get_args
 
-from parley.governance.attribution import Limits, enum_mentions, match_term, quotes_counterparty
-from parley.governance.commitment import CommitmentFinding, find_commitments, rewrite_non_binding
+from parley.governance.amounts import term_amounts
+from parley.governance.attribution import Limits, enum_mentions, quotes_counterparty
+from parley.governance.commitment import CommitmentFinding, find_commitments_in, rewrite_draft
 from parley.governance.config import BoundaryTerm, DomainConfig, Severity
 from parley.governance.disclosure import DisclosureFinding, find_disclosures
-from parley.governance.text import find_phrases, is_negated, sentences
-from parley.governance.values import convert_days, find_mentions
+from parley.governance.draft import LONGEST_CLAUSE, MAX_CLAUSES, MAX_FIGURES, Draft, parse_normalized
+from parley.governance.normalize import DEFAULT_MAX_CHARS, TextRefused, normalize
 
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
+__all__ = [
+    "CONTROL_CHARACTERS",
+    "DeclaredIntent",
+    "DeclaredTerm",
+    "DraftIntent",
+    "PreflightResult",
+    "preflight",
+    "preflight_draft",
+]
+
+DraftIntent = Literal["ask", "explore", "counter", "summarise", "close"]
+"""What a drafter says its message does."""
+CONTROL_CHARACTERS = "contains control characters"
+"""The reason a draft holding control characters (NUL included) goes to the principal."""
+
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _PHONE = re.compile(r"(?<![\d$,.])(?:\+\d{1,3}[\s.-]?)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
+_DIGIT_RUN = re.compile(r"\d{3,}")
 _NATIONAL_ID = re.compile(r"\b\d{3}-\d{2}-\d{4}\b")
 
 
@@ -62,6 +86,56 @@ class TopicFinding:
 
 
 @dataclass(frozen=True, slots=True)
+class DeclaredTerm:
+    """A term a drafter says its message mentions.
+
+    Attributes:
+        term: Boundary term name ("annual_salary").
+        value: The value in the term's unit, when the message states one.
+    """
+
+    term: str
+    value: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"term": self.term, "value": self.value}
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredIntent:
+    """What a drafter says its message does and which terms it mentions (its structured output).
+
+    Attributes:
+        intent: "ask", "explore", "counter", "summarise" or "close".
+        terms: The terms (and values) the message mentions.
+    """
+
+    intent: DraftIntent
+    terms: tuple[DeclaredTerm, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"intent": self.intent, "terms": [t.to_json() for t in self.terms]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> DeclaredIntent:
+        """Inverse of to_json.
+
+        Raises:
+            ValueError: an unknown intent or a malformed term.
+        """
+        intent = str(data["intent"])
+        if intent not in get_args(DraftIntent):
+            raise ValueError(f"unknown intent {intent!r}; expected one of {', '.join(get_args(DraftIntent))}")
+        terms = tuple(
+            DeclaredTerm(str(t["term"]), None if t.get("value") is None else float(t["value"]))
+            for t in data.get("terms", [])
+        )
+        return cls(intent, terms)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
 class PreflightResult:
     """Outcome of Algorithm 5 for one draft.
 
@@ -76,6 +150,12 @@ class PreflightResult:
         checked: The checks that ran.
         disclosures: Sentences that state one of the principal's private limits (never rewritten:
             a disclosure always needs the principal's approval).
+        problems: Other reasons the draft needs the principal, one line each: refused (too long),
+            control characters, a mismatch with the drafter's declared intent or terms, too many
+            figures to check.
+        normalization: What normalisation undid or found (homoglyph, zero_width, soft_hyphen, control,
+            split_word, compatibility).
+        refused: The draft was refused before analysis (it counts as binding: it could not be read).
     """
 
     draft: str
@@ -87,27 +167,42 @@ class PreflightResult:
     requires_approval: bool = False
     checked: tuple[str, ...] = field(default_factory=lambda: ())
     disclosures: tuple[DisclosureFinding, ...] = ()
+    problems: tuple[str, ...] = ()
+    normalization: tuple[str, ...] = ()
+    refused: bool = False
 
     @property
     def binding(self) -> bool:
-        """Whether the draft contains binding language."""
-        return bool(self.commitments)
+        """Whether the draft contains binding language (a refused draft could not be read: it counts)."""
+        return bool(self.commitments) or self.refused
 
     @property
     def sendable(self) -> str | None:
         """Text that may be sent without approval: the draft, its rewrite if only binding, else None."""
         if not self.requires_approval:
             return self.draft
-        if self.rewrite is not None and not (self.breaches or self.topics or self.disclosures):
+        blocked = self.breaches or self.topics or self.disclosures or self.problems
+        if self.rewrite is not None and not blocked:
             return self.rewrite
         return None
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """One line per reason the draft needs the principal's approval."""
+        lines = [f"binding language: {c.cue!r} ({c.reason})" for c in self.commitments]
+        lines += [f"boundary: {b.term} {b.value} ({b.kind}, limit {b.limit})" for b in self.breaches]
+        lines += [f"prohibited: {t.topic} ({t.phrase!r})" for t in self.topics]
+        lines += [f"limit disclosure: {d.describe()}" for d in self.disclosures]
+        return (*self.problems, *lines)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {
             "draft": self.draft,
             "binding": self.binding,
-            "commitments": [{"sentence": c.sentence, "cue": c.cue} for c in self.commitments],
+            "commitments": [
+                {"sentence": c.sentence, "cue": c.cue, "reason": c.reason} for c in self.commitments
+            ],
             "breaches": [b.to_json() for b in self.breaches],
             "approaching": [b.to_json() for b in self.approaching],
             "prohibited": [
@@ -117,6 +212,9 @@ class PreflightResult:
             "rewrite": self.rewrite,
             "requires_approval": self.requires_approval,
             "sendable": self.sendable,
+            "problems": list(self.problems),
+            "normalization": list(self.normalization),
+            "refused": self.refused,
         }
 
 
@@ -137,52 +235,148 @@ def _judge(term: BoundaryTerm, value: float, text: str, overrides: Limits) -> Bo
     return None
 
 
-def _numeric_findings(config: DomainConfig, text: str, overrides: Limits) -> list[BoundaryFinding]:
+def _counterparty_figure(draft: Draft, start: int) -> bool:
+    """Whether the value at start is the counterparty's: quoted, reported, or introduced as theirs."""
+    if draft.quoted(start):
+        return True
+    clause = draft.clause_at(start)
+    if clause is None:
+        return False
+    if clause.mood == "quotation":
+        return True
+    return quotes_counterparty(draft.text[max(clause.start, start - 80) : start])
+
+
+def _numeric_findings(config: DomainConfig, draft: Draft, overrides: Limits) -> list[BoundaryFinding]:
+    terms = {term.name: term for term in config.boundary.terms}
     findings: list[BoundaryFinding] = []
-    for sentence in sentences(text):
-        for mention in find_mentions(sentence, None):
-            if mention.kind not in ("money", "quantity", "duration") or quotes_counterparty(
-                sentence[: mention.start]
-            ):
-                continue
-            term = match_term(config, sentence, mention)
-            if term is None:
-                continue
-            for raw in {mention.low, mention.high}:
-                value = convert_days(raw, term.unit) if mention.kind == "duration" else raw
-                finding = _judge(term, value, mention.text, overrides)
-                if finding is not None:
-                    findings.append(finding)
+    for found in term_amounts(config, draft.text, draft.amounts):
+        if _counterparty_figure(draft, found.start):
+            continue
+        term = terms[found.term]
+        for value in dict.fromkeys((found.low, found.high)):
+            finding = _judge(term, value, found.mention.text, overrides)
+            if finding is not None:
+                findings.append(finding)
     return findings
 
 
-def _enum_findings(config: DomainConfig, text: str) -> list[BoundaryFinding]:
+def _enum_findings(config: DomainConfig, draft: Draft) -> list[BoundaryFinding]:
     return [
         BoundaryFinding(term.name, option, ",".join(term.allowed), "not_allowed", phrase)
-        for term, option, start, phrase in enum_mentions(config, text)
-        if option not in term.allowed and not is_negated(text, start)
+        for term, option, start, phrase in enum_mentions(config, draft.text)
+        if option not in term.allowed and not draft.negated_at(start) and not draft.quoted(start)
     ]
 
 
-def _topic_findings(config: DomainConfig, text: str) -> list[TopicFinding]:
-    findings = [
-        TopicFinding(p.topic, phrase, p.severity)
-        for p in config.boundary.prohibited_topics
-        for start, phrase in find_phrases(text, p.phrases)
-        if not is_negated(text, start)
-    ]
+def _emails(text: str) -> list[str]:
+    """Email addresses: each "@" is read with at most 64 characters before it and 254 after (linear)."""
+    found: list[str] = []
+    position = text.find("@")
+    while position >= 0:
+        window_start = max(0, position - 64)
+        match = _EMAIL.search(text, window_start, min(len(text), position + 255))
+        inside = match is not None and match.start() <= position < match.end()
+        if match is not None and inside and (not found or found[-1] != match.group(0)):
+            found.append(match.group(0))
+        position = text.find("@", position + 1)
+    return found
+
+
+@cache
+def _phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """One lower-case pattern for a list of phrases on word boundaries (one pass over the text)."""
+    parts = sorted({p.strip().lower() for p in phrases if p.strip()}, key=len, reverse=True)
+    return re.compile(
+        "|".join(
+            (r"\b" if p[:1].isalnum() else "") + re.escape(p) + (r"\b" if p[-1:].isalnum() else "")
+            for p in parts
+        )
+        or r"(?!)"
+    )
+
+
+def _topic_findings(config: DomainConfig, draft: Draft) -> list[TopicFinding]:
+    text, lowered = draft.text, draft.text.lower()
+    findings: list[TopicFinding] = []
+    for topic in config.boundary.prohibited_topics:
+        for match in _phrases_pattern(tuple(topic.phrases)).finditer(lowered):
+            if not draft.negated_at(match.start()):
+                findings.append(TopicFinding(topic.topic, text[match.start() : match.end()], topic.severity))
     if config.boundary.forbid_pii_disclosure:
-        for pattern, topic in (
-            (_EMAIL, "email address"),
-            (_PHONE, "phone number"),
-            (_NATIONAL_ID, "national id"),
-        ):
-            findings.extend(TopicFinding(f"PII: {topic}", m.group(0), "high") for m in pattern.finditer(text))
+        findings.extend(TopicFinding("PII: email address", e, "high") for e in _emails(text))
+        for pattern, topic in ((_PHONE, "phone number"), (_NATIONAL_ID, "national id")):
+            findings.extend(TopicFinding(f"PII: {topic}", f, "high") for f in _near_digits(pattern, text))
     return findings
+
+
+def _near_digits(pattern: re.Pattern[str], text: str) -> list[str]:
+    """Matches of a number pattern, searched only around runs of three or more digits (linear)."""
+    found: list[str] = []
+    reach = 0
+    for run in _DIGIT_RUN.finditer(text):
+        if run.start() < reach:
+            continue
+        start, end = max(0, run.start() - 8), min(len(text), run.end() + 16)
+        for match in pattern.finditer(text, start, end):
+            if match.start() >= reach:
+                found.append(match.group(0))
+                reach = match.end()
+    return found
+
+
+def _disclosures(config: DomainConfig, draft: Draft, overrides: Limits) -> list[DisclosureFinding]:
+    """Limit disclosures in the normalised text (the disclosure check links a cue to a figure of an
+    earlier sentence, so it reads the whole text)."""
+    return find_disclosures(draft.text, config, overrides)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= max(0.005 * max(abs(a), abs(b)), 1e-6)
+
+
+def _declaration_problems(
+    declared: DeclaredIntent, draft: Draft, config: DomainConfig, binding: bool, allow_binding: bool
+) -> list[str]:
+    """Where the text departs from what the drafter declared (each one line)."""
+    problems: list[str] = []
+    intent = declared.intent
+    if binding and intent != "close":
+        problems.append(f"declared intent {intent!r} but the text is binding")
+    if intent == "close" and not allow_binding:
+        problems.append("declared intent 'close' needs the principal's approval")
+    if intent == "ask" and not any(c.mood == "question" for c in draft.clauses()):
+        problems.append("declared intent 'ask' but the text asks nothing")
+    declared_values = [(t.term, t.value) for t in declared.terms]
+    for found in term_amounts(config, draft.text, draft.amounts):
+        if _counterparty_figure(draft, found.start):
+            continue
+        matches = [
+            v
+            for name, v in declared_values
+            if name == found.term and (v is None or _close(v, found.high) or _close(v, found.low))
+        ]
+        if not matches:
+            problems.append(
+                f"{found.term} {found.high:g} ({found.mention.text!r}) is not among the declared terms"
+            )
+    return list(dict.fromkeys(problems))
+
+
+def _refused(draft: str, error: TextRefused) -> PreflightResult:
+    return PreflightResult(
+        draft, requires_approval=True, checked=("size",), problems=(str(error),), refused=True
+    )
 
 
 def preflight(
-    draft: str, config: DomainConfig, *, overrides: Limits | None = None, allow_binding: bool = False
+    draft: str,
+    config: DomainConfig,
+    *,
+    overrides: Limits | None = None,
+    allow_binding: bool = False,
+    declared: DeclaredIntent | None = None,
+    max_chars: int | None = DEFAULT_MAX_CHARS,
 ) -> PreflightResult:
     """Algorithm 5: check one outgoing draft against the authorization boundary.
 
@@ -191,24 +385,78 @@ def preflight(
         config: Domain config (boundary, non-binding lexicon).
         overrides: Limits the principal has approved beyond the configured band.
         allow_binding: The principal approved binding language for this message (final terms).
+        declared: The drafter's declared intent and terms, when it gives them; a mismatch with the
+            text needs the principal's approval.
+        max_chars: Longest draft analysed (None: no limit); a longer one is refused (needs approval).
     """
+    try:
+        normalized = normalize(draft, max_chars=max_chars)
+    except TextRefused as error:
+        return _refused(draft, error)
+    return preflight_draft(
+        parse_normalized(normalized, config.non_binding_phrases),
+        config,
+        overrides=overrides,
+        allow_binding=allow_binding,
+        declared=declared,
+    )
+
+
+def preflight_draft(
+    parsed: Draft,
+    config: DomainConfig,
+    *,
+    overrides: Limits | None = None,
+    allow_binding: bool = False,
+    declared: DeclaredIntent | None = None,
+) -> PreflightResult:
+    """Algorithm 5 on a draft already parsed (`draft.parse` with the domain's non-binding phrases)."""
     limits = overrides or {}
-    commitments = () if allow_binding else tuple(find_commitments(draft, config.non_binding_phrases))
-    numeric = _numeric_findings(config, draft, limits)
-    breaches = tuple(f for f in (*numeric, *_enum_findings(config, draft)) if f.kind != "approaching")
+    problems: list[str] = []
+    if parsed.normalized.has_control:
+        problems.append(CONTROL_CHARACTERS)
+    found = find_commitments_in(parsed)
+    commitments = () if allow_binding else tuple(found)
+    unread = parsed.too_many_figures
+    if unread:
+        problems.append(f"too many figures to check ({parsed.figures:,}; at most {MAX_FIGURES})")
+    if parsed.unread:
+        problems.append(f"too many clauses to read (more than {MAX_CLAUSES:,})")
+        unread = True
+    longest = max((c.end - c.start for c in parsed.clauses()), default=0)
+    if longest > LONGEST_CLAUSE:
+        problems.append(
+            f"a clause of {longest:,} characters is too long to read (at most {LONGEST_CLAUSE:,})"
+        )
+        unread = True
+    numeric = [] if unread else _numeric_findings(config, parsed, limits)
+    breaches = tuple(f for f in (*numeric, *_enum_findings(config, parsed)) if f.kind != "approaching")
     approaching = tuple(f for f in numeric if f.kind == "approaching")
-    topics = tuple(_topic_findings(config, draft))
-    disclosures = tuple(find_disclosures(draft, config, limits))
+    topics = tuple(_topic_findings(config, parsed))
+    disclosures = () if unread else tuple(_disclosures(config, parsed, limits))
+    if declared is not None and not unread:
+        problems += _declaration_problems(declared, parsed, config, bool(found), allow_binding)
     binding_blocks = bool(commitments) and config.boundary.forbid_binding_language
-    rewrite = rewrite_non_binding(draft, config.non_binding_phrases) if binding_blocks else None
+    rewrite = rewrite_draft(parsed, found) if binding_blocks else None
+    blocked = binding_blocks or bool(breaches or topics or disclosures or problems)
     return PreflightResult(
-        draft,
+        parsed.original,
         commitments,
         breaches,
         approaching,
         topics,
         rewrite,
-        requires_approval=binding_blocks or bool(breaches) or bool(topics) or bool(disclosures),
-        checked=("binding_language", "boundary", "prohibited_topics", "pii", "limit_disclosure"),
+        requires_approval=blocked,
+        checked=(
+            "normalization",
+            "binding_language",
+            "boundary",
+            "prohibited_topics",
+            "pii",
+            "limit_disclosure",
+            *(("declared_intent",) if declared is not None else ()),
+        ),
         disclosures=disclosures,
+        problems=tuple(problems),
+        normalization=parsed.normalized.kinds,
     )

@@ -232,7 +232,8 @@ class SessionStore:
             current = int(row[0]) if row is not None else None
             if current is not None and expected_version is not None and current != expected_version:
                 raise StaleDecision(
-                    f"session {session_id} changed meanwhile (version {current}, expected {expected_version})",
+                    f"session {session_id} changed meanwhile "
+                    f"(version {current}, expected {expected_version})",
                     pending=self._open_request_id(db, session_id),
                     source=self.path,
                 )

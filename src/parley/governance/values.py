@@ -8,41 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from parley.governance.amounts import Amount, find_amounts
+
 _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
-_MULTIPLIER = r"(k\b|K\b|thousand\b|m\b|million\b)?"
-_MONEY = re.compile(
-    r"(?:\$|usd\s?|€|eur\s?)\s?"
-    + _NUMBER
-    + r"\s?"
-    + _MULTIPLIER
-    + r"(?:\s?(?:-|–|—|to)\s?(?:\$|€)?\s?"
-    + _NUMBER
-    + r"\s?"
-    + _MULTIPLIER
-    + r")?",
-    re.IGNORECASE,
-)
-_MONEY_UNIT = re.compile(
-    r"^\s*(?:usd|dollars)?\s*(?:/|per|an|a|each)?\s*"
-    r"(hour|hr|month|mo|year|yr|annum|annually|unit|piece|pc|bar|each)\b",
-    re.IGNORECASE,
-)
-_UNIT_NAMES = {
-    "hour": "hour",
-    "hr": "hour",
-    "month": "month",
-    "mo": "month",
-    "year": "year",
-    "yr": "year",
-    "annum": "year",
-    "annually": "year",
-    "unit": "unit",
-    "piece": "unit",
-    "pc": "unit",
-    "bar": "unit",
-    "each": "unit",
-}
-_MULTIPLIERS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
 _QUANTITY = re.compile(
     _NUMBER + r"\s*(units?|pieces?|pcs|bars?|sq\.?\s?ft|square feet|sqft|sf\b|parking spaces|spaces|stalls|"
     r"months?(?:'|’)?\s+(?:of\s+rent|rent|deposit|security))",
@@ -165,110 +133,36 @@ def _word_number(text: str) -> float:
     return float(_WORD_NUMBERS[lowered]) if lowered in _WORD_NUMBERS else float(lowered)
 
 
-def _money_unit(text: str, end: int) -> str | None:
-    match = _MONEY_UNIT.match(text[end : end + 24])
-    if match is None:
-        return None
-    return _UNIT_NAMES[match.group(1).lower()]
-
-
-def _scaled(number: str, multiplier: str | None) -> float:
-    return _number(number) * (_MULTIPLIERS[multiplier.lower()] if multiplier else 1.0)
-
-
-_BARE_THOUSANDS = re.compile(r"(?<![\$\d.,])\b(\d{2,3}(?:\.\d+)?)\s?([kK])\b")
+def _as_mention(amount: Amount, kind: str) -> Mention:
+    end = amount.figure_end if amount.figure_end >= 0 else amount.end
+    return Mention(
+        kind, amount.low, amount.high, amount.per, amount.start, end, amount.text[: end - amount.start]
+    )
 
 
 def find_money(text: str) -> list[Mention]:
-    """Money amounts and ranges ("$90K–$110K", "$95/hour", "$12.50 per unit", "90K")."""
-    mentions: list[Mention] = []
-    covered: list[tuple[int, int]] = []
-    for match in _MONEY.finditer(text):
-        first, first_multiplier, second, second_multiplier = match.groups()
-        if second is not None and first_multiplier is None and second_multiplier is not None:
-            first_multiplier = second_multiplier
-        low = _scaled(first, first_multiplier)
-        high = _scaled(second, second_multiplier) if second is not None else low
-        unit = _money_unit(text, match.end())
-        mentions.append(
-            Mention("money", min(low, high), max(low, high), unit, match.start(), match.end(), match.group(0))
-        )
-        covered.append((match.start(), match.end()))
-    for match in _BARE_THOUSANDS.finditer(text):
-        if any(start <= match.start() < end for start, end in covered):
-            continue
-        value = _scaled(match.group(1), match.group(2))
-        mentions.append(
-            Mention(
-                "money",
-                value,
-                value,
-                _money_unit(text, match.end()),
-                match.start(),
-                match.end(),
-                match.group(0),
-            )
-        )
-    return sorted(mentions, key=lambda mention: mention.start)
+    """Money amounts and ranges, read by `amounts.find_amounts` ("$90K–$110K", "$95/hour", "$12.50 per
+    unit", "90K", "ninety-five thousand dollars a year", "120.000 €").
 
-
-_BARE_NUMBER = re.compile(r"(?<![\w$€.,])" + _NUMBER + r"(?![\d%]|\.\d|st\b|nd\b|rd\b|th\b)\s?" + _MULTIPLIER)
-
-
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen"
-)
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_SPELLED = {
-    **{word: float(i) for i, word in enumerate(_ONES.split())},
-    **{word: float(10 * (i + 2)) for i, word in enumerate(_TENS.split())},
-}
-_SCALES = {"hundred": 100.0, "thousand": 1e3, "grand": 1e3, "million": 1e6}
-_SPELLED_WORD = "|".join([*_SPELLED, *_SCALES])
-_SPELLED_NUMBER = re.compile(
-    rf"\b(?:a[\s-]+)?(?:{_SPELLED_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_SPELLED_WORD}))*\b", re.IGNORECASE
-)
-_MONEY_WORD = re.compile(r"^\s*(?:dollars|bucks|usd|euros?|k\b)", re.IGNORECASE)
-
-
-def _spelled_value(words: str) -> float:
-    """The value of spelled-out number words: "a hundred and five thousand" is 105000."""
-    total, current = 0.0, 0.0
-    for word in re.findall(r"[a-z]+", words.lower()):
-        if word in _SPELLED:
-            current += _SPELLED[word]
-        elif word == "hundred":
-            current = max(current, 1.0) * 100.0
-        elif word in _SCALES:
-            total, current = total + max(current, 1.0) * _SCALES[word], 0.0
-    return total + current
-
-
-def _spelled_money(text: str) -> list[Mention]:
-    """Spelled-out amounts that name money ("fourteen dollars", "a hundred grand", "twelve thousand")."""
-    found: list[Mention] = []
-    for match in _SPELLED_NUMBER.finditer(text):
-        scaled = any(word in match.group(0).lower().split() for word in _SCALES)
-        if scaled or _MONEY_WORD.match(text[match.end() :]):
-            value = _spelled_value(match.group(0))
-            unit = _money_unit(text, match.end())
-            found.append(Mention("number", value, value, unit, match.start(), match.end(), match.group(0)))
-    return found
+    The unit is the rate ("year", "hour", "month", "week", "day", "unit") or None; the span covers
+    the figures and the currency, not the rate. A figure with "k"/"thousand" and no unit counts as money.
+    """
+    return [
+        _as_mention(a, "money")
+        for a in find_amounts(text)
+        if a.kind == "money" or (a.kind == "number" and a.scaled and not a.inherited)
+    ]
 
 
 def find_numbers(text: str) -> list[Mention]:
     """Every figure as a bare number ("14 per unit", "100K", "5,000", "fourteen dollars").
 
     Kind "number", with a money unit when one follows: nothing says what it counts; callers
-    attribute it by keyword (see `attribution`). Spelled-out numbers count only as money.
+    attribute it by keyword (see `attribution`). Spelled-out numbers count when a currency, a rate,
+    a unit or a scale word goes with them (see `amounts.find_amounts`); dates, years, ordinals,
+    percentages and identifiers do not count.
     """
-    digits = [
-        Mention("number", value, value, _money_unit(text, m.end()), m.start(), m.end(), m.group(0).strip())
-        for m in _BARE_NUMBER.finditer(text)
-        for value in [_scaled(m.group(1), m.group(2))]
-    ]
-    return sorted(digits + _spelled_money(text), key=lambda mention: mention.start)
+    return [_as_mention(a, "number") for a in find_amounts(text)]
 
 
 def _quantity_unit(raw: str) -> str:

@@ -122,6 +122,13 @@ def render_report(
         "",
         "## Detectors: before and after",
         "",
+        "Issue 14 (2026-11-25) replaced both detectors: a preflight that normalises once, parses once and "
+        "treats binding as the default, amounts read in every form, and a moderator built from attack "
+        "families. They were measured once on new held-out sets written blind before the change; the "
+        "figures, with Wilson intervals and the command, are in [gaia_detectors.md](gaia_detectors.md). "
+        "The older sets in the tables above are kept as regression checks; the history below describes "
+        "the earlier versions.",
+        "",
         "Both deterministic detectors were generalised (binding language: first-person agency with "
         "commitment/transfer predicates in future, progressive and performative forms, pledges such as "
         "'you have our word', 'count on us', 'consider it covered', assent interjections, and requests "

@@ -15,8 +15,11 @@ from parley.governance.delegate.records import Step
 from parley.governance.drafting import Intent, format_amount, format_range
 from parley.governance.escalation import Trigger
 from parley.governance.machine import Action, State
+from parley.governance.moderator import ADVERSARIAL, Label
 from parley.governance.offers import counterparty_ask, opening_range, terms_text
 from parley.governance.stcc import screening_question
+
+_FLAG_NAMES = {Label.PROMPT_INJECTION: "injection", Label.SOCIAL_ENGINEERING: "social-engineering attempt"}
 
 
 @cache
@@ -107,6 +110,24 @@ def _boundary_escalation(
         f"The {core.config.counterparty_role} asks {format_amount(amount, term.unit)} for the "
         f"{term.label}; the approved band is {band}."
     )
+    safety = ["boundary_violation"]
+    memory = core.memory
+    if memory.last_label in ADVERSARIAL and memory.flags:
+        # The figure came in a flagged message: it must not reach the principal as a plain ask.
+        family = memory.flags[-1]
+        problem = (
+            f"The {core.config.counterparty_role}'s message naming {format_amount(amount, term.unit)} was "
+            f"flagged as a possible {_FLAG_NAMES.get(memory.last_label, 'manipulation')} "
+            f"({family.replace('_', ' ')}): treat the figure as unverified. {problem}"
+        )
+        safety += [memory.last_label.value, family]
+    elif memory.adversarial:
+        families = ", ".join(dict.fromkeys(f.replace("_", " ") for f in memory.flags)) or "adversarial"
+        problem = (
+            f"{problem} Earlier messages from the {core.config.counterparty_role} in this session were "
+            f"flagged as adversarial ({memory.adversarial}: {families})."
+        )
+        safety += ["adversarial_session", *dict.fromkeys(memory.flags)]
     boundary = {
         "term": term_name,
         "ask": amount,
@@ -114,4 +135,4 @@ def _boundary_escalation(
         "maximum": high,
         "excess": round(amount - high, 6),
     }
-    return core.escalate(Trigger.BOUNDARY, problem, boundary=boundary, safety=("boundary_violation",))
+    return core.escalate(Trigger.BOUNDARY, problem, boundary=boundary, safety=tuple(dict.fromkeys(safety)))

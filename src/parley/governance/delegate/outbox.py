@@ -48,7 +48,13 @@ def send(core: DelegateCore, intent: Intent) -> Step:
     if not core.options.preflight:
         core.record("preflight", {"skipped": True}, "preflight disabled (ablation)")
         return emit(core, draft.text, draft.slips)
-    result = preflight(draft.text, core.config, overrides=core.memory.limits, allow_binding=intent.approved)
+    result = preflight(
+        draft.text,
+        core.config,
+        overrides=core.memory.limits,
+        allow_binding=intent.approved,
+        declared=draft.declared,
+    )
     core.record(
         "preflight", result.to_json(), "requires approval" if result.requires_approval else "safe to send"
     )

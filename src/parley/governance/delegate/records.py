@@ -64,7 +64,11 @@ class Memory:
         silent: Consecutive rounds without a reply.
         no_info: Consecutive replies that revealed nothing new.
         recap_sent: Whether the stall recap went out since the last reply.
-        adversarial: Adversarial messages seen since the principal last reset the count.
+        adversarial: Adversarial messages seen in the session (a principal's decision does not reset it).
+        adversarial_since_decision: Adversarial messages since the principal's last decision (the
+            repeated-attempts escalation counts these, so a decided session does not re-escalate on
+            the next message).
+        flags: The attack family (or label) of every adversarial message, in order.
         conflicts: Drafts for which the critic contradicted the principal's guidance.
         conflict_escalated: Whether those conflicts were already put to the principal.
         proposal: The range on the table (term, low, high), if any.
@@ -86,6 +90,8 @@ class Memory:
     no_info: int = 0
     recap_sent: bool = False
     adversarial: int = 0
+    adversarial_since_decision: int = 0
+    flags: list[str] = field(default_factory=list[str])
     conflicts: int = 0
     conflict_escalated: bool = False
     proposal: dict[str, Any] | None = None

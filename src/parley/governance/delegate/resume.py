@@ -172,7 +172,9 @@ def _continue(core: DelegateCore, effect: str, request: EscalationRequest, back:
     memory = core.memory
     if effect == "mute_conflicts":
         memory.muted.update(topic for item in memory.human for topic in item.topics)
-    memory.adversarial, memory.no_info = 0, 0
+    # The cumulative adversarial count survives a decision (figures from a flagged session stay
+    # flagged); only the count that triggers the repeated-attempts escalation starts again.
+    memory.adversarial_since_decision, memory.no_info = 0, 0
     if back == State.SUMMARIZE:
         return summarize(core, core.terms)
     return advance(core, None, _resume_prefix(core, request))

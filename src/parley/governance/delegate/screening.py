@@ -15,7 +15,7 @@ from parley.governance.drafting import Intent
 from parley.governance.escalation import Trigger
 from parley.governance.extraction import ExtractionContext, FieldReading
 from parley.governance.machine import Action, State
-from parley.governance.moderator import ADVERSARIAL, Label
+from parley.governance.moderator import ADVERSARIAL, Classification, Label
 from parley.governance.offers import describe
 from parley.governance.stcc import screening_question, total_entropy
 
@@ -43,7 +43,7 @@ def process(core: DelegateCore, message: str) -> Step:
     )
     core.memory.no_info = 0 if (entry.revealed or resolved) else core.memory.no_info + 1
     _track_reversal(core, [*entry.revealed, *entry.conflicts, *resolved])
-    return _route(core, message, classification.label, bool(readings))
+    return _route(core, message, classification, bool(readings))
 
 
 def advance(core: DelegateCore, message: str | None, prefix: str = "") -> Step:
@@ -90,22 +90,34 @@ def _track_reversal(core: DelegateCore, fields: Sequence[str]) -> None:
         core.record("reversal", {"fields": relevant}, "offer-relevant information arrived after a proposal")
 
 
-def _route(core: DelegateCore, message: str, label: Label, informative: bool) -> Step:
+def _route(core: DelegateCore, message: str, classification: Classification, informative: bool) -> Step:
     """Refuse or escalate adversarial and hostile messages, clarify unclear ones, else advance."""
     prefix = ""
+    label = classification.label
     if label in ADVERSARIAL:
         memory = core.memory
         memory.adversarial += 1
+        memory.adversarial_since_decision += 1
+        kind = classification.family or classification.reason or label.value
+        memory.flags.append(kind)
         core.record(
             "safety_event",
-            {"type": label.value, "count": memory.adversarial},
-            "suspected adversarial message",
+            {
+                "type": label.value,
+                "family": classification.family,
+                "reason": classification.reason,
+                "count": memory.adversarial,
+                "since_decision": memory.adversarial_since_decision,
+            },
+            f"suspected adversarial message ({kind.replace('_', ' ')})",
         )
-        if memory.adversarial > core.config.thresholds.adversarial_tolerance:
+        if memory.adversarial_since_decision > core.config.thresholds.adversarial_tolerance:
+            kinds = ", ".join(dict.fromkeys(f.replace("_", " ") for f in memory.flags))
             return core.escalate(
                 Trigger.ADVERSARIAL,
-                f"Repeated {label.value.replace('_', ' ')} attempts ({memory.adversarial}).",
-                safety=(label.value,),
+                f"Repeated {label.value.replace('_', ' ')} attempts "
+                f"({memory.adversarial} in this session: {kinds}).",
+                safety=tuple(dict.fromkeys((label.value, kind))),
             )
         key = "refuse_sensitive" if label == Label.SOCIAL_ENGINEERING else "refuse_injection"
         prefix = core.templates[key].format(subject=core.config.subject)

@@ -6,17 +6,24 @@ code: the delegate runs the same preflight on this draft as on a template draft,
 is rewritten and an out-of-boundary one is held and escalated. By default the model never sees the
 authority limits (the band the principal approved) nor amounts in the principal's guidance; it only
 sees the amounts the content itself puts forward.
+
+The reply is structured: beside its text the model declares the message's intent (ask, explore,
+counter, summarise, close) and the terms it mentions with their values. The preflight checks the
+text against that declaration (binding text under a non-closing intent, an amount not declared, a
+close without the principal's approval) and sends any mismatch to the principal. A reply without a
+declaration is checked on its text alone, like a template draft.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from parley.governance.config import DomainConfig
 from parley.governance.drafting import Draft, DraftContext, Intent, TemplateDrafter, format_range
+from parley.governance.preflight import DeclaredIntent, DeclaredTerm
 from parley.llm.context import LLMSession
 from parley.llm.role import Role
 from parley.llm.roles.gaia_common import (
@@ -34,6 +41,17 @@ TWIN_ONLY = frozenset({"approved_close", "decline_close"})
 """Intents always worded by the twin: final approved terms and the note sent after the session ended."""
 _CHOICE = re.compile(r"\(([A-E])\)\s*([^()?]+)")
 _PLACEHOLDER = re.compile(r"\$\{|\{[a-z_]+\}|\[(?:name|amount|date|your name)\]", re.IGNORECASE)
+_SUGGESTED_INTENT = {
+    "text": "ask",
+    "clarify": "ask",
+    "reconfirm": "ask",
+    "proposal": "explore",
+    "raised_limit": "explore",
+    "counter_at_limit": "counter",
+    "summary": "summarise",
+    "recap": "summarise",
+    "holding": "explore",
+}
 _PURPOSE = {
     "text": "ask the question(s) in the content",
     "proposal": "put forward the tentative range in the content",
@@ -47,12 +65,33 @@ _PURPOSE = {
 }
 
 
+class TermReply(BaseModel):
+    """One term the drafted message mentions."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    term: str = Field(min_length=1, max_length=80, description="A boundary term name from the list given.")
+    value: float | None = Field(
+        default=None, description="The value stated for the term, in the term's unit; null if none."
+    )
+
+
 class DraftReply(BaseModel):
-    """The drafted message."""
+    """The drafted message, its declared intent and the terms it mentions."""
 
     model_config = ConfigDict(extra="ignore")
 
     text: str = Field(min_length=1, max_length=2000)
+    intent: Literal["ask", "explore", "counter", "summarise", "close"] | None = Field(
+        default=None, description="What the message does: ask, explore, counter, summarise or close."
+    )
+    terms: list[TermReply] = Field(default_factory=list, max_length=20)
+
+    def declaration(self) -> DeclaredIntent | None:
+        """The declaration the preflight checks the text against (None when the model gave none)."""
+        if self.intent is None:
+            return None
+        return DeclaredIntent(self.intent, tuple(DeclaredTerm(t.term, t.value) for t in self.terms))
 
 
 def _normal(text: str) -> str:
@@ -89,6 +128,19 @@ def check_draft(reply: DraftReply, reference: str) -> DraftReply:
     if "?" in reference and "?" not in text:
         raise ValueError("the content asks a question; the message must ask it too")
     return reply.model_copy(update={"text": text})
+
+
+def check_declaration(reply: DraftReply, config: DomainConfig) -> DraftReply:
+    """A declaration naming only the domain's boundary terms.
+
+    Raises:
+        ValueError: a declared term the domain does not have.
+    """
+    known = {term.name for term in config.boundary.terms}
+    unknown = [t.term for t in reply.terms if t.term not in known]
+    if unknown:
+        raise ValueError(f"unknown term(s) {', '.join(unknown)}; use only: {', '.join(sorted(known))}")
+    return reply
 
 
 class LLMDrafter:
@@ -135,12 +187,12 @@ class LLMDrafter:
         reference = self.twin.render(intent)
         outcome = self._role.call(
             self.variables(intent, context, reference),
-            validate=lambda reply: check_draft(reply, reference),
+            validate=lambda reply: check_declaration(check_draft(reply, reference), self._config),
             round=context.turn,
         )
         if outcome.value is None:
             return self.twin.draft(intent, injection=context.injection)
-        return Draft(outcome.value.text)
+        return Draft(outcome.value.text, declared=outcome.value.declaration())
 
     def variables(self, intent: Intent, context: DraftContext, reference: str) -> dict[str, Any]:
         """The prompt variables for one draft."""
@@ -171,7 +223,12 @@ class LLMDrafter:
             "intent": f"{intent.kind}: {_PURPOSE.get(intent.kind, 'say what the content says')}",
             "limits": self._limits_line(intent),
             "content": reference,
+            "terms": self._terms_line(),
+            "suggested_intent": _SUGGESTED_INTENT.get(intent.kind, "explore"),
         }
+
+    def _terms_line(self) -> str:
+        return ", ".join(f"{t.name} ({t.unit or t.kind})" for t in self._config.boundary.terms)
 
     def _limits_line(self, intent: Intent) -> str:
         if not self.reveal_limits or intent.term is None:

@@ -1,0 +1,1376 @@
+"""Value mentions in every written form, and their attribution to a domain's boundary terms.
+
+`find_amounts(text)` reads every amount once, left to right, in time linear in the text: digits with
+or without thousands separators ("105,000", "105000"), European separators ("120.000 €",
+"9.500,00 EUR"), decimals and cents ("$12.80", "12 dollars and 80 cents", "sixty-eight dollars fifty",
+"thirteen ninety-five"), multipliers ("105k", "$98 thousand", "110 grand", "1.2 million", "2 mil"),
+spelled-out numbers ("one hundred and five thousand dollars", "two and a half years", "half a million"),
+currencies ($, USD, dollars, bucks, €, EUR, euros, £, GBP), ranges ("$90–100K", "between 9 and 11
+dollars", "from $8.5k to $9k a month", "3-5 year lease") and rates ("per hour", "an hour", "/mo",
+"annually", "each", "pro Stück"). Dates, years, suite and part numbers, percentages, ordinals and phone
+numbers are not amounts.
+
+`term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
+rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
+annual salary is 120,000 a year). Every check (boundary, disclosure) reads amounts through these two.
+
+No regular expression here repeats a group that itself repeats: the text is split into tokens by one
+flat pattern and every later step looks a bounded number of tokens ahead, so a megabyte of "$1,$1,"
+is read in one pass.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Literal
+
+from parley.governance.config import BoundaryTerm, DomainConfig
+
+AmountKind = Literal["money", "count", "duration", "number"]
+
+# -- lexicon --------------------------------------------------------------------------------------------
+# Whitespace before a token, and the token: a figure (digits, with "." and "," only between digits), a
+# run of letters, or one other character. Flat alternatives: no repeated group, no nested repetition.
+_TOKEN = re.compile(r"(\s*)([0-9][0-9.,]*[0-9]|[0-9]|[^\W\d_]+|\S)")
+_DIGITS = frozenset("0123456789")
+_ONES_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+_ONES = {w: float(i) for i, w in enumerate(_ONES_WORDS)}
+_TENS = {
+    w: float(10 * (i + 2))
+    for i, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
+}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SUFFIX_SCALES = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "grand": 1e3,
+    "tausend": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "mil": 1e6,
+    "mill": 1e6,
+    "mio": 1e6,
+    "mn": 1e6,
+    "mm": 1e6,
+    "m": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+}
+_ATTACHED_ONLY = {"k", "m", "mm", "mn", "bn"}  # "105k", "$1.2m" (with a space: "105 k" is rare, "5 m" metres)
+_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
+_CODES_BEFORE = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "us": "USD"}
+_CURRENCY_AFTER = {
+    "usd": "USD",
+    "dollars": "USD",
+    "dollar": "USD",
+    "bucks": "USD",
+    "buck": "USD",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "gbp": "GBP",
+    "pounds": "GBP",
+    "quid": "GBP",
+}
+_CENTS = {"cents", "cent", "pence", "p", "ct", "cts"}
+_PERIODS = {
+    "hour": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "h": "hour",
+    "stunde": "hour",
+    "std": "hour",
+    "day": "day",
+    "tag": "day",
+    "week": "week",
+    "wk": "week",
+    "woche": "week",
+    "month": "month",
+    "mo": "month",
+    "mon": "month",
+    "mth": "month",
+    "monat": "month",
+    "year": "year",
+    "yr": "year",
+    "annum": "year",
+    "jahr": "year",
+    "an": "year",
+    "unit": "unit",
+    "piece": "unit",
+    "pc": "unit",
+    "pcs": "unit",
+    "ea": "unit",
+    "each": "unit",
+    "item": "unit",
+    "stück": "unit",
+    "stueck": "unit",
+    "stk": "unit",
+    "u": "unit",
+}
+_RATE_ADVERBS = {
+    "hourly": "hour",
+    "daily": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "yearly": "year",
+    "annually": "year",
+    "annual": "year",
+    "each": "unit",
+    "apiece": "unit",
+    "monatlich": "month",
+    "jährlich": "year",
+    "stündlich": "hour",
+}
+_RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "im", "each", "/"}
+# Words that may stand between an amount and its rate ("$14.00 flat per unit", "120.000 € brutto pro Jahr").
+_FILLERS = {"flat", "gross", "brutto", "netto", "fixed", "base", "even", "all", "in", "all-in", "total"}
+# Context words before an amount that give it a rate ("Monthly I'd want $9k", "Die Jahresmiete beträgt").
+_CONTEXT_PREFIXES = (("jahres", "year"), ("monats", "month"), ("stunden", "hour"))
+_TIME_UNITS = {
+    "hour": "hours",
+    "hours": "hours",
+    "hr": "hours",
+    "hrs": "hours",
+    "day": "days",
+    "days": "days",
+    "week": "weeks",
+    "weeks": "weeks",
+    "wk": "weeks",
+    "wks": "weeks",
+    "month": "months",
+    "months": "months",
+    "mo": "months",
+    "mos": "months",
+    "mth": "months",
+    "mths": "months",
+    "year": "years",
+    "years": "years",
+    "yr": "years",
+    "yrs": "years",
+    "monate": "months",
+    "monaten": "months",
+    "jahre": "years",
+    "jahren": "years",
+    "wochen": "weeks",
+    "tage": "days",
+    "tagen": "days",
+}
+_COUNT_UNITS = {
+    "unit": "units",
+    "units": "units",
+    "pc": "units",
+    "pcs": "units",
+    "piece": "units",
+    "pieces": "units",
+    "items": "units",
+    "stück": "units",
+    "stueck": "units",
+    "stk": "units",
+    "sqft": "sqft",
+    "sf": "sqft",
+    "spaces": "spaces",
+    "stalls": "spaces",
+}
+_MONTHS = {
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "januar",
+    "februar",
+    "märz",
+    "juni",
+    "juli",
+    "oktober",
+    "dezember",
+}
+# Words before a figure that make it a name, not an amount ("Suite 210", "PO 77812", "week 48", "net 30").
+_IDENTIFIERS = {
+    "suite",
+    "no",
+    "nr",
+    "number",
+    "po",
+    "req",
+    "requisition",
+    "part",
+    "dock",
+    "floor",
+    "room",
+    "unit",
+    "building",
+    "apt",
+    "ext",
+    "route",
+    "version",
+    "v",
+    "page",
+    "item",
+    "week",
+    "year",
+    "day",
+    "month",
+    "quarter",
+    "q",
+    "net",
+    "level",
+    "gate",
+    "bay",
+    "lot",
+    "ticket",
+    "case",
+    "invoice",
+    "ref",
+    "id",
+    "phase",
+    "round",
+    "step",
+    "tier",
+    "grade",
+    "section",
+    "clause",
+    "article",
+    "line",
+    "box",
+    "pier",
+    "hall",
+    "terminal",
+    "zone",
+    "plan",
+    "option",
+    "slot",
+    "fy",
+    "cw",
+    "kw",
+}
+_PERCENT = {"%", "percent", "per cent", "pct", "prozent", "bps"}
+_CLOCK = {"am", "pm", "a.m", "p.m", "uhr", "o'clock", "oclock"}
+_CHANGE_VERBS = {
+    "went",
+    "go",
+    "goes",
+    "going",
+    "gone",
+    "rise",
+    "rises",
+    "rising",
+    "rose",
+    "risen",
+    "increase",
+    "increases",
+    "increased",
+    "increasing",
+    "decrease",
+    "decreases",
+    "decreased",
+    "drop",
+    "drops",
+    "dropped",
+    "fall",
+    "falls",
+    "fell",
+    "move",
+    "moves",
+    "moved",
+    "jump",
+    "jumps",
+    "jumped",
+    "climb",
+    "climbs",
+    "climbed",
+    "grow",
+    "grows",
+    "grew",
+    "raise",
+    "raised",
+    "raising",
+    "lower",
+    "lowered",
+    "cut",
+    "reduce",
+    "reduced",
+    "bump",
+    "bumped",
+    "change",
+    "changed",
+    "shift",
+    "shifted",
+    "escalate",
+    "escalates",
+    "step",
+    "steps",
+    "stepped",
+}
+_CONNECTORS = {"and", "or", "but", "to", "then", ",", "maybe", "perhaps", "could", "would", "do", "accept"}
+_SENTENCE_ENDS = {".", "!", "?", ";", "\n"}
+_RANGE_DASHES = {"-", "–", "—", "‒", "~"}
+_INHERIT_WINDOW = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """One value mention.
+
+    Attributes:
+        low: The value, or the low end of a range.
+        high: The high end of a range (equal to low for one value).
+        kind: "money" (a currency or a rate), "count" ("1,500 units"), "duration" ("3 years") or
+            "number" (a bare figure, possibly with a multiplier: "105k", "five thousand").
+        start: Offset of the mention in the text given to `find_amounts`.
+        end: End offset.
+        text: The text of the mention (text[start:end]).
+        currency: "USD", "EUR" or "GBP" when written.
+        per: The rate's period or unit: "hour", "day", "week", "month", "year" or "unit".
+        unit: What a count or duration counts: "units", "sqft", "spaces", "hours", "days", "weeks",
+            "months", "years", or the noun counted ("engineers").
+        scaled: Whether a multiplier or a scale word was written ("k", "thousand", "million").
+        alternative: Another reading of the figures: a dot before exactly three digits read as a decimal
+            point instead of a thousands separator ("$12.800": 12.8 instead of 12,800).
+        inherited: The unit or rate was carried over from the previous amount ("4 years, or 3").
+        figure_end: End offset of the figures and currency, before any rate or unit ("$95" in
+            "$95/hour"); equal to end when nothing follows them.
+    """
+
+    low: float
+    high: float
+    kind: AmountKind
+    start: int
+    end: int
+    text: str
+    currency: str | None = None
+    per: str | None = None
+    unit: str | None = None
+    scaled: bool = False
+    alternative: tuple[float, float] | None = None
+    inherited: bool = False
+    figure_end: int = -1
+
+    @property
+    def is_range(self) -> bool:
+        """Whether the mention is a range ("$90–100K")."""
+        return self.low != self.high
+
+
+@dataclass(frozen=True, slots=True)
+class TermAmount:
+    """An amount attributed to a boundary term, converted to the term's unit.
+
+    Attributes:
+        term: The boundary term's name.
+        low: The value (or low end) in the term's unit.
+        high: The high end in the term's unit.
+        start: Offset of the mention in the text.
+        end: End offset.
+        mention: The amount as written.
+    """
+
+    term: str
+    low: float
+    high: float
+    start: int
+    end: int
+    mention: Amount
+
+
+# -- tokens ---------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Tokens:
+    text: str
+    words: list[str]  # lowercased token text
+    starts: list[int]
+    ends: list[int]
+    kinds: list[str]  # "d" digits (merged with separators), "w" word, "p" anything else
+    breaks: list[bool]  # a sentence boundary (or a line break) lies before the token
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def glued(self, i: int) -> bool:
+        """Whether token i follows token i - 1 with no space."""
+        return 0 < i < len(self.words) and self.starts[i] == self.ends[i - 1]
+
+    def word(self, i: int) -> str:
+        return self.words[i] if 0 <= i < len(self.words) else ""
+
+
+def _tokenise(text: str) -> _Tokens:
+    pairs = _TOKEN.findall(text)
+    raw = [token for _, token in pairs]
+    lengths = [len(space) + len(token) for space, token in pairs]
+    ends = list(accumulate(lengths))
+    starts = [end - len(token) for end, token in zip(ends, raw, strict=True)]
+    words = [token.lower() for token in raw]
+    kinds = ["d" if t[0] in _DIGITS else "w" if t[0].isalpha() else "p" for t in raw]
+    breaks = [
+        "\n" in space or (i > 0 and kinds[i - 1] == "p" and words[i - 1] in _SENTENCE_ENDS)
+        for i, (space, _) in enumerate(pairs)
+    ]
+    return _Tokens(text, words, starts, ends, kinds, breaks)
+
+
+def _digits_value(raw: str) -> tuple[float, float | None] | None:
+    """The value of a figure with separators and its alternative reading, or None if it is no number.
+
+    "12,000" and "120.000" group thousands; "9.500,00" and "1,234.56" mix both (the last separator is
+    the decimal point); "75,50" is a European decimal; "10.5" an English one. A lone dot before three
+    digits is read as a thousands separator, with the decimal reading kept as the alternative.
+    """
+    if raw.isdigit():
+        return float(raw), None
+    separators = [c for c in raw if c in ".,"]
+    groups = re.split(r"[.,]", raw)
+    if any(not g for g in groups):
+        return None  # "1,,2"
+    last_separator, last = separators[-1], groups[-1]
+    if len(set(separators)) == 2:
+        if (
+            separators.count(last_separator) != 1
+            or len(groups[0]) > 3
+            or any(len(g) != 3 for g in groups[1:-1])
+        ):
+            return None
+        return float("".join(groups[:-1]) + "." + last), None
+    if len(separators) > 1:
+        if 1 <= len(groups[0]) <= 3 and all(len(g) == 3 for g in groups[1:]):
+            return float("".join(groups)), None
+        return None
+    head = groups[0]
+    if len(last) == 3 and len(head) <= 3 and head != "0":
+        grouped = float(head + last)
+        return (grouped, None) if last_separator == "," else (grouped, float(head + "." + last))
+    if last_separator == ",":
+        return (float(head + "." + last), None) if len(last) <= 2 else None
+    return float(raw), None
+
+
+# -- spelled-out numbers -------------------------------------------------------------------------------
+def _spelled(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
+    """A spelled-out number starting at token i: (value, index after it, the largest scale word used or 1).
+
+    "one hundred and five thousand", "ninety-five", "twelve-thousand-one-hundred", "two and a half",
+    "a hundred", "half a million". Stops at the first word that cannot continue the number.
+    """
+    n = len(tokens)
+    total, current = 0.0, 0.0
+    seen = False
+    scaled = 1.0
+    last_small = ""  # "ones", "tens", "hundred" or "" — what the last word was
+    j = i
+    end = i
+    if tokens.word(j) == "a" and tokens.word(j + 1) in ("hundred", "thousand", "million", "billion", "dozen"):
+        current, seen, j, last_small = 1.0, True, j + 1, "a"
+        end = j
+    elif tokens.word(j) == "half" and tokens.word(j + 1) == "a":
+        scale = tokens.word(j + 2)
+        if scale in _SCALES or scale in ("hundred", "dozen"):
+            factor = _SCALES.get(scale, 100.0 if scale == "hundred" else 12.0)
+            return 0.5 * factor, j + 3, _SCALES.get(scale, 1.0)
+        return 0.5, j + 2, 1.0
+    while j < n:
+        word = tokens.words[j]
+        if (word in _ONES and last_small in ("", "hundred", "scale")) or (
+            word in _ONES and last_small == "tens" and _ONES[word] < 10
+        ):
+            current += _ONES[word]
+            last_small = "ones" if _ONES[word] < 10 or last_small == "" else "teens"
+        elif word in _TENS and last_small in ("", "hundred", "scale"):
+            current += _TENS[word]
+            last_small = "tens"
+        elif word == "hundred" and seen and last_small in ("ones", "teens", "tens", "a"):
+            current = max(current, 1.0) * 100.0
+            last_small = "hundred"
+        elif word == "dozen" and seen:
+            current = max(current, 1.0) * 12.0
+            last_small = "hundred"
+        elif word in _SCALES and seen and last_small != "scale":
+            total += max(current, 1.0) * _SCALES[word]
+            current = 0.0
+            scaled = max(scaled, _SCALES[word])
+            last_small = "scale"
+        elif word == "and" and seen and tokens.word(j + 1) == "a" and tokens.word(j + 2) == "half":
+            current += 0.5
+            end, j = j + 3, j + 3
+            break
+        elif (
+            word == "and"
+            and seen
+            and last_small in ("hundred", "scale")
+            and (tokens.word(j + 1) in _ONES or tokens.word(j + 1) in _TENS)
+        ) or (
+            word == "-"
+            and seen
+            and tokens.glued(j)
+            and tokens.glued(j + 1)
+            and (
+                tokens.word(j + 1) in _ONES
+                or tokens.word(j + 1) in _TENS
+                or tokens.word(j + 1) in _SCALES
+                or tokens.word(j + 1) == "hundred"
+            )
+        ):
+            j += 1
+            continue
+        else:
+            break
+        seen = True
+        j += 1
+        end = j
+    if not seen:
+        return None
+    return total + current, end, scaled
+
+
+def _number_at(tokens: _Tokens, i: int) -> tuple[float, float | None, int, float, bool] | None:
+    """A number at token i: (value, alternative, index after, scale word factor or 1, spelled)."""
+    if tokens.kinds[i] == "d" if i < len(tokens) else False:
+        parsed = _digits_value(tokens.words[i])
+        if parsed is None:
+            return None
+        return parsed[0], parsed[1], i + 1, 1.0, False
+    found = _spelled(tokens, i) if i < len(tokens) else None
+    if found is None:
+        return None
+    value, after, scaled = found
+    return value, None, after, scaled, True
+
+
+def _scale_after(tokens: _Tokens, i: int, has_currency: bool) -> tuple[float, int]:
+    """A multiplier word at token i ("k", "thousand", "grand", "million"): (factor, index after)."""
+    word = tokens.word(i)
+    if word not in _SUFFIX_SCALES or tokens.kinds[i] != "w":
+        return 1.0, i
+    if word in _ATTACHED_ONLY and not tokens.glued(i):
+        return 1.0, i
+    if word in ("m", "mm", "mn") and not has_currency:
+        return 1.0, i
+    if tokens.glued(i + 1) and tokens.kinds[i + 1] == "w":
+        return 1.0, i  # "105kg", "5min"
+    return _SUFFIX_SCALES[word], i + 1
+
+
+def _currency_after(tokens: _Tokens, i: int) -> tuple[str | None, int]:
+    word = tokens.word(i)
+    if word in _SYMBOLS:
+        return _SYMBOLS[word], i + 1
+    if word in _CURRENCY_AFTER:
+        return _CURRENCY_AFTER[word], i + 1
+    return None, i
+
+
+def _cents_after(tokens: _Tokens, i: int) -> tuple[float, int]:
+    """Cents after a currency word: "and 80 cents", "fifty", "seventy-five cents"."""
+    j = i + 1 if tokens.word(i) == "and" else i
+    if j >= len(tokens):
+        return 0.0, i
+    number = _number_at(tokens, j)
+    if number is None:
+        return 0.0, i
+    value, _, after, scale, _ = number
+    if scale > 1.0 or not (0 < value < 100) or value != int(value):
+        return 0.0, i
+    if tokens.word(after) in _CENTS:
+        return value / 100.0, after + 1
+    following = tokens.word(after)
+    if j == i and (
+        following in _COUNT_UNITS
+        or following in _TIME_UNITS
+        or (
+            (tokens.kinds[after] == "w" if after < len(tokens) else False)
+            and following not in _RATE_MARKERS
+            and following not in _RATE_ADVERBS
+            and following not in ("is", "and", "or", "but", "for", "if", "flat", "final")
+        )
+    ):
+        return 0.0, i
+    if j != i:
+        return 0.0, i  # "and 80" without "cents" is another figure
+    return value / 100.0, after
+
+
+def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
+    """A rate after an amount: (period or "unit", divisor, index after). "/hr", "per unit", "a month",
+    "annually", "each", "pro Stück", "p.a.", "per thousand units"."""
+    j = i
+    for _ in range(2):
+        if tokens.word(j) in _FILLERS and tokens.word(j + 1) not in _PERIODS:
+            j += 1
+    word = tokens.word(j)
+    if word in _RATE_ADVERBS and not (word == "each" and tokens.word(j + 1) == "other"):
+        return _RATE_ADVERBS[word], 1.0, j + 1
+    if word == "p" and tokens.word(j + 1) == "." and tokens.word(j + 2) == "a":
+        return "year", 1.0, j + 3 + (tokens.word(j + 3) == ".")
+    if word in _RATE_MARKERS:
+        k = j + 1
+        divisor = 1.0
+        if word == "per" and (tokens.kinds[k] if k < len(tokens) else "") in ("d", "w"):
+            number = _number_at(tokens, k)
+            if number is None and tokens.word(k) in (*_SCALES, "hundred"):
+                number = (_SCALES.get(tokens.word(k), 100.0), None, k + 1, 1.0, True)
+            if number is not None and tokens.word(number[2]) in _COUNT_UNITS:
+                divisor, k = max(number[0], 1.0), number[2]  # "per thousand units", "per 1,000 units"
+        target = tokens.word(k)
+        if target in ("a",) and word == "per":
+            target = tokens.word(k + 1)
+            k += 1
+        if target.endswith("s") and target[:-1] in _PERIODS and target not in ("hrs", "pcs"):
+            target = target[:-1]
+        if (
+            target in _PERIODS
+            and (word != "a" or target not in ("an", "u", "h", "each", "ea"))
+            and not (word in ("a", "an") and target in ("an", "mo"))
+        ):
+            if (
+                word in ("a", "an", "each", "every")
+                and target in ("day",)
+                and tokens.word(k + 1) in ("one", "1")
+            ):
+                return None, 1.0, i
+            return _PERIODS[target], divisor, k + 1
+    return None, 1.0, i
+
+
+def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
+    """What a bare figure counts: ("duration", "months", after) for "3 months'", ("count", "units",
+    after) for "1,500 units" or "12,000 sq ft", ("count", noun, after) for "12 engineers"."""
+    j = i + 1 if tokens.word(i) == "-" and tokens.glued(i) and tokens.glued(i + 1) else i
+    word = tokens.word(j)
+    if word in _TIME_UNITS and (tokens.kinds[j] == "w"):
+        after = j + 1
+        if tokens.word(after) == "'" or (tokens.word(after) == "'" and tokens.word(after + 1) == "s"):
+            after += 1
+        if tokens.word(after) == "s" and tokens.glued(after):
+            after += 1
+        return "duration", _TIME_UNITS[word], after
+    if word in ("sq", "square") and tokens.word(j + 1 + (tokens.word(j + 1) == ".")) in (
+        "ft",
+        "feet",
+        "foot",
+        "m",
+        "meters",
+        "metres",
+    ):
+        after = j + 2 + (tokens.word(j + 1) == ".")
+        return "count", "sqft" if tokens.word(after - 1) != "m" else "sqm", after
+    if word in _COUNT_UNITS:
+        return "count", _COUNT_UNITS[word], j + 1
+    if word in ("parking",) and tokens.word(j + 1) in ("spaces", "spots", "stalls"):
+        return "count", "spaces", j + 2
+    return None, None, i
+
+
+# -- the reader -----------------------------------------------------------------------------------------
+def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, tail: bool = False) -> bool:
+    """Whether the figure at tokens[i:after] names a date, a year, an identifier, a time or a phone number."""
+    if currency:
+        return False
+    before = tokens.word(i - 1)
+    if tokens.kinds[i] == "d":
+        raw = tokens.words[i]
+        if (before in _IDENTIFIERS and not tokens.breaks[i]) or before in ("#", "№", "+"):
+            return True
+        if (before == "." and tokens.word(i - 2) in ("no", "nr")) or (before in ("'",) and tokens.glued(i)):
+            return True
+        if (
+            before in _MONTHS
+            or tokens.word(after) in _MONTHS
+            or (before == "," and tokens.word(i - 2) in _MONTHS)
+        ):
+            return True
+        if i >= 3 and before == "," and tokens.kinds[i - 2] == "d" and tokens.word(i - 3) in _MONTHS:
+            return True  # "January 15, 2027"
+        nxt = tokens.word(after)
+        if (
+            nxt in ("/", ":", ".")
+            and tokens.glued(after)
+            and after + 1 < len(tokens)
+            and tokens.kinds[after + 1] == "d"
+            and tokens.glued(after + 1)
+        ):
+            return True  # 03/01, 9:30
+        if before in ("/", ":") and tokens.glued(i) and i >= 2 and tokens.kinds[i - 2] == "d":
+            return True
+        if (
+            nxt == "-"
+            and tokens.glued(after)
+            and after + 2 < len(tokens)
+            and tokens.kinds[after + 1] == "d"
+            and tokens.word(after + 2) == "-"
+            and tokens.glued(after + 2)
+        ):
+            return True  # 2027-01-20, 555-123-4567
+        if (
+            nxt == "-"
+            and tokens.glued(after)
+            and after + 1 < len(tokens)
+            and tokens.kinds[after + 1] == "w"
+            and tokens.glued(after + 1)
+            and len(tokens.words[after + 1]) == 1
+        ):
+            return True  # 4417-B
+        if before == "-" and tokens.glued(i) and i >= 2 and tokens.kinds[i - 2] == "d" and not tail:
+            return True  # the rest of 2025-11-03 or 555-867-5309 once its head was refused
+        if nxt == "(" and tokens.word(after + 1) in ("k", "b") and tokens.word(after + 2) == ")":
+            return True  # 401(k)
+        if nxt in ("st", "nd", "rd", "th") and tokens.glued(after):
+            return True
+        if nxt in _CLOCK or (nxt == "." and tokens.word(after + 1) == "m"):
+            return True
+        if raw.isdigit() and len(raw) == 4 and 1900 <= int(raw) <= 2100:
+            unit_kind, _, _ = _unit_after(tokens, after)
+            return unit_kind is None and tokens.word(after) not in _SUFFIX_SCALES
+        if tokens.word(after) in _PERCENT:
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class _Reading:
+    low: float
+    high: float
+    start_token: int
+    end_token: int
+    currency: str | None = None
+    per: str | None = None
+    unit_kind: str | None = None
+    unit: str | None = None
+    scaled: bool = False
+    spelled: bool = False
+    scale_factor: float = 1.0
+    alternative: tuple[float, float] | None = None
+    figure_end_token: int = -1
+
+
+def _single(tokens: _Tokens, i: int, tail: bool = False) -> _Reading | None:
+    """One figure (no range) at token i with its currency, multiplier and cents."""
+    currency: str | None = None
+    j = i
+    word = tokens.word(j)
+    if word in _SYMBOLS:
+        currency, j = _SYMBOLS[word], j + 1
+    elif word in _CODES_BEFORE and tokens.kinds[j] == "w":
+        nxt = tokens.word(j + 1)
+        if word == "us" and nxt == "$":
+            currency, j = "USD", j + 2
+        elif word != "us" and j + 1 < len(tokens) and (tokens.kinds[j + 1] == "d" or nxt in _SYMBOLS):
+            currency, j = _CODES_BEFORE[word], j + 1
+            if tokens.word(j) in _SYMBOLS:
+                j += 1
+    if j >= len(tokens):
+        return None
+    number = _number_at(tokens, j)
+    if number is None:
+        return None
+    value, alternative, after, word_scale, spelled = number
+    factor, after = _scale_after(tokens, after, currency is not None)
+    value *= factor
+    scale_factor = max(factor, word_scale)
+    scaled = scale_factor > 1.0
+    if factor != 1.0:
+        alternative = None
+    if tokens.kinds[j] == "d" and _is_date_or_identifier(
+        tokens, j, after, currency is not None or scaled, tail
+    ):
+        return None
+    if currency is None:
+        found, after2 = _currency_after(tokens, after)
+        if found is not None:
+            currency, after = found, after2
+            if tokens.word(after - 1) in ("dollars", "dollar", "bucks", "euros", "euro", "buck"):
+                cents, after = _cents_after(tokens, after)
+                value += cents
+    elif tokens.word(after) in ("dollars", "usd", "bucks"):
+        after += 1
+    return _Reading(
+        value,
+        value,
+        i,
+        after,
+        currency,
+        scaled=scaled,
+        spelled=spelled,
+        scale_factor=scale_factor,
+        alternative=(alternative, alternative) if alternative is not None else None,
+    )
+
+
+def _range_second(tokens: _Tokens, first: _Reading, between: bool) -> _Reading | None:
+    """The second end of a range after first: "-100K", "to $9k", "and 11 dollars" (after "between")."""
+    j = first.end_token
+    word = tokens.word(j)
+    if not (word in _RANGE_DASHES or word == "to" or (word == "and" and between)) or j + 1 >= len(tokens):
+        return None
+    return _single(tokens, j + 1, tail=True)
+
+
+def _read(tokens: _Tokens, i: int) -> _Reading | None:
+    """The amount starting at token i, or None."""
+    first = _single(tokens, i)
+    if first is None:
+        return None
+    before = tokens.word(i - 1)
+    between = before == "between"
+    from_ = before == "from"
+    reading = first
+    dash_glued = tokens.word(first.end_token) in _RANGE_DASHES
+    second = _range_second(tokens, first, between)
+    if second is not None:
+        change = from_ and any(tokens.word(k) in _CHANGE_VERBS for k in range(max(0, i - 4), i - 1))
+        plausible = not change
+        if plausible and dash_glued and first.spelled != second.spelled:
+            plausible = False
+        if plausible:
+            low, high = first.low, second.high
+            if not first.scaled and second.scaled and second.scale_factor > 1.0:
+                base = second.high / second.scale_factor
+                if low <= base:
+                    low *= second.scale_factor
+            elif first.scaled and not second.scaled and first.scale_factor > 1.0 and second.high < first.low:
+                high *= first.scale_factor
+            if low <= high:
+                reading = _Reading(
+                    low,
+                    high,
+                    i,
+                    second.end_token,
+                    first.currency or second.currency,
+                    scaled=first.scaled or second.scaled,
+                    spelled=first.spelled and second.spelled,
+                    scale_factor=max(first.scale_factor, second.scale_factor),
+                )
+    # what follows: a rate, or what is counted
+    reading.figure_end_token = reading.end_token
+    rate, divisor, after = _rate_after(tokens, reading.end_token)
+    if rate is not None:
+        reading.per = rate
+        reading.low /= divisor
+        reading.high /= divisor
+        reading.end_token = after
+        if reading.alternative is not None:
+            reading.alternative = (reading.alternative[0] / divisor, reading.alternative[1] / divisor)
+        return reading
+    unit_kind, unit, after = _unit_after(tokens, reading.end_token)
+    if unit_kind is not None and reading.currency is None:
+        reading.unit_kind, reading.unit, reading.end_token = unit_kind, unit, after
+        rate, divisor, after = _rate_after(tokens, after)
+        if rate is not None and rate != "unit":
+            reading.end_token = after
+        return reading
+    if reading.currency is None:
+        nxt = tokens.word(reading.end_token)
+        if nxt in _PERCENT:
+            return None
+        if (
+            (tokens.kinds[reading.end_token] == "w" if reading.end_token < len(tokens) else False)
+            and nxt.isalpha()
+            and len(nxt) > 2
+            and nxt.endswith("s")
+            and not nxt.endswith("ss")
+            and nxt
+            not in (
+                "is",
+                "was",
+                "has",
+                "does",
+                "this",
+                "plus",
+                "yes",
+                "thus",
+                "as",
+                "us",
+                "its",
+                "less",
+                "tops",
+                "maximum",
+            )
+            and not reading.scaled
+        ):
+            reading.unit_kind, reading.unit = "count", nxt
+            reading.end_token += 1
+    return reading
+
+
+def _inherit(previous: Amount, reading: _Reading) -> _Reading | None:
+    """A bare figure after a typed amount takes its unit, rate and scale ("4 years, but could do 3")."""
+    value = reading.high
+    if previous.scaled and not reading.scaled and previous.high >= 1000 and value < 1000:
+        factor = 1000.0 if previous.high < 1e6 else 1e6
+        value *= factor
+    if not (previous.high / 20 <= value <= previous.high * 20) and not (
+        previous.low / 20 <= value <= previous.low * 20
+    ):
+        return None
+    scale = value / reading.high if reading.high else 1.0
+    return _Reading(
+        reading.low * scale,
+        reading.high * scale,
+        reading.start_token,
+        reading.end_token,
+        previous.currency,
+        previous.per,
+        previous.kind if previous.kind in ("count", "duration") else None,
+        previous.unit,
+        scaled=previous.scaled or reading.scaled,
+        spelled=reading.spelled,
+    )
+
+
+def _starts_amount(tokens: _Tokens, i: int) -> bool:
+    kind, word = tokens.kinds[i], tokens.words[i]
+    if kind == "d" or word in _SYMBOLS:
+        return True
+    if kind != "w":
+        return False
+    return word in _ONES or word in _TENS or word in ("a", "half") or word in _CODES_BEFORE
+
+
+def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amount:
+    start, end = tokens.starts[reading.start_token], tokens.ends[reading.end_token - 1]
+    if reading.currency is not None or (reading.per is not None and reading.unit_kind is None):
+        kind: AmountKind = "money"
+    elif reading.unit_kind == "duration":
+        kind = "duration"
+    elif reading.unit_kind == "count":
+        kind = "count"
+    else:
+        kind = "number"
+    low, high = round(reading.low, 6), round(reading.high, 6)
+    figure_end = (
+        tokens.ends[max(reading.figure_end_token, reading.start_token + 1) - 1]
+        if reading.figure_end_token > 0
+        else end
+    )
+    return Amount(
+        low,
+        high,
+        kind,
+        start,
+        end,
+        tokens.text[start:end],
+        reading.currency,
+        reading.per if kind == "money" else None,
+        reading.unit,
+        reading.scaled,
+        reading.alternative,
+        inherited,
+        min(figure_end, end),
+    )
+
+
+def _context_rate(word: str) -> str | None:
+    if word in ("monthly", "hourly", "yearly", "annually", "annual", "weekly", "monatlich", "jährlich"):
+        return _RATE_ADVERBS[word]
+    for prefix, rate in _CONTEXT_PREFIXES:
+        if word.startswith(prefix) and len(word) > len(prefix) + 2:
+            return rate
+    return None
+
+
+def find_amounts(text: str) -> list[Amount]:
+    """Every value mention in text, in order, with spans into text (see the module docstring).
+
+    Spelled-out numbers count when a currency, rate, unit or scale word goes with them ("ninety-five
+    thousand", "eighteen months", "twelve dollars") or when they follow a typed amount in the same
+    sentence ("four months' security, but could accept three"); bare digits always count.
+    """
+    tokens = _tokenise(text)
+    found: list[Amount] = []
+    n = len(tokens)
+    i = 0
+    context: str | None = None
+    previous: Amount | None = None
+    previous_token = -1
+    while i < n:
+        if tokens.breaks[i]:
+            context, previous = None, None
+        word = tokens.words[i]
+        if not _starts_amount(tokens, i):
+            if tokens.kinds[i] == "w":
+                rate = _context_rate(word)
+                if rate is not None:
+                    context = rate
+                elif word == "per" and tokens.word(i + 1) in _PERIODS:
+                    context = _PERIODS[tokens.word(i + 1)]
+            i += 1
+            continue
+        reading = _read(tokens, i)
+        if reading is None:
+            i += 1
+            continue
+        bare = reading.currency is None and reading.per is None and reading.unit_kind is None
+        # "thirteen ninety-five per unit": dollars then cents, both spelled
+        if (
+            bare
+            and reading.spelled
+            and not reading.scaled
+            and 0 < reading.high < 100
+            and reading.low == reading.high
+        ):
+            cents = _read(tokens, reading.end_token) if reading.end_token < n else None
+            if (
+                cents is not None
+                and cents.spelled
+                and not cents.scaled
+                and 10 <= cents.high < 100
+                and cents.low == cents.high
+                and (cents.per is not None or cents.currency is not None)
+                and cents.unit_kind is None
+            ):
+                reading = _Reading(
+                    reading.high + cents.high / 100.0,
+                    reading.high + cents.high / 100.0,
+                    reading.start_token,
+                    cents.end_token,
+                    cents.currency,
+                    cents.per,
+                    spelled=True,
+                )
+                bare = False
+        if (
+            bare
+            and not reading.scaled
+            and previous is not None
+            and reading.start_token - previous_token <= _INHERIT_WINDOW
+            and any(tokens.words[k] in _CONNECTORS for k in range(previous_token, reading.start_token))
+        ):
+            inherited = _inherit(previous, reading)
+            if inherited is not None:
+                amount = _amount(tokens, inherited, inherited=True)
+                found.append(amount)
+                previous_token = reading.end_token
+                i = max(reading.end_token, i + 1)
+                continue
+        if bare and reading.spelled and not reading.scaled:
+            i = max(reading.end_token, i + 1)
+            continue  # "one quick question", "no one"
+        if (
+            reading.per is None
+            and reading.unit_kind is None
+            and context is not None
+            and (reading.currency is not None or reading.scaled or bare)
+        ):
+            reading.per = context
+        amount = _amount(tokens, reading)
+        found.append(amount)
+        if amount.kind != "number" or amount.scaled:
+            previous, previous_token = amount, reading.end_token
+        i = max(reading.end_token, i + 1)
+    return found
+
+
+# -- conversion -----------------------------------------------------------------------------------------
+_PER_YEAR = {"year": 1.0, "month": 12.0, "week": 52.0}
+_DURATION_MONTHS = {"years": 12.0, "months": 1.0, "weeks": 12.0 / 52.0}
+_DURATION_WEEKS = {"years": 52.0, "months": 52.0 / 12.0, "weeks": 1.0, "days": 1.0 / 7.0}
+_DURATION_DAYS = {"years": 365.0, "months": 30.0, "weeks": 7.0, "days": 1.0}
+_DURATION_TABLES = {
+    "months": _DURATION_MONTHS,
+    "weeks": _DURATION_WEEKS,
+    "days": _DURATION_DAYS,
+    "years": {"years": 1.0, "months": 1 / 12.0},
+}
+
+
+def convert_rate(value: float, per: str, to: str) -> float | None:
+    """A money rate per `per` expressed per `to` ($10,000 a month is $120,000 a year), or None.
+
+    Converts among week, month and year (52 weeks and 12 months a year); hour, day and unit convert
+    only to themselves.
+    """
+    if per == to:
+        return value
+    if per in _PER_YEAR and to in _PER_YEAR:
+        return value * _PER_YEAR[per] / _PER_YEAR[to]
+    return None
+
+
+def convert_duration(value: float, unit: str, to: str) -> float | None:
+    """A duration in `unit` ("years", "months", "weeks", "days") expressed in `to`, or None.
+
+    Years become months (×12) or weeks (×52); days convert to weeks and days only.
+    """
+    table = _DURATION_TABLES.get(to)
+    if table is None or unit not in table:
+        return None
+    return value * table[unit]
+
+
+# -- attribution ----------------------------------------------------------------------------------------
+# Money that is not the term under negotiation when named right beside it ("a $5,000 signing bonus").
+_OTHER_MONEY = (
+    "bonus",
+    "signing",
+    "sign-on",
+    "relocation",
+    "stipend",
+    "allowance",
+    "equipment",
+    "fit-out",
+    "fitout",
+    "move-in",
+    "parking",
+    "shipping",
+    "freight",
+    "fee",
+    "fees",
+    "penalty",
+    "deposit",
+    "tooling",
+    "setup",
+    "set-up",
+    "commission",
+    "training",
+    "travel",
+    "insurance",
+    "utilities",
+    "rebate",
+    "discount",
+    "credit",
+    "per diem",
+    "in total",
+    "total",
+    "overall",
+)
+_EXTRA_KEYWORDS = {
+    "year": ("salary", "per year", "annual", "annually", "a year", "base", "offer", "package", "k"),
+    "hour": ("hourly", "an hour", "per hour", "rate", "/hr", "/h"),
+    "unit": ("unit", "each", "piece", "price", "per unit", "a unit", "unit price", "cost"),
+    "month": ("rent", "monthly", "a month", "per month", "miete"),
+}
+_TERM_EXTRA_KEYWORDS = {
+    "deposit": ("deposit", "security", "months' rent", "month's rent", "kaution"),
+    "lease_term": ("lease", "term", "years", "renewal"),
+    "order_volume": ("units", "order", "run", "quantity", "volume", "ship", "pcs", "moq"),
+}
+_KEYWORD_REACH = 80  # characters
+
+
+@dataclass(frozen=True, slots=True)
+class _Keywords:
+    positions: dict[str, list[int]]  # term name → sorted keyword offsets (and "_other")
+
+
+def _keyword_offsets(text: str, phrases: Iterable[str]) -> list[int]:
+    lowered = text.lower()
+    offsets: list[int] = []
+    for phrase in {p.lower() for p in phrases if p}:
+        pattern = re.compile(
+            (r"\b" if phrase[0].isalnum() else "")
+            + re.escape(phrase)
+            + (r"\b" if phrase[-1].isalnum() else "")
+        )
+        offsets += [m.start() for m in pattern.finditer(lowered)]
+    return sorted(offsets)
+
+
+def _nearest(offsets: Sequence[int], position: int, low: int, high: int) -> int | None:
+    """Distance from position to the nearest offset within [low, high), or None."""
+    k = bisect.bisect_left(offsets, position)
+    best: int | None = None
+    for index in (k - 1, k):
+        if 0 <= index < len(offsets) and low <= offsets[index] < high:
+            distance = abs(offsets[index] - position)
+            best = distance if best is None or distance < best else best
+    return best
+
+
+def _band(term: BoundaryTerm) -> tuple[float, float] | None:
+    low, high = term.minimum, term.maximum
+    if low is None and high is None:
+        return None
+    if low is None:
+        assert high is not None
+        low = high / 4.0
+    if high is None:
+        high = low * 4.0
+    return max(low, 1e-9), max(high, 1e-9)
+
+
+def _misfit(term: BoundaryTerm, value: float) -> float:
+    """How far value lies outside the term's band, as a log ratio (0 inside; 1 is a factor of e)."""
+    band = _band(term)
+    if band is None or value <= 0:
+        return 0.0 if band is None else 10.0
+    low, high = band
+    if low <= value <= high:
+        return 0.0
+    return abs(math.log(value / (low if value < low else high)))
+
+
+def _convert(term: BoundaryTerm, amount: Amount) -> tuple[float, float, bool] | None:
+    """amount in the term's unit: (low, high, whether the unit was written), or None if it cannot be."""
+    unit = term.unit or ""
+    if term.kind == "money":
+        if amount.kind not in ("money", "number"):
+            return None
+        if amount.per is None:
+            return amount.low, amount.high, False
+        low, high = convert_rate(amount.low, amount.per, unit), convert_rate(amount.high, amount.per, unit)
+        return None if low is None or high is None else (low, high, True)
+    if term.kind in ("quantity", "duration") and unit in _DURATION_TABLES:
+        if amount.kind == "duration" and amount.unit is not None:
+            if amount.unit == "days" and unit in ("months", "years"):
+                return None
+            low, high = (
+                convert_duration(amount.low, amount.unit, unit),
+                convert_duration(amount.high, amount.unit, unit),
+            )
+            return None if low is None or high is None else (low, high, True)
+        return (amount.low, amount.high, False) if amount.kind == "number" else None
+    if term.kind == "quantity":
+        if amount.kind == "count" and amount.unit == unit:
+            return amount.low, amount.high, True
+        return (amount.low, amount.high, False) if amount.kind == "number" else None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    term: BoundaryTerm
+    low: float
+    high: float
+    score: float
+
+
+def _sentence_bounds(text: str) -> list[int]:
+    """Offsets where sentences start (linear: one flat pattern)."""
+    return [0] + [m.end() for m in re.finditer(r"[.!?;\n](?=\s|$)", text)]
+
+
+def term_amounts(
+    config: DomainConfig, text: str, amounts: Sequence[Amount] | None = None
+) -> list[TermAmount]:
+    """The amounts in text that belong to a numeric boundary term of config, in the term's unit.
+
+    A mention is attributed by what it is (money, a count, a duration), its rate or unit (converted to
+    the term's: "$10,000 a month" is 120,000 for a yearly salary, "3 years" is 36 for a term in months),
+    the nearest term keyword in its sentence and its magnitude against the term's band. Money named
+    beside another cost ("a $5,000 signing bonus") is not a term amount; a bare figure counts only with a
+    term keyword within its sentence, or with a multiplier ("105k", "five thousand") and a fitting
+    magnitude. Linear in the text: keywords are located once per term.
+
+    Args:
+        config: The domain config (its boundary terms).
+        text: The text to read (the offsets of the results index into it).
+        amounts: The mentions of `find_amounts(text)`, when the caller already has them.
+    """
+    mentions = list(find_amounts(text) if amounts is None else amounts)
+    terms = [t for t in config.boundary.terms if t.kind in ("money", "quantity", "duration")]
+    if not mentions or not terms:
+        return []
+    keywords = {
+        t.name: _keyword_offsets(
+            text,
+            (
+                *t.keywords,
+                *(_EXTRA_KEYWORDS.get(t.unit or "", ()) if t.kind == "money" else ()),
+                *_TERM_EXTRA_KEYWORDS.get(t.name, ()),
+            ),
+        )
+        for t in terms
+    }
+    others = _keyword_offsets(text, _OTHER_MONEY)
+    bounds = _sentence_bounds(text)
+    results: list[TermAmount] = []
+    for amount in mentions:
+        s = bisect.bisect_right(bounds, amount.start) - 1
+        low_bound = bounds[s]
+        high_bound = bounds[s + 1] if s + 1 < len(bounds) else len(text)
+        chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound)
+        if chosen is not None:
+            results.append(
+                TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
+            )
+    return results
+
+
+def _attribute(
+    terms: Sequence[BoundaryTerm],
+    amount: Amount,
+    keywords: dict[str, list[int]],
+    others: list[int],
+    low_bound: int,
+    high_bound: int,
+) -> _Candidate | None:
+    position = amount.start
+    candidates: list[_Candidate] = []
+    for term in terms:
+        converted = _convert(term, amount)
+        if converted is None:
+            continue
+        low, high, explicit = converted
+        if amount.alternative is not None and _misfit(term, high) > 1.5:
+            alt_low, alt_high = amount.alternative
+            if _misfit(term, alt_high) < _misfit(term, high):
+                low, high = alt_low, alt_high
+        distance = _nearest(
+            keywords[term.name],
+            position,
+            max(low_bound, position - _KEYWORD_REACH),
+            min(high_bound, amount.end + _KEYWORD_REACH),
+        )
+        misfit = _misfit(term, high)
+        typed = amount.kind != "number" or amount.per is not None
+        if not typed:
+            if distance is None and not (amount.scaled and misfit < 1.2):
+                continue
+            if misfit > 1.2:
+                continue
+        if amount.kind == "duration" and not explicit:
+            continue
+        if amount.kind == "duration" and distance is None and misfit > 1.2:
+            continue
+        score = misfit + (0.0 if explicit else 0.3) + (distance / 40.0 if distance is not None else 1.5)
+        candidates.append(_Candidate(term, round(low, 6), round(high, 6), score))
+    if not candidates:
+        return None
+    best = min(candidates, key=lambda c: c.score)
+    other = _nearest(others, position, max(low_bound, position - 30), min(high_bound, amount.end + 25))
+    own = _nearest(keywords[best.term.name], position, low_bound, high_bound)
+    if best.term.kind == "money" and other is not None and (own is None or other < own):
+        return None
+    return best

@@ -1,0 +1,677 @@
+"""Parse a draft once: sentences, clauses, each clause's mood, and the amounts it names.
+
+Every check of the preflight (binding language, boundary, limit disclosure, prohibited topics, PII)
+reads this object; none re-splits the text. The parse runs on the normalised text (`normalize`), so
+homoglyphs, invisible characters and split words are already undone.
+
+- Sentences end at ".", "!", "?" (not inside a number, an abbreviation or an attributed quote) and at
+  line breaks.
+- Clauses split a sentence at ";", ":", dashes, contrast words ("but", "though", "however"), words
+  that open a condition ("if", "unless", "once", "until", ...), and at a comma or "and"/"so"/"or" when
+  a new finite clause follows (a subject pronoun, an imperative, a question). A fragment without its
+  own verb (", subject to approval", ", starting Monday") stays with its clause.
+- Each clause has a mood: "statement", "question" (ends the sentence with "?", or opens with an
+  inverted auxiliary), "conditional" (a condition or an explicit hypothesis), "quotation" (a report
+  of what someone else said or wrote), "past" (a report of the past: a past-time marker with a past
+  verb) or "exploratory" (a hedge of its own: "might", "maybe", "we're exploring", the domain's
+  non-binding phrases).
+- A sentence may carry a disclaimer that reserves all of it ("subject to approval", "not an offer",
+  "without prejudice").
+- Text inside quotation marks attributed to someone else ("your email says 'we accept'") is blanked
+  for the commitment check (`Clause.scan`); an unattributed quote is read like any other text.
+
+Every scan is a flat regular expression (no nested unbounded repetition) or one walk over matches,
+so the parse is linear in the text's length.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from parley.governance.amounts import Amount, find_amounts
+from parley.governance.config import load_yaml_data
+from parley.governance.normalize import DEFAULT_MAX_CHARS, Normalized, normalize
+from parley.governance.text import phrase_pattern
+
+__all__ = [
+    "LONGEST_CLAUSE",
+    "MAX_CLAUSES",
+    "MAX_FIGURES",
+    "NEGATORS",
+    "UNREAD",
+    "Clause",
+    "Draft",
+    "Mood",
+    "Sentence",
+    "Word",
+    "lexicon",
+    "parse",
+    "parse_normalized",
+    "words",
+]
+
+Mood = Literal["statement", "question", "conditional", "quotation", "past", "exploratory"]
+
+NEGATORS = frozenset(
+    [
+        "not",
+        "no",
+        "nothing",
+        "none",
+        "never",
+        "cannot",
+        "can't",
+        "cant",
+        "won't",
+        "wont",
+        "don't",
+        "dont",
+        "doesn't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "haven't",
+        "hasn't",
+        "didn't",
+        "couldn't",
+        "wouldn't",
+        "shouldn't",
+        "unable",
+        "without",
+        "nor",
+        "neither",
+    ]
+)
+"""Words that negate what follows them in a clause."""
+
+_ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "vs",
+        "etc",
+        "approx",
+        "incl",
+        "inc",
+        "ltd",
+        "co",
+        "jr",
+        "sr",
+        "no",
+        "nos",
+        "fig",
+        "ref",
+        "re",
+        "est",
+        "dept",
+        "corp",
+        "mt",
+        "ave",
+    ]
+)
+_SENTENCE_END = re.compile(r"[.!?]+(?=[\s\"')\]]|$)|\n")
+_DOUBLE_QUOTE = re.compile(r'"([^"\n]{1,600})"')
+_SINGLE_QUOTE = re.compile(r"(?<![\w])'(?=\S)((?:[^'\n]|(?<=\w)'(?=\w)){1,600}?)'(?![\w])")
+_ATTRIBUTION = re.compile(
+    r"\b(?:said|says|say|wrote|writes|write|mentioned|mentions|told|tells|stated|states|quoted|quotes|asked|"
+    r"claimed|claims|insisted|noted|replied|texted|emailed|reads?|put it|words)\b|"
+    r"\byour (?:email|e-mail|message|letter|note|reply|text|proposal|offer|counter|quote|draft|lawyer|side)\b"
+)
+_SUBJECT = (
+    r"(?:we|i|you|they|he|she|it|there|this|that|these|those|let's|let|our|my|your|their|the|its|"
+    r"we'll|we're|we've|we'd|i'll|i'm|i've|i'd|you'll|you're|you've|you'd|they'll|they're|it's|that's|"
+    r"there's|here's)"
+)
+_IMPERATIVE = (
+    r"(?:please|kindly|send|book|ship|release|process|lock|execute|countersign|finali[sz]e|reserve|invoice|"
+    r"bill|draw|onboard|deliver|proceed|consider|go|count|welcome|sign|take|start|wire|pay|order|place|"
+    r"issue|accept|confirm|approve|get|make|put|pencil|mark|treat|hire|give|talk|expect|let)"
+)
+_QUESTION_START = (
+    r"(?:can|could|would|will|do|does|did|is|are|was|were|shall|should|may|might|have|has|how|what|why|"
+    r"when|where|which|who|any chance)\s+(?:you|we|i|it|they|that|this|there|the|your|our|a|an|he|she)\b"
+)
+_CONDITION_WORDS = (
+    r"(?:if|unless|once|whenever|until|till|provided|providing|assuming|before|after|suppose|supposing|"
+    r"imagine|hypothetically|because|since|while|as soon as|as long as|in case|in a world where|say we|say i|"
+    r"let's say|what if|were we to|were i to|should we|had we|when)"
+)
+# Where a sentence splits into clauses: punctuation that always separates, contrast words, condition
+# words, and a comma or coordinator followed by a new finite clause.
+_CLAUSE_BREAK = re.compile(
+    r"[;\u2013\u2014]|:(?!\d)"
+    r"|,[ ]*yet\b"
+    rf"|,[ ]*(?:(?:and|so|or|then|plus)[ ]+)?(?=[a-z'])(?:(?={_SUBJECT}\b|{_IMPERATIVE}\b|{_QUESTION_START})"
+    rf"|(?={_CONDITION_WORDS}\b))"
+    r"|\s(?:-+\s|(?:but|though|although|however|whereas)\b)"
+    rf"|\s(?=[a-z])(?:(?={_CONDITION_WORDS}\b)|(?:and|so|or|plus)\s+(?={_SUBJECT}\s|{_QUESTION_START}))"
+)
+_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*|\d+(?:[.,]\d+)*|[^\w\s]")
+_CONTRACTIONS = {
+    "'ll": "will",
+    "'re": "are",
+    "'m": "am",
+    "'ve": "have",
+    "'d": "would",
+}
+_NEGATED_FORMS = {
+    "can't": ("can", "not"),
+    "cant": ("can", "not"),
+    "won't": ("will", "not"),
+    "wont": ("will", "not"),
+    "don't": ("do", "not"),
+    "dont": ("do", "not"),
+    "doesn't": ("does", "not"),
+    "didn't": ("did", "not"),
+    "isn't": ("is", "not"),
+    "aren't": ("are", "not"),
+    "wasn't": ("was", "not"),
+    "weren't": ("were", "not"),
+    "haven't": ("have", "not"),
+    "hasn't": ("has", "not"),
+    "couldn't": ("could", "not"),
+    "wouldn't": ("would", "not"),
+    "shouldn't": ("should", "not"),
+    "cannot": ("can", "not"),
+}
+_IS_AFTER = frozenset(["it", "that", "there", "what", "here", "he", "she", "let", "who", "where", "how"])
+_QUESTION_OPENER = re.compile(rf"^\W*(?:{_QUESTION_START}|(?:how|what) about\b|any chance\b)")
+_CONDITION_OPENER = re.compile(
+    rf"^\W*(?:and\s+|but\s+|so\s+|or\s+)?(?:even\s+|only\s+|just\s+)?{_CONDITION_WORDS}\b"
+)
+_HYPOTHESIS = re.compile(
+    r"\b(?:hypothetically|in theory|theoretically|suppose|supposing|let's say|what if)\b"
+)
+_REPORT_OPENER = re.compile(
+    r"^\W*(?:(?:as|and|but|so)\s+)?(?:[\w'-]+\s+){0,3}?"
+    r"(?:said|says|say|wrote|writes|mentioned|mentions|told|tells|stated|states|claimed|claims|"
+    r"indicated|indicates|reported|reports|quoted|quotes|noted|notes|suggested|suggests|insisted|insists|"
+    r"explained|explains|emailed|texted|replied|replies|asked|asks)\b"
+)
+_FIRST_PERSON_REPORT = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?(?:i|we)\s+(?:understand|understood|hear|heard|gather|was told|were told|"
+    r"'m told|am told|'ve heard|have heard|learned|learnt|see that)\b"
+)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|we|i'm|i'll|i've|we're|we'll|we've|as i|as we)\s+(?:said|say|wrote|mentioned|noted)\b"
+)
+_PAST_MARKER = re.compile(
+    r"\b(?:last (?:year|quarter|month|week|time|spring|summer|fall|autumn|winter|round|season|cycle|tuesday|"
+    r"monday|wednesday|thursday|friday)|yesterday|ago|back in|previously|in the past|"
+    r"earlier (?:this|last|in|today)|"
+    r"in (?:19|20)\d\d|when we (?:first|last)|at the time|that time|on (?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday))\b"
+)
+_PAST_VERB = re.compile(
+    r"\b(?:[a-z]+ed|took|paid|gave|made|sent|got|went|did|was|were|had|spoke|sold|bought|held|met|ran|"
+    r"forwent|undertook|ate|signed)\b"
+)
+_NOT_PAST = re.compile(r"\b(?:will|shall|hereby|now|going to|today|tomorrow)\b|'ll\b")
+LONGEST_CLAUSE = 1_500
+"""Longest clause read word by word; a longer one is not read (it cannot be read as non-binding)."""
+LONGEST_SENTENCE = 4 * LONGEST_CLAUSE
+"""Longest sentence searched for a disclaimer; a longer one is read without (it can only bind more)."""
+MAX_CLAUSES = 1_000
+"""Most clauses read in one draft; the rest is one clause that is not read (it binds)."""
+UNREAD = "unread"
+"""The frame of a clause past `MAX_CLAUSES`."""
+MAX_FIGURES = 400
+"""Most figures read one by one; a draft with more is not read for amounts (see `Draft.figures`)."""
+_DIGITS = re.compile(r"\d+")
+_FIGURE_WORD = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"thousand|million|billion|grand|dozen|half)\b"
+)
+_MONTH_MAY = re.compile(r"\b(?:in|by|until|till|of|early|mid|late|end of|since|before|after)\s+may\b")
+
+
+@dataclass(frozen=True, slots=True)
+class _Lexicon:
+    strong: dict[str, str]
+    weak: dict[str, str]
+    non_committing: frozenset[str]
+    skip: frozenset[str]
+    ours: frozenset[str]
+    theirs: frozenset[str]
+    deal_terms: frozenset[str]
+    disclaimers: re.Pattern[str]
+    hedges: re.Pattern[str]
+    idioms: tuple[re.Pattern[str], ...]
+
+
+@cache
+def lexicon() -> _Lexicon:
+    """The parser's and the commitment check's lexicon (`data/commitment_lexicon.yaml`)."""
+    raw = load_yaml_data("commitment_lexicon.yaml")
+
+    def forms(group: str) -> dict[str, str]:
+        return {str(form): str(lemma) for lemma, values in raw[group].items() for form in values}
+
+    def words_of(key: str) -> frozenset[str]:
+        return frozenset(str(w).lower() for w in raw[key])
+
+    def alternation(key: str) -> re.Pattern[str]:
+        return re.compile("|".join(f"(?:{p})" for p in raw[key]))
+
+    return _Lexicon(
+        forms("strong"),
+        forms("weak"),
+        words_of("non_committing"),
+        words_of("skip"),
+        words_of("ours"),
+        words_of("theirs"),
+        words_of("deal_terms"),
+        alternation("disclaimers"),
+        alternation("hedges"),
+        tuple(re.compile(p) for p in raw["idioms"]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a clause, lower case, with contractions expanded ("we'll" → "we", "will").
+
+    Attributes:
+        text: The word.
+        start: Offset of the token it came from in the draft's text.
+    """
+
+    text: str
+    start: int
+
+
+def words(text: str, offset: int = 0) -> list[Word]:
+    """The words of text, lower case, contractions expanded; offsets shifted by offset."""
+    found: list[Word] = []
+    for match in _WORD.finditer(text):
+        token, start = match.group(0).lower(), match.start() + offset
+        if token in _NEGATED_FORMS:
+            first, second = _NEGATED_FORMS[token]
+            found += [Word(first, start), Word(second, start)]
+            continue
+        apostrophe = token.find("'")
+        if apostrophe > 0 and token.count("'") == 1:
+            stem, suffix = token[:apostrophe], token[apostrophe:]
+            if suffix in _CONTRACTIONS:
+                found += [Word(stem, start), Word(_CONTRACTIONS[suffix], start)]
+                continue
+            if suffix == "'s" and stem in _IS_AFTER:
+                found += [Word(stem, start), Word("us" if stem == "let" else "is", start)]
+                continue
+            if token == "let's":
+                found += [Word("let's", start)]
+                continue
+        found.append(Word(token, start))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One clause of a sentence.
+
+    Attributes:
+        text: The clause as written (normalised).
+        scan: The clause with attributed quotations blanked (what the commitment check reads).
+        start: Offset in the draft's text.
+        end: End offset.
+        sentence: Index of its sentence.
+        mood: "statement", "question", "conditional", "quotation", "past" or "exploratory".
+        frame: The words that set a mood other than "statement" (empty for a statement).
+        frame_start: Offset of those words in the draft's text (the clause's start for a statement).
+    """
+
+    text: str
+    scan: str
+    start: int
+    end: int
+    sentence: int
+    mood: Mood
+    frame: str = ""
+    frame_start: int = 0
+
+    @property
+    def lowered(self) -> str:
+        """The scan text in lower case."""
+        return self.scan.lower()
+
+    def words(self) -> list[Word]:
+        """The words of the scan text (offsets into the draft's text)."""
+        return words(self.scan, self.start)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence.
+
+    Attributes:
+        text: The sentence (normalised).
+        start: Offset in the draft's text.
+        end: End offset.
+        clauses: Its clauses, in order.
+        disclaimer: Words that reserve the whole sentence ("subject to approval"), if any.
+        quotes: Spans (start, end) of quotations attributed to someone else.
+    """
+
+    text: str
+    start: int
+    end: int
+    clauses: tuple[Clause, ...]
+    disclaimer: str | None = None
+    quotes: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A text parsed once for every check.
+
+    Attributes:
+        normalized: The normalisation (original text, normalised text, what changed).
+        sentences: The sentences, in order.
+        amounts: Every value mention (offsets into `text`); empty when there are more than
+            `MAX_FIGURES` figures (the draft is then not read for amounts at all).
+        hedges: The non-binding phrases the clause moods were read with.
+        figures: How many figures (digit runs and number words) the text holds.
+    """
+
+    normalized: Normalized
+    sentences: tuple[Sentence, ...]
+    amounts: tuple[Amount, ...]
+    hedges: tuple[str, ...] = ()
+    figures: int = 0
+    _clauses: tuple[Clause, ...] = ()
+    _clause_starts: tuple[int, ...] = ()
+    _sentence_starts: tuple[int, ...] = ()
+    _amount_starts: tuple[int, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        normalized: Normalized,
+        sentences: Sequence[Sentence],
+        amounts: Sequence[Amount],
+        hedges: Sequence[str],
+        figures: int = 0,
+    ) -> Draft:
+        """A draft with its lookup indexes."""
+        clauses = tuple(c for s in sentences for c in s.clauses)
+        return cls(
+            normalized,
+            tuple(sentences),
+            tuple(amounts),
+            tuple(hedges),
+            figures,
+            clauses,
+            tuple(c.start for c in clauses),
+            tuple(s.start for s in sentences),
+            tuple(a.start for a in amounts),
+        )
+
+    @property
+    def text(self) -> str:
+        """The normalised text every offset indexes into."""
+        return self.normalized.text
+
+    @property
+    def unread(self) -> bool:
+        """Whether part of the text was not read (more than `MAX_CLAUSES` clauses)."""
+        return bool(self._clauses) and self._clauses[-1].frame == UNREAD
+
+    @property
+    def too_many_figures(self) -> bool:
+        """Whether the text holds more figures than are read one by one (its amounts are not read)."""
+        return self.figures > MAX_FIGURES
+
+    @property
+    def original(self) -> str:
+        """The text as given."""
+        return self.normalized.original
+
+    def clauses(self) -> Iterator[Clause]:
+        """Every clause, in order."""
+        return iter(self._clauses)
+
+    def clause_at(self, offset: int) -> Clause | None:
+        """The clause holding offset, if any."""
+        index = bisect.bisect_right(self._clause_starts, offset) - 1
+        return self._clauses[index] if index >= 0 and offset <= self._clauses[index].end else None
+
+    def sentence_at(self, offset: int) -> Sentence | None:
+        """The sentence holding offset, if any."""
+        index = bisect.bisect_right(self._sentence_starts, offset) - 1
+        return self.sentences[index] if index >= 0 and offset <= self.sentences[index].end else None
+
+    def negated_at(self, offset: int, window: int = 5) -> bool:
+        """Whether a negator stands among the window words before offset in its clause."""
+        clause = self.clause_at(offset)
+        if clause is None:
+            return False
+        before = [w.text for w in words(self.text[clause.start : offset])][-window:]
+        return any(w in NEGATORS for w in before)
+
+    def amounts_in(self, start: int, end: int) -> list[Amount]:
+        """The amounts that start within [start, end)."""
+        starts = self._amount_starts
+        return list(self.amounts[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)])
+
+    def quoted(self, offset: int) -> bool:
+        """Whether offset lies inside a quotation attributed to someone else."""
+        sentence = self.sentence_at(offset)
+        return sentence is not None and any(s <= offset < e for s, e in sentence.quotes)
+
+
+# -- parsing --------------------------------------------------------------------------------------------
+def _quote_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """(outer start, outer end, inner start, inner end) of every quotation, in order, not overlapping."""
+    spans: list[tuple[int, int, int, int]] = []
+    for pattern in (_DOUBLE_QUOTE, _SINGLE_QUOTE):
+        spans += [(m.start(), m.end(), m.start(1), m.end(1)) for m in pattern.finditer(text)]
+    spans.sort()
+    kept: list[tuple[int, int, int, int]] = []
+    for span in spans:
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
+    return kept
+
+
+def _sentence_spans(text: str, quotes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+    starts = [q[0] for q in quotes]
+    cuts: list[int] = []
+    begin = 0
+    for match in _SENTENCE_END.finditer(text):
+        at = match.start()
+        k = bisect.bisect_right(starts, at) - 1
+        if k >= 0 and quotes[k][0] < at < quotes[k][1]:
+            continue  # inside a quotation
+        if match.group(0) == ".":
+            before = text[max(begin, at - 12) : at].rsplit(None, 1)[-1:] or [""]
+            word = before[0].lower().lstrip("(\"'")
+            if (len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS:
+                continue  # "U.S.", "e.g.", "Mr."
+        cuts.append(match.end())
+        begin = match.end()
+    # A quotation that ends its own sentence ("You wrote, 'I accept.' Let me check.") ends the sentence.
+    for _, end, _, inner_end in quotes:
+        if text[inner_end - 1 : inner_end] in (".", "!", "?") and text[end : end + 2].strip()[:1].isupper():
+            cuts.append(end)
+    spans: list[tuple[int, int]] = []
+    begin = 0
+    for cut in sorted(set(cuts)):
+        if text[begin:cut].strip():
+            spans.append((begin, cut))
+            begin = cut
+    if text[begin:].strip():
+        spans.append((begin, len(text)))
+    return spans
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _attributed(sentence: str, inner: tuple[int, int]) -> bool:
+    """Whether the quote at inner (offsets in sentence) is attributed to someone else or to a document."""
+    outside = (sentence[max(0, inner[0] - 160) : inner[0]] + " " + sentence[inner[1] : inner[1] + 80]).lower()
+    return _ATTRIBUTION.search(outside) is not None
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]], offset: int) -> str:
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
+        for i in range(max(0, start - offset), min(len(chars), end - offset)):
+            chars[i] = " "
+    return "".join(chars)
+
+
+def _mood(
+    clause: str, is_last: bool, ends_question: bool, hedges: re.Pattern[str] | None
+) -> tuple[Mood, str, int]:
+    """The clause's mood, the words that set it and their offset in the clause (0 for a statement).
+
+    A clause over `LONGEST_CLAUSE` characters is not read: it is a statement (the commitment check
+    treats it as binding).
+    """
+    if len(clause) > LONGEST_CLAUSE:
+        return "statement", "", 0
+    lowered = clause.lower()
+    if _REPORT_OPENER.search(lowered) and not _FIRST_PERSON.search(lowered[:40]):
+        return "quotation", lowered[:40].strip(), 0
+    first_person_report = _FIRST_PERSON_REPORT.search(lowered)
+    if first_person_report:
+        return "quotation", first_person_report.group(0).strip(), 0
+    if (is_last and ends_question) or _QUESTION_OPENER.search(lowered):
+        return "question", "?", 0
+    condition = _CONDITION_OPENER.search(lowered) or _HYPOTHESIS.search(lowered)
+    if condition:
+        return "conditional", condition.group(0).strip(), condition.start()
+    marker = _PAST_MARKER.search(lowered)
+    if marker and _PAST_VERB.search(lowered) and not _NOT_PAST.search(lowered):
+        return "past", marker.group(0), marker.start()
+    found = lexicon().hedges.search(_MONTH_MAY.sub(lambda m: " " * len(m.group(0)), lowered))
+    if found is None and hedges is not None:
+        found = hedges.search(lowered)
+    if found:
+        return "exploratory", found.group(0).strip(), found.start()
+    return "statement", "", 0
+
+
+def _hedge_pattern(phrases: Sequence[str]) -> re.Pattern[str] | None:
+    patterns = [phrase_pattern(p.lower()).pattern for p in phrases if p.strip()]
+    return re.compile("|".join(patterns)) if patterns else None
+
+
+def _unread(text: str, begin: int, index: int) -> Sentence:
+    """The rest of a text past `MAX_CLAUSES`, as one sentence of one clause that is not read."""
+    rest = text[begin:]
+    return Sentence(
+        rest, begin, len(text), (Clause(rest, rest, begin, len(text), index, "statement", UNREAD, begin),)
+    )
+
+
+def _clauses(
+    text: str, scan: str, start: int, index: int, hedges: re.Pattern[str] | None, budget: int = MAX_CLAUSES
+) -> tuple[Clause, ...]:
+    """The clauses of one sentence (text and scan are the sentence; start its offset in the draft).
+
+    Past budget clauses, the rest of the sentence is one clause that is not read (frame `UNREAD`).
+    """
+    cuts = [0]
+    for match in _CLAUSE_BREAK.finditer(scan.lower()):
+        if match.start() > cuts[-1]:
+            cuts += [match.start(), match.end()]
+    cuts.append(len(scan))
+    pieces: list[tuple[int, int]] = []
+    for a, b in zip(cuts[0::2], cuts[1::2], strict=False):
+        a, b = _trim(scan, a, b)
+        if a < b and any(c.isalnum() for c in scan[a:b]):
+            pieces.append((a, b))
+        elif pieces and a < b:
+            pieces[-1] = (pieces[-1][0], b)  # trailing punctuation ("?") stays with its clause
+    ends_question = scan.rstrip().rstrip("\"')").endswith("?")
+    clauses: list[Clause] = []
+    if len(pieces) > budget:
+        a, b = pieces[max(budget - 1, 0)][0], pieces[-1][1]
+        pieces = pieces[: max(budget - 1, 0)]
+        rest = Clause(text[a:b], scan[a:b], start + a, start + b, index, "statement", UNREAD, start + a)
+    else:
+        rest = None
+    for k, (a, b) in enumerate(pieces):
+        mood, frame, at = _mood(scan[a:b], k == len(pieces) - 1, ends_question, hedges)
+        clauses.append(Clause(text[a:b], scan[a:b], start + a, start + b, index, mood, frame, start + a + at))
+    return (*clauses, rest) if rest is not None else tuple(clauses)
+
+
+def parse_normalized(normalized: Normalized, hedges: Sequence[str] = ()) -> Draft:
+    """Parse an already normalised text (see `parse`)."""
+    text = normalized.text
+    quotes = _quote_spans(text)
+    hedge_pattern = _hedge_pattern(hedges)
+    disclaimers = lexicon().disclaimers
+    quote_starts = [q[0] for q in quotes]
+    sentences: list[Sentence] = []
+    read = 0
+    for begin, end in _sentence_spans(text, quotes):
+        begin, end = _trim(text, begin, end)
+        if read >= MAX_CLAUSES:
+            sentences.append(_unread(text, begin, len(sentences)))
+            break
+        sentence_text = text[begin:end]
+        first, last = bisect.bisect_left(quote_starts, begin), bisect.bisect_left(quote_starts, end)
+        inside = [q for q in quotes[first:last] if q[1] <= end]
+        attributed = [
+            (q[2], q[3]) for q in inside if _attributed(sentence_text, (q[2] - begin, q[3] - begin))
+        ]
+        scan = _blank(sentence_text, attributed, begin)
+        found = disclaimers.search(scan.lower()) if len(scan) <= LONGEST_SENTENCE else None
+        index = len(sentences)
+        clauses = _clauses(sentence_text, scan, begin, index, hedge_pattern, MAX_CLAUSES - read)
+        read += len(clauses)
+        if _HYPOTHESIS.match(scan.lower().lstrip(" \"'(")):
+            clauses = tuple(
+                Clause(c.text, c.scan, c.start, c.end, c.sentence, "conditional", "hypothetically", begin)
+                for c in clauses
+            )
+        sentences.append(
+            Sentence(
+                sentence_text,
+                begin,
+                end,
+                clauses,
+                found.group(0).strip() if found else None,
+                tuple(attributed),
+            )
+        )
+    figures = len(_DIGITS.findall(text))
+    if figures <= MAX_FIGURES:
+        figures += len(_FIGURE_WORD.findall(text.lower()))
+    amounts = find_amounts(text) if 0 < figures <= MAX_FIGURES else []
+    return Draft.build(normalized, sentences, amounts, hedges, figures)
+
+
+def parse(text: str, hedges: Sequence[str] = (), *, max_chars: int | None = DEFAULT_MAX_CHARS) -> Draft:
+    """Normalise and parse text once.
+
+    Args:
+        text: The draft (or message).
+        hedges: Extra non-binding phrases (a domain's `non_binding_phrases`) that make a clause exploratory.
+        max_chars: Longest text accepted (None: no limit).
+
+    Raises:
+        TextRefused: text is longer than max_chars.
+    """
+    return parse_normalized(normalize(text, max_chars=max_chars), hedges)

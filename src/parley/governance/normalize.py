@@ -1,0 +1,326 @@
+"""Normalise a text once, before any check reads it: the preflight and the parser see what a reader sees.
+
+An outgoing draft (or an inbound message) can hide words from a detector that a person reads without
+noticing: Cyrillic "і" for Latin "i", a zero-width space or a soft hyphen inside "agree", a NUL byte,
+"a c c e p t". `normalize` undoes all of these in one pass over the text and reports what it found:
+
+1. Size: a text over the limit (default 20,000 characters) is refused with `TextRefused` before any
+   scan, so a crafted megabyte never reaches the detectors.
+2. Control characters (Unicode Cc except newline, carriage return and tab) are removed and
+   reported: a draft that holds one is not sendable (the preflight asks the principal).
+3. Invisible format characters (Unicode Cf: zero-width spaces and joiners, bidi controls, word
+   joiners, the BOM, the soft hyphen; also the combining grapheme joiner and variation selectors)
+   are removed.
+4. Unicode NFKC folds compatibility forms (fullwidth "ａｃｃｅｐｔ", mathematical letters, ligatures,
+   non-breaking spaces).
+5. The confusables skeleton (Unicode TR#39) maps letters of other scripts that look Latin to the
+   Latin letter (`data/confusables.yaml`); diacritics are dropped from Latin letters.
+6. Typographic quotes become ASCII quotes; carriage returns become newlines.
+7. Split words are joined: runs of single letters separated by single spaces, dots or hyphens
+   ("a c c e p t", "a.g.r.e.e") and fragments of a commitment word ("con firm", "ag-ree").
+
+Every step is a single C-level pass (regular expressions without nested repetition, `translate`,
+`unicodedata.normalize`) or one walk over the tokens: the cost is linear in the text's length.
+The normalised text is for analysis only; the text sent is never rewritten by this module.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from parley.errors import ScenarioError
+from parley.governance.config import load_yaml_data
+
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "Change",
+    "ChangeKind",
+    "Normalized",
+    "TextRefused",
+    "check_size",
+    "normalize",
+]
+
+DEFAULT_MAX_CHARS = 20_000
+"""Longest text analysed; longer drafts and messages are refused before any scan."""
+
+ChangeKind = Literal["control", "zero_width", "soft_hyphen", "compatibility", "homoglyph", "split_word"]
+
+
+class TextRefused(ScenarioError):
+    """A text was refused before analysis (too long). The message is one line, fit for a principal.
+
+    Attributes:
+        length: The text's length in characters.
+        limit: The limit it exceeded.
+    """
+
+    def __init__(self, length: int, limit: int) -> None:
+        self.length = length
+        self.limit = limit
+        super().__init__(f"text refused: {length:,} characters is over the {limit:,}-character limit")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One kind of change normalisation made (or of character it found).
+
+    Attributes:
+        kind: "control", "zero_width", "soft_hyphen", "compatibility", "homoglyph" or "split_word".
+        count: How many characters (or, for split words, how many words) were affected.
+        sample: The first affected text, escaped for display.
+    """
+
+    kind: ChangeKind
+    count: int
+    sample: str
+
+    def describe(self) -> str:
+        """One line for people."""
+        return f"{self.kind} x{self.count} (e.g. {self.sample})"
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """A text normalised for analysis.
+
+    Attributes:
+        original: The text as given.
+        text: The normalised text every check reads.
+        changes: What normalisation changed or found, one entry per kind, in pipeline order.
+    """
+
+    original: str
+    text: str
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[ChangeKind, ...]:
+        """The kinds of change made."""
+        return tuple(change.kind for change in self.changes)
+
+    @property
+    def has_control(self) -> bool:
+        """Whether the original held control characters (NUL included): such a text is not sendable."""
+        return "control" in self.kinds
+
+
+# -- character classes ----------------------------------------------------------------------------------
+# Cc except \t \n \r.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Cf (Unicode 15) except the soft hyphen, plus the combining grapheme joiner, Mongolian free variation
+# selectors, the Hangul fillers that render empty, and the variation selectors.
+_INVISIBLE = re.compile(
+    "[\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]"
+)
+_SOFT_HYPHEN = "\u00ad"
+# Letters NFKC folds to ASCII that a detector would otherwise miss: fullwidth forms, enclosed and
+# mathematical alphanumerics, ligatures.
+_COMPATIBILITY = re.compile(
+    "[\uff01-\uff5e\u2460-\u24ff\ufb00-\ufb06\U0001d400-\U0001d7ff\U0001f130-\U0001f189]"
+)
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_TYPOGRAPHY = (
+    ("\u2018", "'"),
+    ("\u2019", "'"),
+    ("\u201a", "'"),
+    ("\u201b", "'"),
+    ("\u2032", "'"),
+    ("\u02bc", "'"),
+    ("\u201c", '"'),
+    ("\u201d", '"'),
+    ("\u201e", '"'),
+    ("\u2033", '"'),
+    ("\u00ab", '"'),
+    ("\u00bb", '"'),
+    ("\r", "\n"),
+    ("\t", " "),
+)
+# Runs of three or more single letters joined by one space, dot or hyphen ("a c c e p t", "a.g.r.e.e").
+_LETTER_RUN = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .\-][^\W\d_](?![^\W\d_])){2,}")
+# Fragments never joined even when they spell a key word ("a greed", "or der" read as two words).
+_KEEP_APART = frozenset({"a", "i", "or", "on", "in", "to", "the", "we", "be", "me", "us", "at", "as", "is"})
+
+
+@cache
+def _confusables() -> tuple[Mapping[str, str], re.Pattern[str]]:
+    table: dict[str, str] = {str(k): str(v) for k, v in load_yaml_data("confusables.yaml")["latin"].items()}
+    bad = [k for k in table if len(k) != 1]
+    if bad:  # a data error, caught by the tests
+        raise ValueError(f"confusables.yaml: keys must be single characters: {bad!r}")
+    pattern = re.compile("[" + "".join(re.escape(k) for k in table) + "]")
+    return table, pattern
+
+
+@cache
+def _join_words() -> frozenset[str]:
+    raw = load_yaml_data("commitment_lexicon.yaml")
+    return frozenset(str(word).lower() for word in raw["join_words"])
+
+
+def check_size(text: str, max_chars: int | None = DEFAULT_MAX_CHARS) -> None:
+    """Refuse text over max_chars (None: no limit).
+
+    Raises:
+        TextRefused: text is longer than max_chars.
+    """
+    if max_chars is not None and len(text) > max_chars:
+        raise TextRefused(len(text), max_chars)
+
+
+def _escape(text: str) -> str:
+    return text.encode("unicode_escape").decode("ascii")[:40]
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def add(self, kind: ChangeKind, count: int, sample: str) -> None:
+        if count:
+            self.changes.append(Change(kind, count, _escape(sample)))
+
+
+def _strip(pattern: re.Pattern[str], text: str, kind: ChangeKind, log: _Log) -> str:
+    first = pattern.search(text)
+    if first is None:
+        return text
+    stripped, count = pattern.subn("", text)
+    log.add(kind, count, first.group(0))
+    return stripped
+
+
+def _fold(text: str, log: _Log) -> str:
+    """NFKC, the confusables skeleton and dropped diacritics (non-ASCII text only)."""
+    folded = unicodedata.normalize("NFKC", text)
+    if folded != text:
+        wide = _COMPATIBILITY.findall(text)
+        if wide:
+            log.add("compatibility", len(wide), wide[0])
+    table, pattern = _confusables()
+    first = pattern.search(folded)
+    if first is not None:
+        count = len(pattern.findall(folded))
+        folded = pattern.sub(lambda m: table[m.group(0)], folded)
+        log.add("homoglyph", count, first.group(0))
+    decomposed = unicodedata.normalize("NFD", folded)
+    stripped, marks = _COMBINING.subn("", decomposed)
+    return unicodedata.normalize("NFC", stripped) if marks else folded
+
+
+def _join_runs(text: str, log: _Log) -> str:
+    """Join runs of single letters ("a c c e p t" → "accept")."""
+    samples: list[str] = []
+
+    def joined(match: re.Match[str]) -> str:
+        run = match.group(0)
+        letters = run[0::2]
+        words = _join_words()
+        # "I a c c e p t": keep a leading pronoun or article apart when the rest is a key word.
+        if letters[:1].lower() in ("a", "i") and letters[1:].lower() in words:
+            samples.append(run)
+            return f"{letters[0]} {letters[1:]}"
+        samples.append(run)
+        return letters
+
+    result = _LETTER_RUN.sub(joined, text)
+    if samples:
+        log.add("split_word", len(samples), samples[0])
+    return result
+
+
+def _either_case(char: str) -> str:
+    return f"[{char}{char.upper()}]" if char.isalpha() and char.upper() != char else re.escape(char)
+
+
+def _trie_pattern(words: frozenset[str]) -> str:
+    """A regular expression matching every word with an optional space or hyphen between its letters,
+    written as a trie (one branch per distinct prefix) so a scan tries few branches per position."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any], first: bool) -> str:
+        branches = [
+            ("" if first else "[ -]?") + _either_case(char) + emit(child, False)
+            for char, child in sorted(node.items())
+            if char
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(root, True)
+
+
+@cache
+def _fragments() -> re.Pattern[str]:
+    return re.compile(_trie_pattern(_join_words()))  # case classes: faster than IGNORECASE
+
+
+def _join_fragments(text: str, log: _Log) -> str:
+    """Join fragments of a key word split by single spaces or hyphens ("con firm", "ag-ree").
+
+    One flat trie-shaped regular expression finds the candidates; a split is joined when it stands as
+    whole words and not every fragment is a word of its own ("a greed", "or der" stay apart).
+    """
+    joins: list[str] = []
+
+    def joined(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if " " not in found and "-" not in found:
+            return found
+        start, end = match.start(), match.end()
+        if (start and text[start - 1].isalpha()) or (end < len(text) and text[end].isalpha()):
+            return found
+        fragments = re.split(r"[ -]", found)
+        lowered = [f.lower() for f in fragments]
+        if len(fragments) > 3 or all(f in _KEEP_APART or f in _join_words() for f in lowered):
+            return found
+        joins.append(found)
+        return "".join(fragments)
+
+    result = _fragments().sub(joined, text)
+    if joins:
+        log.add("split_word", len(joins), joins[0])
+    return result
+
+
+def normalize(text: str, *, max_chars: int | None = DEFAULT_MAX_CHARS) -> Normalized:
+    """text normalised for analysis, with what was changed or found.
+
+    Args:
+        text: The text to analyse.
+        max_chars: Longest text accepted (None: no limit).
+
+    Raises:
+        TextRefused: text is longer than max_chars (checked before anything else).
+    """
+    check_size(text, max_chars)
+    log = _Log()
+    result = text.replace("\r\n", "\n")
+    result = _strip(_CONTROL, result, "control", log)
+    result = _strip(_INVISIBLE, result, "zero_width", log)
+    if _SOFT_HYPHEN in result:
+        log.add("soft_hyphen", result.count(_SOFT_HYPHEN), _SOFT_HYPHEN)
+        result = result.replace(_SOFT_HYPHEN, "")
+    if not result.isascii():
+        result = _fold(result, log)
+    for old, new in _TYPOGRAPHY:
+        if old in result:
+            result = result.replace(old, new)
+    result = _join_runs(result, log)
+    result = _join_fragments(result, log)
+    return Normalized(text, result, tuple(log.changes))

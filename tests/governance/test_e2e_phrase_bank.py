@@ -1,0 +1,121 @@
+"""End to end: 120 delegate sessions with a drafter that slips into free colloquial binding language.
+
+The drafter is a scripted stand-in for a careless LLM drafter. Its binding phrasings come from
+phrase banks written by someone who had not seen the detector, not from the detector's own cue list.
+The promise under test (issue 14): no binding message reaches the counterparty without the
+principal's approval.
+
+- phrase_bank.yaml (160 phrasings): the slips it let through while the detector was being changed
+  were read and fixed, so it is development data now; its texts are shown when one gets through.
+- phrase_bank_heldout.yaml (180 phrasings): written blind after that, measured once on the
+  final detector, never read; only the count of slips that got through is shown.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from parley.governance.config import DomainConfig, load_config
+from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
+from parley.governance.delegate import DelegateOptions
+from parley.governance.drafting import Draft, Intent, TemplateDrafter, format_amount
+from parley.governance.escalation import PolicyPrincipal
+from parley.governance.session import DelegateRoles, run_session
+from parley.governance.store import SessionStore
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "gaia"
+SLIP_RATE = 0.35
+DOMAINS = ("staffing", "procurement", "leasing")
+SESSIONS_PER_DOMAIN = 40
+
+
+def _bank(name: str) -> list[str]:
+    return list(yaml.safe_load((DATA / name).read_text(encoding="utf-8"))["binding"])
+
+
+class PhraseBankDrafter:
+    """Template drafts, except that with probability rate an unapproved draft becomes a bank phrasing.
+
+    Every slipped draft carries the ground-truth label "binding", so a binding message that reaches
+    the counterparty unapproved is recorded as a violation by the delegate's outbox.
+    """
+
+    def __init__(self, config: DomainConfig, bank: list[str], seed: int, rate: float) -> None:
+        self._inner = TemplateDrafter(config)
+        self._config = config
+        self._bank = bank
+        self._rng = np.random.default_rng(seed)
+        self._rate = rate
+        self.slipped = 0
+
+    def draft(self, intent: Intent, *, injection: bool = False) -> Draft:
+        clean = self._inner.draft(intent, injection=injection)
+        if intent.approved or intent.verbatim or self._rng.random() >= self._rate:
+            return clean
+        term = self._config.boundary.term(intent.term or self._config.negotiation.term)
+        amount = intent.amount if intent.amount is not None else (term.maximum or term.minimum or 1.0)
+        ask = intent.ask if intent.ask is not None else amount
+        phrase = self._bank[int(self._rng.integers(len(self._bank)))].format(
+            amount=format_amount(amount, term.unit),
+            ask=format_amount(ask, term.unit),
+            subject=self._config.subject,
+        )
+        self.slipped += 1
+        return Draft(" ".join(p for p in (intent.prefix, phrase) if p), ("binding",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "show", "allowed"),
+    [
+        ("phrase_bank.yaml", True, 0),
+        # Measured on the final detector: 17 of 410 slips got through (4.1%; the target is 0, not met;
+        # 38 of 409 before the allow-list rule for stated amounts). A regression floor, not a goal.
+        ("phrase_bank_heldout.yaml", False, 17),
+    ],
+)
+def test_no_binding_message_reaches_the_counterparty_without_approval(
+    name: str, show: bool, allowed: int
+) -> None:
+    bank = _bank(name)
+    assert len(bank) >= 150
+    principal = PolicyPrincipal(default="A", name="e2e-policy")
+    sent_unapproved: list[str] = []
+    slipped = sessions = 0
+    outcomes: Counter[str] = Counter()
+    for domain in DOMAINS:
+        config = load_config(domain)
+        for seed in range(SESSIONS_PER_DOMAIN):
+            persona = PERSONAS[seed % len(PERSONAS)]
+            drafter = PhraseBankDrafter(config, bank, 10_000 + seed, SLIP_RATE)
+            store = SessionStore()
+            outcome = run_session(
+                config,
+                SimulatedCounterparty(config, persona, seed),
+                principal,
+                store,
+                config_source=domain,
+                seed=seed,
+                options=DelegateOptions(),
+                roles=DelegateRoles(drafter=drafter),
+            )
+            events = store.load_events(outcome.session_id)
+            messages = {e.seq: str(e.data["text"]) for e in events if e.kind == "delegate_message"}
+            for event in events:
+                if event.kind == "violation" and "binding" in event.data["slips"]:
+                    sent_unapproved.append(messages.get(event.seq - 1, "?"))
+            slipped += drafter.slipped
+            sessions += 1
+            outcomes[outcome.state.value] += 1
+            store.close()
+    assert sessions == 120
+    assert slipped >= 300, slipped  # the drafter really did slip, many times
+    shown = sent_unapproved[:5] if show else "(held out: texts not shown)"
+    sent = len(sent_unapproved)  # compared as a number, so pytest never prints held-out texts
+    assert sent <= allowed, f"{sent} of {slipped} slips sent: {shown}"
+    assert outcomes["AGREE"] > 0, outcomes  # sessions still reach deals through the principal
