@@ -84,7 +84,7 @@ def test_llm_conditions_need_an_llm_and_matching_stored_rows(tmp_path: Path) -> 
     out = tmp_path / "promediate.md"
     result = CliRunner().invoke(app, [*TINY, "--out", str(out)])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "no LLM configured for role 'default'; pass --llm SPEC" in result.output.replace("\n", " ")
+    assert "no LLM configured; pass --llm SPEC" in result.output.replace("\n", " ")
     assert not out.with_suffix(".rows.jsonl").exists()
 
     out.with_suffix(".rows.jsonl").write_text('{"settings": {"participants": "llm"}}\n', "utf-8")

@@ -1,10 +1,18 @@
-"""CLI helpers for the LLM flags of `parley run`: --llm, --llm-role, --llm-config, --record, --replay.
+"""CLI helpers for the LLM flags of `parley run`, `parley mediate` and `parley delegate`.
 
---llm SPEC            default endpoint, e.g. openai:gpt-4o-mini or http://localhost:11434/v1#qwen2.5:7b
---llm-role ROLE=SPEC  per-role override, repeatable (judge=openai:gpt-4o, mediator=ollama:llama3.1)
---llm-config FILE     YAML settings (flags win over the file)
---record DIR          save every LLM exchange (request + response, JSONL) to DIR
---replay DIR          answer every LLM request from DIR; no endpoint is contacted
+--llm SPEC                default endpoint, e.g. openai:gpt-4o-mini or http://localhost:11434/v1#qwen2.5:7b
+--llm-role ROLE=SPEC      per-role override, repeatable (judge=openai:gpt-4o); enough on its own
+--llm-config FILE         YAML settings (flags win over the file)
+--record DIR              save every LLM exchange (request + response or error, JSONL) to DIR
+--replay DIR              answer every LLM request from DIR; no endpoint is contacted
+--llm-budget-seconds S    wall-clock seconds the run may spend on LLM calls
+--llm-budget-tokens N     tokens the run may spend on LLM calls
+--llm-strict              the first fallback to a rule twin is an error
+--allow-fallback          succeed even when a role fell back on every decision
+
+At the end of a run every role that fell back gets one line on stderr ("llm: negotiator: 11 of 11
+decisions fell back to the rule twin: connection refused"); a role that never once decided with the
+model makes the command exit with `FALLBACK_EXIT` unless fallbacks are allowed.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parley.cli.common import error_console, fail
 from parley.errors import ScenarioError
 from parley.llm.config import LLMRuntime, LLMSettings, load_settings, settings_from_mapping
 from parley.llm.context import LLMSession
@@ -23,6 +32,9 @@ from parley.llm.mediator import LLMOfferMediator
 
 LLM_AGENTS = ("llm", "astra-llm")
 """Agents whose `create` options get the session's LLM side (``llm=...``)."""
+
+FALLBACK_EXIT = 3
+"""Exit code of a run in which some LLM role decided nothing with its model (see --allow-fallback)."""
 
 
 def parse_role_override(text: str) -> tuple[str, str]:
@@ -44,19 +56,27 @@ def llm_options_from_cli(
     *,
     record: Path | None = None,
     replay: Path | None = None,
+    budget_seconds: float | None = None,
+    budget_tokens: int | None = None,
+    strict: bool = False,
+    allow_fallback: bool = False,
 ) -> LLMSettings:
-    """Settings from the LLM flags of `parley run` (flags override the config file).
+    """Settings from the LLM flags of `parley run` (flags override the config file; the switches
+    strict and allow_fallback only ever turn a setting on).
 
     Raises:
         ScenarioError: a bad spec, override, config file, or both --record and --replay.
     """
-    overrides: dict[str, Any] = {}
-    if llm is not None:
-        overrides["default"] = llm
-    if record is not None:
-        overrides["record"] = record
-    if replay is not None:
-        overrides["replay"] = replay
+    given: dict[str, Any] = {
+        "default": llm,
+        "record": record,
+        "replay": replay,
+        "budget_seconds": budget_seconds,
+        "budget_tokens": budget_tokens,
+        "strict": strict or None,
+        "allow_fallback": allow_fallback or None,
+    }
+    overrides = {name: value for name, value in given.items() if value is not None}
     base = load_settings(config) if config is not None else LLMSettings()
     data = base.model_dump(exclude_unset=True, mode="json")
     data.update(overrides)
@@ -114,13 +134,26 @@ def any_llm_flag(flags: Mapping[str, Any]) -> bool:
     return any(flags.get(name) for name in LLM_FLAGS)
 
 
+def _notice(line: str) -> None:
+    error_console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 @contextmanager
-def open_runtime(flags: Mapping[str, Any]) -> Generator[LLMRuntime]:
+def open_runtime(flags: Mapping[str, Any], *, report: bool = True) -> Generator[LLMRuntime]:
     """The run's LLM runtime built from the LLM flags (closed on exit).
+
+    An endpoint's first failure is announced on stderr at once, in one line.
+
+    Args:
+        flags: The command's LLM flags by parameter name (llm, llm_role, llm_config, record, replay,
+            llm_budget_seconds, llm_budget_tokens, llm_strict, allow_fallback; missing ones are unset).
+        report: Call `report_fallbacks` when the block ends normally (pass False to call it yourself
+            after the results are shown and saved).
 
     Raises:
         ScenarioError: a bad spec, override or config file, or both --record and --replay.
         LLMError: an endpoint's API key is missing from the environment.
+        typer.Exit: with `FALLBACK_EXIT`, from `report_fallbacks`.
     """
     settings = llm_options_from_cli(
         flags.get("llm"),
@@ -128,6 +161,31 @@ def open_runtime(flags: Mapping[str, Any]) -> Generator[LLMRuntime]:
         flags.get("llm_config"),
         record=flags.get("record"),
         replay=flags.get("replay"),
+        budget_seconds=flags.get("llm_budget_seconds"),
+        budget_tokens=flags.get("llm_budget_tokens"),
+        strict=bool(flags.get("llm_strict")),
+        allow_fallback=bool(flags.get("allow_fallback")),
     )
-    with LLMRuntime(settings) as runtime:
+    with LLMRuntime(settings, notify=_notice) as runtime:
         yield runtime
+        if report:
+            report_fallbacks(runtime)
+
+
+def report_fallbacks(runtime: LLMRuntime) -> None:
+    """Print one line per role that fell back, then fail if a role never decided with its model.
+
+    Raises:
+        typer.Exit: with `FALLBACK_EXIT` when every decision of some role fell back and the
+            settings do not allow it.
+    """
+    summary = runtime.ledger.summary()
+    for line in summary.fallback_lines():
+        _notice(line)
+    failed = summary.all_fallback_roles()
+    if failed and not runtime.settings.allow_fallback:
+        fail(
+            f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
+            "no part; fix the endpoint or pass --allow-fallback",
+            code=FALLBACK_EXIT,
+        )

@@ -4,7 +4,7 @@ cache, record/replay) and the O13 stakeholder, termination judge and mediator bu
 from parley.llm.accounting import Price, UsageLedger, UsageSummary, UsageTotals, load_prices
 from parley.llm.bridge import EventLoopThread, default_bridge, run_sync
 from parley.llm.cache import CachedClient, RecordingClient, ReplayClient, ReplayMiss, ResponseCache
-from parley.llm.client import Endpoint, LLMClient, OpenAIClient, RetryPolicy
+from parley.llm.client import Endpoint, EndpointError, LLMClient, OpenAIClient, RetryPolicy, RunBudget
 from parley.llm.config import EndpointConfig, LLMRuntime, LLMSettings, load_settings, parse_spec
 from parley.llm.context import LLMSession
 from parley.llm.judge import JudgeReply, LLMJudge
@@ -20,6 +20,7 @@ __all__ = [
     "CachedClient",
     "Endpoint",
     "EndpointConfig",
+    "EndpointError",
     "EventLoopThread",
     "JudgeReply",
     "LLMClient",
@@ -47,6 +48,7 @@ __all__ = [
     "RetryPolicy",
     "Role",
     "RoleOutcome",
+    "RunBudget",
     "SilentMediator",
     "TokenUsage",
     "UsageLedger",

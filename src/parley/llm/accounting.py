@@ -64,7 +64,11 @@ def load_prices(
 
 @dataclass(slots=True)
 class UsageTotals:
-    """Running totals for one (session, role) pair, or any aggregate of them."""
+    """Running totals for one (session, role) pair, or any aggregate of them.
+
+    ``decisions`` counts role answers (a move, a ruling, an extraction: one per `Role.call`, re-asks
+    not counted again) and ``fallbacks`` those the deterministic twin gave instead, by cause.
+    """
 
     calls: int = 0
     prompt_tokens: int = 0
@@ -72,8 +76,22 @@ class UsageTotals:
     latency_s: float = 0.0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
+    decisions: int = 0
     fallbacks: int = 0
+    fallback_causes: dict[str, int] = field(default_factory=dict[str, int])
     models: set[str] = field(default_factory=set[str])
+
+    @property
+    def fallback_share(self) -> float:
+        """Fallbacks per decision (0.0 when the role decided nothing)."""
+        return self.fallbacks / self.decisions if self.decisions else 0.0
+
+    @property
+    def main_cause(self) -> str:
+        """The most frequent fallback cause ("" without fallbacks; ties: the alphabetically first)."""
+        if not self.fallback_causes:
+            return ""
+        return min(self.fallback_causes.items(), key=lambda item: (-item[1], item[0]))[0]
 
     def add(self, other: UsageTotals) -> None:
         """Accumulate other into self."""
@@ -83,7 +101,10 @@ class UsageTotals:
         self.latency_s += other.latency_s
         self.cost_usd += other.cost_usd
         self.unpriced_calls += other.unpriced_calls
+        self.decisions += other.decisions
         self.fallbacks += other.fallbacks
+        for cause, count in other.fallback_causes.items():
+            self.fallback_causes[cause] = self.fallback_causes.get(cause, 0) + count
         self.models |= other.models
 
     def to_json(self) -> dict[str, Any]:
@@ -95,7 +116,10 @@ class UsageTotals:
             "latency_s": round(self.latency_s, 6),
             "cost_usd": round(self.cost_usd, 8),
             "unpriced_calls": self.unpriced_calls,
+            "decisions": self.decisions,
             "fallbacks": self.fallbacks,
+            "fallback_share": round(self.fallback_share, 6),
+            "fallback_causes": dict(sorted(self.fallback_causes.items())),
             "models": sorted(self.models),
         }
 
@@ -122,15 +146,45 @@ class UsageSummary:
             "by_session": {k: v.to_json() for k, v in sorted(self.by_session.items())},
         }
 
+    def fallback_json(self) -> dict[str, dict[str, Any]]:
+        """Per role: decisions, fallbacks, fallback share and causes (for result files and rows)."""
+        return {
+            role: {
+                "decisions": t.decisions,
+                "fallbacks": t.fallbacks,
+                "fallback_share": round(t.fallback_share, 6),
+                "fallback_causes": dict(sorted(t.fallback_causes.items())),
+            }
+            for role, t in sorted(self.by_role.items())
+        }
+
+    def fallback_lines(self) -> list[str]:
+        """One line per role that fell back ("llm: negotiator: 11 of 11 decisions fell back ...")."""
+        return [
+            f"llm: {role}: {t.fallbacks} of {t.decisions} decisions fell back to the rule twin: "
+            + t.main_cause
+            for role, t in sorted(self.by_role.items())
+            if t.fallbacks
+        ]
+
+    def all_fallback_roles(self) -> list[str]:
+        """Roles that decided something and never once with the model."""
+        return [
+            role for role, t in sorted(self.by_role.items()) if t.decisions and t.fallbacks >= t.decisions
+        ]
+
     def render(self) -> str:
         """A short plain-text table for terminals and logs."""
         rows = [*sorted(self.by_role.items()), ("total", self.total)]
         width = max(14, *(len(name) + 2 for name, _ in rows))
-        lines = [f"{'role':<{width}}{'calls':>7}{'tok in':>10}{'tok out':>10}{'latency s':>11}{'USD':>11}"]
+        lines = [
+            f"{'role':<{width}}{'calls':>7}{'tok in':>10}{'tok out':>10}{'latency s':>11}{'USD':>11}"
+            f"{'fallback':>10}"
+        ]
         for name, t in rows:
             lines.append(
                 f"{name:<{width}}{t.calls:>7}{t.prompt_tokens:>10}{t.completion_tokens:>10}"
-                f"{t.latency_s:>11.2f}{t.cost_usd:>11.4f}"
+                f"{t.latency_s:>11.2f}{t.cost_usd:>11.4f}{f'{t.fallbacks}/{t.decisions}':>10}"
             )
         if self.total.unpriced_calls:
             lines.append(f"({self.total.unpriced_calls} calls to models without a price are not in USD)")
@@ -165,10 +219,18 @@ class UsageLedger:
             else:
                 totals.cost_usd += price.cost(usage.prompt_tokens, usage.completion_tokens)
 
-    def record_fallback(self, session: str, role: str) -> None:
-        """Account one fallback to a role's deterministic twin."""
+    def record_decision(self, session: str, role: str, fallback_cause: str | None = None) -> None:
+        """Account one role answer; fallback_cause says why the twin gave it (None: the model did)."""
         with self._lock:
-            self._totals.setdefault((session, role), UsageTotals()).fallbacks += 1
+            totals = self._totals.setdefault((session, role), UsageTotals())
+            totals.decisions += 1
+            if fallback_cause is not None:
+                totals.fallbacks += 1
+                totals.fallback_causes[fallback_cause] = totals.fallback_causes.get(fallback_cause, 0) + 1
+
+    def record_fallback(self, session: str, role: str, cause: str = "unknown") -> None:
+        """Account one decision the deterministic twin made instead of the model."""
+        self.record_decision(session, role, cause)
 
     def _price(self, model: str) -> Price | None:
         if model in self._prices:

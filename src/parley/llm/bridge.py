@@ -1,8 +1,9 @@
 """One private event loop in a daemon thread, shared by every LLM call of the process.
 
 Sync code (the engine's `act`) calls `bridge.run(coro)`; async code awaits `bridge.run_async(coro)`.
-Either way the coroutine runs on the bridge's loop, so HTTP connection pools and per-endpoint
-semaphores live on one loop and are shared by all sessions, whatever thread or loop they run in.
+Either way the coroutine runs on the bridge's loop, so HTTP connection pools and the clients'
+concurrency limits live on one loop and are shared by all sessions, whatever thread or loop they
+run in.
 No event loop is ever nested: a caller blocks on a thread-safe future instead.
 """
 
@@ -34,7 +35,6 @@ class EventLoopThread:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._semaphores: dict[str, asyncio.Semaphore] = {}
         self._closed = False
 
     @property
@@ -83,16 +83,6 @@ class EventLoopThread:
         if self._on_own_thread():
             return await coro
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
-
-    def semaphore(self, key: str, limit: int) -> asyncio.Semaphore:
-        """The concurrency limiter for one endpoint (created once; later limits are ignored).
-
-        Must be called on the bridge's loop.
-        """
-        existing = self._semaphores.get(key)
-        if existing is None:
-            existing = self._semaphores[key] = asyncio.Semaphore(limit)
-        return existing
 
     def close(self) -> None:
         """Cancel pending tasks, stop the loop and join the thread (idempotent)."""

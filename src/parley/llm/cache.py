@@ -1,8 +1,10 @@
 """Reproducibility wrappers around any `LLMClient`: an SQLite response cache, a recorder and a replayer.
 
 All three key requests by `request_key` (model + SHA-256 of messages, schema and sampling settings).
-A recording is a folder of JSONL files, one exchange (request + response) per line; a replay serves
-them back with no endpoint and fails loudly, naming the request hash, on anything unrecorded.
+A recording is a folder of JSONL files, one exchange per line: the request and either the response
+or the error the endpoint gave (so a run with endpoint failures replays with the same fallbacks). A
+replay serves them back with no endpoint and fails loudly, naming the request hash, on anything
+unrecorded. Failures are never cached.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import os
 import sqlite3
 import threading
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from parley.errors import LLMError
-from parley.llm.client import LLMClient
+from parley.llm.client import EndpointError, FailureKind, LLMClient
 from parley.llm.types import LLMRequest, LLMResponse
 
 RECORDING_FILE = "exchanges.jsonl"
@@ -121,16 +125,61 @@ class RecordingClient:
             self._lock = self._locks.setdefault(self._path.resolve(), threading.Lock())
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        """inner's answer, recorded."""
-        response = await self.inner.complete(request)
-        line = json.dumps(
-            {"key": request.key, "request": request.to_json(), "response": response.to_json()},
-            sort_keys=True,
-            ensure_ascii=False,
-        )
+        """inner's answer, recorded; an `LLMError` from inner is recorded too, then re-raised."""
+        try:
+            response = await self.inner.complete(request)
+        except ReplayMiss:
+            raise
+        except LLMError as error:
+            self._write({"key": request.key, "request": request.to_json(), "error": error_to_json(error)})
+            raise
+        self._write({"key": request.key, "request": request.to_json(), "response": response.to_json()})
+        return response
+
+    def _write(self, entry: Mapping[str, Any]) -> None:
+        line = json.dumps(entry, sort_keys=True, ensure_ascii=False)
         with self._lock:
             _append(self._path, (line + "\n").encode("utf-8"))
-        return response
+
+
+_FAILURE_KINDS: dict[str, FailureKind] = {
+    "endpoint_error": "endpoint_error",
+    "circuit_open": "circuit_open",
+    "budget_exhausted": "budget_exhausted",
+}
+
+
+def error_to_json(error: LLMError) -> dict[str, Any]:
+    """A recorded failure: enough to raise an equal error on replay."""
+    if isinstance(error, EndpointError):
+        return {
+            "message": str(error),
+            "kind": error.kind,
+            "url": error.url,
+            "cause": error.cause,
+            "root": error.root,
+            "attempts": error.attempts,
+        }
+    return {"message": str(error), "kind": "llm_error"}
+
+
+def error_from_json(data: Mapping[str, Any]) -> LLMError:
+    """Inverse of `error_to_json`.
+
+    Raises:
+        KeyError, TypeError, ValueError: not a recorded failure.
+    """
+    kind = _FAILURE_KINDS.get(str(data["kind"]))
+    if kind is not None:
+        return EndpointError(
+            str(data["url"]), str(data["cause"]), kind, int(data["attempts"]), str(data["root"])
+        )
+    return LLMError(str(data["message"]))
+
+
+@dataclass(frozen=True, slots=True)
+class _RecordedFailure:
+    data: Mapping[str, Any]
 
 
 def _append(path: Path, data: bytes) -> None:
@@ -146,6 +195,7 @@ class ReplayClient:
     """Answers only from a recording folder; needs no endpoint.
 
     Identical requests recorded several times are served in recorded order (the last one repeats).
+    A recorded failure is raised again as an equal `LLMError` (an `EndpointError` when it was one).
 
     Args:
         folder: A folder written by `RecordingClient` (every ``*.jsonl`` in it is read).
@@ -157,7 +207,7 @@ class ReplayClient:
 
     def __init__(self, folder: str | Path, model: str | None = None) -> None:
         self._folder = Path(folder)
-        self._answers: dict[str, list[LLMResponse]] = defaultdict(list)
+        self._answers: dict[str, list[LLMResponse | _RecordedFailure]] = defaultdict(list)
         self._served: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
         models = self._load()
@@ -180,9 +230,12 @@ class ReplayClient:
                     continue
                 try:
                     entry = json.loads(line)
-                    self._answers[entry["key"]].append(
-                        LLMResponse.from_json(entry["response"], source="replay")
-                    )
+                    if "error" in entry:
+                        error_from_json(entry["error"])  # a broken entry fails at load, not mid-run
+                        answer: LLMResponse | _RecordedFailure = _RecordedFailure(entry["error"])
+                    else:
+                        answer = LLMResponse.from_json(entry["response"], source="replay")
+                    self._answers[entry["key"]].append(answer)
                     models.add(str(entry["request"]["model"]))
                 except (ValueError, KeyError, TypeError) as error:
                     raise LLMError(f"{file}:{number}: not a recorded exchange ({error})") from None
@@ -193,6 +246,7 @@ class ReplayClient:
 
         Raises:
             ReplayMiss: the request was never recorded (an `LLMError` naming the request hash).
+            LLMError: the recorded answer was a failure (raised again as recorded).
         """
         key = request.key
         with self._lock:
@@ -205,4 +259,7 @@ class ReplayClient:
                 )
             index = min(self._served[key], len(answers) - 1)
             self._served[key] += 1
-        return answers[index]
+        answer = answers[index]
+        if isinstance(answer, _RecordedFailure):
+            raise error_from_json(answer.data)
+        return answer

@@ -1,18 +1,24 @@
 """The `LLMClient` protocol and its OpenAI-compatible implementation over httpx.
 
 `OpenAIClient` retries 429/5xx, timeouts and dropped connections with exponential backoff and
-seeded jitter (honouring Retry-After), limits in-flight requests per endpoint with a semaphore
-shared by every session in the process, asks for JSON-schema output and downgrades to JSON mode
-or plain text when an endpoint refuses it. The API key is read from the environment per call and
-never stored on the client, logged or recorded.
+seeded jitter (honouring Retry-After), bounds every attempt by a total deadline, limits in-flight
+requests with a semaphore of its own (shared by every session using the client), opens a circuit
+after consecutive failed calls, stops at a run's `RunBudget`, asks for JSON-schema output and
+downgrades to JSON mode or plain text when an endpoint refuses it. Every failure is one
+`EndpointError` line ("llm: POST URL: connection refused"). The API key is read from the
+environment per call and never stored on the client, logged or recorded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import math
 import os
 import random
+import socket
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -30,7 +36,13 @@ logger = logging.getLogger(__name__)
 Sleeper = Callable[[float], Awaitable[None]]
 """Waits a number of seconds (asyncio.sleep in production, a recorder in tests)."""
 
+Notify = Callable[[str], None]
+"""Receives one-line notices meant for the person running parley (first failure of an endpoint, ...)."""
+
 AuthStyle = Literal["bearer", "azure", "none"]
+
+FailureKind = Literal["endpoint_error", "circuit_open", "budget_exhausted"]
+"""Why an endpoint gave no answer: it failed, its circuit is open, or the run's budget is spent."""
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 """HTTP statuses worth retrying: timeouts, rate limits and server errors."""
@@ -67,8 +79,10 @@ class Endpoint:
         auth: "bearer" (Authorization header), "azure" (api-key header) or "none".
         api_version: Azure's api-version query parameter.
         mode: The best structured-output mode the endpoint supports.
-        concurrency: Most requests in flight to this endpoint at once, process-wide.
-        timeout_s: Seconds before a request is abandoned (then retried).
+        concurrency: Most requests in flight at once through one client (one client per distinct
+            endpoint config in an `LLMRuntime`, shared by all its sessions).
+        timeout_s: Total seconds one attempt may take (connecting, sending and reading the whole
+            reply); then it is abandoned and retried.
     """
 
     base_url: str
@@ -110,10 +124,86 @@ class RetryPolicy:
         return base * (1.0 + self.jitter * rng.random())
 
 
+class EndpointError(LLMError):
+    """An endpoint gave no usable answer, in one line: ``llm: POST URL: CAUSE``.
+
+    Attributes:
+        url: The URL that was (or would have been) called.
+        cause: Short reason without the URL ("connection refused", "HTTP 404: ...", "timed out after 5 s").
+        kind: "endpoint_error", "circuit_open" (not called: too many consecutive failures) or
+            "budget_exhausted" (not called: the run's budget is spent).
+        root: What went wrong underneath (for an open circuit, the last failure's cause; else cause).
+        attempts: HTTP attempts made.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        cause: str,
+        kind: FailureKind = "endpoint_error",
+        attempts: int = 1,
+        root: str | None = None,
+    ) -> None:
+        self.url = url
+        self.cause = cause
+        self.kind: FailureKind = kind
+        self.root = root or cause
+        self.attempts = attempts
+        suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
+        super().__init__(f"llm: POST {url}: {cause}{suffix}")
+
+
+class RunBudget:
+    """Wall-clock seconds and tokens a whole run may spend on endpoints (shared by its clients).
+
+    Args:
+        seconds: Seconds from the budget's creation after which no call starts (None: no limit).
+        tokens: Prompt + completion tokens after which no call starts (None: no limit).
+        clock: Monotonic clock (default: the system's).
+    """
+
+    def __init__(
+        self, seconds: float | None = None, tokens: int | None = None, clock: Clock | None = None
+    ) -> None:
+        self.seconds = seconds
+        self.tokens = tokens
+        self._clock = clock or SystemClock()
+        self._start = self._clock.now()
+        self._lock = threading.Lock()
+        self._spent_tokens = 0
+
+    @property
+    def spent_tokens(self) -> int:
+        """Tokens spent so far."""
+        with self._lock:
+            return self._spent_tokens
+
+    def remaining_s(self) -> float | None:
+        """Seconds left (None: no time limit)."""
+        if self.seconds is None:
+            return None
+        return self.seconds - (self._clock.now() - self._start)
+
+    def spend(self, tokens: int) -> None:
+        """Count tokens one call used."""
+        with self._lock:
+            self._spent_tokens += max(0, tokens)
+
+    def exhausted(self) -> str | None:
+        """Why no further call may start, or None."""
+        remaining = self.remaining_s()
+        if remaining is not None and remaining <= 0:
+            return f"run budget of {self.seconds:g} s is spent"
+        if self.tokens is not None and self.spent_tokens >= self.tokens:
+            return f"run budget of {self.tokens} tokens is spent ({self.spent_tokens} used)"
+        return None
+
+
 @dataclass(slots=True)
 class _Failure:
     detail: str
     retry_after: float | None = None
+    retryable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +218,10 @@ class _State:
     in_flight: int = 0
     max_in_flight: int = 0
     attempts: int = 0
+    consecutive_failures: int = 0
+    last_cause: str = ""
+    circuit: str | None = None
+    notified: bool = False
 
 
 class OpenAIClient:
@@ -142,6 +236,11 @@ class OpenAIClient:
         bridge: Event-loop thread all calls run on (default: the process-wide one).
         transport: httpx transport override (tests).
         environ: Where the API key is looked up (default os.environ).
+        circuit_failures: Consecutive failed calls after which the endpoint is not called again
+            (every later call fails at once); 0 never opens the circuit.
+        budget: The run's budget (shared with the run's other clients), or None.
+        notify: Receives one line on the first failed call and when the circuit opens (default: the
+            module logger at WARNING).
     """
 
     def __init__(
@@ -155,6 +254,9 @@ class OpenAIClient:
         bridge: EventLoopThread | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         environ: Mapping[str, str] | None = None,
+        circuit_failures: int = 5,
+        budget: RunBudget | None = None,
+        notify: Notify | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.model = endpoint.model
@@ -165,7 +267,11 @@ class OpenAIClient:
         self._bridge = bridge or default_bridge()
         self._transport = transport
         self._environ = environ if environ is not None else os.environ
+        self._circuit_failures = circuit_failures
+        self._budget = budget
+        self._notify: Notify = notify or logger.warning
         self._state = _State(endpoint.mode)
+        self._limiter = asyncio.Semaphore(endpoint.concurrency)
 
     def __repr__(self) -> str:
         return f"OpenAIClient(base_url={self.endpoint.base_url!r}, model={self.model!r})"
@@ -175,8 +281,17 @@ class OpenAIClient:
         """HTTP attempts made so far (retries included)."""
         return self._state.attempts
 
+    @property
+    def max_in_flight(self) -> int:
+        """Most requests this client had in flight at once."""
+        return self._state.max_in_flight
+
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Complete request on the bridge loop (see `LLMClient.complete`)."""
+        """Complete request on the bridge loop (see `LLMClient.complete`).
+
+        Raises:
+            EndpointError: the endpoint failed after retries, its circuit is open or the budget is spent.
+        """
         return await self._bridge.run_async(self._complete(request))
 
     def complete_sync(self, request: LLMRequest) -> LLMResponse:
@@ -248,110 +363,207 @@ class OpenAIClient:
             body["response_format"] = {"type": "json_object"}
         return body
 
+    def _refuse_early(self) -> None:
+        url = self.endpoint.chat_url
+        if self._state.circuit is not None:
+            raise EndpointError(url, self._state.circuit, "circuit_open", root=self._state.last_cause)
+        spent = self._budget.exhausted() if self._budget is not None else None
+        if spent is not None:
+            raise EndpointError(url, spent, "budget_exhausted")
+
     async def _complete(self, request: LLMRequest) -> LLMResponse:
+        self._refuse_early()
         key = self._secret()
         failure = _Failure("no attempt made")
         attempt = 0
         while attempt < self._retry.max_attempts:
             attempt += 1
-            mode = self._mode(request)
-            outcome = await self._attempt(request, mode, key)
+            deadline = self.endpoint.timeout_s
+            remaining = self._budget.remaining_s() if self._budget is not None else None
+            if remaining is not None and remaining <= 0:
+                failure = _Failure(f"{failure.detail}; the run's time budget is spent", retryable=False)
+                break
+            if remaining is not None:
+                deadline = min(deadline, remaining)
+            outcome = await self._attempt(request, self._mode(request), key, deadline)
             if isinstance(outcome, LLMResponse):
+                self._succeeded(outcome)
                 return outcome
             if isinstance(outcome, _Downgrade):
                 attempt -= 1  # the endpoint refused the output format, not the request: not a retry
                 continue
             failure = outcome
-            if attempt < self._retry.max_attempts:
-                delay = self._retry.delay(attempt, self._rng, failure.retry_after)
-                logger.warning(
-                    "LLM call to %s failed (%s); retry %d/%d in %.2f s",
-                    self.endpoint.base_url,
-                    _redact(failure.detail, key),
-                    attempt,
-                    self._retry.max_attempts - 1,
-                    delay,
+            if not failure.retryable or attempt >= self._retry.max_attempts:
+                break
+            delay = self._retry.delay(attempt, self._rng, failure.retry_after)
+            remaining = self._budget.remaining_s() if self._budget is not None else None
+            if remaining is not None and delay >= remaining:
+                wait = "Retry-After" if failure.retry_after is not None else "backoff"
+                failure = _Failure(
+                    f"{failure.detail}; {wait} of {delay:g} s exceeds the {max(0.0, remaining):.1f} s "
+                    "left in the run budget",
+                    retryable=False,
                 )
-                await self._sleep(delay)
-        raise LLMError(
-            f"{self.endpoint.chat_url} (model {self.model}) failed after {attempt} attempts: "
-            f"{_redact(failure.detail, key)}"
-        )
+                break
+            logger.info(
+                "LLM call to %s failed (%s); retry %d/%d in %.2f s",
+                self.endpoint.base_url,
+                _redact(failure.detail, key),
+                attempt,
+                self._retry.max_attempts - 1,
+                delay,
+            )
+            await self._sleep(delay)
+        raise self._failed(_redact(failure.detail, key), attempt)
+
+    def _succeeded(self, response: LLMResponse) -> None:
+        self._state.consecutive_failures = 0
+        if self._budget is not None:
+            self._budget.spend(response.usage.prompt_tokens + response.usage.completion_tokens)
+
+    def _failed(self, cause: str, attempts: int) -> EndpointError:
+        error = EndpointError(self.endpoint.chat_url, cause, attempts=attempts)
+        state = self._state
+        state.consecutive_failures += 1
+        state.last_cause = cause
+        if not state.notified:
+            state.notified = True
+            self._notify(str(error))
+        if (
+            self._circuit_failures
+            and state.consecutive_failures >= self._circuit_failures
+            and state.circuit is None
+        ):
+            state.circuit = (
+                f"circuit open after {state.consecutive_failures} consecutive failed calls (last: {cause})"
+            )
+            self._notify(
+                f"llm: POST {self.endpoint.chat_url}: {state.circuit}; later calls fall back at once"
+            )
+        return error
 
     async def _attempt(
-        self, request: LLMRequest, mode: ResponseMode, key: str | None
+        self, request: LLMRequest, mode: ResponseMode, key: str | None, deadline: float
     ) -> LLMResponse | _Failure | _Downgrade:
-        limiter = self._bridge.semaphore(self.endpoint.base_url, self.endpoint.concurrency)
-        async with limiter:
+        async with self._limiter:
             self._state.attempts += 1
             self._state.in_flight += 1
             self._state.max_in_flight = max(self._state.max_in_flight, self._state.in_flight)
             start = self._clock.now()
             try:
-                reply = await self._http().post(
-                    self.endpoint.chat_url,
-                    json=self._body(request, mode),
-                    headers=self._headers(key),
-                    params=self._params(),
-                )
-            except httpx.TimeoutException as error:
-                return _Failure(f"timed out after {self.endpoint.timeout_s} s ({type(error).__name__})")
+                async with asyncio.timeout(deadline):  # the whole exchange, not the gap between bytes
+                    reply = await self._http().post(
+                        self.endpoint.chat_url,
+                        json=self._body(request, mode),
+                        headers=self._headers(key),
+                        params=self._params(),
+                    )
+            except (TimeoutError, httpx.TimeoutException):
+                return _Failure(f"timed out after {deadline:g} s")
             except httpx.TransportError as error:
-                return _Failure(f"connection error ({type(error).__name__}: {error})")
+                return _Failure(_transport_cause(error))
             finally:
                 self._state.in_flight -= 1
             latency = self._clock.now() - start
-        return self._interpret(reply, request, mode, latency, key)
+        return self._interpret(reply, request, mode, latency)
 
     def _interpret(
-        self, reply: httpx.Response, request: LLMRequest, mode: ResponseMode, latency: float, key: str | None
+        self, reply: httpx.Response, request: LLMRequest, mode: ResponseMode, latency: float
     ) -> LLMResponse | _Failure | _Downgrade:
         status = reply.status_code
         if status == 200:
             return _parse_completion(reply, request, latency)
-        body = reply.text[:300]
+        body = " ".join(reply.text[:300].split())
         if status == 400 and mode != "text" and _mentions_format(body):
             self._state.mode_cap = _MODE_ORDER[_MODE_ORDER.index(mode) + 1]
             logger.info(
                 "%s refused %s output; falling back to %s", self.endpoint.base_url, mode, self._state.mode_cap
             )
             return _Downgrade()
+        phrase = f"HTTP {status}" + (f" {reply.reason_phrase}" if reply.reason_phrase else "")
         if status in RETRYABLE_STATUS:
-            return _Failure(f"HTTP {status}: {body}", _retry_after(reply))
-        raise LLMError(
-            f"{self.endpoint.chat_url} (model {self.model}) answered HTTP {status}, which is not retryable: "
-            f"{_redact(body, key)}"
-        )
+            return _Failure(f"{phrase}: {body}" if body else phrase, _retry_after(reply))
+        return _Failure(f"{phrase} (not retryable): {body}" if body else phrase, retryable=False)
 
     async def _list_models(self) -> list[str]:
         key = self._secret()
         url = self.endpoint.base_url.rstrip("/") + "/models"
         try:
-            reply = await self._http().get(url, headers=self._headers(key), params=self._params())
+            async with asyncio.timeout(self.endpoint.timeout_s):
+                reply = await self._http().get(url, headers=self._headers(key), params=self._params())
             data = reply.json()["data"]
             return [str(item["id"]) for item in data]
-        except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+        except (TimeoutError, httpx.HTTPError, ValueError, KeyError, TypeError) as error:
             raise LLMError(f"{url} did not return a model list: {_redact(str(error), key)}") from None
+
+
+def _os_error(error: BaseException) -> OSError | None:
+    """The innermost OSError behind error (httpx wraps the socket's error, sometimes twice)."""
+    found: OSError | None = None
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError):
+            found = current
+        current = current.__cause__ or current.__context__
+    return found
+
+
+def _transport_cause(error: httpx.TransportError) -> str:
+    text = str(error) or type(error).__name__
+    if isinstance(error, httpx.ConnectError):
+        root = _os_error(error)
+        if isinstance(root, ConnectionRefusedError) or "refused" in text.lower():
+            return "connection refused"
+        if isinstance(root, socket.gaierror):
+            return f"cannot resolve the host ({root.strerror or root})"
+        return f"cannot connect ({root.strerror if root is not None and root.strerror else text})"
+    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return f"connection dropped ({text})"
+    return f"connection error ({type(error).__name__}: {text})"
+
+
+def _token_count(value: Any) -> int | None:
+    """A reported token count, or None when it is missing, not a number, negative or absurd."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value < 0 or value != int(value):
+        return None
+    return int(value)
+
+
+def _usage(data: Mapping[str, Any], request: LLMRequest, text: str) -> TokenUsage:
+    """Token usage as reported, or estimated for whatever the endpoint did not report usably."""
+    raw = data.get("usage")
+    reported: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    prompt = _token_count(reported.get("prompt_tokens"))
+    completion = _token_count(reported.get("completion_tokens"))
+    if prompt is not None and completion is not None:
+        return TokenUsage(prompt, completion)
+    return TokenUsage(
+        prompt if prompt is not None else estimate_prompt_tokens(request.messages),
+        completion if completion is not None else estimate_tokens(text),
+        estimated=True,
+    )
 
 
 def _parse_completion(reply: httpx.Response, request: LLMRequest, latency: float) -> LLMResponse | _Failure:
     try:
         data = reply.json()
         choice = data["choices"][0]
-        text = choice["message"].get("content") or ""
+        content = choice["message"].get("content")
+        finish = choice.get("finish_reason")
+        model = data.get("model")
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         return _Failure(f"HTTP 200 without a completion: {reply.text[:200]!r}")
-    usage = data.get("usage") or {}
-    if "prompt_tokens" in usage:
-        tokens = TokenUsage(int(usage["prompt_tokens"]), int(usage.get("completion_tokens", 0)))
-    else:
-        tokens = TokenUsage(estimate_prompt_tokens(request.messages), estimate_tokens(text), estimated=True)
+    text = content if isinstance(content, str) else "" if content is None else json.dumps(content)
     return LLMResponse(
-        text=str(text),
-        model=str(data.get("model") or request.model),
-        usage=tokens,
+        text=text,
+        model=model if isinstance(model, str) and model else request.model,
+        usage=_usage(data, request, text),
         latency_s=round(latency, 6),  # as recorded, so live and replayed totals agree
-        finish_reason=choice.get("finish_reason"),
+        finish_reason=finish if isinstance(finish, str) else None,
     )
 
 

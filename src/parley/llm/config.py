@@ -21,7 +21,7 @@ from parley.errors import LLMError, ScenarioError
 from parley.llm.accounting import UsageLedger, load_prices
 from parley.llm.bridge import EventLoopThread
 from parley.llm.cache import CachedClient, RecordingClient, ReplayClient, ResponseCache
-from parley.llm.client import Endpoint, LLMClient, OpenAIClient, RetryPolicy, Sleeper
+from parley.llm.client import Endpoint, LLMClient, Notify, OpenAIClient, RetryPolicy, RunBudget, Sleeper
 from parley.llm.context import DEFAULT_ROLE, LLMSession
 from parley.llm.types import ResponseMode
 from parley.protocol.clock import Clock
@@ -73,8 +73,8 @@ class EndpointConfig(BaseModel):
         api_version: Azure api-version.
         mode: Best structured-output mode the endpoint supports (default json_schema, downgraded
             automatically when refused).
-        concurrency: Most requests in flight to this endpoint at once.
-        timeout_s: Seconds per request.
+        concurrency: Most requests in flight to this endpoint at once (per runtime).
+        timeout_s: Total seconds one attempt may take, the whole reply read included.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -120,10 +120,16 @@ class LLMSettings(BaseModel):
         roles: Per-role endpoints ("judge", "mediator", "negotiator", ...).
         temperature: Sampling temperature.
         seed: Sampling seed sent to endpoints that honour it.
-        max_tokens: Cap on reply tokens.
+        max_tokens: Cap on reply tokens for every role (None: each role's own default).
         max_attempts: Attempts per request (retries + 1).
+        circuit_failures: Consecutive failed calls after which an endpoint is not called again
+            this run (later calls fall back at once); 0 never opens the circuit.
+        budget_seconds: Wall-clock seconds the run may spend calling endpoints (None: no limit).
+        budget_tokens: Tokens (prompt + completion) the run may spend (None: no limit).
+        strict: The first fallback to a twin ends the run with an error.
+        allow_fallback: A run in which every decision of a role fell back still succeeds.
         cache: SQLite response cache file.
-        record: Folder to record every exchange to.
+        record: Folder to record every exchange (failures included) to.
         replay: Folder to replay exchanges from (no endpoint is contacted).
         prices: Price overrides, model → {input, output} USD per million tokens.
         prices_file: JSON file of prices merged over the shipped table.
@@ -137,6 +143,11 @@ class LLMSettings(BaseModel):
     seed: int | None = None
     max_tokens: int | None = Field(default=None, ge=1)
     max_attempts: int = Field(default=4, ge=1)
+    circuit_failures: int = Field(default=5, ge=0)
+    budget_seconds: float | None = Field(default=None, gt=0)
+    budget_tokens: int | None = Field(default=None, ge=1)
+    strict: bool = False
+    allow_fallback: bool = False
     cache: Path | None = None
     record: Path | None = None
     replay: Path | None = None
@@ -151,8 +162,8 @@ class LLMSettings(BaseModel):
 
     @property
     def enabled(self) -> bool:
-        """Whether any LLM is configured (a default endpoint or a replay)."""
-        return self.default is not None or self.replay is not None
+        """Whether any LLM is configured (a default endpoint, a role endpoint or a replay)."""
+        return self.default is not None or bool(self.roles) or self.replay is not None
 
 
 def load_settings(path: str | Path, overrides: Mapping[str, Any] | None = None) -> LLMSettings:
@@ -190,14 +201,17 @@ def settings_from_mapping(data: Mapping[str, Any], *, source: str | None = None)
 class LLMRuntime:
     """Builds and owns the clients of a run; hands each session an `LLMSession`.
 
-    One client per distinct endpoint config, so concurrent sessions share connection pools and
-    per-endpoint limits; one usage ledger for the whole run.
+    One client per distinct endpoint config, so concurrent sessions share connection pools,
+    concurrency limits and circuit breakers; one usage ledger and one `RunBudget` for the run.
+    Limits belong to the runtime: another runtime in the same process has its own.
 
     Args:
         settings: The run's settings.
         bridge: Event-loop thread (default: the process-wide one).
         environ: Where API keys are looked up (default os.environ).
-        transport, sleeper, clock: Test hooks passed to every `OpenAIClient`.
+        notify: Receives one-line notices (an endpoint's first failure, an open circuit); default:
+            the client module's logger.
+        transport, sleeper, clock: Test hooks passed to every `OpenAIClient` (clock also times the budget).
     """
 
     def __init__(
@@ -206,6 +220,7 @@ class LLMRuntime:
         *,
         bridge: EventLoopThread | None = None,
         environ: Mapping[str, str] | None = None,
+        notify: Notify | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleeper: Sleeper | None = None,
         clock: Clock | None = None,
@@ -217,7 +232,9 @@ class LLMRuntime:
             "transport": transport,
             "sleeper": sleeper,
             "clock": clock,
+            "notify": notify,
         }
+        self.budget = RunBudget(settings.budget_seconds, settings.budget_tokens, clock)
         self.ledger = UsageLedger(load_prices(settings.prices, settings.prices_file))
         self._lock = threading.Lock()
         self._clients: dict[EndpointConfig | None, LLMClient] = {}
@@ -250,7 +267,13 @@ class LLMRuntime:
             )
         retry = RetryPolicy(max_attempts=self.settings.max_attempts)
         http = OpenAIClient(
-            config.endpoint(), retry=retry, seed=self.settings.seed or 0, bridge=self._bridge, **self._hooks
+            config.endpoint(),
+            retry=retry,
+            seed=self.settings.seed or 0,
+            bridge=self._bridge,
+            circuit_failures=self.settings.circuit_failures,
+            budget=self.budget,
+            **self._hooks,
         )
         self._http.append(http)
         client: LLMClient = http
@@ -261,17 +284,25 @@ class LLMRuntime:
         return client
 
     def session(self, session_id: str = "session") -> LLMSession:
-        """An `LLMSession` for one negotiation, sharing this runtime's clients and ledger."""
-        clients = {DEFAULT_ROLE: self.client(DEFAULT_ROLE)}
-        clients.update({role: self.client(role) for role in self.settings.roles})
+        """An `LLMSession` for one negotiation, sharing this runtime's clients and ledger.
+
+        Raises:
+            LLMError: no LLM is configured at all, or an endpoint's API key is missing.
+        """
+        settings = self.settings
+        clients: dict[str, LLMClient] = {}
+        if settings.default is not None or settings.replay is not None:
+            clients[DEFAULT_ROLE] = self.client(DEFAULT_ROLE)
+        clients.update({role: self.client(role) for role in settings.roles})
         return LLMSession(
             clients,
             session_id=session_id,
             ledger=self.ledger,
             bridge=self._bridge,
-            temperature=self.settings.temperature,
-            seed=self.settings.seed,
-            max_tokens=self.settings.max_tokens,
+            temperature=settings.temperature,
+            seed=settings.seed,
+            max_tokens=settings.max_tokens,
+            strict=settings.strict,
         )
 
     def close(self) -> None:

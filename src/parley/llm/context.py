@@ -44,16 +44,18 @@ class LLMSession:
     """Clients, accounting and llm events for one negotiation session.
 
     Args:
-        clients: One client for every role, or clients by role name ("default" for the rest).
+        clients: One client for every role, or clients by role name ("default" for the rest; a
+            session may have role clients only, e.g. just a judge).
         session_id: Name of the session in usage summaries.
         ledger: Usage ledger (share one across a batch; default: a new one).
         bridge: Event-loop thread synchronous calls run on (default: the process-wide one).
         temperature: Sampling temperature for every role.
         seed: Sampling seed passed to endpoints (None: not sent).
-        max_tokens: Cap on reply tokens (None: endpoint default).
+        max_tokens: Cap on reply tokens for every role (None: each role's own default).
+        strict: The first fallback to a twin is an error (`LLMSession.finish` raises it).
 
     Raises:
-        LLMError: no client for the default role was given.
+        LLMError: no client was given.
     """
 
     def __init__(
@@ -66,23 +68,35 @@ class LLMSession:
         temperature: float = 0.0,
         seed: int | None = None,
         max_tokens: int | None = None,
+        strict: bool = False,
     ) -> None:
         self._clients = dict(clients) if isinstance(clients, Mapping) else {DEFAULT_ROLE: clients}
-        if DEFAULT_ROLE not in self._clients:
-            raise LLMError(f"no default LLM client; clients given for roles {sorted(self._clients)}")
+        if not self._clients:
+            raise LLMError("no LLM configured; pass --llm SPEC or --llm-role ROLE=SPEC")
         self.session_id = session_id
         self.ledger = ledger or UsageLedger()
         self.bridge = bridge or default_bridge()
         self.temperature = temperature
         self.seed = seed
         self.max_tokens = max_tokens
+        self.strict = strict
         self._lock = threading.Lock()
         self._events: list[PendingEvent] = []
         self._fatal: LLMError | None = None
 
     def client(self, role: str) -> LLMClient:
-        """The client for role (its override, else the default)."""
-        return self._clients.get(role, self._clients[DEFAULT_ROLE])
+        """The client for role (its override, else the default).
+
+        Raises:
+            LLMError: neither the role nor the default has a client.
+        """
+        client = self._clients.get(role) or self._clients.get(DEFAULT_ROLE)
+        if client is None:
+            raise LLMError(
+                f"no LLM configured for role {role!r} (only for {', '.join(sorted(self._clients))}); "
+                f"pass --llm SPEC or --llm-role {role}=SPEC"
+            )
+        return client
 
     def note(
         self,
@@ -98,7 +112,7 @@ class LLMSession:
             self._events.append(PendingEvent(kind, round, party, dict(data), audience))
 
     def fail(self, error: LLMError) -> None:
-        """Remember an error that must surface after the session (e.g. a replay miss)."""
+        """Remember an error that must surface after the session (a replay miss, a strict fallback)."""
         with self._lock:
             self._fatal = self._fatal or error
 
@@ -119,7 +133,8 @@ class LLMSession:
             This session's usage summary.
 
         Raises:
-            LLMError: an error that must not pass silently happened during the session (a replay miss).
+            LLMError: an error that must not pass silently happened during the session (a replay
+                miss, or a fallback under ``strict``).
         """
         time = trajectory[-1].time if len(trajectory) else 0.0
         last_round = trajectory[-1].round if len(trajectory) else 0

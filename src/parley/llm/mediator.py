@@ -31,13 +31,13 @@ class MediatorReply(BaseModel):
     """The mediator's structured proposal.
 
     Attributes:
-        package: A complete package, or null to stay silent.
+        package: A complete package, or null to stay silent (required: an empty object is no answer).
         rationale: One or two sentences for the log (never shown to parties).
     """
 
     model_config = ConfigDict(extra="ignore")
 
-    package: dict[str, str | int | float] | None = None
+    package: dict[str, str | int | float] | None
     rationale: str = Field(default="", max_length=1000)
 
 

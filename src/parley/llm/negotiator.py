@@ -8,6 +8,7 @@ Unusable replies fall back to a deterministic twin negotiator (default ``boulwar
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -51,21 +52,22 @@ def repair_package(
 ) -> tuple[dict[str, Value], list[str]]:
     """Map a model's package onto legal options.
 
-    Keys match case-insensitively; an option matches exactly, by text, or (numeric issues) to the
-    nearest option; a missing issue is taken from fill when given.
+    Keys match case-insensitively; an option matches exactly, by text, or (numeric issues, finite
+    numbers only) to the nearest option; a missing issue is taken from fill when given, but only
+    when the package names at least one issue: an unreadable package is invalid, never guessed.
 
     Returns:
         The legal package and notes on what was changed.
 
     Raises:
-        ValueError: an issue is missing (and not in fill) or a value matches no option.
+        ValueError: the package names no issue, an issue is missing (and not in fill), or a value
+            matches no option (NaN and infinities never do).
     """
     by_lower = {str(k).strip().lower(): v for k, v in package.items()}
-    notes = [
-        f"ignored unknown issue {k!r}"
-        for k in package
-        if str(k).strip().lower() not in {n.lower() for n in space.names}
-    ]
+    known = {n.lower() for n in space.names}
+    if not known & by_lower.keys():
+        raise ValueError(f"the package names no issue; give one option for each of {list(space.names)}")
+    notes = [f"ignored unknown issue {k!r}" for k in package if str(k).strip().lower() not in known]
     legal: dict[str, Value] = {}
     for issue in space.issues:
         raw = by_lower.get(issue.name.lower())
@@ -93,6 +95,8 @@ def _match_option(name: str, options: tuple[Value, ...], raw: Any) -> tuple[Valu
         target = float(text.replace(",", "").lstrip("$€£"))
     except ValueError:
         target = None
+    if target is not None and not math.isfinite(target):
+        target = None  # NaN is nearest to nothing; an infinity is no amount
     if target is not None and len(numeric) == len(options):
         nearest = min(numeric, key=lambda o: abs(float(o) - target))
         return nearest, f"rounded {name} {raw!r} to {nearest!r}"

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic
 
-from parley.errors import LLMError
+from parley.errors import InternalError, LLMError
 from parley.llm.cache import ReplayMiss
+from parley.llm.client import EndpointError
 from parley.llm.context import LLMSession
 from parley.llm.prompts import PromptTemplate, load_template
 from parley.llm.structured import OutputT, ReplyInvalid, parse_reply, schema_of, schema_text
@@ -29,6 +30,47 @@ Validator = Callable[[OutputT], OutputT]
 MAX_DETAIL = 300
 """Characters of an error kept in an ``llm_fallback`` event."""
 
+MAX_QUOTE = 2000
+"""Characters of an unusable reply quoted back in a re-ask (the rest is cut, so a runaway reply
+never makes the re-ask huge)."""
+
+DEFAULT_MAX_TOKENS = 800
+"""Reply-token cap of a role whose output model is not in `MAX_TOKENS`."""
+
+MAX_TOKENS: Mapping[str, int] = {
+    "NegotiatorReply": 700,
+    "JudgeReply": 250,
+    "MediatorReply": 500,
+    "InterpretationReply": 500,
+    "ParametersReply": 300,
+    "PartnerEstimateReply": 300,
+    "TacticReply": 250,
+    "RankingReply": 300,
+    "DraftReply": 800,
+    "ExtractionReply": 1500,
+    "ModeratorReply": 120,
+    "CriticReply": 1000,
+    "ThoughtsReply": 900,
+    "MotivationReply": 500,
+    "ArticulationReply": 700,
+    "WhenReply": 200,
+    "SocialWhenReply": 600,
+    "InterventionDraft": 700,
+    "CandidatesReply": 1500,
+    "ScoresReply": 500,
+    "AttitudeReply": 1000,
+    "AgreementReply": 500,
+    "IntelligenceReply": 900,
+}
+"""Default reply-token cap per output model (sent as ``max_tokens``; a global ``max_tokens``
+setting overrides every entry). A reply cut off at the cap is invalid and re-asked."""
+
+_INVALID_CAUSES = {
+    "malformed": "no JSON object in the reply",
+    "schema_invalid": "the reply failed validation",
+    "truncated": "the reply was cut off at max_tokens",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class RoleOutcome(Generic[OutputT]):
@@ -36,7 +78,8 @@ class RoleOutcome(Generic[OutputT]):
 
     Attributes:
         value: The validated output, or None when the caller must use the twin.
-        fallback: Why the twin is needed ("malformed", "schema_invalid", "endpoint_error"), or None.
+        fallback: Why the twin is needed ("malformed", "schema_invalid", "truncated",
+            "endpoint_error", "circuit_open", "budget_exhausted"), or None.
         detail: The last error, for logs.
         calls: LLM calls made (1, or 2 after a re-ask).
         repaired: The accepted reply needed JSON extraction or repair.
@@ -54,11 +97,18 @@ class Role(Generic[OutputT]):
 
     Args:
         name: Role name; picks the client (per-role overrides) and labels usage ("negotiator").
-        output: The pydantic model every reply must validate against.
+        output: The pydantic model every reply must validate against; it must have required
+            fields, so an empty or unrelated JSON object is never a valid answer.
         template: Prompt template, or the name of a file in ``parley/llm/prompts``. The variable
             ``output_schema`` (the model's JSON schema) is always supplied.
         llm: The session's LLM side.
         party: Party whose private event stream fallbacks go to (None: public events).
+        max_tokens: Reply-token cap (default: `MAX_TOKENS` by output model, else `DEFAULT_MAX_TOKENS`;
+            the session's ``max_tokens`` overrides it).
+
+    Raises:
+        InternalError: the output model has no required field.
+        LLMError: the session has no client for this role.
     """
 
     def __init__(
@@ -69,12 +119,17 @@ class Role(Generic[OutputT]):
         llm: LLMSession,
         *,
         party: str | None = None,
+        max_tokens: int | None = None,
     ) -> None:
+        if not schema_of(output).get("required"):
+            raise InternalError(f"output model {output.__name__} of role {name!r} has no required field")
+        llm.client(name)  # no client for this role is a set-up error, not a fallback on every call
         self.name = name
         self.output = output
         self.template = load_template(template) if isinstance(template, str) else template
         self.llm = llm
         self.party = party
+        self.max_tokens = max_tokens or MAX_TOKENS.get(output.__name__, DEFAULT_MAX_TOKENS)
         self._reask = load_template("reask")
 
     def messages(self, variables: Mapping[str, Any]) -> tuple[Message, ...]:
@@ -90,7 +145,7 @@ class Role(Generic[OutputT]):
             schema=schema_of(self.output),
             schema_name=self.output.__name__,
             temperature=self.llm.temperature,
-            max_tokens=self.llm.max_tokens,
+            max_tokens=self.llm.max_tokens or self.max_tokens,
             seed=self.llm.seed,
         )
 
@@ -105,8 +160,11 @@ class Role(Generic[OutputT]):
     ) -> RoleOutcome[OutputT]:
         """Ask the model, re-ask once on an unusable reply, and report a fallback otherwise.
 
+        A reply cut off at the token cap (finish_reason "length") is unusable like malformed JSON.
+
         Raises:
             ReplayMiss: replaying and this request was never recorded (also kept for `LLMSession.finish`).
+            LLMError: the session is strict and the role fell back (also kept for `LLMSession.finish`).
         """
         messages = self.messages(variables)
         failure = ReplyInvalid("malformed", "no reply")
@@ -115,11 +173,20 @@ class Role(Generic[OutputT]):
                 response = await self._complete(messages)
             except ReplayMiss:
                 raise
+            except EndpointError as error:
+                return self._fallback(error.kind, str(error), calls, round, error.root)
             except LLMError as error:
-                return self._fallback("endpoint_error", str(error), calls, round)
+                return self._fallback("endpoint_error", str(error), calls, round, str(error)[:MAX_DETAIL])
             try:
+                if response.finish_reason == "length":
+                    raise ReplyInvalid(
+                        "truncated",
+                        f"the reply was cut off at the limit of {self.request(messages).max_tokens} tokens; "
+                        "answer with a shorter JSON object",
+                    )
                 parsed = parse_reply(response.text, self.output)
                 value = validate(parsed.value) if validate is not None else parsed.value
+                self.llm.ledger.record_decision(self.llm.session_id, self.name)
                 return RoleOutcome(value, calls=calls, repaired=parsed.repaired)
             except ReplyInvalid as error:
                 failure = error
@@ -127,8 +194,10 @@ class Role(Generic[OutputT]):
                 failure = ReplyInvalid("schema_invalid", str(error))
             logger.info("%s reply unusable (%s: %s)", self.name, failure.kind, failure)
             _, error_text = self._reask.render({"error": str(failure)})
-            messages = (*messages, Message("assistant", response.text), Message("user", error_text))
-        return self._fallback(failure.kind, str(failure), 2, round)
+            messages = (*messages, Message("assistant", _quote(response.text)), Message("user", error_text))
+        return self._fallback(
+            failure.kind, str(failure), 2, round, _INVALID_CAUSES.get(failure.kind, failure.kind)
+        )
 
     async def _complete(self, messages: tuple[Message, ...]) -> LLMResponse:
         try:
@@ -139,9 +208,9 @@ class Role(Generic[OutputT]):
         self.llm.ledger.record(self.llm.session_id, self.name, response)
         return response
 
-    def _fallback(self, reason: str, detail: str, calls: int, round: int) -> RoleOutcome[OutputT]:
-        logger.warning("%s falls back to its deterministic twin (%s)", self.name, reason)
-        self.llm.ledger.record_fallback(self.llm.session_id, self.name)
+    def _fallback(self, reason: str, detail: str, calls: int, round: int, cause: str) -> RoleOutcome[OutputT]:
+        logger.info("%s falls back to its deterministic twin (%s: %s)", self.name, reason, cause)
+        self.llm.ledger.record_decision(self.llm.session_id, self.name, cause)
         self.llm.note(
             "llm_fallback",
             {"role": self.name, "reason": reason, "detail": detail[:MAX_DETAIL], "calls": calls},
@@ -149,4 +218,17 @@ class Role(Generic[OutputT]):
             party=self.party,
             audience=self.party or PUBLIC,
         )
+        if self.llm.strict:
+            error = LLMError(
+                f"llm: --llm-strict: role {self.name} fell back to its rule twin ({reason}: {cause})"
+            )
+            self.llm.fail(error)
+            raise error
         return RoleOutcome(None, reason, detail, calls)
+
+
+def _quote(text: str) -> str:
+    """An unusable reply as quoted back in a re-ask: at most `MAX_QUOTE` characters."""
+    if len(text) <= MAX_QUOTE:
+        return text
+    return text[:MAX_QUOTE] + f"… [{len(text) - MAX_QUOTE} more characters cut]"

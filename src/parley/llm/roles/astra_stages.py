@@ -75,12 +75,14 @@ class InterpretationReply(BaseModel):
     Attributes:
         priorities: Issue names, the partner's most important first (empty: nothing revealed).
         offer: The package the partner asked for in words (issue → option), or None.
+
+    priorities is required (an empty object is no answer); offer may be left out.
         reason: One sentence on the evidence.
     """
 
     model_config = ConfigDict(extra="ignore")
 
-    priorities: list[str] = Field(default_factory=list[str])
+    priorities: list[str]
     offer: dict[str, str | int | float] | None = None
     reason: str = Field(default="", max_length=2000)
 

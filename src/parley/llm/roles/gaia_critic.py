@@ -41,11 +41,11 @@ class Suggestion(BaseModel):
 
 
 class CriticReply(BaseModel):
-    """Tactics for the next message."""
+    """Tactics for the next message (the list is required; it may be empty)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    suggestions: list[Suggestion] = Field(default_factory=list[Suggestion], max_length=8)
+    suggestions: list[Suggestion] = Field(max_length=8)
 
 
 def check_suggestions(reply: CriticReply, config: DomainConfig, gate_open: bool) -> CriticReply:

@@ -45,11 +45,11 @@ class FieldFinding(BaseModel):
 
 
 class ExtractionReply(BaseModel):
-    """The facts one message states (none: it states none)."""
+    """The facts one message states (an empty list: it states none; the list itself is required)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    findings: list[FieldFinding] = Field(default_factory=list[FieldFinding], max_length=40)
+    findings: list[FieldFinding] = Field(max_length=40)
 
 
 def _key(text: str) -> str:

@@ -66,11 +66,12 @@ class TopicAttitude(BaseModel):
 
 
 class AttitudeReply(BaseModel):
-    """Attitudes on the topics the utterance mentions (none: it mentions no topic)."""
+    """Attitudes on the topics the utterance mentions (an empty list: it mentions no topic; the
+    list itself is required)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    attitudes: list[TopicAttitude] = Field(default_factory=list[TopicAttitude])
+    attitudes: list[TopicAttitude]
 
 
 def check_attitudes(reply: AttitudeReply, options: Mapping[str, Mapping[str, str]]) -> AttitudeReply:

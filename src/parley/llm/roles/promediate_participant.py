@@ -79,11 +79,11 @@ class ThoughtDraft(BaseModel):
 
 
 class ThoughtsReply(BaseModel):
-    """Candidate thoughts (an empty list: nothing to say this turn)."""
+    """Candidate thoughts (an empty list: nothing to say this turn; the list itself is required)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    thoughts: list[ThoughtDraft] = Field(default_factory=list[ThoughtDraft], max_length=6)
+    thoughts: list[ThoughtDraft] = Field(max_length=6)
 
 
 class MotivationScore(BaseModel):
