@@ -272,7 +272,7 @@ def task_parley_analysis(args: argparse.Namespace) -> dict[str, Any]:
         "rational_frontier_size": int(rational.sum()),
         "nash": points[nash].tolist() if nash is not None else None,
         "kalai": points[kalai].tolist() if kalai is not None else None,
-        "welfare": float(points[welfare].sum()),
+        "welfare": float(points[welfare].sum()) if welfare is not None else None,
     }
 
 

@@ -512,7 +512,8 @@ def test_rankings_are_shared_per_utility_object_and_refreshed_when_the_batna_cha
     assert ranked_space(scenario.space, utility) is first
     other = casino_like_scenario().party("alice").utility  # equal values, another object
     assert ranked_space(scenario.space, other) is not first
-    utility.reservation_value = 20.0
+    # Built-in utilities are frozen; a user's own utility class may still change its BATNA in place.
+    object.__setattr__(utility, "reservation_value", 20.0)
     refreshed = ranked_space(scenario.space, utility)
     assert refreshed is not first
     assert refreshed.reservation == 20.0

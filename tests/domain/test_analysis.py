@@ -110,13 +110,15 @@ def test_reservation_values_move_nash_and_kalai() -> None:
     assert analysis.nash == 5
     # ideal gains (.45, .6): shares o2 (.11, 1), o5 (.78, .33), o0 (1, 0) → o5
     assert analysis.kalai == 5
-    assert analysis.max_welfare == 2  # welfare ignores BATNAs
+    # normalised welfare over the same rational outcomes: o0 1 + 0, o2 .11 + .6, o5 .78 + .2 → o0
+    assert analysis.max_welfare == 0
 
 
 def test_no_rational_outcome_has_no_nash_or_kalai() -> None:
     analysis = analysis_of(POINTS, (2.0, 2.0))
     assert analysis.nash is None
     assert analysis.kalai is None
+    assert analysis.max_welfare is None
     assert not analysis.individually_rational.any()
 
 

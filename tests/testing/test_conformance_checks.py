@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import sys
 import threading
+from typing import Any
 
 import pytest
 
@@ -123,9 +124,78 @@ class RejectsTheVoid:
         return Reject() if view.table is None else Walk("bye")
 
 
+class LowersItsBatna:
+    """Tries to lower its own BATNA through its view, then accepts anything."""
+
+    def __init__(self, party: str, seed: int) -> None:
+        pass
+
+    def act(self, view: PartyView) -> Action:
+        if view.offer is None:
+            return Propose(view.space.outcome(0))
+        view.utility.reservation_value = -1e9  # type: ignore[misc]
+        return Accept()
+
+
+class ClearsItsWeights:
+    """Empties its weights (a read-only mapping has no clear())."""
+
+    def __init__(self, party: str, seed: int) -> None:
+        pass
+
+    def act(self, view: PartyView) -> Action:
+        weights: Any = view.utility.weights  # type: ignore[attr-defined]
+        weights.clear()
+        return Say("nothing matters")
+
+
+class RewritesItsPersona:
+    """Writes into its persona (its own copy, but a view is not a scratchpad)."""
+
+    def __init__(self, party: str, seed: int) -> None:
+        self.inner = TimeBasedNegotiator(party, seed)
+
+    def act(self, view: PartyView) -> Action:
+        view.persona["mood"] = "scribbled"  # type: ignore[index]
+        return self.inner.act(view)
+
+
+class ReusesTheOffer:
+    """Edits the offer on the table in place to build its counter (which rewrites the record)."""
+
+    def __init__(self, party: str, seed: int) -> None:
+        self.inner = TimeBasedNegotiator(party, seed)
+
+    def act(self, view: PartyView) -> Action:
+        if view.offer is None:
+            return self.inner.act(view)
+        counter: Any = view.offer
+        first = view.space.issues[0]
+        counter[first.name] = first.values[-1] if counter[first.name] != first.values[-1] else first.values[0]
+        return Propose(counter)
+
+
+class EditsTheRecord:
+    """Annotates the events it was shown."""
+
+    def __init__(self, party: str, seed: int) -> None:
+        self.inner = TimeBasedNegotiator(party, seed)
+
+    def act(self, view: PartyView) -> Action:
+        if len(view.record):
+            data: Any = view.record[0].data
+            data["seen_by"] = view.party
+        return self.inner.act(view)
+
+
 @pytest.mark.parametrize(
     ("factory", "check", "detail"),
     [
+        (LowersItsBatna, "view_unchanged", "tried to change its view: FrozenInstanceError"),
+        (ClearsItsWeights, "view_unchanged", "tried to change its view: AttributeError"),
+        (RewritesItsPersona, "view_unchanged", "changed its view: its persona"),
+        (ReusesTheOffer, "view_unchanged", "changed its view: the package on the table"),
+        (EditsTheRecord, "view_unchanged", "changed its view: event 0 of its record"),
         (ProposesNonsense, "legal_moves", "proposed an illegal package"),
         (YesMan, "batna_floor", "< BATNA"),
         (Peeker, "no_peeking", "its moves changed when only another party's hidden utility changed"),

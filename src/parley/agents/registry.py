@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parley.domain.space import OutcomeSpace
+from parley.domain.utility import UtilityFunction
 from parley.errors import ScenarioError
 from parley.protocol.session import Negotiator
 
 NegotiatorFactory = Callable[..., Negotiator]
 """Called as factory(party=PartyId, seed=int, **options) and returns a fresh negotiator."""
+
+OutcomeLimit = int | Callable[[UtilityFunction], int | None] | None
+"""The most outcomes a negotiator can play: a number, a function of the party's utility (None
+from it: any size), or None when there is no known limit."""
 
 _BUILTIN_MODULES = (
     "parley.agents.baselines",
@@ -24,11 +30,25 @@ _BUILTIN_MODULES = (
 
 @dataclass(frozen=True, slots=True)
 class AgentEntry:
-    """A registered negotiator kind."""
+    """A registered negotiator kind.
+
+    Attributes:
+        name: The name it is created by.
+        factory: Builds one (see `NegotiatorFactory`).
+        description: One line for listings.
+        max_outcomes: The largest outcome space it can play (see `OutcomeLimit`); a game on a larger
+            one fails at its first move, so `parley run` refuses it and validation warns.
+    """
 
     name: str
     factory: NegotiatorFactory
     description: str
+    max_outcomes: OutcomeLimit = None
+
+    def outcome_limit(self, utility: UtilityFunction) -> int | None:
+        """The most outcomes this negotiator can play holding utility (None: no known limit)."""
+        limit = self.max_outcomes
+        return limit(utility) if callable(limit) else limit
 
 
 _REGISTRY: dict[str, AgentEntry] = {}
@@ -37,9 +57,18 @@ _ready = False  # the imports have finished: later calls need no lock (create() 
 _load_lock = threading.RLock()  # threads that race to the first create() must wait for the imports
 
 
-def register(name: str, factory: NegotiatorFactory, description: str) -> None:
-    """Make a negotiator available by name (later registrations replace earlier ones)."""
-    _REGISTRY[name] = AgentEntry(name, factory, description)
+def register(
+    name: str, factory: NegotiatorFactory, description: str, *, max_outcomes: OutcomeLimit = None
+) -> None:
+    """Make a negotiator available by name (later registrations replace earlier ones).
+
+    Args:
+        name: The name to create it by.
+        factory: Builds one.
+        description: One line for listings.
+        max_outcomes: The largest outcome space it can play, when it has a limit (see `OutcomeLimit`).
+    """
+    _REGISTRY[name] = AgentEntry(name, factory, description, max_outcomes)
 
 
 def _load_builtins() -> None:
@@ -76,3 +105,31 @@ def create(name: str, *, party: str, seed: int, **options: Any) -> Negotiator:
     if entry is None:
         raise ScenarioError(f"unknown agent {name!r}; available: {', '.join(available())}")
     return entry.factory(party=party, seed=seed, **options)
+
+
+def space_problem(agent: str, party: str, space: OutcomeSpace, utility: UtilityFunction) -> str | None:
+    """Why agent cannot play party on space (one line), or None when it can or its limit is unknown."""
+    entry = available().get(agent)
+    limit = entry.outcome_limit(utility) if entry is not None else None
+    if limit is None or space.size <= limit:
+        return None
+    return (
+        f"agent {agent!r} (party {party}) can play at most {limit:,} outcomes; "
+        f"this scenario has {space.size:,}"
+    )
+
+
+def space_warnings(space: OutcomeSpace, utilities: Sequence[UtilityFunction]) -> list[str]:
+    """One line per limit that registered agents hold and space exceeds, naming those agents.
+
+    An agent is named when it could not play at least one of the utilities (parties).
+    """
+    short: dict[int, list[str]] = {}
+    for name, entry in available().items():
+        limits = [limit for utility in utilities if (limit := entry.outcome_limit(utility)) is not None]
+        if limits and space.size > min(limits):
+            short.setdefault(min(limits), []).append(name)
+    return [
+        f"{space.size:,} outcomes is more than agents {', '.join(names)} can play (at most {limit:,})"
+        for limit, names in sorted(short.items())
+    ]

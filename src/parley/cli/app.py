@@ -7,6 +7,8 @@ named in `_COMMAND_MODULES` is imported at the end of this one (after `app` exis
 from __future__ import annotations
 
 import importlib
+import io
+import sys
 
 import typer
 
@@ -40,6 +42,22 @@ def _load_commands() -> None:
 _load_commands()
 
 
+_TOLERANT_ERRORS = frozenset({"replace", "backslashreplace", "xmlcharrefreplace", "namereplace", "ignore"})
+"""Encoding error handlers that never raise (stderr's default is backslashreplace)."""
+
+
+def tolerate_unencodable_output() -> None:
+    """Let stdout and stderr replace what their encoding cannot show ("—", "±", "…" become "?").
+
+    A console whose encoding is not UTF-8 (PYTHONIOENCODING=ascii, a legacy code page) would
+    otherwise end a command with UnicodeEncodeError half-way through its output.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors not in _TOLERANT_ERRORS:
+            stream.reconfigure(errors="replace")
+
+
 def main() -> None:
     """Console-script entry point."""
+    tolerate_unencodable_output()
     app()

@@ -6,6 +6,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from parley.errors import ParleyError
 from parley.scenarios.model import Scenario
@@ -15,8 +16,8 @@ error_console = Console(stderr=True, highlight=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error and exit."""
-    error_console.print(f"[bold red]error:[/] {message}", markup=True, soft_wrap=True)
+    """Print a one-line error and exit (message is plain text: it often quotes a user's or an agent's)."""
+    error_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, soft_wrap=True)
     raise typer.Exit(code)
 
 

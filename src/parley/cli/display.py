@@ -1,4 +1,9 @@
-"""Rich renderings shared by the CLI commands: transcripts, artefacts and summary tables."""
+"""Rich renderings shared by the CLI commands: transcripts, artefacts and summary tables.
+
+Agent, LLM and human text (messages, walk reasons, violation details) and scenario text (party
+names, options, units) are plain text: escaped before it is placed in markup, or given as `Text`,
+so a message such as "[/]" is shown as it is and never aborts a session.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -34,24 +40,27 @@ def _listener(scenario: Scenario, speaker: str) -> str | None:
 
 
 def event_line(scenario: Scenario, vocabulary: Vocabulary, event: Event) -> str | None:
-    """One transcript line (rich markup) for a public event, or None for events not shown."""
+    """One transcript line (rich markup) for a public event, or None for events not shown.
+
+    Every piece of text from an agent or the scenario is escaped: the markup is parley's own.
+    """
     style = party_style(scenario, event.party)
-    who = f"[bold {style}]{event.party}[/]"
+    who = f"[bold {style}]{escape(str(event.party))}[/]"
     if event.kind == "action" and event.party is not None:
         action = action_from_json(event.data)
         text = render(action, vocabulary, speaker=event.party, listener=_listener(scenario, event.party))
         tag = f"[dim]({action.kind})[/]"
-        return f"[dim]r{event.round:>2}[/] {who} {tag} {text}"
+        return f"[dim]r{event.round:>2}[/] {who} {tag} {escape(text)}"
     prefix = f"[dim]r{event.round:>2}[/]"
     if event.kind == "mediator_proposal":
         from parley.language import describe_package
 
         package = describe_package(event.data["package"], vocabulary, speaker=scenario.party_names[0])
-        return f"{prefix} [bold white]mediator[/] proposes: {package}"
+        return f"{prefix} [bold white]mediator[/] proposes: {escape(package)}"
     if event.kind == "stagnation":
         return f"{prefix} [yellow]stagnation detected[/] after {event.data['rounds']} rounds without movement"
     if event.kind == "violation":
-        return f"{prefix} [red]protocol violation[/] by {who}: {event.data['detail']}"
+        return f"{prefix} [red]protocol violation[/] by {who}: {escape(str(event.data['detail']))}"
     if event.kind == "batna_violation":
         utility, batna = event.data["utility"], event.data["reservation_value"]
         return f"[red]warning:[/] {who} accepted a deal below its BATNA ({utility:g} < {batna:g})"
@@ -105,7 +114,7 @@ def outcome_table(scenario: Scenario, result: SessionResult) -> Table:
         table.add_column("issue")
         if allocation and scenario.is_bilateral:
             for name in scenario.party_names:
-                table.add_column(f"{name} gets", justify="right")
+                table.add_column(Text(f"{name} gets"), justify="right")
         else:
             table.add_column("agreed")
         for name, value in result.agreement.terms.items():
@@ -116,9 +125,11 @@ def outcome_table(scenario: Scenario, result: SessionResult) -> Table:
                     p: value if p == share["owner"] else int(share["total"]) - value
                     for p in scenario.party_names
                 }
-                table.add_row(name, *(f"{owner_gets[p]} {unit}".strip() for p in scenario.party_names))
+                table.add_row(
+                    Text(name), *(Text(f"{owner_gets[p]} {unit}".strip()) for p in scenario.party_names)
+                )
             else:
-                table.add_row(name, f"{value} {unit}".strip())
+                table.add_row(Text(name), Text(f"{value} {unit}".strip()))
         return table
     assert result.no_deal is not None
     table.add_column("reason")
@@ -126,7 +137,7 @@ def outcome_table(scenario: Scenario, result: SessionResult) -> Table:
     table.add_column("round")
     table.add_column("detail")
     record = result.no_deal
-    table.add_row(record.reason, record.walker or "—", str(record.round), record.detail or "")
+    table.add_row(record.reason, Text(record.walker or "—"), str(record.round), Text(record.detail or ""))
     return table
 
 
@@ -141,8 +152,8 @@ def party_table(scenario: Scenario, result: SessionResult, agents: Mapping[str, 
         reservation = scenario.party(outcome.party).utility.reservation_value
         note = "[red]below BATNA[/]" if outcome.below_batna else ("walked" if outcome.walked else "")
         table.add_row(
-            f"[{party_style(scenario, outcome.party)}]{outcome.party}[/]",
-            outcome.agent,
+            Text(outcome.party, style=party_style(scenario, outcome.party)),
+            Text(outcome.agent),
             f"{outcome.utility:g}",
             f"{reservation:g}",
             f"{outcome.normalized_utility:.2f}",

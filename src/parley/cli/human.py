@@ -1,4 +1,8 @@
-"""A person playing one party in the terminal: free text in, legal moves out."""
+"""A person playing one party in the terminal: free text in, legal moves out.
+
+Everything it prints (packages, the person's own words echoed back, advice) is plain text, never
+rich markup: an option called "[red]" or a message with "[/]" is shown as it is.
+"""
 
 from __future__ import annotations
 
@@ -70,6 +74,7 @@ class HumanNegotiator:
             self._console.print(
                 f"On the table: {describe_package(offer, self._vocabulary, speaker=view.party)} "
                 f"— worth {worth:g} to you (walking away is worth {view.reservation_value:g}).",
+                markup=False,
                 highlight=False,
             )
 
@@ -87,7 +92,7 @@ class HumanNegotiator:
     def _interpret(self, text: str, view: PartyView) -> Action | None:
         lowered = text.lower()
         if lowered in ("help", "?"):
-            self._console.print(HELP, highlight=False)
+            self._console.print(HELP, markup=False, highlight=False)
             return None
         if lowered == "offer":
             offer = view.offer
@@ -95,6 +100,7 @@ class HumanNegotiator:
                 describe_package(offer, self._vocabulary, speaker=view.party)
                 if offer
                 else "Nothing from the other side is on the table yet.",
+                markup=False,
                 highlight=False,
             )
             return None
@@ -110,20 +116,23 @@ class HumanNegotiator:
             self._console.print(
                 "I couldn't find a move in that. Rephrase it, or start with 'say:' to send it as "
                 "a plain message. Type 'help' for examples.",
+                markup=False,
                 highlight=False,
             )
             return None
         if action is not None and action.kind in ("accept", "reject") and view.offer is None:
             self._console.print(
-                "There is no offer from the other side to answer yet — make one?", highlight=False
+                "There is no offer from the other side to answer yet — make one?",
+                markup=False,
+                highlight=False,
             )
             return None
         if action is None:
-            self._console.print(clarify(parsed, self._vocabulary), highlight=False)
+            self._console.print(clarify(parsed, self._vocabulary), markup=False, highlight=False)
             return None
         if isinstance(action, Accept) and view.offer is not None and not self._confirm_below_batna(view):
             return None
         if isinstance(action, Propose):
             package = describe_package(action.package, self._vocabulary, speaker=view.party)
-            self._console.print(f"(understood: you propose {package})", highlight=False)
+            self._console.print(f"(understood: you propose {package})", markup=False, highlight=False)
         return action

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
@@ -9,13 +11,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from parley.cli.app import app, experiment_app
 from parley.cli.common import console, fail
-from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
+from parley.cli.options import (
+    AllowFallbackOption,
+    BudgetSecondsOption,
+    BudgetTokensOption,
+    LLMConfigOption,
+    LLMOption,
+    LLMStrictOption,
+    RecordOption,
+    ReplayOption,
+)
 from parley.errors import ParleyError
+from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
 from parley.protocol.events import Event
 from parley.scenarios.model import Scenario
 
@@ -74,17 +88,32 @@ def _printer(scenario: Scenario) -> Callable[[Event], None]:
                 else _SPEAKER_STYLES[names.index(speaker) % 7]
             )
             tag = event.data.get("strategy") or event.data.get("act")
+            # What participants, mediators and LLMs say is plain text: escaped, never read as markup.
             console.print(
-                f"[dim]{event.round:>3}[/] [{style}]{speaker}[/] [dim]({tag})[/] {event.data['text']}",
+                f"[dim]{event.round:>3}[/] [{style}]{escape(speaker)}[/] [dim]({escape(str(tag))})[/] "
+                f"{escape(str(event.data['text']))}",
                 markup=True,
             )
         elif event.kind == "silence":
             console.print(f"[dim]{event.round:>3} … (silence)[/]", markup=True)
         elif event.kind == "consensus" and event.round > 0:
             topics = "  ".join(f"{name[:14]} {value:.2f}" for name, value in event.data["topics"].items())
-            console.print(f"[dim]    consensus {event.data['group']:.3f} · {topics}[/]", markup=True)
+            console.print(f"[dim]    consensus {event.data['group']:.3f} · {escape(topics)}[/]", markup=True)
 
     return show
+
+
+def _metrics_json(metrics: Mapping[str, float | int]) -> str:
+    """metrics.json as strict JSON: a metric with no value is null.
+
+    ME and MI have none without interventions, TLE none without a mentioned topic, RL none without
+    a drop in consensus or when no drop was ever answered (RL is infinite then: drops > 0 tells).
+    """
+    values: dict[str, float | int | None] = dict(metrics)
+    for latency in ("RL_turns", "RL_seconds"):
+        if values.get(latency) == math.inf:
+            values[latency] = None
+    return dumps(values, no_value=CONVERSATION_NO_VALUE_FIELDS, indent=2)
 
 
 @app.command("mediate")
@@ -115,14 +144,29 @@ def mediate(
     llm_config: LLMConfigOption = None,
     record: RecordOption = None,
     replay: ReplayOption = None,
+    llm_budget_seconds: BudgetSecondsOption = None,
+    llm_budget_tokens: BudgetTokensOption = None,
+    llm_strict: LLMStrictOption = False,
+    allow_fallback: AllowFallbackOption = False,
 ) -> None:
     """Simulate one mediated multi-party conversation and show consensus per topic."""
-    import json
-
+    if seed < 0:
+        fail(f"--seed must not be negative, got {seed}")
+    if save is not None:
+        _make_folder(save, "save to")
+    if plot is not None:
+        _check_plot(plot)
+    from parley.cli.llm import report_fallbacks
     from parley.experiments.promediate_llm import ConversationRoles, play_conversation
     from parley.simulation.modes import ConflictMode
 
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
+    flags |= {
+        "llm_budget_seconds": llm_budget_seconds,
+        "llm_budget_tokens": llm_budget_tokens,
+        "llm_strict": llm_strict,
+        "allow_fallback": allow_fallback,
+    }
     try:
         roles = ConversationRoles(participants, consensus, judge)
         case = resolve_conversation_scenario(scenario)
@@ -144,25 +188,59 @@ def mediate(
         console.print("LLM usage:", markup=False)
         console.print(usage.render(), markup=False, highlight=False)
     if save is not None:
-        path = result.trajectory.save(save / "trajectory.jsonl")
-        (save / "metrics.json").write_text(
-            json.dumps(metrics.to_json(), default=str, indent=2), encoding="utf-8"
-        )
-        console.print(f"saved {path}")
+        try:
+            path = result.trajectory.save(save / "trajectory.jsonl")
+            (save / "metrics.json").write_text(_metrics_json(metrics.to_json()) + "\n", encoding="utf-8")
+        except OSError as error:
+            fail(f"cannot save to {save}: {error.strerror or error}", code=1)
+        console.print(f"saved {path}", markup=False)
     if plot is not None:
-        _plot(
-            result.topic_consensus,
-            result.consensus,
-            result.interventions,
-            plot,
-            f"{case.name} · {mediator} · {mode}",
-        )
-        console.print(f"wrote {plot}")
+        try:
+            _plot(
+                result.topic_consensus,
+                result.consensus,
+                result.interventions,
+                plot,
+                f"{case.name} · {mediator} · {mode}",
+            )
+        except (OSError, ValueError) as error:
+            fail(f"cannot write the plot {plot}: {getattr(error, 'strerror', None) or error}", code=1)
+        console.print(f"wrote {plot}", markup=False)
+    if runtime is not None:
+        report_fallbacks(runtime)
+
+
+def _make_folder(folder: Path, what: str, target: Path | None = None) -> None:
+    """Create folder (to write target in) before anything is played, or fail in one line naming target."""
+    shown = target or folder
+    if folder.exists() and not folder.is_dir():
+        fail(f"cannot {what} {shown}: {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        fail(f"cannot {what} {shown}: {error.strerror or error}")
+    if not os.access(folder, os.W_OK):
+        fail(f"cannot {what} {shown}: {folder} is not writable")
+
+
+def _check_plot(path: Path) -> None:
+    """Fail in one line, before anything is played, when matplotlib cannot write path's format."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in formats:
+        known = ", .".join(sorted(formats))
+        fail(f"cannot write the plot {path}: expected one of .{known}, got {path.suffix or 'no suffix'}")
+    if path.is_dir():
+        fail(f"cannot write the plot {path}: it is a folder")
+    _make_folder(path.parent, "write the plot", path)
 
 
 @contextmanager
 def _conversation_llm(wanted: bool, flags: Mapping[str, Any]) -> Generator[LLMRuntime | None]:
-    """The run's LLM runtime: None unless an LLM role or an LLM flag is asked for.
+    """The run's LLM runtime: None unless an LLM role or an LLM flag is asked for. Its fallback
+    report is left to the caller (`report_fallbacks`, once the results are shown and saved).
 
     Raises:
         LLMError: an LLM role is asked for and no LLM is configured (or a key is missing).
@@ -172,7 +250,7 @@ def _conversation_llm(wanted: bool, flags: Mapping[str, Any]) -> Generator[LLMRu
     if not wanted and not any_llm_flag(flags):
         yield None
         return
-    with open_runtime(flags) as runtime:
+    with open_runtime(flags, report=False) as runtime:
         runtime.session("check")  # no LLM configured: fail before anything is played
         yield runtime
 
@@ -186,7 +264,9 @@ def _consensus_table(
     table.add_column("end", justify="right")
     table.add_column("change", justify="right")
     for topic, values in topics.items():
-        table.add_row(str(topic), f"{values[0]:.3f}", f"{values[-1]:.3f}", f"{values[-1] - values[0]:+.3f}")
+        table.add_row(
+            Text(str(topic)), f"{values[0]:.3f}", f"{values[-1]:.3f}", f"{values[-1] - values[0]:+.3f}"
+        )
     table.add_row("[bold]group[/]", f"{group[0]:.3f}", f"{group[-1]:.3f}", f"{group[-1] - group[0]:+.3f}")
     return table
 
@@ -258,6 +338,9 @@ def promediate_experiment(
     from parley.experiments.promediate import grid, write_report
     from parley.experiments.promediate_llm import ConversationRoles
 
+    if out.is_dir():
+        fail(f"cannot write the report {out}: it is a folder (give a .md file)")
+    _make_folder(out.parent, "write the report", out)
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
     try:
         roles = ConversationRoles(participants, consensus, judge)
@@ -273,17 +356,24 @@ def promediate_experiment(
     command = f"parley experiment promediate --runs {runs} --jobs {jobs}" + _llm_command(
         mediators, roles, concurrency, bool(llm_section)
     )
-    path = write_report(
-        rows,
-        out,
-        runs=runs,
-        jobs=jobs,
-        elapsed=elapsed,
-        deliberation=deliberation,
-        command=command,
-        llm_section=llm_section,
-    )
+    try:
+        path = write_report(
+            rows,
+            out,
+            runs=runs,
+            jobs=jobs,
+            elapsed=elapsed,
+            deliberation=deliberation,
+            command=command,
+            llm_section=llm_section,
+        )
+    except OSError as error:
+        fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
     console.print(f"{len(rows)} conversations in {elapsed:.1f} s; wrote {path}")
+    if runtime is not None:
+        from parley.cli.llm import report_fallbacks
+
+        report_fallbacks(runtime)
 
 
 def _chosen_cases(text: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import logging
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -10,14 +10,25 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from parley.cli.app import app
 from parley.cli.common import console, fail, load
 from parley.cli.display import TraceFormatter, TranscriptPrinter, outcome_table, party_table
 from parley.cli.human import AdviceHook
-from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
+from parley.cli.options import (
+    AllowFallbackOption,
+    BudgetSecondsOption,
+    BudgetTokensOption,
+    LLMConfigOption,
+    LLMOption,
+    LLMStrictOption,
+    RecordOption,
+    ReplayOption,
+)
 from parley.errors import ParleyError
 from parley.experiments.runner import build_negotiators, run_negotiation
+from parley.jsonio import NO_VALUE_FIELDS, JSONValueError, dumps
 from parley.protocol.judge import TerminationJudge
 from parley.protocol.session import Negotiator, OfferMediator, SessionResult
 from parley.protocol.view import PartyView
@@ -65,7 +76,7 @@ def _negotiators(
     for party, agent in zip(scenario.party_names, agents, strict=True):
         if agent == HUMAN:
             negotiators[party] = HumanNegotiator(
-                vocabulary, console, lambda prompt: console.input(f"{prompt}: "), advise=advise
+                vocabulary, console, lambda prompt: console.input(f"{escape(prompt)}: "), advise=advise
             )
     return negotiators
 
@@ -95,7 +106,8 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
 
 
 class _LLMPieces:
-    """What LLM flags add to a run: agent options, judge, mediator, and the usage summary hook."""
+    """What LLM flags add to a run: agent options, judge, mediator, the usage summary hook and the
+    fallback report (run once the result is shown and saved)."""
 
     def __init__(
         self,
@@ -103,24 +115,32 @@ class _LLMPieces:
         judge: TerminationJudge | None = None,
         mediator: OfferMediator | None = None,
         finish: Any = None,
+        report: Any = None,
     ) -> None:
         self.options = options or {}
         self.judge = judge
         self.mediator = mediator
         self.finish = finish
+        self.report = report
 
 
 @contextmanager
 def _llm(agents: Mapping[str, str], flags: Mapping[str, Any], session_id: str) -> Generator[_LLMPieces]:
-    from parley.cli.llm import LLM_AGENTS, any_llm_flag, open_runtime, wire_llm
+    from parley.cli.llm import LLM_AGENTS, any_llm_flag, open_runtime, report_fallbacks, wire_llm
 
     if not any(agent in LLM_AGENTS for agent in agents.values()) and not any_llm_flag(flags):
         yield _LLMPieces()
         return
     try:
-        with open_runtime(flags) as runtime:
+        with open_runtime(flags, report=False) as runtime:
             wiring = wire_llm(runtime, session_id, agents)
-            yield _LLMPieces(wiring.agent_options, wiring.judge, wiring.mediator, wiring.session.finish)
+            yield _LLMPieces(
+                wiring.agent_options,
+                wiring.judge,
+                wiring.mediator,
+                wiring.session.finish,
+                lambda: report_fallbacks(runtime),
+            )
     except ParleyError as error:
         fail(str(error))
 
@@ -154,8 +174,20 @@ def run(
     llm_config: LLMConfigOption = None,
     record: RecordOption = None,
     replay: ReplayOption = None,
+    llm_budget_seconds: BudgetSecondsOption = None,
+    llm_budget_tokens: BudgetTokensOption = None,
+    llm_strict: LLMStrictOption = False,
+    allow_fallback: AllowFallbackOption = False,
 ) -> None:
-    """Play SCENARIO once with the given agents and show the transcript and the outcome."""
+    """Play SCENARIO once with the given agents and show the transcript and the outcome.
+
+    Exits with 1 when the game cannot be played as set up (an agent cannot play a space this large)
+    or ends in a protocol violation: the transcript and result are still shown (and saved).
+    """
+    if seed < 0:
+        fail(f"--seed must not be negative, got {seed}")
+    if max_rounds is not None and max_rounds < 1:
+        fail(f"--max-rounds must be at least 1, got {max_rounds}")
     scenario = load(scenario_name)
     if len(agent) != len(scenario.parties):
         fail(
@@ -165,7 +197,14 @@ def run(
     if coach and HUMAN not in agent:
         fail("--coach advises a person: make one of the agents 'human'")
     agents = dict(zip(scenario.party_names, agent, strict=True))
+    _check_space(scenario, agents)
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
+    flags |= {
+        "llm_budget_seconds": llm_budget_seconds,
+        "llm_budget_tokens": llm_budget_tokens,
+        "llm_strict": llm_strict,
+        "allow_fallback": allow_fallback,
+    }
     with _llm(agents, flags, f"{scenario.name}-{seed}") as pieces:
         negotiators = _negotiators(scenario, agent, seed, coach, pieces.options)
         printer = (
@@ -174,24 +213,68 @@ def run(
             else TranscriptPrinter(console, scenario, explain=explain, trace_formatter=_trace_formatter())
         )
         if printer is not None:
-            console.rule(
-                f"[bold]{scenario.title}[/] — " + " vs ".join(f"{p}: {a}" for p, a in agents.items())
-            )
-        rules = replace(scenario.rules, max_rounds=max_rounds) if max_rounds else None
+            lineup = " vs ".join(f"{p}: {a}" for p, a in agents.items())
+            console.rule(f"[bold]{escape(scenario.title)}[/] — {escape(lineup)}")
+        rules = replace(scenario.rules, max_rounds=max_rounds) if max_rounds is not None else None
         if pieces.mediator is not None:
             rules = replace(rules or scenario.rules, on_stagnation="mediate")
-        result = run_negotiation(
-            scenario,
-            negotiators,
-            seed=seed,
-            rules=rules,
-            on_event=printer,
-            agent_names=agents,
-            judge=pieces.judge,
-            mediator=pieces.mediator,
-        )
+        with _engine_log_quiet():  # (a move that raises is shown in the transcript and reported below)
+            result = run_negotiation(
+                scenario,
+                negotiators,
+                seed=seed,
+                rules=rules,
+                on_event=printer,
+                agent_names=agents,
+                judge=pieces.judge,
+                mediator=pieces.mediator,
+            )
         usage = pieces.finish(result.trajectory) if pieces.finish is not None else None
     _report(scenario, result, agents, as_json=as_json, save=save, usage=usage)
+    if pieces.report is not None:
+        pieces.report()
+    ending = result.no_deal
+    if ending is not None and ending.reason == "protocol_violation":
+        who = ending.walker or "?"
+        agent_name = f" ({agents[who]})" if who in agents else ""
+        fail(f"the game ended in a protocol violation by {who}{agent_name}: {ending.detail}", code=1)
+
+
+def _check_space(scenario: Scenario, agents: Mapping[str, str]) -> None:
+    """Fail in one line when an agent cannot play an outcome space this large (it would break at its
+    first move)."""
+    from parley.agents.registry import space_problem
+
+    for party in scenario.parties:
+        name = agents[party.name]
+        if name == HUMAN:
+            continue
+        problem = space_problem(name, party.name, scenario.space, party.utility)
+        if problem is not None:
+            fail(f"{problem}; see `parley scenarios validate`", code=1)
+
+
+@contextmanager
+def _engine_log_quiet() -> Generator[None]:
+    """Keep the engine's warning about a move that raised off stderr while a game is shown: the
+    transcript, the no-deal record and the one-line error already say it."""
+    engine = logging.getLogger("parley.protocol.session")
+    level = engine.level
+    engine.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        engine.setLevel(level)
+
+
+def _save(folder: Path, trajectory: str, result: str) -> None:
+    """Write trajectory.jsonl and result.json into folder (created if needed), or fail in one line."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "trajectory.jsonl").write_text(trajectory, encoding="utf-8")
+        (folder / "result.json").write_text(result + "\n", encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot save to {folder}: {error.strerror or error}")
 
 
 def _report(
@@ -206,11 +289,17 @@ def _report(
     summary = _summary(scenario, result, agents)
     if usage is not None:
         summary["llm_usage"] = usage.render()
+        summary["llm_fallback"] = usage.fallback_json()
+    # Strict JSON (docs/schemas/result.schema.json): a distance with no value (no deal) is null.
+    try:
+        text = dumps(summary, no_value=NO_VALUE_FIELDS, indent=2)
+        events = result.trajectory.to_jsonl() if save is not None else ""
+    except JSONValueError as error:
+        fail(f"{error}; nothing was written", code=1)
     if save is not None:
-        result.trajectory.save(save / "trajectory.jsonl")
-        (save / "result.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+        _save(save, events, text)
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, default=str))
+        typer.echo(text)
         return
     console.print(outcome_table(scenario, result))
     console.print(party_table(scenario, result, agents))
@@ -223,4 +312,4 @@ def _report(
         console.print("LLM usage:", markup=False)
         console.print(usage.render(), markup=False, highlight=False)
     if save is not None:
-        console.print(f"Saved to {save}/trajectory.jsonl and {save}/result.json")
+        console.print(f"Saved to {save}/trajectory.jsonl and {save}/result.json", markup=False)

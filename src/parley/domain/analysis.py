@@ -104,9 +104,23 @@ def _frontier_nd(points: FloatArray) -> IntArray:
     return np.flatnonzero(on_frontier[inverse.ravel()]).astype(np.int64)
 
 
+ACCEPT_TOLERANCE = 1e-9
+"""A party accepts an outcome worth at least its reservation value minus this."""
+
+TIE_TOLERANCE = 1e-12
+"""Normalised scores (products, shares, sums) this close to the best count as tied."""
+
+
 @dataclass(frozen=True)
 class OutcomeAnalysis:
     """Bargaining analysis of a (fully enumerated) outcome space.
+
+    Every solution concept (Nash, Kalai–Smorodinsky, max welfare) is taken over the same ground:
+    the individually rational outcomes (each party at or above its reservation value), with each
+    party's utility normalised to [0, 1] by `normalized`: 0 at its reservation value (BATNA), 1 at
+    its best outcome in the space. When no outcome is acceptable to every party, every concept is
+    None. Nash and Kalai–Smorodinsky are invariant to each party's scale anyway; normalising is
+    what makes max welfare comparable across parties whose utilities use different scales.
 
     Attributes:
         space: The outcome space.
@@ -143,42 +157,123 @@ class OutcomeAnalysis:
     @cached_property
     def individually_rational(self) -> NDArray[np.bool_]:
         """Mask of outcomes at least as good as every party's BATNA."""
-        return np.all(self.points >= self.reservation - 1e-9, axis=1)
+        return np.all(self.points >= self.reservation - ACCEPT_TOLERANCE, axis=1)
 
-    def _rational_frontier(self) -> IntArray:
-        rational = np.all(self.frontier_points >= self.reservation - 1e-9, axis=1)
-        return self.frontier[rational]
+    def acceptable(self, required: int | None = None, vetoes: Sequence[int] = ()) -> NDArray[np.bool_]:
+        """Mask of the outcomes that pass a k-of-n acceptance rule.
+
+        A party accepts exactly the outcomes at or above its reservation value; an outcome passes
+        when at least `required` parties accept it, every veto party among them. With the
+        default (unanimity) this is `individually_rational`.
+
+        Args:
+            required: How many parties must accept (None: all of them).
+            vetoes: Column indices of the parties whose acceptance is always needed.
+
+        Raises:
+            ValueError: required is not between 1 and the number of parties, or a veto index is
+                not a party's.
+        """
+        parties = self.points.shape[1]
+        if required is not None and not 1 <= required <= parties:
+            raise ValueError(f"an acceptance rule needs between 1 and {parties} parties, not {required}")
+        outside = [v for v in vetoes if not 0 <= v < parties]
+        if outside:
+            raise ValueError(f"veto index {outside[0]} is not one of the {parties} parties")
+        if required is None or required == parties:
+            return self.individually_rational
+        accepts = self.points >= self.reservation - ACCEPT_TOLERANCE
+        passed = np.count_nonzero(accepts, axis=1) >= required
+        if vetoes:
+            passed &= np.all(accepts[:, list(dict.fromkeys(vetoes))], axis=1)
+        return passed
 
     @cached_property
-    def max_welfare(self) -> int:
-        """Outcome index with the highest utility sum."""
-        return int(self.frontier[np.argmax(self.frontier_points.sum(axis=1))])
+    def best(self) -> FloatArray:
+        """Each party's highest utility over the whole space, shape (n_parties,)."""
+        # Column by column: a reduction along axis 0 of the (n_outcomes, n_parties) array is an
+        # order of magnitude slower on a million outcomes.
+        return np.array([self.points[:, j].max() for j in range(self.points.shape[1])], dtype=np.float64)
+
+    @cached_property
+    def worst(self) -> FloatArray:
+        """Each party's lowest utility over the whole space, shape (n_parties,)."""
+        return np.array([self.points[:, j].min() for j in range(self.points.shape[1])], dtype=np.float64)
+
+    @cached_property
+    def _normal_scale(self) -> tuple[FloatArray, FloatArray]:
+        # Zero and unit of each party's normalised utility. A reservation value that is not finite
+        # (no BATNA to speak of) gives way to the party's worst outcome; an empty span (the BATNA
+        # is the party's best outcome, or better) keeps the raw unit.
+        zero = self.reservation
+        if not np.isfinite(zero).all():
+            zero = np.where(np.isfinite(zero), zero, self.worst)
+        span = self.best - zero
+        return zero, np.where(span > 0, span, 1.0)
+
+    def normalized(self, points: FloatArray) -> FloatArray:
+        """Utilities rescaled per party: 0 at its reservation value, 1 at its best outcome.
+
+        The convention of every solution concept here: u' = (u − r) / (max u − r), with r the
+        party's reservation value (its worst utility when r is not finite) and max u its best
+        utility over the space (a span of 1 when max u ≤ r). Outcomes below the BATNA are < 0.
+
+        Args:
+            points: Utilities, shape (..., n_parties): one point or many.
+        """
+        zero, span = self._normal_scale
+        return (np.asarray(points, dtype=np.float64) - zero) / span
+
+    @cached_property
+    def _rational_candidates(self) -> tuple[IntArray, FloatArray]:
+        # The individually rational frontier outcomes and their normalised utilities. Anything
+        # that dominates a rational outcome is rational too, so each solution below lies here.
+        rational = np.all(self.frontier_points >= self.reservation - ACCEPT_TOLERANCE, axis=1)
+        candidates = self.frontier[rational]
+        return candidates, self.normalized(self.points[candidates])
+
+    def _best_of(self, candidates: IntArray, normal: FloatArray, score: FloatArray) -> int:
+        # The candidate with the highest score; ties go to the highest normalised welfare, then
+        # to the lowest outcome index.
+        tied = np.flatnonzero(score >= score.max() - TIE_TOLERANCE)
+        welfare = normal[tied].sum(axis=1)
+        return int(candidates[tied[np.argmax(welfare >= welfare.max() - TIE_TOLERANCE)]])
+
+    @cached_property
+    def max_welfare(self) -> int | None:
+        """Outcome with the highest sum of normalised utilities over the rational outcomes.
+
+        None when no outcome is acceptable to every party.
+        """
+        candidates, normal = self._rational_candidates
+        if candidates.size == 0:
+            return None
+        return self._best_of(candidates, normal, normal.sum(axis=1))
 
     @cached_property
     def nash(self) -> int | None:
-        """Nash bargaining outcome: maximises Π(u_i − r_i) over rational outcomes (None if none is)."""
-        candidates = self._rational_frontier()
+        """Nash bargaining outcome: maximises Π(u_i − r_i) over rational outcomes (None if none is).
+
+        Computed on normalised utilities (the same argmax: each factor is only rescaled).
+        """
+        candidates, normal = self._rational_candidates
         if candidates.size == 0:
             return None
-        gains = self.points[candidates] - self.reservation
-        products = np.prod(np.maximum(gains, 0.0), axis=1)
-        best = np.flatnonzero(products == products.max())
-        welfare = self.points[candidates[best]].sum(axis=1)
-        return int(candidates[best[np.argmax(welfare)]])
+        return self._best_of(candidates, normal, np.prod(np.maximum(normal, 0.0), axis=1))
 
     @cached_property
     def kalai(self) -> int | None:
-        """Kalai–Smorodinsky outcome: maximises the smallest share of each party's ideal gain."""
-        candidates = self._rational_frontier()
+        """Kalai–Smorodinsky outcome: maximises the smallest share of each party's ideal gain.
+
+        A party's ideal gain is its best normalised utility over the rational outcomes.
+        """
+        candidates, normal = self._rational_candidates
         if candidates.size == 0:
             return None
-        gains = self.points[candidates] - self.reservation
+        gains = np.maximum(normal, 0.0)
         ideal = gains.max(axis=0)
         shares = np.where(ideal > 0, gains / np.where(ideal > 0, ideal, 1.0), 1.0)
-        worst = shares.min(axis=1)
-        best = np.flatnonzero(worst >= worst.max() - 1e-12)
-        welfare = self.points[candidates[best]].sum(axis=1)
-        return int(candidates[best[np.argmax(welfare)]])
+        return self._best_of(candidates, normal, shares.min(axis=1))
 
     def outcome(self, index: int) -> dict[str, object]:
         """The package with this outcome index."""
@@ -188,10 +283,10 @@ class OutcomeAnalysis:
         """Every party's utility of one package."""
         return self.points[self.space.index(outcome)]
 
-    @cached_property
+    @property
     def _utility_ranges(self) -> tuple[FloatArray, FloatArray]:
-        # Lowest and highest utility per party: one pass over all points, then reused per call.
-        return self.points.min(axis=0), self.points.max(axis=0)
+        # Lowest and highest utility per party (each computed once, then reused per call).
+        return self.worst, self.best
 
     def distance_to_outcome(
         self, point: Sequence[float] | FloatArray, index: int, *, normalized: bool = False

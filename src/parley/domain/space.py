@@ -180,6 +180,8 @@ class OutcomeSpace:
     def enumerate_indices(self, limit: int = DEFAULT_ENUMERATION_LIMIT) -> IndexArray:
         """All outcomes as an (n, k) array of option indices, cached after the first call.
 
+        The array is shared by everyone holding the space, so it is read-only.
+
         Raises:
             ValueError: the space has more than limit outcomes.
         """
@@ -192,7 +194,9 @@ class OutcomeSpace:
     @cached_property
     def _all_indices(self) -> IndexArray:
         grids = np.indices(self.shape, dtype=np.int64 if self.size > 2**31 else np.int32)
-        return grids.reshape(len(self.shape), -1).T.astype(np.int64, copy=False)
+        indices = grids.reshape(len(self.shape), -1).T.astype(np.int64, copy=False)
+        indices.flags.writeable = False  # shared by every user of the space: nobody may edit it in place
+        return indices
 
     def indices_at(self, flat: NDArray[np.integer]) -> IndexArray:
         """Option-index rows of the outcomes with the given integer indices, shape (m,) → (m, k).

@@ -2,6 +2,14 @@
 
 Each evaluates one outcome or many at once (rows of option indices, vectorised with numpy),
 carries its owner's reservation value (the BATNA's worth) and can be normalised to [0, 1].
+
+The built-in utilities are immutable: frozen dataclasses whose mappings are read-only views and
+whose numpy arrays are not writeable. The engine hands a party's own utility object to its
+negotiator in every view, and the same object is shared by every game of a scenario (and by the
+rankings cached for it), so a negotiator must not be able to change it: assignments raise
+`dataclasses.FrozenInstanceError`, item assignments raise `TypeError` or `ValueError`. Copies
+(`affine`, `normalized`, `with_reservation`, `dataclasses.replace`, pickling, `copy.deepcopy`)
+are built through the constructor, so they are frozen too.
 """
 
 from __future__ import annotations
@@ -10,7 +18,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Self
+from types import MappingProxyType
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +29,26 @@ from parley.domain.space import DEFAULT_ENUMERATION_LIMIT, IndexArray, OutcomeSp
 from parley.errors import ScenarioError
 
 FloatArray = NDArray[np.float64]
+
+
+def _frozen_array(values: Any) -> FloatArray:
+    """A float copy of values that nobody can write to (the caller's array stays its own)."""
+    array = np.array(values, dtype=np.float64)
+    array.flags.writeable = False
+    return array
+
+
+def _frozen_floats(mapping: Mapping[str, float]) -> Mapping[str, float]:
+    return MappingProxyType({str(name): float(value) for name, value in mapping.items()})
+
+
+def _frozen_lists(mapping: Mapping[str, Sequence[Any]]) -> Mapping[str, tuple[Any, ...]]:
+    return MappingProxyType({str(name): tuple(values) for name, values in mapping.items()})
+
+
+def _set(instance: object, name: str, value: object) -> None:
+    """Set a field of a frozen dataclass while it is being built."""
+    object.__setattr__(instance, name, value)
 
 
 class UtilityFunction(ABC):
@@ -85,18 +114,19 @@ class UtilityFunction(ABC):
     def with_reservation(self, reservation_value: float) -> Self:
         """A copy with a different reservation value."""
         copy = self.affine(1.0, 0.0)
-        copy.reservation_value = float(reservation_value)
+        _set(copy, "reservation_value", float(reservation_value))  # (a fresh object, frozen or not)
         return copy
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class LinearAdditiveUtility(UtilityFunction):
     """u(x) = offset + Σ_i weight_i · value_i(x_i), with one value table per issue.
 
     Attributes:
         space: The outcome space.
-        weights: Weight per issue name (missing issues weigh 0).
-        values: Per issue, the value of each option in the issue's option order.
+        weights: Weight per issue name (missing issues weigh 0); kept as a read-only mapping.
+        values: Per issue, the value of each option in the issue's option order; kept as a
+            read-only mapping of tuples.
         reservation_value: Utility of walking away (the BATNA).
         offset: Constant added to every outcome.
     """
@@ -121,13 +151,27 @@ class LinearAdditiveUtility(UtilityFunction):
                 raise ScenarioError(
                     f"issue {issue.name!r} has {issue.cardinality} options but {table.size} values"
                 )
-            tables.append(table * float(self.weights.get(issue.name, 0.0)))
-        self._tables = tuple(tables)
-        self._lookups = tuple(
-            (issue.name, dict(zip(issue.values, table.tolist(), strict=True)))
-            for issue, table in zip(self.space.issues, tables, strict=True)
+            tables.append(_frozen_array(table * float(self.weights.get(issue.name, 0.0))))
+        _set(self, "_tables", tuple(tables))
+        # (Plain dicts, private: `evaluate` looks them up on every call, and a read-only proxy
+        # costs about a fifth more per evaluation.)
+        _set(
+            self,
+            "_lookups",
+            tuple(
+                (issue.name, dict(zip(issue.values, table.tolist(), strict=True)))
+                for issue, table in zip(self.space.issues, tables, strict=True)
+            ),
         )
-        self.reservation_value = float(self.reservation_value)
+        _set(self, "weights", _frozen_floats(self.weights))
+        _set(self, "values", _frozen_lists(self.values))
+        _set(self, "reservation_value", float(self.reservation_value))
+        _set(self, "offset", float(self.offset))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt through the constructor, so a copy or an unpickled utility is frozen again.
+        values = {name: list(table) for name, table in self.values.items()}
+        return (type(self), (self.space, dict(self.weights), values, self.reservation_value, self.offset))
 
     @classmethod
     def from_tables(
@@ -199,13 +243,14 @@ class LinearAdditiveUtility(UtilityFunction):
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class TableUtility(UtilityFunction):
     """An explicit utility per outcome, for spaces small enough to list.
 
     Attributes:
         space: The outcome space.
-        table: Utility of each outcome in the space's index order.
+        table: Utility of each outcome in the space's index order (a read-only copy of the array
+            given).
         reservation_value: Utility of walking away.
     """
 
@@ -214,12 +259,16 @@ class TableUtility(UtilityFunction):
     reservation_value: float = 0.0
 
     def __post_init__(self) -> None:
-        self.table = np.asarray(self.table, dtype=np.float64)
-        if self.table.shape != (self.space.size,):
+        table = _frozen_array(self.table)
+        if table.shape != (self.space.size,):
             raise ScenarioError(
-                f"utility table has {self.table.size} entries for a space of {self.space.size} outcomes"
+                f"utility table has {table.size} entries for a space of {self.space.size} outcomes"
             )
-        self.reservation_value = float(self.reservation_value)
+        _set(self, "table", table)
+        _set(self, "reservation_value", float(self.reservation_value))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.space, self.table, self.reservation_value))
 
     @classmethod
     def from_mapping(
@@ -261,7 +310,7 @@ DEFAULT_RANK_SCORES: tuple[float, ...] = (1.0, 0.6, 0.3)
 """Worth of a first, second and third choice; unranked options are worth 0."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, frozen=True)
 class RankedPreferenceUtility(UtilityFunction):
     """Preferences stated as ranked choices per issue, as in mediation briefs.
 
@@ -308,7 +357,24 @@ class RankedPreferenceUtility(UtilityFunction):
             for value in self.unacceptable.get(issue.name, ()):
                 worth = self._unacceptable_worth(weights[issue.name], best)
                 tables[issue.name][self._position(issue.name, value)] = worth
-        self._inner = LinearAdditiveUtility(self.space, weights, tables, self.reservation_value)
+        _set(self, "rankings", _frozen_lists(self.rankings))
+        _set(self, "unacceptable", _frozen_lists(self.unacceptable))
+        _set(self, "weights", _frozen_floats(self.weights))
+        _set(self, "rank_scores", tuple(float(score) for score in self.rank_scores))
+        _set(self, "_inner", LinearAdditiveUtility(self.space, weights, tables, self.reservation_value))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Through the constructor (frozen again), then the inner utility, which `affine` rescales.
+        arguments = (
+            self.space,
+            {name: list(values) for name, values in self.rankings.items()},
+            {name: list(values) for name, values in self.unacceptable.items()},
+            dict(self.weights),
+            self.rank_scores,
+            self.unacceptable_score,
+            self.reservation_value,
+        )
+        return (_rebuild_ranked, (arguments, self._inner))
 
     def _unacceptable_worth(self, weight: float, best: float) -> float:
         # Low enough that even the best of everything else cannot lift the package to the BATNA.
@@ -355,5 +421,12 @@ class RankedPreferenceUtility(UtilityFunction):
 
     def affine(self, scale: float, shift: float) -> Self:
         copy = replace(self, reservation_value=self.reservation_value * scale + shift)
-        copy._inner = self._inner.affine(scale, shift)
+        _set(copy, "_inner", self._inner.affine(scale, shift))
         return copy
+
+
+def _rebuild_ranked(arguments: tuple[Any, ...], inner: LinearAdditiveUtility) -> RankedPreferenceUtility:
+    """Unpickle (or copy) a ranked utility: built as given, with the inner utility it had."""
+    utility = RankedPreferenceUtility(*arguments)
+    _set(utility, "_inner", inner)
+    return utility

@@ -19,13 +19,26 @@ def party_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
+def _check_seed(seed: int) -> None:
+    # Checked here, where the run's own seed is known: a party's derived seed would be reported
+    # instead (-1 becomes -1,000,003).
+    if seed < 0:
+        raise ValueError(f"seed must not be negative, got {seed}")
+
+
 def build_negotiators(
     scenario: Scenario,
     agents: Sequence[str],
     seed: int,
     options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Negotiator]:
-    """One negotiator per party, by agent name in party order."""
+    """One negotiator per party, by agent name in party order.
+
+    Raises:
+        ValueError: as many agents as parties are not given, or the seed is negative.
+        ScenarioError: an agent name is not registered.
+    """
+    _check_seed(seed)
     if len(agents) != len(scenario.parties):
         raise ValueError(
             f"scenario {scenario.name!r} has {len(scenario.parties)} parties "
@@ -62,15 +75,30 @@ def run_negotiation(
         judge: Optional termination judge.
         clock: Optional clock (default: frozen fake clock).
         on_event: Live event callback.
-        agent_names: Names to record for ready negotiators (default: their class names).
+        agent_names: Names to record per party in the trajectory's opening event (default: the
+            agent names given, or a ready negotiator's class name); parties left out keep the default.
+
+    Raises:
+        ValueError: the seed is negative, agents do not match the parties, or agent_names names a
+            party the scenario does not have.
+        ScenarioError: an agent name is not registered.
     """
-    negotiators = dict(agents) if isinstance(agents, Mapping) else build_negotiators(scenario, agents, seed)
-    names = [type(n).__name__ for n in negotiators.values()] if isinstance(agents, Mapping) else list(agents)
-    metadata = {
-        "scenario": scenario.name,
-        "seed": seed,
-        "agents": dict(zip(scenario.party_names, names, strict=True)),
-    }
+    _check_seed(seed)
+    if agent_names:
+        unknown = sorted(set(agent_names) - set(scenario.party_names))
+        if unknown:
+            raise ValueError(f"agent_names names parties that are not in {scenario.name!r}: {unknown}")
+    if isinstance(agents, Mapping):
+        negotiators = dict(agents)
+        names = {
+            party: type(negotiators[party]).__name__ for party in scenario.party_names if party in negotiators
+        }
+    else:
+        negotiators = build_negotiators(scenario, agents, seed)
+        names = dict(zip(scenario.party_names, agents, strict=True))
+    if agent_names:
+        names |= agent_names
+    metadata = {"scenario": scenario.name, "seed": seed, "agents": names}
     session = Session(
         scenario.space,
         scenario.setups(),

@@ -1,34 +1,62 @@
 """Tournaments: every agent pairing on every scenario, repeated, in parallel, resumable from disk.
 
-Results are appended game by game to a JSONL store, so an interrupted tournament resumes where
-it stopped; the summary (mean ± 95% CI per agent) is computed from the store alone.
+Results go to a JSONL store whole games at a time: each batch of games is one write, flushed
+and synced, so a crash can tear at most the write in flight. A game is done only once all its
+rows are stored; on resume, torn lines and the rows of incomplete (or repeated) games are
+dropped and those games are played again. SIGINT and SIGTERM stop the worker processes before
+the tournament stops. The summary (mean ± 95% CI per agent) streams the store, so memory does
+not grow with the tournament.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import itertools
 import json
 import logging
+import math
+import multiprocessing
 import os
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, fields
+import signal
+import sys
+import threading
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from parley.errors import ScenarioError
 from parley.experiments.runner import run_negotiation
+from parley.jsonio import result_row_line
 from parley.metrics.bargaining import PartyOutcome, outcomes
-from parley.metrics.stats import Estimate, mean_ci
+from parley.metrics.stats import Estimate, RunningEstimate
+from parley.protocol.events import Event
 from parley.scenarios.model import Scenario
 
 logger = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
+CSV_FILE = "results.csv"
 OUTCOME_FIELDS = tuple(f.name for f in fields(PartyOutcome))  # asdict() deep-copies; these are flat
+ROW_FIELDS = (
+    "game",
+    "scenario",
+    "repetition",
+    "seed",
+    "opponents",
+    "end",
+    *OUTCOME_FIELDS,
+    "failed",
+    "error",
+    "llm_fallback_share",
+)
+"""The fields of a result row, in the order results.csv lists them."""
 Row = dict[str, Any]
 
 
@@ -45,6 +73,12 @@ class Game:
     def key(self) -> str:
         """Unique id of this game inside a tournament (used to resume)."""
         return f"{self.scenario}|{','.join(self.agents)}|{self.repetition}"
+
+
+def rows_per_game(key: str) -> int:
+    """How many rows (one per party) a complete game with this key has."""
+    parts = key.rsplit("|", 2)
+    return parts[1].count(",") + 1 if len(parts) == 3 else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,65 +152,209 @@ def plan(spec: TournamentSpec) -> list[Game]:
     return games
 
 
+class _Drop(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
+_SESSION_LOG = logging.getLogger("parley.protocol.session")
+_DROP = _Drop()
+
+
 def play(game: Game) -> list[Row]:
-    """Play one game and return one result row per party."""
+    """Play one game and return one result row per party.
+
+    A game that cannot be set up (an agent that cannot be built, or that raises on a space it
+    cannot handle) or that ends in a protocol violation is *failed*: its rows say so (`failed`,
+    `error`) and summaries count it apart instead of averaging its no-deal utilities in. The
+    session's own warning about an agent that raised is not logged here: the row records it.
+    """
     scenario = _scenario(game.scenario)
-    result = run_negotiation(scenario, list(game.agents), seed=game.seed)
     agents = dict(zip(scenario.party_names, game.agents, strict=True))
-    reason = result.no_deal.reason if result.no_deal is not None else "agreement"
-    rows: list[Row] = []
-    for outcome in outcomes(scenario, result, agents):
-        opponents = [a for p, a in agents.items() if p != outcome.party]
-        rows.append(
-            {
-                "game": game.key,
-                "scenario": game.scenario,
-                "repetition": game.repetition,
-                "seed": game.seed,
-                "opponents": ",".join(opponents),
-                "end": reason,
-                **{name: getattr(outcome, name) for name in OUTCOME_FIELDS},
-            }
-        )
-    return rows
+    _SESSION_LOG.addFilter(_DROP)
+    try:
+        result = run_negotiation(scenario, list(game.agents), seed=game.seed)
+        party_outcomes = outcomes(scenario, result, agents)
+    except Exception as error:  # the game could not be played: record why, keep the tournament going
+        nan = math.nan
+        failed = [PartyOutcome(p, a, nan, nan, False, False, 0, nan, nan, False) for p, a in agents.items()]
+        return [_row(game, agents, o, "error", _one_line(f"{type(error).__name__}: {error}")) for o in failed]
+    finally:
+        _SESSION_LOG.removeFilter(_DROP)
+    share = _fallback_share(result.trajectory)
+    no_deal = result.no_deal
+    if no_deal is None:
+        return [_row(game, agents, o, "agreement", "", share) for o in party_outcomes]
+    error = ""
+    if no_deal.reason == "protocol_violation":
+        error = _one_line(f"protocol violation by {no_deal.walker}: {no_deal.detail}")
+    return [_row(game, agents, o, no_deal.reason, error, share) for o in party_outcomes]
+
+
+def _fallback_share(trajectory: Iterable[Event]) -> float | None:
+    """The share of LLM decisions the rule twins made instead (None: no LLM decided anything)."""
+    usage = [event for event in trajectory if event.kind == "llm_usage"]
+    if not usage:
+        return None
+    total = usage[-1].data.get("total", {})
+    return float(total["fallback_share"]) if total.get("decisions") else None
+
+
+def _row(
+    game: Game,
+    agents: dict[str, str],
+    outcome: PartyOutcome,
+    end: str,
+    error: str,
+    fallback_share: float | None = None,
+) -> Row:
+    return {
+        "game": game.key,
+        "scenario": game.scenario,
+        "repetition": game.repetition,
+        "seed": game.seed,
+        "opponents": ",".join(a for p, a in agents.items() if p != outcome.party),
+        "end": end,
+        **{name: getattr(outcome, name) for name in OUTCOME_FIELDS},
+        "failed": bool(error),
+        "error": error,
+        "llm_fallback_share": fallback_share,
+    }
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def is_failed(row: Row) -> bool:
+    """Whether a row belongs to a failed game (rows stored before `failed` existed: a violation)."""
+    return bool(row.get("failed", row.get("end") == "protocol_violation"))
 
 
 def _play_many(games: Sequence[Game]) -> list[list[Row]]:
     return [play(game) for game in games]
 
 
+def _parse(line: bytes) -> Row | None:
+    """The row on one stored line, or None for a torn or foreign line."""
+    try:
+        row = json.loads(line)
+    except ValueError:  # JSONDecodeError, or bytes that are not UTF-8
+        return None
+    if not isinstance(row, dict) or not isinstance(row.get("game"), str) or "party" not in row:
+        return None
+    return row
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What a pass over the store found."""
+
+    complete: set[str] = field(default_factory=set[str])
+    repeated: set[str] = field(default_factory=set[str])
+    bad_lines: int = 0
+    incomplete: int = 0
+    newline_at_end: bool = True
+
+    @property
+    def clean(self) -> bool:
+        return not (self.bad_lines or self.incomplete or self.repeated) and self.newline_at_end
+
+
 class ResultStore:
-    """Append-only JSONL of result rows; survives crashes (one flushed line per row)."""
+    """Append-only JSONL of result rows, written whole games at a time (see the module notes)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.path = directory / RESULTS_FILE
         directory.mkdir(parents=True, exist_ok=True)
 
-    def rows(self) -> list[Row]:
-        """Every stored row (a torn last line from a crash is ignored)."""
+    def _lines(self) -> Iterator[tuple[bytes, Row | None]]:
         if not self.path.exists():
-            return []
-        rows: list[Row] = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                logger.warning("ignoring a torn line in %s", self.path)
-        return rows
+            return
+        with self.path.open("rb") as handle:
+            for line in handle:
+                yield line, _parse(line)
+
+    def iter_rows(self) -> Iterator[Row]:
+        """Every stored row, read one at a time (torn lines are skipped)."""
+        return (row for _, row in self._lines() if row is not None)
+
+    def rows(self) -> list[Row]:
+        """Every stored row in a list: for small stores; `iter_rows` keeps memory flat."""
+        return list(self.iter_rows())
 
     def done(self) -> set[str]:
-        """Keys of games already stored."""
-        return {row["game"] for row in self.rows()}
+        """Keys of the games all of whose rows are stored."""
+        return self._scan().complete
+
+    def _scan(self) -> _Scan:
+        scan = _Scan()
+        parties: dict[str, set[str]] = {}
+        last = b"\n"
+        for line, row in self._lines():
+            last = line
+            if row is None:
+                scan.bad_lines += 1
+                continue
+            seen = parties.setdefault(row["game"], set())
+            party = str(row["party"])
+            if party in seen:
+                scan.repeated.add(row["game"])
+            seen.add(party)
+        scan.newline_at_end = last.endswith(b"\n")
+        for key, seen in parties.items():
+            if len(seen) >= rows_per_game(key):
+                scan.complete.add(key)
+            else:
+                scan.incomplete += 1
+        return scan
+
+    def recover(self) -> set[str]:
+        """Make the store whole after a crash and return the keys of its complete games.
+
+        Torn lines, the rows of games stored only in part, and second copies of a game's row are
+        dropped by rewriting the file (into a temporary file that then replaces it atomically), so
+        the incomplete games can be played again without any row appearing twice.
+        """
+        scan = self._scan()
+        if scan.clean:
+            return scan.complete
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        written: set[tuple[str, str]] = set()
+        with temporary.open("wb") as handle:
+            for line, row in self._lines():
+                if row is None or row["game"] not in scan.complete:
+                    continue
+                if row["game"] in scan.repeated:
+                    pair = (row["game"], str(row["party"]))
+                    if pair in written:
+                        continue
+                    written.add(pair)
+                handle.write(line if line.endswith(b"\n") else line + b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, self.path)
+        _sync_directory(self.directory)
+        logger.warning(
+            "%s: dropped %d torn line(s), the rows of %d incomplete game(s) and %d repeated game(s); "
+            "those games are played again",
+            self.path,
+            scan.bad_lines,
+            scan.incomplete,
+            len(scan.repeated),
+        )
+        return scan.complete
 
     def add(self, rows: Iterable[Row]) -> None:
-        """Append rows durably."""
-        torn = self._ends_mid_line()
-        with self.path.open("a", encoding="utf-8") as handle:
-            if torn:  # a crash left half a line: close it so the next row starts clean
-                handle.write("\n")
-            for row in rows:
-                handle.write(json.dumps(row, allow_nan=True) + "\n")
+        """Append rows durably, in one write (flushed and synced): give whole games."""
+        data = "".join(result_row_line(row) for row in rows).encode("utf-8")
+        if not data:
+            return
+        if self._ends_mid_line():  # a crash left half a line: close it so the next row starts clean
+            data = b"\n" + data
+        with self.path.open("ab") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
 
@@ -188,15 +366,124 @@ class ResultStore:
             return handle.read(1) != b"\n"
 
     def write_csv(self) -> Path:
-        """Write results.csv beside the JSONL and return its path."""
-        rows = self.rows()
-        target = self.directory / "results.csv"
-        with target.open("w", newline="", encoding="utf-8") as handle:
-            if rows:
-                writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
+        """Write results.csv beside the JSONL (streamed, replaced atomically) and return its path."""
+        target = self.directory / CSV_FILE
+        temporary = target.with_name(target.name + ".tmp")
+        with temporary.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=ROW_FIELDS, restval="", extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(self.iter_rows())
+        os.replace(temporary, target)
         return target
+
+    @contextmanager
+    def writing(self) -> Generator[None]:
+        """Hold the store for this process (POSIX advisory lock on its folder).
+
+        Raises:
+            ScenarioError: another process is writing to the same folder.
+        """
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks here (Windows): trust the caller
+            yield
+            return
+        descriptor = os.open(self.directory, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ScenarioError(
+                    "another tournament is writing to this folder; wait for it or choose another --out",
+                    source=str(self.directory),
+                ) from None
+            yield
+        finally:
+            os.close(descriptor)  # closing releases the lock
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename inside directory durable (where the platform allows opening a folder)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped the tournament: the workers are gone and every stored game is whole.
+
+    Attributes:
+        signum: The signal that arrived.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _StopSignals:
+    """While entered (in the main thread): SIGINT and SIGTERM raise `Interrupted`.
+
+    Inside `shield()` a signal is held until the shielded block ends, so a batch of results is
+    stored whole. Signals the process was told to ignore stay ignored.
+    """
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+        self._pending: int | None = None
+        self._shielded = 0
+
+    def __enter__(self) -> _StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in self._SIGNALS:
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    self._previous[signum] = signal.signal(signum, self._arrived)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+        self._previous.clear()
+
+    def _arrived(self, signum: int, frame: FrameType | None) -> None:
+        if self._shielded:
+            self._pending = signum
+            return
+        raise Interrupted(signum)
+
+    @contextmanager
+    def shield(self) -> Generator[None]:
+        """Hold stop signals until the block ends, then raise `Interrupted` if one came."""
+        self._shielded += 1
+        try:
+            yield
+        finally:
+            self._shielded -= 1
+        if not self._shielded and self._pending is not None:
+            signum, self._pending = self._pending, None
+            raise Interrupted(signum)
+
+
+def _start_worker() -> None:
+    """Pool worker set-up: the parent alone decides when workers stop, and they never outlive it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent stops us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, inherited by fork
+    if sys.platform == "linux":  # even if the parent is SIGKILLed: the kernel sends SIGTERM
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before the request took hold
+            os._exit(1)
 
 
 def _batches(games: Sequence[Game], size: int) -> Iterator[Sequence[Game]]:
@@ -212,57 +499,103 @@ def run_games(
     scheduler: str | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> None:
-    """Play the games not yet in the store, storing each batch as it finishes.
+    """Play the games not yet (wholly) in the store, storing each batch as it finishes.
 
     Args:
         games: Games to play.
-        store: Where results go.
+        store: Where results go; it is recovered first (see `ResultStore.recover`).
         jobs: Worker processes on this machine (1 plays in-process).
         scheduler: Address of a Dask distributed scheduler to run on instead of local processes.
-        on_progress: Called with the number of games just finished.
+        on_progress: Called with the number of games just finished (first with those already stored).
+
+    Raises:
+        Interrupted: SIGINT or SIGTERM arrived (called from the main thread); the workers were
+            stopped and the store holds whole games only.
+        ScenarioError: another process is writing to the same store.
     """
-    done = store.done()
-    todo = [g for g in games if g.key not in done]
-    if on_progress is not None and len(games) - len(todo):
-        on_progress(len(games) - len(todo))
-    batch = max(1, min(64, len(todo) // max(1, jobs * 8)))
-    if scheduler is not None:
-        _run_dask(todo, store, scheduler, batch, on_progress)
-    elif jobs <= 1:
-        for chunk in _batches(todo, batch):
-            _record(store, _play_many(chunk), on_progress)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_play_many, chunk) for chunk in _batches(todo, batch)]
-            for future in as_completed(futures):
-                _record(store, future.result(), on_progress)
+    with store.writing(), _StopSignals() as stop:
+        done = store.recover()
+        todo = [g for g in games if g.key not in done]
+        del done
+        if on_progress is not None and len(games) - len(todo):
+            on_progress(len(games) - len(todo))
+        batch = max(1, min(64, len(todo) // max(1, jobs * 8)))
+
+        def record(results: list[list[Row]]) -> None:
+            with stop.shield():
+                store.add(row for rows in results for row in rows)
+                if on_progress is not None:
+                    on_progress(len(results))
+
+        if scheduler is not None:
+            _run_dask(todo, scheduler, batch, record)
+        elif jobs <= 1:
+            for chunk in _batches(todo, batch):
+                record(_play_many(chunk))
+        else:
+            _run_pool(todo, jobs, batch, record)
 
 
-def _record(store: ResultStore, results: list[list[Row]], on_progress: Callable[[int], None] | None) -> None:
-    store.add(row for rows in results for row in rows)
-    if on_progress is not None:
-        on_progress(len(results))
+def _run_pool(todo: Sequence[Game], jobs: int, batch: int, record: Callable[[list[list[Row]]], None]) -> None:
+    """Play in local worker processes, a few batches in flight at a time (results are not held)."""
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
+    chunks = _batches(todo, batch)
+    window = 2 * jobs
+    try:
+        pending: set[Future[list[list[Row]]]] = {
+            pool.submit(_play_many, chunk) for chunk in itertools.islice(chunks, window)
+        }
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                record(future.result())
+            pending |= {
+                pool.submit(_play_many, chunk) for chunk in itertools.islice(chunks, window - len(pending))
+            }
+    except BaseException:
+        _stop_workers(pool, [p for p in multiprocessing.active_children() if p not in before])
+        raise
+    pool.shutdown()
+
+
+def _stop_workers(pool: ProcessPoolExecutor, workers: Sequence[BaseProcess]) -> None:
+    """Drop the queued batches and end the workers now (their running games are lost, not stored)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(timeout=5)
+        if worker.is_alive():
+            worker.kill()
+            worker.join()
 
 
 def _run_dask(
-    todo: Sequence[Game],
-    store: ResultStore,
-    scheduler: str,
-    batch: int,
-    on_progress: Callable[[int], None] | None,
+    todo: Sequence[Game], scheduler: str, batch: int, record: Callable[[list[list[Row]]], None]
 ) -> None:
     from distributed import Client
     from distributed import as_completed as dask_completed
 
     with Client(scheduler) as client:
-        futures = [client.submit(_play_many, list(chunk), pure=False) for chunk in _batches(todo, batch)]
-        for future in dask_completed(futures):
-            _record(store, future.result(), on_progress)
+        futures = dask_completed(
+            [client.submit(_play_many, list(chunk), pure=False) for chunk in _batches(todo, batch)]
+        )
+        for future in futures:
+            record(future.result())
+            future.release()  # the cluster may forget this batch's rows now
 
 
 @dataclass(frozen=True, slots=True)
 class AgentSummary:
-    """One agent's results over a tournament (means with 95% CIs over its party-games)."""
+    """One agent's results over a tournament (means with 95% CIs over its played party-games).
+
+    Attributes:
+        games: Party-games the agent took part in, failed ones included.
+        failed: Of those, the ones in failed games (set-up errors, protocol violations); they are
+            left out of every mean.
+        first_error: Why the first of them failed ("" when none did).
+    """
 
     agent: str
     games: int
@@ -272,24 +605,59 @@ class AgentSummary:
     walk_rate: Estimate
     rounds: Estimate
     pareto_distance: Estimate
+    failed: int = 0
+    first_error: str = ""
 
 
-def summarize(rows: Sequence[Row]) -> list[AgentSummary]:
-    """Per-agent summary, best normalised utility first."""
-    by_agent: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        by_agent[row["agent"]].append(row)
-    summaries = [
-        AgentSummary(
+_MEAN_FIELDS = ("utility", "normalized_utility", "agreement", "walked", "rounds", "pareto_distance")
+
+
+class _Tally:
+    """One agent's running statistics: constant memory however many rows stream past."""
+
+    __slots__ = ("failed", "first_error", "games", "means")
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.failed = 0
+        self.first_error = ""
+        self.means = {name: RunningEstimate() for name in _MEAN_FIELDS}
+
+    def add(self, row: Row) -> None:
+        self.games += 1
+        if is_failed(row):
+            self.failed += 1
+            if not self.first_error:
+                self.first_error = str(row.get("error") or row.get("end") or "failed")
+            return
+        for name, running in self.means.items():
+            value = row.get(name)
+            running.add(float(value) if isinstance(value, bool) else value)
+
+    def summary(self, agent: str) -> AgentSummary:
+        means = {name: running.estimate() for name, running in self.means.items()}
+        return AgentSummary(
             agent=agent,
-            games=len(items),
-            utility=mean_ci(r["utility"] for r in items),
-            normalized_utility=mean_ci(r["normalized_utility"] for r in items),
-            agreement_rate=mean_ci(float(r["agreement"]) for r in items),
-            walk_rate=mean_ci(float(r["walked"]) for r in items),
-            rounds=mean_ci(r["rounds"] for r in items),
-            pareto_distance=mean_ci(r["pareto_distance"] for r in items),
+            games=self.games,
+            utility=means["utility"],
+            normalized_utility=means["normalized_utility"],
+            agreement_rate=means["agreement"],
+            walk_rate=means["walked"],
+            rounds=means["rounds"],
+            pareto_distance=means["pareto_distance"],
+            failed=self.failed,
+            first_error=self.first_error,
         )
-        for agent, items in by_agent.items()
-    ]
+
+
+def summarize(rows: Iterable[Row]) -> list[AgentSummary]:
+    """Per-agent summary, best normalised utility first; rows are read once and not kept."""
+    tallies: dict[str, _Tally] = {}
+    for row in rows:
+        agent = str(row["agent"])
+        tally = tallies.get(agent)
+        if tally is None:
+            tally = tallies[agent] = _Tally()
+        tally.add(row)
+    summaries = [tally.summary(agent) for agent, tally in tallies.items()]
     return sorted(summaries, key=lambda s: -s.normalized_utility.mean if s.normalized_utility.count else 0.0)

@@ -13,6 +13,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from parley.jsonio import JSONValueError, dumps_line
+
 PartyId = str
 """A party's name, unique within a session."""
 
@@ -153,17 +155,37 @@ class Trajectory(Sequence[Event]):
         return tuple(e for e in self._events if e.is_public)
 
     def to_jsonl(self) -> str:
-        """One compact JSON object per line; byte-identical for identical trajectories."""
-        return "".join(
-            json.dumps(e.to_json(), sort_keys=False, separators=(",", ":"), default=str) + "\n"
-            for e in self._events
-        )
+        """One compact JSON object per line; byte-identical for identical trajectories.
+
+        Strict JSON (`parley.jsonio`), matching ``docs/schemas/trajectory-event.schema.json``.
+
+        Raises:
+            JSONValueError: an event holds a non-finite number or a value JSON has no form for.
+        """
+        lines: list[str] = []
+        event: Event | None = None
+        try:
+            for event in self._events:
+                lines.append(dumps_line(event.to_json()))
+        except JSONValueError as error:  # name the event: its data may come from an agent's trace
+            assert event is not None
+            by = f" by {event.party}" if event.party is not None else ""
+            raise JSONValueError(f"{event.kind} event {event.seq}{by}: {error.detail}", error.path) from None
+        return "".join(lines)
 
     def save(self, path: str | Path) -> Path:
-        """Write the trajectory as JSONL (creating parent folders) and return the path."""
+        """Write the trajectory as JSONL (creating parent folders) and return the path.
+
+        Nothing is written when the trajectory cannot be written as strict JSON.
+
+        Raises:
+            JSONValueError: an event holds a non-finite number or a value JSON has no form for.
+            OSError: the file cannot be written.
+        """
+        text = self.to_jsonl()
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.to_jsonl(), encoding="utf-8")
+        target.write_text(text, encoding="utf-8")
         return target
 
     @classmethod

@@ -12,6 +12,17 @@ from parley.protocol.events import PartyId
 StagnationPolicy = Literal["walk", "mediate", "continue"]
 
 
+def default_stagnation_rounds(max_rounds: int) -> int:
+    """Rounds without movement before the stagnation detector fires, when a scenario does not say:
+    two thirds of the round bound (rounded up), at least 3.
+
+    Time-based negotiators hold their opening offer for about half the game; a fixed default of 3
+    stopped two Boulware negotiators in round 4 of an ordinary bilateral sale. Two thirds of the
+    bound is what the shipped scenarios use (14 of 20 rounds).
+    """
+    return max(3, (2 * max_rounds + 2) // 3)
+
+
 @dataclass(frozen=True, slots=True)
 class AcceptanceRule:
     """When an offer passes: unanimity by default, or k of n with named veto parties.
@@ -57,7 +68,9 @@ class Rules:
         max_offers: Cap on offers put on the table (None: no cap).
         deadline_seconds: Wall-clock budget on the session's clock (None: none).
         acceptance: When an offer passes.
-        stagnation_rounds: K — rounds without movement before the detector fires.
+        stagnation_rounds: K — rounds without movement before the detector fires (None: the
+            default for the round bound, `default_stagnation_rounds(max_rounds)`; see
+            `stagnation_patience`).
         stagnation_epsilon: ε — largest per-issue move (fraction of the issue's option range)
             that still counts as no movement.
         on_stagnation: "walk" (O13 default: the party worst off against its BATNA walks),
@@ -70,7 +83,7 @@ class Rules:
     max_offers: int | None = None
     deadline_seconds: float | None = None
     acceptance: AcceptanceRule = AcceptanceRule()
-    stagnation_rounds: int = 3
+    stagnation_rounds: int | None = None
     stagnation_epsilon: float = 0.0
     on_stagnation: StagnationPolicy = "walk"
     act_timeout: float | None = None
@@ -79,10 +92,17 @@ class Rules:
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
             raise ScenarioError("max_rounds must be at least 1", field="protocol.max_rounds")
-        if self.stagnation_rounds < 1:
+        if self.stagnation_rounds is not None and self.stagnation_rounds < 1:
             raise ScenarioError("stagnation_rounds must be at least 1", field="protocol.stagnation_rounds")
         if not 0.0 <= self.stagnation_epsilon < 1.0:
             raise ScenarioError("stagnation_epsilon must be in [0, 1)", field="protocol.stagnation_epsilon")
+
+    @property
+    def stagnation_patience(self) -> int:
+        """K as played: `stagnation_rounds`, or the default for `max_rounds` when it is None."""
+        if self.stagnation_rounds is None:
+            return default_stagnation_rounds(self.max_rounds)
+        return self.stagnation_rounds
 
     def order(self, parties: Sequence[PartyId]) -> tuple[PartyId, ...]:
         """The proposer rotation for these parties."""

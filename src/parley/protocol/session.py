@@ -193,6 +193,7 @@ class Session:
         "_parties",
         "_plain_judge",
         "_records",
+        "_reservations",
         "_round",
         "_rules",
         "_soft_bounds",
@@ -226,6 +227,9 @@ class Session:
     ) -> None:
         self._space = space
         self._parties = {p.name: p for p in parties}
+        # Each BATNA as the session starts: what deals and walks are judged against, whatever a
+        # utility object (a user's own class need not be frozen) says later.
+        self._reservations = {p.name: float(p.utility.reservation_value) for p in parties}
         if len(self._parties) < 2:
             raise ScenarioError("a negotiation needs at least two parties")
         missing = [p for p in self._parties if p not in negotiators]
@@ -630,7 +634,7 @@ class Session:
         if rules.on_stagnation == "mediate" and self._mediator is not None and self._mediate():
             return
         below = {
-            name: best - self._parties[name].utility.reservation_value
+            name: best - self._reservations[name]
             for name, best in self._best_received().items()
             if name not in self._withdrawn
         }
@@ -675,7 +679,7 @@ class Session:
         counter_tabled = False
         rules = self._rules
         stagnation_rounds, max_rounds, soft_bounds = (
-            rules.stagnation_rounds,
+            rules.stagnation_patience,
             rules.max_rounds,
             self._soft_bounds,
         )
@@ -748,7 +752,7 @@ class Session:
         for name, party in self._parties.items():
             utility = party.utility
             utilities[name] = utility.evaluate(package)
-            reservations[name] = utility.reservation_value
+            reservations[name] = self._reservations[name]
             if name in accepted_by and name not in withdrawn:
                 accepted.append(name)
         violations: list[BatnaViolation] = []
@@ -813,7 +817,7 @@ def _rules_json(rules: Rules) -> dict[str, Any]:
         "max_offers": rules.max_offers,
         "deadline_seconds": rules.deadline_seconds,
         "acceptance": {"required": rules.acceptance.required, "vetoes": list(rules.acceptance.vetoes)},
-        "stagnation_rounds": rules.stagnation_rounds,
+        "stagnation_rounds": rules.stagnation_patience,  # (as played: a default is resolved)
         "stagnation_epsilon": rules.stagnation_epsilon,
         "on_stagnation": rules.on_stagnation,
         "act_timeout": rules.act_timeout,

@@ -112,11 +112,15 @@ class PartyView:
         round: Current round (from 1).
         phase: Whether the party proposes or responds.
         space: The shared outcome space (public).
-        utility: This party's own utility function (private to it).
+        utility: This party's own utility function (private to it). The built-in utilities are
+            frozen (read-only mappings and arrays): a negotiator cannot change its utility or BATNA
+            through its view, and the engine judges deals against the BATNA each party had when
+            the session started.
         rules: The protocol's public rules.
         table: The package on the table, if any.
         record: Public events plus this party's own private ones.
-        persona: This party's persona or role description from the scenario (private to it).
+        persona: This party's persona or role description from the scenario (private to it; its
+            own copy each session).
     """
 
     party: PartyId

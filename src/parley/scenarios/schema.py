@@ -132,9 +132,10 @@ class AcceptanceSpec(_Strict):
 
 
 class StagnationSpec(_Strict):
-    """Rounds without movement before the detector fires, the movement threshold and the policy."""
+    """Rounds without movement before the detector fires (null or left out: two thirds of
+    max_rounds, at least 3), the movement threshold and the policy."""
 
-    rounds: int = Field(default=3, ge=1)
+    rounds: int | None = Field(default=None, ge=1)
     epsilon: float = Field(default=0.0, ge=0.0, lt=1.0)
     on_stagnation: Literal["walk", "mediate", "continue"] = "walk"
 

@@ -1,15 +1,16 @@
 """`check_negotiator`: the conformance checks every negotiator (built-in or yours) should pass.
 
 Like Gymnasium's `check_env`, it plays short sessions and fails with a one-line explanation when a
-negotiator makes an illegal move, accepts below its BATNA, peeks at hidden information, depends on
-anything but its seed, fails to terminate, or breaks on an unusual opponent.
+negotiator makes an illegal move, accepts below its BATNA, changes (or tries to change) the view it
+was given, peeks at hidden information, depends on anything but its seed, fails to terminate, or
+breaks on an unusual opponent.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ NegotiatorFactory = Callable[[str, int], Negotiator]
 CHECKS = (
     "legal_moves",
     "batna_floor",
+    "view_unchanged",
     "no_peeking",
     "deterministic",
     "terminates",
@@ -82,7 +84,21 @@ class _Recorder:
         self._explain: Callable[[], Mapping[str, Any] | None] | None = getattr(inner, "explain", None)
 
     def act(self, view: PartyView) -> Action:
-        action = self.inner.act(view)
+        before = _ViewState.of(view)
+        try:
+            action = self.inner.act(view)
+        except Exception as error:
+            if _is_mutation_error(error):
+                self.problems.append(
+                    (
+                        "view_unchanged",
+                        f"{_where(view)}: tried to change its view: {type(error).__name__}: {error}",
+                    )
+                )
+            raise
+        changed = before.changed(view)
+        if changed is not None:
+            self.problems.append(("view_unchanged", f"{_where(view)}: changed its view: {changed}"))
         self._inspect(view, action)
         return action
 
@@ -90,7 +106,7 @@ class _Recorder:
         return self._explain() if self._explain is not None else None
 
     def _inspect(self, view: PartyView, action: object) -> None:
-        where = f"round {view.round} ({view.phase.value})"
+        where = _where(view)
         if not isinstance(action, Propose | Accept | Reject | Walk | Say):
             self.problems.append(("legal_moves", f"{where}: returned {type(action).__name__}, not an Action"))
             return
@@ -120,6 +136,72 @@ class _Recorder:
             )
 
 
+FINGERPRINT_OUTCOMES = 4096
+"""Outcomes whose utility is compared before and after each move (the whole space when smaller)."""
+
+
+def _where(view: PartyView) -> str:
+    return f"round {view.round} ({view.phase.value})"
+
+
+def _is_mutation_error(error: Exception) -> bool:
+    """Whether error is what a frozen utility, a read-only array or a read-only mapping raises."""
+    if isinstance(error, FrozenInstanceError):
+        return True
+    text = str(error)
+    if isinstance(error, ValueError):
+        return "read-only" in text
+    if isinstance(error, TypeError):
+        return "does not support item assignment" in text or "does not support item deletion" in text
+    if isinstance(error, AttributeError):  # e.g. .pop() or .update() on a read-only mapping
+        return text.startswith("'mappingproxy' object has no attribute")
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _ViewState:
+    """What a move must leave as it found it: the party's utility and BATNA, persona, table, record."""
+
+    reservation_value: float
+    utilities: tuple[float, ...]
+    persona: str
+    table: str
+    record: tuple[str, ...]
+
+    @classmethod
+    def of(cls, view: PartyView) -> _ViewState:
+        utility, space = view.utility, view.space
+        if space.size <= FINGERPRINT_OUTCOMES:
+            utilities = utility.evaluate_space()
+        else:  # evenly spread outcomes (the first and the last included)
+            rows = np.linspace(0, space.size - 1, FINGERPRINT_OUTCOMES, dtype=np.int64)
+            utilities = utility.evaluate_indices(space.indices_at(rows))
+        table = view.table
+        return cls(
+            float(utility.reservation_value),
+            tuple(utilities.tolist()),
+            repr(view.persona),
+            "" if table is None else repr((dict(table.package), sorted(table.accepted_by))),
+            tuple(repr(event) for event in view.record),
+        )
+
+    def changed(self, view: PartyView) -> str | None:
+        """What the move changed, in words, or None."""
+        after = _ViewState.of(view)
+        if after.reservation_value != self.reservation_value:
+            return f"its BATNA ({self.reservation_value:g} → {after.reservation_value:g})"
+        if after.utilities != self.utilities:
+            return "its utility function"
+        if after.persona != self.persona:
+            return "its persona"
+        if after.table != self.table:
+            return "the package on the table"
+        for seq, (old, new) in enumerate(zip(self.record, after.record, strict=False)):
+            if old != new:
+                return f"event {seq} of its record"
+        return None
+
+
 def check_negotiator(
     factory: NegotiatorFactory,
     *,
@@ -130,8 +212,10 @@ def check_negotiator(
     """Play short sessions with fresh negotiators from factory and check that they behave.
 
     Checks: only legal moves (valid packages, accept/reject only when something is on the table);
-    never accepts a package worth less than its BATNA; no peeking (its moves do not change when
-    another party's hidden utility does); deterministic by seed (byte-identical trajectories);
+    never accepts a package worth less than its BATNA; leaves its view as it found it (neither
+    changes nor tries to change its utility, BATNA, persona, the table or the record); no peeking
+    (its moves do not change when another party's hidden utility does); deterministic by seed
+    (byte-identical trajectories);
     sessions terminate within the round cap, in self-play on bilateral and three-party scenarios;
     and it tolerates scripted opponents that walk, accept everything, or say odd things.
 

@@ -8,6 +8,7 @@ from parley.agents.astra.coach import Advice, Coach, format_advice
 from parley.agents.astra.config import AstraConfig
 from parley.agents.astra.decision import Memory
 from parley.agents.astra.opponent import Evidence, PartnerModel
+from parley.agents.astra.own import outcome_limit
 from parley.agents.astra.selection import Tactic, TacticContext
 from parley.agents.astra.signals import Fairness, Stance, assess_fairness, assess_stance
 from parley.agents.astra.stages import (
@@ -27,11 +28,13 @@ register(
     "astra",
     create_astra,
     "ASTRA: opponent modelling, fairness/stance tit-for-tat, exact offer optimisation, PAP+tactic selection",
+    max_outcomes=outcome_limit,
 )
 register(
     "astra-ablation",
     create_astra_ablation,
     "ASTRA without stages 2-3: same asking, acceptance and walk rules, plain time-based offers",
+    max_outcomes=outcome_limit,
 )
 
 __all__ = [

@@ -8,10 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from parley.agents.astra.opponent import linear_tables
-from parley.agents.astra.optimizer import Method, choose_method
+from parley.agents.astra.optimizer import SWEEP_LIMIT, Method, choose_method
 from parley.agents.astra.signals import POINTS_SCALE, PointScale
 from parley.domain.space import IndexArray, OutcomeSpace
 from parley.domain.utility import FloatArray, LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+
+
+def outcome_limit(utility: UtilityFunction) -> int | None:
+    """The most outcomes ASTRA can play holding utility: any number when it is linear-additive (or
+    ranked, which is), since stage 2 then solves a MILP; else what it can sweep (`choose_method`)."""
+    linear = utility.linear if isinstance(utility, RankedPreferenceUtility) else utility
+    return None if isinstance(linear, LinearAdditiveUtility) else SWEEP_LIMIT
 
 
 @dataclass(frozen=True)

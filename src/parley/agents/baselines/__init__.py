@@ -20,6 +20,7 @@ from parley.agents.baselines.core import BaselineNegotiator, OpponentModel
 from parley.agents.baselines.personas import FairNegotiator, GreedyNegotiator, base_partner
 from parley.agents.baselines.ranked import RankedSpace
 from parley.agents.registry import register
+from parley.domain.space import DEFAULT_ENUMERATION_LIMIT
 
 __all__ = [
     "BaselineNegotiator",
@@ -34,22 +35,60 @@ __all__ = [
     "base_partner",
 ]
 
+ENUMERABLE = DEFAULT_ENUMERATION_LIMIT
+"""The most outcomes a baseline can play: each ranks the whole space on its first move (`RankedSpace`)."""
+
 register(
     "boulware",
     partial(TimeBasedNegotiator, exponent=BOULWARE_EXPONENT),
     "Time-based concession that holds out and concedes late (e = 0.2).",
+    max_outcomes=ENUMERABLE,
 )
 register(
-    "linear", partial(TimeBasedNegotiator, exponent=1.0), "Time-based concession at a steady rate (e = 1)."
+    "linear",
+    partial(TimeBasedNegotiator, exponent=1.0),
+    "Time-based concession at a steady rate (e = 1).",
+    max_outcomes=ENUMERABLE,
 )
 register(
     "conceder",
     partial(TimeBasedNegotiator, exponent=CONCEDER_EXPONENT),
     "Time-based concession that gives ground early (e = 2).",
+    max_outcomes=ENUMERABLE,
 )
-register("tit-for-tat", TitForTatNegotiator, "Relative tit-for-tat: mirrors the others' concessions.")
-register("hardliner", HardlinerNegotiator, "Always demands its best outcome and accepts nothing less.")
-register("random", RandomNegotiator, "Random legal moves, never accepting below its BATNA.")
-register("base", base_partner, "ASTRA base partner: moderate concession from a strong, not maximal, anchor.")
-register("greedy", GreedyNegotiator, "ASTRA greedy partner: anchors at its maximum and concedes rarely.")
-register("fair", FairNegotiator, "ASTRA fair partner: proposes and holds to the package it judges fair.")
+register(
+    "tit-for-tat",
+    TitForTatNegotiator,
+    "Relative tit-for-tat: mirrors the others' concessions.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "hardliner",
+    HardlinerNegotiator,
+    "Always demands its best outcome and accepts nothing less.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "random",
+    RandomNegotiator,
+    "Random legal moves, never accepting below its BATNA.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "base",
+    base_partner,
+    "ASTRA base partner: moderate concession from a strong, not maximal, anchor.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "greedy",
+    GreedyNegotiator,
+    "ASTRA greedy partner: anchors at its maximum and concedes rarely.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "fair",
+    FairNegotiator,
+    "ASTRA fair partner: proposes and holds to the package it judges fair.",
+    max_outcomes=ENUMERABLE,
+)
