@@ -10,26 +10,16 @@ from typing import Annotated
 import typer
 
 from parley.cli.app import app
-from parley.cli.delegate import DEFAULT_DB, console, fail
+from parley.cli.delegate import DEFAULT_DB, console, fail, open_store
 from parley.errors import ParleyError
 from parley.governance.audit import AuditError, VerifyReport
 from parley.governance.audit_files import KEY_ENV, default_key_file, init_key
-from parley.governance.store import SessionStore
 
 audit_app = typer.Typer(no_args_is_help=True, help="Verify and read the delegate's audit log.")
 app.add_typer(audit_app, name="audit")
 
 DbOption = Annotated[Path, typer.Option("--db", help="SQLite file holding sessions and the audit log.")]
 SessionArgument = Annotated[str, typer.Argument(help="Session id.")]
-
-
-def _store(db: Path) -> SessionStore:
-    if not db.is_file():
-        fail(f"{db}: no such database")
-    try:
-        return SessionStore(db)
-    except ParleyError as error:
-        fail(str(error))
 
 
 def _trust(report: VerifyReport) -> str:
@@ -66,7 +56,7 @@ def verify_command(
     ] = None,
 ) -> None:
     """Check the hash chain, its key, checkpoint and seal, the tables shown from it, and the anchor."""
-    store = _store(db)
+    store = open_store(db)
     try:
         report = store.verify(session, anchor=anchor)
     except ParleyError as error:
@@ -91,7 +81,7 @@ def log_command(
     kind: Annotated[str | None, typer.Option(help="Only entries of this kind.")] = None,
 ) -> None:
     """Print a session's audit entries (timestamp, kind, rationale); refused if they fail verification."""
-    store = _store(db)
+    store = open_store(db)
     try:
         events = store.load_events(session)
     except AuditError as error:

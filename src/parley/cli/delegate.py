@@ -333,7 +333,7 @@ def decide_command(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Answer one stored escalation request and resume the session from storage."""
-    store = _store(db)
+    store = open_store(db)
     later = _principal(principal)
     request_id = request if request is not None else _confirm_pending(store, session, option, guidance)
     try:
@@ -356,7 +356,7 @@ def decide_command(
     _report(outcome, db)
 
 
-def _store(db: Path) -> SessionStore:
+def open_store(db: Path) -> SessionStore:
     """The delegate database at db (which must exist), or a one-line error."""
     if not db.is_file():
         fail(f"{db}: no such database")
@@ -412,7 +412,7 @@ def reply_command(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Feed one inbound counterparty message to a stored session (asynchronous channels)."""
-    store = _store(db)
+    store = open_store(db)
     try:
         outcome = reply(
             store,
@@ -434,7 +434,7 @@ def resume_command(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Continue a session against its simulated counterparty after its process was stopped."""
-    store = _store(db)
+    store = open_store(db)
     try:
         outcome = resume_session(
             store, session, principal=_principal(principal), clock=WallClock(), on_message=_print_message
@@ -447,7 +447,7 @@ def resume_command(
 @delegate_app.command("inbox")
 def inbox_command(db: DbOption = DEFAULT_DB) -> None:
     """List sessions waiting for a principal's decision."""
-    store = _store(db)
+    store = open_store(db)
     table = Table("session", "request", "trigger", "problem")
     for column in table.columns[:3]:
         column.no_wrap = True

@@ -38,7 +38,8 @@ AmountKind = Literal["money", "count", "duration", "number"]
 # run of letters, or one other character. Flat alternatives: no repeated group, no nested repetition.
 _TOKEN = re.compile(r"(\s*)([0-9][0-9.,]*[0-9]|[0-9]|[^\W\d_]+|\S)")
 _DIGITS = frozenset("0123456789")
-_ONES_WORDS = (
+ONES_WORDS = (
+    # The number words below twenty (shared with the LLM leak guard).
     "zero",
     "one",
     "two",
@@ -60,11 +61,9 @@ _ONES_WORDS = (
     "eighteen",
     "nineteen",
 )
-_ONES = {w: float(i) for i, w in enumerate(_ONES_WORDS)}
-_TENS = {
-    w: float(10 * (i + 2))
-    for i, w in enumerate(["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])
-}
+TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ONES = {w: float(i) for i, w in enumerate(ONES_WORDS)}
+_TENS = {w: float(10 * (i + 2)) for i, w in enumerate(TENS_WORDS)}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SUFFIX_SCALES = {
     "k": 1e3,

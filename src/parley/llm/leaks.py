@@ -27,6 +27,7 @@ from typing import Any, cast
 import yaml
 
 from parley.domain.utility import LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.governance.amounts import ONES_WORDS, TENS_WORDS
 
 DISCLOSABLE = frozenset({"values", "weights", "reservation"})
 """What a policy may allow a party to state: its per-package values and totals, its weights, its BATNA."""
@@ -55,40 +56,8 @@ _DISCLOSURE_SCORES = re.compile(
     r"\b(?:my|our)\s+(?:utility|utilities|weights?|weighting|scores?|scoring)\b", re.IGNORECASE
 )
 
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-        ]
-    )
-}
-_TENS = {
-    w: 10 * i
-    for i, w in enumerate(
-        ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-    )
-    if i > 1
-}
+_UNITS = {w: i for i, w in enumerate(ONES_WORDS)}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate(TENS_WORDS)}
 _WORD_NUMBER = re.compile(
     r"\b(?:(?:"
     + "|".join(_TENS)
