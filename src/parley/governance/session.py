@@ -225,7 +225,6 @@ def start_session(
     identifier = session_id or store.reserve_session_id(
         f"{config.name}-{counterparty.name}-s{seed}", config=config_source, now=the_clock.now()
     )
-    version = store.load_version(identifier) or 0
     plugged = roles or DelegateRoles()
     delegate = Delegate(
         config,
@@ -245,9 +244,8 @@ def start_session(
         config_source=config_source,
         clock=the_clock,
         on_message=on_message,
-        version=version,
     )
-    return runner, runner.start()
+    return runner, runner.start()  # a new (or just reserved) session is at version 0
 
 
 def run_session(
@@ -360,8 +358,7 @@ def decide(
             source=store.path,
         )
     if request is None or request_id != pending:
-        what = "is not pending" if request_id.startswith(f"{session_id}-e") else "is unknown"
-        raise StaleDecision(f"request {request_id!r} {what}", pending=pending, source=store.path)
+        raise StaleDecision(f"request {request_id!r} is not pending", pending=pending, source=store.path)
     if expected_version is not None and expected_version != runner.version:
         raise StaleDecision(
             f"session {session_id} changed since version {expected_version} (now {runner.version})",

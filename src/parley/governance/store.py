@@ -183,14 +183,6 @@ class SessionStore:
             )
         return session_id
 
-    def new_session_id(self, prefix: str) -> str:
-        """The id `reserve_session_id` would give now (without reserving it)."""
-        row = self._connection.execute(
-            "SELECT COUNT(*) FROM sessions WHERE substr(session_id, 1, ?) = ?",
-            (len(prefix) + 1, f"{prefix}-"),
-        ).fetchone()
-        return f"{prefix}-{int(row[0]) + 1}"
-
     def save_step(
         self,
         session_id: str,
