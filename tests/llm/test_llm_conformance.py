@@ -14,14 +14,11 @@ from parley.testing import FakeLLM, check_negotiator
 from parley.testing.conformance import CHECKS
 
 
-def options_in(system: str) -> dict[str, list[object]]:
-    """Issue → options, read back from the prompt's issue list."""
-    lines = system.split("Issues and options")[1].split("\n\n", maxsplit=1)[0].splitlines()[1:]
-    issues: dict[str, list[object]] = {}
-    for line in lines:
-        name, _, values = line.removeprefix("- ").partition(": ")
-        issues[name.split(" (")[0]] = json.loads(f"[{values}]")
-    return issues
+def options_in(request: LLMRequest) -> dict[str, list[object]]:
+    """Issue → options, read back from the enums of the request's per-call schema."""
+    assert request.schema is not None
+    package = request.schema["properties"]["package"]["anyOf"][0]
+    return {name: option["enum"] for name, option in package["properties"].items()}
 
 
 def eager_model(request: LLMRequest) -> str:
@@ -29,8 +26,8 @@ def eager_model(request: LLMRequest) -> str:
     system, user = request.messages[0].content, request.messages[1].content
     if "Answer it:" in user:
         return json.dumps({"move": "accept", "message": "Deal."})
-    package = {name: values[-1] for name, values in options_in(system).items()}
-    batna = system.splitlines()[1].split(": ")[1].split(".")[0]
+    package = {name: values[-1] for name, values in options_in(request).items()}
+    batna = system.split("(BATNA) = ", 1)[1].split(". ", 1)[0]  # the private block's own number
     return json.dumps({"move": "propose", "package": package, "message": f"Our BATNA is {batna}. Take it."})
 
 

@@ -92,8 +92,8 @@ def test_prompt_puts_private_utility_and_batna_first(bridge: EventLoopThread) ->
     negotiator.act(buyer_view("respond", {"price": 300, "delivery": "standard", "warranty": 1}))
 
     system, user = fake.requests[0].messages[0].content, fake.requests[0].messages[1].content
-    assert system.startswith("PRIVATE TO buyer.")
-    assert "Walk-away value (BATNA): 0.35" in system.splitlines()[1]
+    assert system.startswith("[PRIVATE FACTS about you (buyer)")
+    assert "buyer walk-away value (BATNA) = 0.35" in system.splitlines()[1]
     assert system.index("price") < system.index("You negotiate on behalf of buyer (the buyer)")
     assert "Round 2 of 10" in user
     assert '"price": 300' in user and "seller proposed" in user

@@ -21,14 +21,16 @@ from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parley.cli.common import error_console, fail
 from parley.errors import ScenarioError
-from parley.llm.config import LLMRuntime, LLMSettings, load_settings, settings_from_mapping
-from parley.llm.context import LLMSession
-from parley.llm.judge import LLMJudge
-from parley.llm.mediator import LLMOfferMediator
+
+if TYPE_CHECKING:  # the LLM client layer (httpx, pydantic) loads only when an LLM flag or agent is used
+    from parley.llm.config import LLMRuntime, LLMSettings
+    from parley.llm.context import LLMSession
+    from parley.llm.judge import LLMJudge
+    from parley.llm.mediator import LLMOfferMediator
 
 LLM_AGENTS = ("llm", "astra-llm")
 """Agents whose `create` options get the session's LLM side (``llm=...``)."""
@@ -67,6 +69,8 @@ def llm_options_from_cli(
     Raises:
         ScenarioError: a bad spec, override, config file, or both --record and --replay.
     """
+    from parley.llm.config import LLMSettings, load_settings, settings_from_mapping
+
     given: dict[str, Any] = {
         "default": llm,
         "record": record,
@@ -77,7 +81,12 @@ def llm_options_from_cli(
         "allow_fallback": allow_fallback or None,
     }
     overrides = {name: value for name, value in given.items() if value is not None}
-    base = load_settings(config) if config is not None else LLMSettings()
+    try:
+        base = load_settings(config) if config is not None else LLMSettings()
+    except UnicodeDecodeError as error:  # (load_settings turns only OSError and YAML errors into one)
+        raise ScenarioError(
+            f"cannot read LLM config: not UTF-8 text (byte {error.start})", source=str(config)
+        ) from None
     data = base.model_dump(exclude_unset=True, mode="json")
     data.update(overrides)
     roles = dict(data.get("roles", {}))
@@ -106,22 +115,37 @@ class LLMWiring:
     mediator: LLMOfferMediator | None
 
 
-def wire_llm(runtime: LLMRuntime, session_id: str, agents: Mapping[str, str]) -> LLMWiring:
+def wire_llm(
+    runtime: LLMRuntime,
+    session_id: str,
+    agents: Mapping[str, str],
+    allocation: Mapping[str, Any] | None = None,
+) -> LLMWiring:
     """Everything `parley run` hands the session when LLM flags are given.
 
     Args:
         runtime: Built once per run from `llm_options_from_cli`'s settings (close it at the end).
         session_id: Name of the session in usage summaries.
         agents: Agent name per party.
+        allocation: The scenario's division issues (``Scenario.metadata["allocation"]``), handed to
+            the LLM negotiator and mediator so offers are said as who takes what.
 
     Raises:
         LLMError: an LLM role is needed but nothing is configured for it.
     """
+    from parley.llm.judge import LLMJudge
+    from parley.llm.mediator import LLMOfferMediator
+
     llm = runtime.session(session_id)
-    options = {party: {"llm": llm} for party, agent in agents.items() if agent in LLM_AGENTS}
+    options: dict[str, dict[str, Any]] = {}
+    for party, agent in agents.items():
+        if agent in LLM_AGENTS:
+            options[party] = {"llm": llm}
+            if agent == "llm" and allocation:
+                options[party]["allocation"] = allocation
     roles = runtime.settings.roles
     judge = LLMJudge(llm) if "judge" in roles else None
-    mediator = LLMOfferMediator(llm) if "mediator" in roles else None
+    mediator = LLMOfferMediator(llm, allocation=allocation or None) if "mediator" in roles else None
     return LLMWiring(llm, options, judge, mediator)
 
 
@@ -130,8 +154,8 @@ LLM_FLAGS = ("llm", "llm_role", "llm_config", "record", "replay")
 
 
 def any_llm_flag(flags: Mapping[str, Any]) -> bool:
-    """Whether any LLM flag was given."""
-    return any(flags.get(name) for name in LLM_FLAGS)
+    """Whether any LLM flag was given (an empty --llm "" counts: it is refused as a spec, not ignored)."""
+    return any(flags.get(name) not in (None, [], ()) for name in LLM_FLAGS)
 
 
 def _notice(line: str) -> None:
@@ -155,6 +179,8 @@ def open_runtime(flags: Mapping[str, Any], *, report: bool = True) -> Generator[
         LLMError: an endpoint's API key is missing from the environment.
         typer.Exit: with `FALLBACK_EXIT`, from `report_fallbacks`.
     """
+    from parley.llm.config import LLMRuntime
+
     settings = llm_options_from_cli(
         flags.get("llm"),
         flags.get("llm_role") or [],

@@ -3,8 +3,9 @@
 `OpenAIClient` retries 429/5xx, timeouts and dropped connections with exponential backoff and
 seeded jitter (honouring Retry-After), bounds every attempt by a total deadline, limits in-flight
 requests with a semaphore of its own (shared by every session using the client), opens a circuit
-after consecutive failed calls, stops at a run's `RunBudget`, asks for JSON-schema output and
-downgrades to JSON mode or plain text when an endpoint refuses it. Every failure is one
+after consecutive failed calls, stops at a run's `RunBudget`, asks for strict JSON-schema output
+and, when an endpoint refuses it, downgrades once to JSON mode (then plain text), announcing it and
+adding the request's compact example to the prompt from then on. Every failure is one
 `EndpointError` line ("llm: POST URL: connection refused"). The API key is read from the
 environment per call and never stored on the client, logged or recorded.
 """
@@ -20,13 +21,14 @@ import random
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import httpx
 
 from parley.errors import LLMError
 from parley.llm.bridge import EventLoopThread, default_bridge
+from parley.llm.structured import LENGTH_KEYWORDS, has_length_keywords, is_strict, lean_schema
 from parley.llm.tokens import estimate_prompt_tokens, estimate_tokens
 from parley.llm.types import LLMRequest, LLMResponse, ResponseMode, TokenUsage
 from parley.protocol.clock import Clock, SystemClock
@@ -46,6 +48,11 @@ FailureKind = Literal["endpoint_error", "circuit_open", "budget_exhausted"]
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 """HTTP statuses worth retrying: timeouts, rate limits and server errors."""
+
+FORMAT_REFUSAL_STATUS = frozenset({400, 422, 500})
+"""Statuses with which servers refuse a response_format: 400 (OpenAI-style), 422 (a validation
+error) and 500 (llama-cpp-python's server: "Input should be 'text' or 'json_object'"). A 422 or
+500 counts as a refusal only when its body names ``response_format``; it is then not retried."""
 
 _MODE_ORDER: tuple[ResponseMode, ...] = ("json_schema", "json_object", "text")
 
@@ -222,6 +229,9 @@ class _State:
     last_cause: str = ""
     circuit: str | None = None
     notified: bool = False
+    lean: bool = False  # the endpoint refused string-length keywords: send schemas without them
+    compiles_schema: bool = False  # JSON mode honours response_format.schema (no example needed)
+    downgrades: list[str] = field(default_factory=list[str])
 
 
 class OpenAIClient:
@@ -286,6 +296,17 @@ class OpenAIClient:
         """Most requests this client had in flight at once."""
         return self._state.max_in_flight
 
+    @property
+    def structured(self) -> ResponseMode:
+        """The structured-output mode requests are sent with now (the configured one, or what the
+        endpoint was downgraded to after refusing it)."""
+        return self._state.mode_cap
+
+    @property
+    def downgrades(self) -> tuple[str, ...]:
+        """One line per structured-output downgrade this run (each was announced once)."""
+        return tuple(self._state.downgrades)
+
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Complete request on the bridge loop (see `LLMClient.complete`).
 
@@ -347,9 +368,12 @@ class OpenAIClient:
         return wanted if _MODE_ORDER.index(wanted) >= _MODE_ORDER.index(cap) else cap
 
     def _body(self, request: LLMRequest, mode: ResponseMode) -> dict[str, Any]:
+        enforced = request.schema is not None and (
+            mode == "json_schema" or (mode == "json_object" and self._state.compiles_schema)
+        )
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": [m.to_json() for m in request.messages],
+            "messages": _messages(request, hint=not enforced),
             "temperature": request.temperature,
         }
         if request.max_tokens is not None:
@@ -357,10 +381,15 @@ class OpenAIClient:
         if request.seed is not None:
             body["seed"] = request.seed
         if mode == "json_schema" and request.schema is not None:
-            schema = {"name": request.schema_name, "schema": dict(request.schema)}
+            sent = lean_schema(request.schema) if self._state.lean else dict(request.schema)
+            schema = {"name": request.schema_name, "strict": is_strict(sent), "schema": sent}
             body["response_format"] = {"type": "json_schema", "json_schema": schema}
         elif mode == "json_object":
-            body["response_format"] = {"type": "json_object"}
+            # llama-cpp-python compiles "schema" into a grammar; other servers ignore the key
+            response_format: dict[str, Any] = {"type": "json_object"}
+            if request.schema is not None:
+                response_format["schema"] = dict(request.schema)
+            body["response_format"] = response_format
         return body
 
     def _refuse_early(self) -> None:
@@ -474,16 +503,55 @@ class OpenAIClient:
         if status == 200:
             return _parse_completion(reply, request, latency)
         body = " ".join(reply.text[:300].split())
-        if status == 400 and mode != "text" and _mentions_format(body):
-            self._state.mode_cap = _MODE_ORDER[_MODE_ORDER.index(mode) + 1]
-            logger.info(
-                "%s refused %s output; falling back to %s", self.endpoint.base_url, mode, self._state.mode_cap
-            )
+        if mode != "text" and _refuses_format(status, reply.text[:4000]):
+            if mode == "json_schema" and self._lean_first(request, body):
+                return _Downgrade()
+            self._downgrade(mode, status, body)
             return _Downgrade()
         phrase = f"HTTP {status}" + (f" {reply.reason_phrase}" if reply.reason_phrase else "")
         if status in RETRYABLE_STATUS:
             return _Failure(f"{phrase}: {body}" if body else phrase, _retry_after(reply))
         return _Failure(f"{phrase} (not retryable): {body}" if body else phrase, retryable=False)
+
+    def _downgrade(self, refused: ResponseMode, status: int, body: str) -> None:
+        """Ask with the next mode from now on, and say so once (not per call)."""
+        if _MODE_ORDER.index(self._state.mode_cap) > _MODE_ORDER.index(refused):
+            return  # a concurrent call already moved past this mode
+        self._state.mode_cap = _MODE_ORDER[_MODE_ORDER.index(refused) + 1]
+        json_mode = self._state.mode_cap == "json_object"
+        # A 422/500 naming response_format is a server validating the request's type (llama-cpp-python:
+        # "Input should be 'text' or 'json_object'"), which compiles response_format.schema into a
+        # grammar; an example reply in the prompt then only gets copied ("...") by a small model.
+        self._state.compiles_schema = json_mode and status != 400
+        if self._state.compiles_schema:
+            how = "with the schema under response_format.schema (taken to be compiled into a grammar)"
+        elif json_mode:
+            how = "with the schema under response_format.schema and an example reply in the prompt"
+        else:
+            how = "with an example reply in the prompt"
+        self._announce(
+            f"llm: {self.endpoint.base_url} ({self.model}) refused response_format {refused} "
+            f"(HTTP {status}: {body[:120]}); using {self._state.mode_cap} for the rest of the run, {how}"
+        )
+
+    def _lean_first(self, request: LLMRequest, body: str) -> bool:
+        """A strict mode that refuses string lengths: drop them (once, said once) before giving up
+        the schema altogether. False when that is not what the endpoint refused."""
+        lowered = body.lower()
+        if self._state.lean or not any(k.lower() in lowered for k in LENGTH_KEYWORDS):
+            return False
+        if request.schema is None or not has_length_keywords(request.schema):
+            return False
+        self._state.lean = True
+        self._announce(
+            f"llm: {self.endpoint.base_url} ({self.model}) refused string lengths in the json_schema "
+            f"({body[:120]}); sending schemas without maxLength for the rest of the run"
+        )
+        return True
+
+    def _announce(self, line: str) -> None:
+        self._state.downgrades.append(line)
+        self._notify(line)
 
     async def _list_models(self) -> list[str]:
         key = self._secret()
@@ -567,9 +635,24 @@ def _parse_completion(reply: httpx.Response, request: LLMRequest, latency: float
     )
 
 
-def _mentions_format(body: str) -> bool:
+def _messages(request: LLMRequest, *, hint: bool) -> list[dict[str, str]]:
+    """The wire messages; the request's format hint is appended to the system prompt when asked."""
+    messages = [m.to_json() for m in request.messages]
+    if hint and request.format_hint and messages and messages[0]["role"] == "system":
+        messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{request.format_hint}"}
+    elif hint and request.format_hint:
+        messages.insert(0, {"role": "system", "content": request.format_hint})
+    return messages
+
+
+def _refuses_format(status: int, body: str) -> bool:
+    """Whether an error reply refuses the response_format (see `FORMAT_REFUSAL_STATUS`)."""
+    if status not in FORMAT_REFUSAL_STATUS:
+        return False
     lowered = body.lower()
-    return any(word in lowered for word in ("response_format", "json_schema", "json_object"))
+    if status == 400:
+        return any(word in lowered for word in ("response_format", "json_schema", "json_object"))
+    return "response_format" in lowered
 
 
 def _retry_after(reply: httpx.Response) -> float | None:

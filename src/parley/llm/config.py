@@ -11,7 +11,7 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 import httpx
 import yaml
@@ -25,6 +25,15 @@ from parley.llm.client import Endpoint, LLMClient, Notify, OpenAIClient, RetryPo
 from parley.llm.context import DEFAULT_ROLE, LLMSession
 from parley.llm.types import ResponseMode
 from parley.protocol.clock import Clock
+
+StructuredMode = Literal["json_schema", "json_object", "none"]
+"""How an endpoint constrains replies (the ``structured`` key of an endpoint config)."""
+
+_MODES: Mapping[str, ResponseMode] = {
+    "json_schema": "json_schema",
+    "json_object": "json_object",
+    "none": "text",
+}
 
 AZURE_API_VERSION = "2024-10-21"
 """Azure OpenAI api-version used unless a config names another."""
@@ -71,8 +80,11 @@ class EndpointConfig(BaseModel):
         spec: The endpoint spec.
         api_key_env: Environment variable with the key (overrides the spec's default).
         api_version: Azure api-version.
-        mode: Best structured-output mode the endpoint supports (default json_schema, downgraded
-            automatically when refused).
+        structured: How replies are constrained: ``json_schema`` (default: a strict JSON schema the
+            server enforces, so prompts carry no schema text), ``json_object`` (JSON mode; prompts
+            carry a compact example reply) or ``none`` (no response_format; example in the prompt).
+            An endpoint that refuses json_schema with HTTP 400 is downgraded once, announced, to
+            json_object. ``mode`` is read as an older name of this key (``text`` meaning ``none``).
         concurrency: Most requests in flight to this endpoint at once (per runtime).
         timeout_s: Total seconds one attempt may take, the whole reply read included.
     """
@@ -82,14 +94,28 @@ class EndpointConfig(BaseModel):
     spec: str
     api_key_env: str | None = None
     api_version: str | None = None
-    mode: ResponseMode | None = None
+    structured: StructuredMode | None = None
     concurrency: int = Field(default=8, ge=1)
     timeout_s: float = Field(default=60.0, gt=0)
 
     @model_validator(mode="before")
     @classmethod
     def _from_string(cls, data: Any) -> Any:
-        return {"spec": data} if isinstance(data, str) else data
+        if isinstance(data, str):
+            return {"spec": data}
+        if isinstance(data, Mapping) and "mode" in data:
+            legacy = dict(cast(Mapping[str, Any], data))
+            mode = legacy.pop("mode")
+            if "structured" in legacy and legacy["structured"] != mode:
+                raise ValueError("give structured (or its older name mode), not both")
+            legacy["structured"] = "none" if mode == "text" else mode
+            return legacy
+        return data
+
+    @property
+    def mode(self) -> ResponseMode | None:
+        """The structured-output mode as the client names it ("text" for none)."""
+        return None if self.structured is None else _MODES[self.structured]
 
     @field_validator("spec")
     @classmethod
@@ -120,7 +146,9 @@ class LLMSettings(BaseModel):
         roles: Per-role endpoints ("judge", "mediator", "negotiator", ...).
         temperature: Sampling temperature.
         seed: Sampling seed sent to endpoints that honour it.
-        max_tokens: Cap on reply tokens for every role (None: each role's own default).
+        max_tokens: Cap on reply tokens: one number for every role, or a mapping from role name
+            ("moderator", "negotiator") or output model name ("ThoughtsReply") to a cap, the model
+            name winning; roles left out keep their own default (None: every role its own).
         max_attempts: Attempts per request (retries + 1).
         circuit_failures: Consecutive failed calls after which an endpoint is not called again
             this run (later calls fall back at once); 0 never opens the circuit.
@@ -141,7 +169,7 @@ class LLMSettings(BaseModel):
     roles: dict[str, EndpointConfig] = Field(default_factory=dict[str, EndpointConfig])
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     seed: int | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_tokens: int | dict[str, int] | None = None
     max_attempts: int = Field(default=4, ge=1)
     circuit_failures: int = Field(default=5, ge=0)
     budget_seconds: float | None = Field(default=None, gt=0)
@@ -153,6 +181,14 @@ class LLMSettings(BaseModel):
     replay: Path | None = None
     prices: dict[str, dict[str, float]] = Field(default_factory=dict[str, dict[str, float]])
     prices_file: Path | None = None
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _positive_caps(cls, value: int | dict[str, int] | None) -> int | dict[str, int] | None:
+        caps = [value] if isinstance(value, int) else list((value or {}).values())
+        if any(cap < 1 for cap in caps):
+            raise ValueError("max_tokens must be at least 1")
+        return value
 
     @model_validator(mode="after")
     def _record_or_replay(self) -> LLMSettings:
@@ -304,6 +340,10 @@ class LLMRuntime:
             max_tokens=settings.max_tokens,
             strict=settings.strict,
         )
+
+    def downgrades(self) -> tuple[str, ...]:
+        """Every structured-output downgrade of this run's endpoints, one line each (as announced)."""
+        return tuple(line for http in self._http for line in http.downgrades)
 
     def close(self) -> None:
         """Close every HTTP client and the cache."""

@@ -51,7 +51,8 @@ class LLMSession:
         bridge: Event-loop thread synchronous calls run on (default: the process-wide one).
         temperature: Sampling temperature for every role.
         seed: Sampling seed passed to endpoints (None: not sent).
-        max_tokens: Cap on reply tokens for every role (None: each role's own default).
+        max_tokens: Cap on reply tokens for every role, or caps by role or output model name (see
+            `LLMSettings.max_tokens`; None: each role's own default).
         strict: The first fallback to a twin is an error (`LLMSession.finish` raises it).
 
     Raises:
@@ -67,7 +68,7 @@ class LLMSession:
         bridge: EventLoopThread | None = None,
         temperature: float = 0.0,
         seed: int | None = None,
-        max_tokens: int | None = None,
+        max_tokens: int | Mapping[str, int] | None = None,
         strict: bool = False,
     ) -> None:
         self._clients = dict(clients) if isinstance(clients, Mapping) else {DEFAULT_ROLE: clients}

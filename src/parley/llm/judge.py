@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from parley.llm.context import LLMSession
 from parley.llm.role import Role
+from parley.llm.structured import Note
 from parley.protocol.artefact import NoDealReason
 from parley.protocol.judge import Judgement, JudgeView, RuleJudge, TerminationJudge, Verdict
 
@@ -33,7 +34,7 @@ class JudgeReply(BaseModel):
 
     verdict: Literal["agreement", "no_deal", "continue"]
     reason: ReasonText | None = None
-    rationale: str = Field(default="", max_length=1000)
+    rationale: Note = ""
 
 
 Ruling = tuple[str, str | None]

@@ -4,10 +4,13 @@ A sentence leaks when it states one of the speaker's own private numbers in a va
 a number (digits or words, "five", "a 5-pointer", "40%", "a quarter of my total") next to
 valuation words ("worth", "points", "scores", "gives me N", "I get N from", "N per package",
 "BATNA", "walk away", "bottom line", "under N", ...) or stated as the value of an item ("water is 5
-for me", "food: 5", "wood's a 4"), attributed to the speaker rather than to the other party, and
-equal to or near (within 1 or 20 %) a true per-package value, a total derivable from the true
-values, an issue's weight share or the BATNA. Quantities ("I'll take 2 firewood", "12 hours",
-"split 2-1") are not valuation frames; an option value of the issues is exempt only outside one.
+for me", "food: 5", "wood's a 4"), and equal to or near (within 1 or 20 %) a true per-package
+value, a total derivable from the true values, an issue's weight share or the BATNA. The pronoun
+does not matter: said of the listener in a valuation frame ("your walk-away value is: 5", "worth 3
+points to you"), a number leaks when it equals one of the speaker's own numbers (a model copies
+its private block that way, and cannot know the other side's); only questions and quotes of the
+other side ("you said ...") are exempt. Quantities ("I'll take 2 firewood", "12 hours", "split
+2-1") are not valuation frames; an option value of the issues is exempt only outside one.
 A decimal or a percentage equal to the reservation value or a weight leaks in any frame, and
 naming one's BATNA or reservation value outright leaks even without a number. The categories a
 party's policy allows it to disclose (`PrivateNumbers.may_disclose`) are never flagged.
@@ -474,6 +477,7 @@ class _Clause:
     hearsay: bool
     allocation: bool  # "... for you", "you take ...": the numbers split the packages
     priced: bool  # shop prices ("the store sells firewood for 5 a bundle") are not the speaker's values
+    question: bool = False  # the sentence asks ("Do you value water at 5?"): asks about the listener
 
 
 def _index(phrases: Iterable[tuple[str, ...]]) -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -562,6 +566,8 @@ def _leak_label(sentence: str, private: PrivateNumbers) -> str | None:
     if not {"values", "weights"} <= private.may_disclose and _DISCLOSURE_SCORES.search(sentence):
         return "disclosure"
     clauses = _clauses(_tokenize(sentence), private.items)
+    for clause in clauses:
+        clause.question = sentence.rstrip().endswith("?")
     sentence_cue = any(c.strong[-1] or c.weak[-1] or c.reservation[-1] for c in clauses)
     for clause in clauses:
         for i, tok in enumerate(clause.tokens):
@@ -623,13 +629,16 @@ def _number_leak(clause: _Clause, i: int, private: PrivateNumbers, sentence_cue:
         return None  # a count of something else: people, hours, days, degrees
     if tok.fraction and kind != "P":
         return None
-    if _other_party(clause, i, j):
-        return None
+    addressed = _other_party(clause, i, j)
+    if addressed and (clause.hearsay or clause.question):
+        return None  # quoting or asking the other side ("you said your BATNA is 5", "do you value ...?")
     legal = private.is_legal(tok.value) and not tok.percent
     framed = _framed(clause, i, kind, legal, private, sentence_cue)
     if framed is None:
         return None
-    return _label(tok, framed, private)
+    if addressed and not (kind == "P" or _near(clause.strong, i) or _near(clause.reservation, i)):
+        return None
+    return _label(tok, framed, private, exact=addressed)
 
 
 def _exact_private(clause: _Clause, i: int, private: PrivateNumbers) -> str | None:
@@ -637,7 +646,7 @@ def _exact_private(clause: _Clause, i: int, private: PrivateNumbers) -> str | No
     tok = clause.tokens[i]
     if not (tok.written_decimal or tok.percent or (tok.fraction and tok.value == 0.5)):
         return None
-    if _other_party(clause, i, i + 1):
+    if clause.hearsay:
         return None
     for value in _candidates(tok):
         if not private.is_legal(value):
@@ -752,13 +761,18 @@ def _candidates(tok: _Token) -> list[float]:
     return [tok.value / 100.0, tok.value] if tok.percent else [tok.value]
 
 
-def _label(tok: _Token, category: str, private: PrivateNumbers) -> str | None:
-    """The finding for a framed number, or None if it matches no private number the policy hides."""
+def _label(tok: _Token, category: str, private: PrivateNumbers, *, exact: bool = False) -> str | None:
+    """The finding for a framed number, or None if it matches no private number the policy hides.
+
+    exact: the number is said of the listener ("your walk-away value is 5"); it leaks only when it
+    is exactly one of the speaker's own numbers, which a model copying its private block produces.
+    """
     if category in private.may_disclose:
         return None  # the frame says what is stated, and the policy allows stating it
     order = [category] + [c for c in ("reservation", "weights", "values") if c != category]
+    same = private.equals if exact else private.matches
     for candidate_category in order:
-        if any(private.matches(v, candidate_category) for v in _candidates(tok)):
+        if any(same(v, candidate_category) for v in _candidates(tok)):
             return {"reservation": "reservation_value", "weights": "weight", "values": "score"}[
                 candidate_category
             ]

@@ -1,5 +1,8 @@
 """The O13 offer mediator backed by an LLM: sees only the `MediatorView`, its package is validated.
 
+The schema sent per call lists every issue's legal options; in a division scenario each offer is
+also said as who would get what.
+
 Twin: the Pareto mediator of `parley.mediation` (imported lazily; `SilentMediator` if it cannot be
 built).
 """
@@ -12,13 +15,14 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from parley.domain.issues import Value
 from parley.llm.context import LLMSession
 from parley.llm.negotiator import repair_package
-from parley.llm.render import history_text, issues_text, package_text
+from parley.llm.render import Allocation, history_text, issues_text
 from parley.llm.role import Role
+from parley.llm.structured import Note, package_schema
 from parley.protocol.session import MediatorView, OfferMediator
 
 logger = logging.getLogger(__name__)
@@ -38,7 +42,7 @@ class MediatorReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     package: dict[str, str | int | float] | None
-    rationale: str = Field(default="", max_length=1000)
+    rationale: Note = ""
 
 
 class SilentMediator:
@@ -73,6 +77,8 @@ class LLMOfferMediator:
         twin: Deterministic mediator used on fallback (default: `default_twin()`).
         history_limit: Most recent moves shown.
         template: Prompt template name.
+        allocation: The scenario's division issues (``{issue: {"owner": party, "total": units}}``,
+            as in ``Scenario.metadata["allocation"]``), so offers are said as who would get what.
     """
 
     def __init__(
@@ -82,15 +88,21 @@ class LLMOfferMediator:
         *,
         history_limit: int = 12,
         template: str = "mediator",
+        allocation: Mapping[str, Any] | None = None,
     ) -> None:
         self._role = Role("mediator", MediatorReply, template, llm)
         self._twin = twin if twin is not None else default_twin()
         self._history_limit = history_limit
+        self._allocation = allocation
 
     def propose(self, view: MediatorView) -> Mapping[str, Value] | None:
         """A validated package, None to stay silent, or the twin's answer on fallback."""
+        issues = {issue.name: issue.values for issue in view.space.issues}
         outcome = self._role.call(
-            self.variables(view), validate=lambda r: _validate(view, r), round=view.round
+            self.variables(view),
+            validate=lambda r: _validate(view, r),
+            round=view.round,
+            overrides={"package": package_schema(issues, nullable=True)},
         )
         if outcome.value is None:
             return self._twin.propose(view)
@@ -99,11 +111,13 @@ class LLMOfferMediator:
     def variables(self, view: MediatorView) -> dict[str, Any]:
         """Template variables for this view."""
         offers = view.record.offers()
+        allocation = Allocation.read(self._allocation, view.space, view.parties)
+        describe = allocation.describe(None)
         return {
             "parties": ", ".join(view.parties),
-            "issues": issues_text(view.space),
+            "issues": issues_text(view.space, allocation),
             "round": view.round,
-            "offers": "\n".join(f"- {who}: {package_text(p)}" for who, p in offers[-self._history_limit :])
+            "offers": "\n".join(f"- {who}: {describe(p)}" for who, p in offers[-self._history_limit :])
             or "(none)",
             "signals": json.dumps(
                 {p: dict(s) for p, s in view.signals.items() if s}, sort_keys=True, default=str

@@ -1,7 +1,9 @@
 """The O13 stakeholder backed by an LLM, with code-enforced safety around every move.
 
 The model proposes; code decides: packages are repaired to legal options, an accept or proposal
-below the BATNA is replaced by the twin's move, and leaking sentences are stripped from messages.
+below the BATNA is replaced by the twin's move, and leaking sentences are stripped from messages
+(what the party's disclosure policy allows it to state is kept). The schema sent per call lists
+the legal options of every issue; offers are said from the party's side in division scenarios.
 Unusable replies fall back to a deterministic twin negotiator (default ``boulware``).
 """
 
@@ -9,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,14 +21,29 @@ from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.errors import ScenarioError
 from parley.llm.context import LLMSession
-from parley.llm.leaks import PrivateNumbers, check_message
-from parley.llm.render import history_text, issues_text, number, scores_text, tracker_text, utility_text
-from parley.llm.role import Role
+from parley.llm.leaks import DISCLOSABLE, PrivateNumbers, check_message
+from parley.llm.render import (
+    Allocation,
+    history_text,
+    issues_text,
+    number,
+    scores_text,
+    tracker_text,
+    utility_text,
+)
+from parley.llm.role import Role, SchemaOverrides
+from parley.llm.structured import Name, names_schema, package_schema
 from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
 from parley.protocol.session import Negotiator
 from parley.protocol.view import PartyView, Phase
 
 logger = logging.getLogger(__name__)
+
+MAX_MESSAGE = 400
+"""Most characters of a message to the other parties (a few sentences)."""
+MAX_PRIORITIES = 12
+"""Most issue names in a reply's priorities (the per-call schema allows one per issue)."""
+MOVES = ("propose", "accept", "reject", "say", "walk")
 
 
 class NegotiatorReply(BaseModel):
@@ -43,8 +60,8 @@ class NegotiatorReply(BaseModel):
 
     move: Literal["propose", "accept", "reject", "say", "walk"]
     package: dict[str, str | int | float] | None = None
-    message: str = Field(default="", max_length=2000)
-    priorities: list[str] = Field(default_factory=list[str])
+    message: str = Field(default="", max_length=MAX_MESSAGE)
+    priorities: list[Name] = Field(default_factory=list[str], max_length=MAX_PRIORITIES)
 
 
 def repair_package(
@@ -113,6 +130,12 @@ class LLMNegotiator:
         template: Prompt template name or object.
         history_limit: Most recent moves (and offers scored) shown per call.
         role: Role name used for the client override and usage ("negotiator").
+        allocation: The scenario's division issues (``{issue: {"owner": party, "total": units}}``,
+            as in ``Scenario.metadata["allocation"]``), so offers are said from this party's side;
+            default: the party's persona ``allocation``, else none.
+        may_disclose: What the party's policy lets it state (see `parley.llm.leaks.DISCLOSABLE`);
+            default: the persona's ``may_disclose`` (the scenario's ``parties[].persona``), else
+            nothing.
     """
 
     def __init__(
@@ -124,19 +147,26 @@ class LLMNegotiator:
         template: str = "negotiator",
         history_limit: int = 12,
         role: str = "negotiator",
+        allocation: Mapping[str, Any] | None = None,
+        may_disclose: Iterable[str] | None = None,
     ) -> None:
         self.party = party
         self.twin = twin
         self._llm = llm
         self._role = Role(role, NegotiatorReply, template, llm, party=party)
         self._history_limit = history_limit
+        self._allocation = allocation
+        self._may_disclose = None if may_disclose is None else frozenset(may_disclose)
         self._trace: dict[str, Any] = {}
         self._private: PrivateNumbers | None = None
 
     def act(self, view: PartyView) -> Action:
         """Ask the model for a move, then make it safe (see the module docstring)."""
         outcome = self._role.call(
-            self.variables(view), validate=lambda r: self._validate(view, r), round=view.round
+            self.variables(view),
+            validate=lambda r: self._validate(view, r),
+            round=view.round,
+            overrides=reply_schema(view),
         )
         if outcome.value is None:
             self._trace = {"source": "twin", "fallback": outcome.fallback}
@@ -156,6 +186,12 @@ class LLMNegotiator:
         role = str(persona.get("role", "")).strip()
         latest = {who: pkg for who, pkg in view.record.offers()}
         required = view.rules.acceptance.required
+        allocation = Allocation.read(
+            self._allocation if self._allocation is not None else persona.get("allocation"),
+            view.space,
+            view.parties,
+        )
+        describe = allocation.describe(view.party)
         return {
             "party": view.party,
             "batna": number(view.reservation_value),
@@ -163,15 +199,16 @@ class LLMNegotiator:
             "role_clause": f" (the {role})" if role else "",
             "opponents": ", ".join(view.opponents),
             "brief": str(persona.get("brief", "")).strip(),
-            "issues": issues_text(view.space),
+            "issues": issues_text(view.space, allocation, view.party),
+            "disclosure": disclosure_text(self._policy(view)),
             "max_rounds": view.rules.max_rounds,
             "acceptance": "a package passes when every party accepts it"
             if required is None
             else f"a package passes when {required} of {len(view.parties)} parties accept it",
             "round": view.round,
             "phase_instruction": _phase_instruction(view),
-            "tracker": tracker_text(view.space, view.table, latest),
-            "scores": scores_text(view.utility, view.record.offers(), self._history_limit),
+            "tracker": tracker_text(view.space, view.table, latest, describe),
+            "scores": scores_text(view.utility, view.record.offers(), self._history_limit, describe),
             "history": history_text(view.record, self._history_limit),
         }
 
@@ -211,9 +248,26 @@ class LLMNegotiator:
             return Reject()
         return move
 
+    def _policy(self, view: PartyView) -> frozenset[str]:
+        """What this party may state: the explicit policy, else its persona's ``may_disclose``.
+
+        Raises:
+            ScenarioError: the policy names a category that is not in `DISCLOSABLE`.
+        """
+        raw: Any = (
+            self._may_disclose if self._may_disclose is not None else view.persona.get("may_disclose", ())
+        )
+        policy = frozenset([raw] if isinstance(raw, str) else cast(Iterable[Any], raw or ()))
+        unknown = sorted(str(c) for c in policy - DISCLOSABLE)
+        if unknown:
+            raise ScenarioError(
+                f"party {view.party}: may_disclose names {unknown}; use some of {sorted(DISCLOSABLE)}"
+            )
+        return cast(frozenset[str], policy)
+
     def _clean(self, view: PartyView, message: str) -> str:
         if self._private is None:
-            self._private = PrivateNumbers.of(view.utility)
+            self._private = PrivateNumbers.of(view.utility, may_disclose=self._policy(view))
         report = check_message(message, self._private)
         if report.leaked:
             self._note(view, "utility_leak", {"findings": list(report.findings)})
@@ -239,6 +293,48 @@ class LLMNegotiator:
         self._llm.note(
             "llm_guard", {"guard": guard, **data}, round=view.round, party=view.party, audience=view.party
         )
+
+
+_DISCLOSURE_WORDS = {
+    "reservation": "your walk-away value",
+    "values": "your points and scores",
+    "weights": "how much each issue weighs",
+}
+
+
+def disclosure_text(policy: frozenset[str]) -> str:
+    """What the party may and must not tell the others, from its disclosure policy."""
+    allowed = [words for category, words in _DISCLOSURE_WORDS.items() if category in policy]
+    withheld = [words for category, words in _DISCLOSURE_WORDS.items() if category not in policy]
+    parts: list[str] = []
+    if allowed:
+        parts.append(f"You may tell them {_joined(allowed)}.")
+    if withheld:
+        parts.append(f"Never tell them {_joined(withheld)}, not in digits and not in words.")
+    return " ".join(parts)
+
+
+def _joined(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def reply_schema(view: PartyView) -> SchemaOverrides:
+    """The per-call schema of a move: only the moves the state allows (no accept with no offer from
+    another party, no reject with nothing on the table), a package naming one legal option per
+    issue, priorities naming issues."""
+    issues = {issue.name: issue.values for issue in view.space.issues}
+    return {
+        "move": {"enum": legal_moves(view)},
+        "package": package_schema(issues, nullable=True),
+        "priorities": names_schema(view.space.names),
+    }
+
+
+def legal_moves(view: PartyView) -> list[str]:
+    """The moves `LLMNegotiator` accepts in view (the validator refuses the others)."""
+    refused = {"accept"} if view.offer is None else set[str]()
+    refused |= {"reject"} if view.table is None else set[str]()
+    return [move for move in MOVES if move not in refused]
 
 
 def _phase_instruction(view: PartyView) -> str:

@@ -1,17 +1,24 @@
 """Plain-text renderings of negotiation state for prompts: issues, private utility, tracker, history.
 
-Everything here is deterministic (stable ordering, fixed number formats) so identical states give
-identical prompts, which is what makes caching and replay work.
+Offers in a division scenario are also said from the reader's side ("you would get 0 food, ...;
+alice would get 3 food, ...") so a model playing either party can tell what a package gives it.
+Other parties' messages appear only as quoted data (`parley.llm.untrusted.quoted`). Everything
+here is deterministic (stable ordering, fixed number formats) so identical states give identical
+prompts, which is what makes caching and replay work.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
 
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.errors import ScenarioError
+from parley.llm.untrusted import quoted
 from parley.protocol.events import Event
 from parley.protocol.view import TableOffer
 
@@ -26,12 +33,100 @@ def package_text(package: Mapping[str, Value]) -> str:
     return json.dumps(dict(package), separators=(", ", ": "), ensure_ascii=False)
 
 
-def issues_text(space: OutcomeSpace) -> str:
-    """One line per issue with its options."""
+Describe = Callable[[Mapping[str, Value]], str]
+"""Renders a package for a prompt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """The division issues of a bilateral scenario: an issue's value counts the units its owner takes
+    out of a total, and the other party gets the rest (a scenario's ``allocated_to``, kept as
+    ``metadata["allocation"]``).
+
+    Attributes:
+        shares: Issue → (owner, total units).
+        parties: The two parties, in scenario order (empty when there is no division issue).
+    """
+
+    shares: Mapping[str, tuple[str, int]]
+    parties: tuple[str, ...] = ()
+
+    @classmethod
+    def read(cls, raw: Any, space: OutcomeSpace, parties: Sequence[str]) -> Allocation:
+        """The allocation given as ``{issue: {"owner": party, "total": units}}`` (None: no division).
+
+        Raises:
+            ScenarioError: an unknown issue or owner, a non-integer total, or more than two parties.
+        """
+        if not raw:
+            return cls({})
+        if not isinstance(raw, Mapping) or len(parties) != 2:
+            raise ScenarioError("an allocation maps issues to {owner, total} in a two-party scenario")
+        shares: dict[str, tuple[str, int]] = {}
+        for issue, entry in cast(Mapping[str, Any], raw).items():
+            owner = entry.get("owner") if isinstance(entry, Mapping) else None
+            total = entry.get("total") if isinstance(entry, Mapping) else None
+            if issue not in space.names or owner not in parties or not isinstance(total, int):
+                raise ScenarioError(
+                    f"allocation.{issue}: expected an issue of the scenario with an owner among "
+                    f"{list(parties)} and an integer total, got {entry!r}"
+                )
+            shares[str(issue)] = (str(owner), total)
+        return cls(shares, tuple(parties))
+
+    def other(self, party: str) -> str:
+        """The party that gets what party does not take."""
+        return self.parties[1] if party == self.parties[0] else self.parties[0]
+
+    def gets(self, package: Mapping[str, Value], party: str) -> str:
+        """What party would get of the division issues: "0 food, 1 water, 3 firewood"."""
+        parts: list[str] = []
+        for issue, (owner, total) in self.shares.items():
+            value = package.get(issue)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                units = value if party == owner else total - value
+                parts.append(f"{number(float(units))} {issue}")
+        return ", ".join(parts)
+
+    def describe(self, reader: str | None) -> Describe:
+        """Renders packages as compact JSON plus who would get what, for reader (None: a neutral reader)."""
+
+        def text(package: Mapping[str, Value]) -> str:
+            plain = package_text(package)
+            if not self.shares:
+                return plain
+            if reader is not None and reader in self.parties:
+                other = self.other(reader)
+                return (
+                    f"{plain} → you would get {self.gets(package, reader)}; "
+                    f"{other} would get {self.gets(package, other)}"
+                )
+            return f"{plain} → " + "; ".join(f"{p} would get {self.gets(package, p)}" for p in self.parties)
+
+        return text
+
+
+def issues_text(space: OutcomeSpace, allocation: Allocation | None = None, reader: str | None = None) -> str:
+    """One line per issue with its options; a division issue says whose units its value counts.
+
+    Args:
+        space: The outcome space.
+        allocation: The scenario's division issues, if any.
+        reader: The party reading the prompt ("you"), or None for a neutral reader (a mediator).
+    """
     lines: list[str] = []
     for issue in space.issues:
         unit = f" ({issue.unit})" if issue.unit else ""
-        lines.append(f"- {issue.name}{unit}: {', '.join(json.dumps(v) for v in issue.values)}")
+        line = f"- {issue.name}{unit}: {', '.join(json.dumps(v) for v in issue.values)}"
+        share = allocation.shares.get(issue.name) if allocation is not None else None
+        if allocation is not None and share is not None:
+            owner, total = share
+            what = f"{issue.name} {issue.unit}".strip()
+            rest = allocation.other(owner)
+            taker = "you take" if owner == reader else f"{owner} takes"
+            getter = "you get" if rest == reader else f"{rest} gets"
+            line += f" = how many of the {total} {what} {taker}; {getter} the rest"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -52,7 +147,7 @@ def utility_text(utility: UtilityFunction) -> str:
         lines.append(f"Scores range from {number(low)} to {number(high)}.")
         return "\n".join(lines)
     if isinstance(utility, RankedPreferenceUtility):
-        lines = ["Your preferences, most preferred first (importance in brackets):"]
+        lines = ["Preferences, most preferred first (importance in brackets):"]
         for issue in utility.space.issues:
             ranked = ", ".join(json.dumps(v) for v in utility.rankings.get(issue.name, ()))
             bad = ", ".join(json.dumps(v) for v in utility.unacceptable.get(issue.name, ()))
@@ -63,22 +158,24 @@ def utility_text(utility: UtilityFunction) -> str:
             )
         return "\n".join(lines)
     low, high = utility.bounds()
-    return (
-        f"Scores are computed for you (range {number(low)} to {number(high)}); see the scores in each turn."
-    )
+    return f"Scores range from {number(low)} to {number(high)}; each offer's score is given per turn."
 
 
 def tracker_text(
-    space: OutcomeSpace, table: TableOffer | None, latest: Mapping[str, Mapping[str, Value]]
+    space: OutcomeSpace,
+    table: TableOffer | None,
+    latest: Mapping[str, Mapping[str, Value]],
+    describe: Describe = package_text,
 ) -> str:
-    """The issue tracker: the package on the table and each party's latest package, per issue."""
+    """The issue tracker: the package on the table (rendered by describe) and each party's latest
+    package, per issue."""
     lines: list[str] = []
     if table is None:
         lines.append("On the table: nothing yet.")
     else:
         accepted = ", ".join(sorted(table.accepted_by)) or "nobody"
         lines.append(
-            f"On the table (from {table.proposer}, accepted by {accepted}): {package_text(table.package)}"
+            f"On the table (from {table.proposer}, accepted by {accepted}): {describe(table.package)}"
         )
     if latest:
         parties = sorted(latest)
@@ -90,7 +187,7 @@ def tracker_text(
 
 
 def history_text(events: Iterable[Event], limit: int) -> str:
-    """The last limit public moves, oldest first, one line each."""
+    """The last limit public moves, oldest first, one line each; messages as quoted data."""
     lines: list[str] = []
     for event in events:
         if event.kind == "action":
@@ -111,7 +208,7 @@ def _move_line(event: Event) -> str:
     if kind == "propose":
         text += f" {package_text(data['package'])}"
     if data.get("message"):
-        text += f' — "{data["message"]}"'
+        text += f" — {quoted(str(data['message']))}"
     return text
 
 
@@ -125,10 +222,15 @@ _VERBS = {
 
 
 def scores_text(
-    utility: UtilityFunction, offers: Sequence[tuple[str, Mapping[str, Value]]], limit: int
+    utility: UtilityFunction,
+    offers: Sequence[tuple[str, Mapping[str, Value]]],
+    limit: int,
+    describe: Describe = package_text,
 ) -> str:
-    """The party's own score of the latest offers (private)."""
+    """The party's own score of the latest offers (private), each offer rendered by describe."""
     shown = offers[-limit:]
     if not shown:
         return "(no offers yet)"
-    return "\n".join(f"- {who}: {package_text(pkg)} → {number(utility.evaluate(pkg))}" for who, pkg in shown)
+    return "\n".join(
+        f"- {who}: {describe(pkg)}; private score {number(utility.evaluate(pkg))}" for who, pkg in shown
+    )

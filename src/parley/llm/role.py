@@ -9,6 +9,7 @@ role's deterministic twin whenever `RoleOutcome.value` is None. The role records
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic
@@ -18,7 +19,16 @@ from parley.llm.cache import ReplayMiss
 from parley.llm.client import EndpointError
 from parley.llm.context import LLMSession
 from parley.llm.prompts import PromptTemplate, load_template
-from parley.llm.structured import OutputT, ReplyInvalid, parse_reply, schema_of, schema_text
+from parley.llm.structured import (
+    OutputT,
+    ReplyInvalid,
+    example_text,
+    max_reply_chars,
+    parse_reply,
+    schema_of,
+    schema_text,
+    strict_schema,
+)
 from parley.llm.types import LLMRequest, LLMResponse, Message, conversation
 from parley.protocol.events import PUBLIC
 
@@ -26,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 Validator = Callable[[OutputT], OutputT]
 """Checks (and may repair) a parsed output; raises ValueError with a message the model can act on."""
+
+SchemaOverrides = Mapping[str, Mapping[str, Any]]
+"""Per-call schemas of properties by name (a package as enums of the legal options, ...)."""
 
 MAX_DETAIL = 300
 """Characters of an error kept in an ``llm_fallback`` event."""
@@ -35,35 +48,29 @@ MAX_QUOTE = 2000
 never makes the re-ask huge)."""
 
 DEFAULT_MAX_TOKENS = 800
-"""Reply-token cap of a role whose output model is not in `MAX_TOKENS`."""
+"""Reply-token cap of a role whose output schema leaves a string or a list open."""
 
-MAX_TOKENS: Mapping[str, int] = {
-    "NegotiatorReply": 700,
-    "JudgeReply": 250,
-    "MediatorReply": 500,
-    "InterpretationReply": 500,
-    "ParametersReply": 300,
-    "PartnerEstimateReply": 300,
-    "TacticReply": 250,
-    "RankingReply": 300,
-    "DraftReply": 800,
-    "ExtractionReply": 1500,
-    "ModeratorReply": 120,
-    "CriticReply": 1000,
-    "ThoughtsReply": 900,
-    "MotivationReply": 500,
-    "ArticulationReply": 700,
-    "WhenReply": 200,
-    "SocialWhenReply": 600,
-    "InterventionDraft": 700,
-    "CandidatesReply": 1500,
-    "ScoresReply": 500,
-    "AttitudeReply": 1000,
-    "AgreementReply": 500,
-    "IntelligenceReply": 900,
-}
-"""Default reply-token cap per output model (sent as ``max_tokens``; a global ``max_tokens``
-setting overrides every entry). A reply cut off at the cap is invalid and re-asked."""
+CHARS_PER_TOKEN = 3
+"""Characters of compact JSON per token assumed when sizing a cap from a schema (English prose
+runs about 4; JSON punctuation and enum names nearer 3)."""
+
+
+def reply_cap(schema: Mapping[str, Any]) -> int | None:
+    """The default reply-token cap for schema: the longest reply it allows (every string at its
+    maxLength, every list at its maxItems) at `CHARS_PER_TOKEN`, plus 10 % and 10 tokens for
+    whitespace (at least 32); None when schema leaves a string or a list open.
+
+    Every built-in reply schema is bounded, so a cap is small (32–800 tokens, most under 260) and
+    never cuts off a reply the schema allows; a reply cut off at the cap is invalid and re-asked.
+    """
+    longest = max_reply_chars(schema)
+    return None if longest is None else max(32, math.ceil(longest / CHARS_PER_TOKEN * 1.1) + 10)
+
+
+REASK_TEMPERATURE = 0.7
+"""Lowest sampling temperature of a re-ask: at temperature 0 a re-ask mostly got the same invalid
+reply back (6 of 13 in the smoke run). The re-ask also moves the seed on by one; both are in the
+request, so a recording replays it exactly."""
 
 _INVALID_CAUSES = {
     "malformed": "no JSON object in the reply",
@@ -99,12 +106,15 @@ class Role(Generic[OutputT]):
         name: Role name; picks the client (per-role overrides) and labels usage ("negotiator").
         output: The pydantic model every reply must validate against; it must have required
             fields, so an empty or unrelated JSON object is never a valid answer.
-        template: Prompt template, or the name of a file in ``parley/llm/prompts``. The variable
-            ``output_schema`` (the model's JSON schema) is always supplied.
+        template: Prompt template, or the name of a file in ``parley/llm/prompts``. Shipped
+            templates carry no schema: the endpoint enforces it, or the client appends a compact
+            example reply (``format``). The variable ``output_schema`` (the strict schema as JSON)
+            is still supplied for custom templates.
         llm: The session's LLM side.
         party: Party whose private event stream fallbacks go to (None: public events).
-        max_tokens: Reply-token cap (default: `MAX_TOKENS` by output model, else `DEFAULT_MAX_TOKENS`;
-            the session's ``max_tokens`` overrides it).
+        max_tokens: Reply-token cap (default: `reply_cap` of each call's schema, else
+            `DEFAULT_MAX_TOKENS`; the session's ``max_tokens`` overrides it, for every role or by
+            role or model name).
 
     Raises:
         InternalError: the output model has no required field.
@@ -129,38 +139,75 @@ class Role(Generic[OutputT]):
         self.template = load_template(template) if isinstance(template, str) else template
         self.llm = llm
         self.party = party
-        self.max_tokens = max_tokens or MAX_TOKENS.get(output.__name__, DEFAULT_MAX_TOKENS)
+        self.max_tokens = max_tokens
         self._reask = load_template("reask")
+        self._format = load_template("format")
 
     def messages(self, variables: Mapping[str, Any]) -> tuple[Message, ...]:
         """The first request's conversation for these variables."""
         system, user = self.template.render({**variables, "output_schema": schema_text(self.output)})
         return conversation(system, user)
 
-    def request(self, messages: tuple[Message, ...]) -> LLMRequest:
-        """A request for messages with this session's sampling settings."""
+    def request(
+        self,
+        messages: tuple[Message, ...],
+        overrides: SchemaOverrides | None = None,
+        *,
+        reask: bool = False,
+    ) -> LLMRequest:
+        """A request for messages with the call's strict schema and this session's sampling
+        settings (a re-ask samples at `REASK_TEMPERATURE` or above, with the next seed)."""
+        schema = strict_schema(self.output, overrides)
+        _, hint = self._format.render({"example": example_text(schema)})
+        temperature, seed = self.llm.temperature, self.llm.seed
+        if reask:
+            temperature = max(temperature, REASK_TEMPERATURE)
+            seed = None if seed is None else seed + 1
         return LLMRequest(
             model=self.llm.client(self.name).model,
             messages=messages,
-            schema=schema_of(self.output),
+            schema=schema,
             schema_name=self.output.__name__,
-            temperature=self.llm.temperature,
-            max_tokens=self.llm.max_tokens or self.max_tokens,
-            seed=self.llm.seed,
+            temperature=temperature,
+            max_tokens=self.cap(schema),
+            seed=seed,
+            format_hint=hint,
         )
 
+    def cap(self, schema: Mapping[str, Any]) -> int:
+        """The reply-token cap sent with schema: the session's setting for this role, else the
+        role's own, else `reply_cap` of the schema (`DEFAULT_MAX_TOKENS` for an open one)."""
+        setting = self.llm.max_tokens
+        if isinstance(setting, int):
+            return setting
+        caps = setting or {}
+        chosen = caps.get(self.output.__name__) or caps.get(self.name) or self.max_tokens
+        return chosen or reply_cap(schema) or DEFAULT_MAX_TOKENS
+
     def call(
-        self, variables: Mapping[str, Any], *, validate: Validator[OutputT] | None = None, round: int = 0
+        self,
+        variables: Mapping[str, Any],
+        *,
+        validate: Validator[OutputT] | None = None,
+        round: int = 0,
+        overrides: SchemaOverrides | None = None,
     ) -> RoleOutcome[OutputT]:
         """Synchronous `acall` (runs on the session's event-loop thread; never nests loops)."""
-        return self.llm.bridge.run(self.acall(variables, validate=validate, round=round))
+        return self.llm.bridge.run(self.acall(variables, validate=validate, round=round, overrides=overrides))
 
     async def acall(
-        self, variables: Mapping[str, Any], *, validate: Validator[OutputT] | None = None, round: int = 0
+        self,
+        variables: Mapping[str, Any],
+        *,
+        validate: Validator[OutputT] | None = None,
+        round: int = 0,
+        overrides: SchemaOverrides | None = None,
     ) -> RoleOutcome[OutputT]:
         """Ask the model, re-ask once on an unusable reply, and report a fallback otherwise.
 
         A reply cut off at the token cap (finish_reason "length") is unusable like malformed JSON.
+        overrides narrow the sent schema for this call (see `strict_schema`); the reply is still
+        validated against the output model and by validate.
 
         Raises:
             ReplayMiss: replaying and this request was never recorded (also kept for `LLMSession.finish`).
@@ -170,7 +217,8 @@ class Role(Generic[OutputT]):
         failure = ReplyInvalid("malformed", "no reply")
         for calls in (1, 2):
             try:
-                response = await self._complete(messages)
+                request = self.request(messages, overrides, reask=calls > 1)
+                response = await self._complete(request)
             except ReplayMiss:
                 raise
             except EndpointError as error:
@@ -181,7 +229,7 @@ class Role(Generic[OutputT]):
                 if response.finish_reason == "length":
                     raise ReplyInvalid(
                         "truncated",
-                        f"the reply was cut off at the limit of {self.request(messages).max_tokens} tokens; "
+                        f"the reply was cut off at the limit of {request.max_tokens} tokens; "
                         "answer with a shorter JSON object",
                     )
                 parsed = parse_reply(response.text, self.output)
@@ -199,9 +247,9 @@ class Role(Generic[OutputT]):
             failure.kind, str(failure), 2, round, _INVALID_CAUSES.get(failure.kind, failure.kind)
         )
 
-    async def _complete(self, messages: tuple[Message, ...]) -> LLMResponse:
+    async def _complete(self, request: LLMRequest) -> LLMResponse:
         try:
-            response = await self.llm.client(self.name).complete(self.request(messages))
+            response = await self.llm.client(self.name).complete(request)
         except ReplayMiss as miss:
             self.llm.fail(miss)
             raise

@@ -46,6 +46,9 @@ class LLMRequest:
         max_tokens: Cap on reply tokens, or None for the endpoint's default.
         seed: Sampling seed passed to endpoints that honour it, or None.
         mode: How structured output is requested (the client may downgrade it).
+        format_hint: Text the client appends to the system prompt when the endpoint does not
+            enforce schema (JSON mode or plain text): a compact example of the reply. An endpoint
+            that enforces the schema never sees it, so prompts carry no schema text there.
     """
 
     model: str
@@ -56,10 +59,12 @@ class LLMRequest:
     max_tokens: int | None = None
     seed: int | None = None
     mode: ResponseMode = "json_schema"
+    format_hint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict with every field (secrets are never part of a request)."""
-        return {
+        """A JSON-ready dict with every field (secrets are never part of a request; an absent
+        format hint is left out, so requests without one keep their keys)."""
+        data: dict[str, Any] = {
             "model": self.model,
             "messages": [m.to_json() for m in self.messages],
             "schema": dict(self.schema) if self.schema is not None else None,
@@ -69,6 +74,9 @@ class LLMRequest:
             "seed": self.seed,
             "mode": self.mode,
         }
+        if self.format_hint is not None:
+            data["format_hint"] = self.format_hint
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LLMRequest:
@@ -82,6 +90,7 @@ class LLMRequest:
             max_tokens=data.get("max_tokens"),
             seed=data.get("seed"),
             mode=data.get("mode", "json_schema"),
+            format_hint=data.get("format_hint"),
         )
 
     @property

@@ -13,10 +13,11 @@ parameters within their validated bounds and change which candidate is chosen.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,12 +59,19 @@ from parley.llm.roles.astra_common import (
     tactic_context_text,
     tactics_menu,
 )
+from parley.llm.structured import Name, Note, names_schema, package_schema, sized_list
 
 MAX_REASON = 400
 """Most characters of a model's reason kept in a trace."""
 
 SCORE_SCALE = 10.0
 """The virtual partner answers TS and SI on a 0–10 scale (the seed's)."""
+
+MAX_ISSUES = 12
+"""Most issue names in an interpreter's priorities (the per-call schema allows one per issue)."""
+
+MAX_CANDIDATES = 20
+"""Most candidates a ranking may list (the per-call schema asks for exactly the candidates shown)."""
 
 
 # -- preference interpretation ---------------------------------------------------------------------
@@ -82,9 +90,9 @@ class InterpretationReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    priorities: list[str]
+    priorities: list[Name] = Field(max_length=MAX_ISSUES)
     offer: dict[str, str | int | float] | None = None
-    reason: str = Field(default="", max_length=2000)
+    reason: Note = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +194,15 @@ class LLMPreferenceInterpreter:
             "partner": ", ".join(view.opponents),
             "moves": moves,
         }
+        issues = {issue.name: issue.values for issue in space.issues}
         outcome = self._role.call(
-            variables, validate=lambda r: check_interpretation(space, r), round=view.round
+            variables,
+            validate=lambda r: check_interpretation(space, r),
+            round=view.round,
+            overrides={
+                "offer": package_schema(issues, nullable=True),
+                "priorities": names_schema(space.names),
+            },
         )
         reading = reading_of(space, outcome.value) if outcome.value is not None else None
         self.context.mark("interpreter", "llm" if reading is not None else "twin")
@@ -211,7 +226,13 @@ class ParametersReply(BaseModel):
 
     lambda_: float = Field(alias="lambda", ge=0.0, le=1.0)
     s_max: float
-    reason: str = Field(default="", max_length=2000)
+    reason: Note = ""
+
+
+def s_max_options(floor: float) -> list[int]:
+    """The S_max values offered to the model: whole points from the BATNA (rounded up) to 36."""
+    low = min(math.ceil(floor - 1e-9), int(POINTS_SCALE))
+    return list(range(max(0, low), int(POINTS_SCALE) + 1))
 
 
 def check_parameters(reply: ParametersReply, floor: float) -> ParametersReply:
@@ -262,7 +283,10 @@ class LLMParameterChooser:
             "top": f"{POINTS_SCALE:.0f}",
         }
         outcome = self._role.call(
-            variables, validate=lambda r: check_parameters(r, floor), round=self.context.round
+            variables,
+            validate=lambda r: check_parameters(r, floor),
+            round=self.context.round,
+            overrides={"s_max": {"type": "number", "enum": s_max_options(floor)}},
         )
         if outcome.value is None:
             self.context.mark("parameters", "twin")
@@ -291,7 +315,7 @@ class PartnerEstimateReply(BaseModel):
 
     total_score: float = Field(ge=0.0, le=SCORE_SCALE)
     strategic_intermediary: float = Field(ge=0.0, le=SCORE_SCALE)
-    reason: str = Field(default="", max_length=2000)
+    reason: Note = ""
 
 
 class LLMVirtualPartner:
@@ -366,8 +390,8 @@ class TacticReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    tactic: str
-    reason: str = Field(default="", max_length=2000)
+    tactic: str = Field(json_schema_extra={"enum": [t.value for t in Tactic]})
+    reason: Note = ""
 
 
 class RankingReply(BaseModel):
@@ -380,8 +404,8 @@ class RankingReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    ranking: list[int]
-    reason: str = Field(default="", max_length=2000)
+    ranking: list[Annotated[int, Field(ge=1, le=MAX_CANDIDATES)]] = Field(max_length=MAX_CANDIDATES)
+    reason: Note = ""
 
 
 def check_ranking(reply: RankingReply, count: int) -> RankingReply:
@@ -491,8 +515,12 @@ class LLMTacticAssessor:
 
     def _ranking(self, base: dict[str, Any], k: int, count: int) -> RankingReply | None:
         variables = {**base, "sample": sample_line(k, self.samples)}
+        numbers = {"type": "integer", "enum": list(range(1, count + 1))}
         return self._rank.call(
-            variables, validate=lambda r: check_ranking(r, count), round=self.context.round
+            variables,
+            validate=lambda r: check_ranking(r, count),
+            round=self.context.round,
+            overrides={"ranking": sized_list(numbers, count)},
         ).value
 
 

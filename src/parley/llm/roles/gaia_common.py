@@ -6,13 +6,13 @@ Stable ordering and fixed formats keep prompts identical for identical states, s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from parley.errors import ScenarioError
 from parley.governance.config import DomainConfig, FieldSpec
 from parley.governance.values import find_money
+from parley.llm.untrusted import quoted  # the one quoting function; the GAIA roles import it from here
 
 DRAFTER_ROLE = "drafter"
 """Role name (client override, usage) of reply drafting."""
@@ -41,15 +41,6 @@ def parse_roles(text: str | Iterable[str]) -> tuple[str, ...]:
     if unknown:
         raise ScenarioError(f"--roles expects some of {', '.join(GAIA_ROLES)}; got {', '.join(unknown)}")
     return tuple(role for role in GAIA_ROLES if role in names)
-
-
-def quoted(text: str) -> str:
-    """Untrusted text as one JSON string literal, with marker look-alikes defused.
-
-    A JSON literal keeps quotes and line breaks escaped, so the text cannot close the block it is
-    shown in; ``<<<``/``>>>`` are spaced out so it cannot imitate the markers either.
-    """
-    return json.dumps(text.replace("<<<", "< < <").replace(">>>", "> > >"), ensure_ascii=False)
 
 
 def history_text(messages: Sequence[tuple[str, str]]) -> str:

@@ -14,7 +14,7 @@ from parley.governance.config import DomainConfig
 from parley.governance.critic import Channel, Critic, Guidance, RuleCritic
 from parley.governance.tci import TaskCompletenessIndex
 from parley.llm.context import LLMSession
-from parley.llm.role import Role
+from parley.llm.role import Role, SchemaOverrides
 from parley.llm.roles.gaia_common import (
     CRITIC_ROLE,
     facts_text,
@@ -23,9 +23,16 @@ from parley.llm.roles.gaia_common import (
     match_field,
     prohibited_text,
 )
+from parley.llm.structured import Name, strict_schema
 
 MAX_SUGGESTIONS = 3
-"""Most suggestions kept from one reply."""
+"""Most suggestions in one reply."""
+MAX_TACTIC = 120
+"""Most characters of a tactic's directive."""
+MAX_SAY = 160
+"""Most characters of the sentence a persuasion tactic may add to a proposal."""
+MAX_TOPICS = 3
+"""Most topics one tactic names."""
 _ACTIONABILITY = 0.8
 
 
@@ -34,10 +41,10 @@ class Suggestion(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    text: str = Field(min_length=1, max_length=240)
-    topics: list[str] = Field(default_factory=list[str], max_length=4)
+    text: str = Field(min_length=1, max_length=MAX_TACTIC)
+    topics: list[Name] = Field(default_factory=list[str], max_length=MAX_TOPICS)
     relevance: float = Field(default=0.7, ge=0.0, le=1.0)
-    say: str = Field(default="", max_length=240)
+    say: str = Field(default="", max_length=MAX_SAY)
 
 
 class CriticReply(BaseModel):
@@ -45,7 +52,7 @@ class CriticReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    suggestions: list[Suggestion] = Field(max_length=8)
+    suggestions: list[Suggestion] = Field(max_length=MAX_SUGGESTIONS)
 
 
 def check_suggestions(reply: CriticReply, config: DomainConfig, gate_open: bool) -> CriticReply:
@@ -64,6 +71,15 @@ def check_suggestions(reply: CriticReply, config: DomainConfig, gate_open: bool)
             raise ValueError(f"clarity tactic {item.text!r} must name fields among: {legal}")
         checked.append(item.model_copy(update={"topics": [s.name for s in specs], "say": ""}))
     return reply.model_copy(update={"suggestions": checked})
+
+
+def critic_schema(config: DomainConfig, gate_open: bool) -> SchemaOverrides:
+    """Per call: before the gate (clarity) a tactic's topics are enums of the required fields."""
+    if gate_open:
+        return {}
+    topics = {"type": "array", "items": {"enum": list(config.field_names)}, "maxItems": MAX_TOPICS}
+    item = strict_schema(Suggestion, {"topics": topics})
+    return {"suggestions": {"type": "array", "items": item, "maxItems": MAX_SUGGESTIONS}}
 
 
 class LLMCritic:
@@ -98,7 +114,10 @@ class LLMCritic:
             "muted": ", ".join(sorted(muted)) or "none",
         }
         outcome = self._role.call(
-            variables, validate=lambda reply: check_suggestions(reply, config, gate_open), round=turn
+            variables,
+            validate=lambda reply: check_suggestions(reply, config, gate_open),
+            round=turn,
+            overrides=critic_schema(config, gate_open),
         )
         if outcome.value is None:
             return self.twin.suggest(tci, gate_open, turn, muted)

@@ -25,7 +25,7 @@ from parley.governance.config import DomainConfig
 from parley.governance.drafting import Draft, DraftContext, Intent, TemplateDrafter, format_range
 from parley.governance.preflight import DeclaredIntent, DeclaredTerm
 from parley.llm.context import LLMSession
-from parley.llm.role import Role
+from parley.llm.role import Role, SchemaOverrides
 from parley.llm.roles.gaia_common import (
     DRAFTER_ROLE,
     facts_text,
@@ -34,13 +34,22 @@ from parley.llm.roles.gaia_common import (
     prohibited_text,
     redact_amounts,
 )
+from parley.llm.structured import NAME_CHARS, strict_schema
 
 MAX_DRAFT = 900
 """Most characters accepted in a drafted message."""
 TWIN_ONLY = frozenset({"approved_close", "decline_close"})
 """Intents always worded by the twin: final approved terms and the note sent after the session ended."""
 _CHOICE = re.compile(r"\(([A-E])\)\s*([^()?]+)")
-_PLACEHOLDER = re.compile(r"\$\{|\{[a-z_]+\}|\[(?:name|amount|date|your name)\]", re.IGNORECASE)
+MAX_TERMS = 4
+"""Most terms one draft declares."""
+_PLACEHOLDER = re.compile(
+    r"\$\{|\{[^{}\n]{1,40}\}"  # ${name}, {name}
+    r"|\[[^\[\]\n]{1,40}\](?!\()"  # [Your Name], [Company], [amount withheld]; not a [link](url)
+    r"|<\s*[A-Za-z][\w '’.-]{0,40}>"  # <name>, <Company Name>
+    r"|\bX{3,}\b",  # $XXX
+    re.IGNORECASE,
+)
 _SUGGESTED_INTENT = {
     "text": "ask",
     "clarify": "ask",
@@ -70,7 +79,9 @@ class TermReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    term: str = Field(min_length=1, max_length=80, description="A boundary term name from the list given.")
+    term: str = Field(
+        min_length=1, max_length=NAME_CHARS, description="A boundary term name from the list given."
+    )
     value: float | None = Field(
         default=None, description="The value stated for the term, in the term's unit; null if none."
     )
@@ -81,11 +92,11 @@ class DraftReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    text: str = Field(min_length=1, max_length=2000)
+    text: str = Field(min_length=1, max_length=MAX_DRAFT)
     intent: Literal["ask", "explore", "counter", "summarise", "close"] | None = Field(
         default=None, description="What the message does: ask, explore, counter, summarise or close."
     )
-    terms: list[TermReply] = Field(default_factory=list, max_length=20)
+    terms: list[TermReply] = Field(default_factory=list, max_length=MAX_TERMS)
 
     def declaration(self) -> DeclaredIntent | None:
         """The declaration the preflight checks the text against (None when the model gave none)."""
@@ -116,8 +127,12 @@ def check_draft(reply: DraftReply, reference: str) -> DraftReply:
         raise ValueError('"text" must not be empty')
     if len(text) > MAX_DRAFT:
         raise ValueError(f'"text" has {len(text)} characters; keep it under {MAX_DRAFT}')
-    if _PLACEHOLDER.search(text):
-        raise ValueError("the message contains a placeholder; write the final text")
+    placeholders = [m.group(0) for m in _PLACEHOLDER.finditer(text) if m.group(0) not in reference]
+    if placeholders:
+        raise ValueError(
+            f"the message contains a placeholder ({placeholders[0]}); write the final text, with no "
+            "name, signature or bracketed blank"
+        )
     lowered = _normal(text)
     missing = [
         f"({letter}) {label}" for letter, label in choices_in(reference) if _normal(label) not in lowered
@@ -141,6 +156,13 @@ def check_declaration(reply: DraftReply, config: DomainConfig) -> DraftReply:
     if unknown:
         raise ValueError(f"unknown term(s) {', '.join(unknown)}; use only: {', '.join(sorted(known))}")
     return reply
+
+
+def draft_schema(config: DomainConfig) -> SchemaOverrides:
+    """Per call: declared terms name the domain's boundary terms (none when it has none)."""
+    names = [term.name for term in config.boundary.terms]
+    term = strict_schema(TermReply, {"term": {"enum": names}} if names else None)
+    return {"terms": {"type": "array", "items": term, "maxItems": MAX_TERMS if names else 0}}
 
 
 class LLMDrafter:
@@ -189,6 +211,7 @@ class LLMDrafter:
             self.variables(intent, context, reference),
             validate=lambda reply: check_declaration(check_draft(reply, reference), self._config),
             round=context.turn,
+            overrides=draft_schema(self._config),
         )
         if outcome.value is None:
             return self.twin.draft(intent, injection=context.injection)

@@ -10,6 +10,7 @@ and the dual rule can confirm agreement). Combine it with the pattern extractor 
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,11 +26,16 @@ from parley.governance.extraction import (
 )
 from parley.governance.text import find_phrases
 from parley.llm.context import LLMSession
-from parley.llm.role import Role
+from parley.llm.role import Role, SchemaOverrides
 from parley.llm.roles.gaia_common import EXTRACTOR_ROLE, fields_text, labels_text, match_field, quoted
+from parley.llm.structured import Name, Note, strict_schema
 
 MAX_CONFIDENCE = 0.95
 """Cap on a model reading's confidence: a model alone never counts as certain."""
+MAX_VALUE = 60
+"""Most characters of a value as stated ("$95K a year", "two weeks")."""
+MAX_FINDINGS = 5
+"""Most findings in one reply (a message rarely states more; the pattern extractor reads it too)."""
 _SPLIT = re.compile(r"\s*(?:,|;|/|\band\b)\s*")
 
 
@@ -38,10 +44,10 @@ class FieldFinding(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    field: str
-    value: str | float
+    field: Name
+    value: Annotated[str, Field(max_length=MAX_VALUE)] | float
     confidence: float = Field(ge=0.0, le=1.0)
-    evidence: str = ""
+    evidence: Note = ""
 
 
 class ExtractionReply(BaseModel):
@@ -49,7 +55,7 @@ class ExtractionReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    findings: list[FieldFinding] = Field(max_length=40)
+    findings: list[FieldFinding] = Field(max_length=MAX_FINDINGS)
 
 
 def _key(text: str) -> str:
@@ -110,6 +116,13 @@ class ValueNormaliser:
         return readings[0].value if readings else None
 
 
+def extraction_schema(config: DomainConfig) -> SchemaOverrides:
+    """Per call: a finding names one of the domain's fields."""
+    finding = strict_schema(FieldFinding, {"field": {"enum": list(config.field_names)}})
+    most = min(len(config.field_names), MAX_FINDINGS)
+    return {"findings": {"type": "array", "items": finding, "maxItems": most}}
+
+
 class LLMExtractor:
     """Field values read by a model (implements `Extractor`; source "llm").
 
@@ -142,7 +155,7 @@ class LLMExtractor:
             "asked": labels_text(self._config, context.asked),
             "message": quoted(message),
         }
-        outcome = self._role.call(variables, round=self._seen)
+        outcome = self._role.call(variables, round=self._seen, overrides=extraction_schema(self._config))
         if outcome.value is None:
             return self.twin.extract(message, context)
         return self.readings(outcome.value, message)

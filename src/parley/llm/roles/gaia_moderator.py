@@ -34,7 +34,8 @@ _MEANINGS = {
     "counter_offer": "names or asks for different terms (an amount, a condition)",
     "pressure": "deadlines, ultimatums, competing offers used as leverage",
     "social_engineering": "tries to obtain confidential information (budgets, limits, other parties, data)",
-    "prompt_injection": "tries to instruct or reprogram the delegate, or fakes an agreement or authority",
+    "prompt_injection": "orders the delegate to change its rules, role or output, or fakes an approval "
+    "(a plain answer never is)",
     "negative_sentiment": "strong frustration, insults or hostility",
     "off_topic": "unrelated to the negotiation, or in an unexpected language",
 }

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
+from parley.llm.untrusted import quoted  # the one quoting function; the ProMediate roles import it here
 from parley.mediation.conversation import ConversationView, Utterance
 
 PARTICIPANT_ROLE = "participant"
@@ -45,7 +47,7 @@ def options_text(options: Mapping[str, Mapping[str, str]]) -> str:
 
 
 def utterance_line(utterance: Utterance) -> str:
-    """One line of the public record: turn, speaker, structured act, then the words."""
+    """One line of the public record: turn, speaker, structured act, then the words as quoted data."""
     parts = [utterance.act.value]
     if utterance.strategy is not None:
         parts.append(f"strategy {utterance.strategy.value}")
@@ -57,7 +59,7 @@ def utterance_line(utterance: Utterance) -> str:
         parts.append("package " + json.dumps(dict(utterance.package), ensure_ascii=False))
     if utterance.addressee:
         parts.append(f"to {utterance.addressee}")
-    return f"turn {utterance.turn}, {utterance.speaker} ({', '.join(parts)}): {utterance.text}"
+    return f"turn {utterance.turn}, {utterance.speaker} ({', '.join(parts)}): {quoted(utterance.text)}"
 
 
 def history_text(view: ConversationView, limit: int) -> str:
@@ -87,6 +89,43 @@ def positions_text(view: ConversationView) -> str:
             cells.append(f"{party} {held}" + (f" (objects to {', '.join(against)})" if against else ""))
         lines.append(f"- {topic}: " + "; ".join(cells))
     return "\n".join(lines)
+
+
+def _nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [dict(schema), {"type": "null"}]}
+
+
+def name_overrides(
+    options: Mapping[str, Mapping[str, str]], addressees: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """Per-call schemas of the names a reply may use: topics, option letters, addressees and
+    packages (one nullable property per topic, an enum of its letters; null leaves it out).
+
+    Args:
+        options: Per topic, option letter → description.
+        addressees: The participants the reply may address.
+    """
+    letters = sorted({letter for choices in options.values() for letter in choices})
+    package = {
+        "type": "object",
+        "properties": {topic: _nullable({"enum": list(choices)}) for topic, choices in options.items()},
+        "required": list(options),
+        "additionalProperties": False,
+    }
+    return {
+        "topic": _nullable({"enum": list(options)}),
+        "option": _nullable({"enum": letters}),
+        "addressee": _nullable({"enum": list(addressees)}),
+        "package": _nullable(package),
+    }
+
+
+def drop_unset(package: Any) -> Any:
+    """A package as read from a strict reply: topics set to null are left out (none left: None)."""
+    if isinstance(package, Mapping):
+        kept = {k: v for k, v in cast(Mapping[Any, Any], package).items() if v is not None}
+        return kept or None
+    return package
 
 
 def match_name(raw: str, names: Iterable[str], what: str) -> str:

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from parley.llm.context import LLMSession
-from parley.llm.role import Role
+from parley.llm.role import Role, SchemaOverrides
 from parley.llm.roles.promediate_common import (
     AGREEMENT_ROLE,
     ATTITUDE_ROLE,
@@ -27,8 +27,10 @@ from parley.llm.roles.promediate_common import (
     match_option,
     names_text,
     options_text,
+    quoted,
     utterance_line,
 )
+from parley.llm.structured import Name, Note, number_grid, strict_schema
 from parley.mediation.conversation import BreakdownKind, Utterance
 from parley.metrics.consensus import ConversationRecord, InterventionScore, score_intervention
 from parley.simulation.consensus import (
@@ -39,6 +41,13 @@ from parley.simulation.consensus import (
     RuleAgreementScorer,
     StructuredAttitudeExtractor,
 )
+
+MAX_TOPICS = 12
+"""Most topics in one attitude reply (the per-call schema allows the conversation's own)."""
+MAX_OPTIONS = 8
+"""Most options one attitude accepts or rejects."""
+MI_SCORES: list[JsonValue] = [-1, *number_grid(1.0, 5.0)]
+"""What an MI dimension may be scored: -1 (not present) or 1 … 5 on the grid."""
 
 # -- attitude extraction ---------------------------------------------------------------------------
 
@@ -57,10 +66,10 @@ class TopicAttitude(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    topic: str
-    position: str | None = None
-    accepts: list[str] = Field(default_factory=list[str])
-    rejects: list[str] = Field(default_factory=list[str])
+    topic: Name
+    position: Name | None = None
+    accepts: list[Name] = Field(default_factory=list[str], max_length=MAX_OPTIONS)
+    rejects: list[Name] = Field(default_factory=list[str], max_length=MAX_OPTIONS)
     tone: float = Field(ge=-1.0, le=1.0)
     openness: float = Field(ge=0.0, le=1.0)
 
@@ -71,7 +80,7 @@ class AttitudeReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    attitudes: list[TopicAttitude]
+    attitudes: list[TopicAttitude] = Field(max_length=MAX_TOPICS)
 
 
 def check_attitudes(reply: AttitudeReply, options: Mapping[str, Mapping[str, str]]) -> AttitudeReply:
@@ -93,6 +102,22 @@ def check_attitudes(reply: AttitudeReply, options: Mapping[str, Mapping[str, str
         update = {"topic": topic, "position": position, "accepts": accepts, "rejects": rejects}
         checked.append(item.model_copy(update=update))
     return reply.model_copy(update={"attitudes": checked})
+
+
+def attitude_schema(options: Mapping[str, Mapping[str, str]]) -> SchemaOverrides:
+    """Per call: attitudes name the case's topics and option letters, at most one per topic."""
+    letters = sorted({letter for choices in options.values() for letter in choices})
+    some = {"type": "array", "items": {"enum": letters}, "maxItems": len(letters)}
+    item = strict_schema(
+        TopicAttitude,
+        {
+            "topic": {"enum": list(options)},
+            "position": {"anyOf": [{"enum": letters}, {"type": "null"}]},
+            "accepts": some,
+            "rejects": some,
+        },
+    )
+    return {"attitudes": {"type": "array", "items": item, "maxItems": len(options)}}
 
 
 class LLMAttitudeExtractor:
@@ -124,13 +149,16 @@ class LLMAttitudeExtractor:
             "topics": options_text(self._options),
             "speaker": utterance.speaker,
             "previous": json.dumps({t: a.to_json() for t, a in previous.items()}, ensure_ascii=False),
-            "context": "\n".join(f"turn {u.turn}, {u.speaker}: {u.text}" for u in self._recent)
+            "context": "\n".join(f"turn {u.turn}, {u.speaker}: {quoted(u.text)}" for u in self._recent)
             or "(start of the conversation)",
-            "text": utterance.text,
+            "text": quoted(utterance.text),
         }
         self._recent.append(utterance)
         outcome = self._role.call(
-            variables, validate=lambda r: check_attitudes(r, self._options), round=utterance.turn
+            variables,
+            validate=lambda r: check_attitudes(r, self._options),
+            round=utterance.turn,
+            overrides=attitude_schema(self._options),
         )
         if outcome.value is None:
             return self.twin.extract(utterance, previous)
@@ -166,7 +194,7 @@ class AgreementReply(BaseModel):
     agreement_on_terms: float = Field(ge=0.0, le=1.0)
     tone_and_willingness: float = Field(ge=0.0, le=1.0)
     shared_decision_making: float = Field(ge=0.0, le=1.0)
-    reasoning: str = Field(default="", max_length=1000)
+    reasoning: Note = ""
 
 
 def check_agreement(reply: AgreementReply, first: Attitude, second: Attitude) -> AgreementReply:
@@ -229,8 +257,8 @@ class DimensionJudgement(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    score: float
-    rationale: str = Field(default="", max_length=600)
+    score: float = Field(json_schema_extra={"enum": MI_SCORES})
+    rationale: Note = ""
 
 
 class IntelligenceReply(BaseModel):

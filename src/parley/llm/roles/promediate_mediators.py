@@ -10,25 +10,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from parley.errors import ScenarioError
 from parley.llm.context import LLMSession
-from parley.llm.role import Role
+from parley.llm.role import Role, SchemaOverrides
 from parley.llm.roles.promediate_common import (
     MEDIATOR_ROLE,
     check_text,
+    drop_unset,
     history_text,
     match_name,
     match_option,
     match_package,
+    name_overrides,
     names_text,
     options_text,
     positions_text,
     private_claims,
 )
+from parley.llm.structured import Name, Note, strict_schema
 from parley.mediation.conversation import (
     MEDIATOR,
     ActKind,
@@ -41,6 +44,15 @@ from parley.mediation.conversation import (
     Utterance,
 )
 from parley.mediation.mediators import DEFAULT_THRESHOLD, STRATEGY_FIT, GenericMediator, SocialMediator
+
+MAX_REASONS = 3
+"""Most reasons in a "should I speak?" reply."""
+MAX_BREAKDOWNS = 3
+"""Most breakdowns one assessment names."""
+MAX_PARTIES = 8
+"""Most participants one breakdown names (the per-call schema allows the conversation's own)."""
+MAX_INTERVENTION = 400
+"""Most characters of an intervention (two to four sentences)."""
 
 StrategyName = Literal["facilitative", "evaluative", "transformative", "problem_solving"]
 KindName = Literal["perceptual", "emotional", "cognitive", "communication"]
@@ -59,7 +71,7 @@ class WhenReply(BaseModel):
 
     engage: bool
     motivation: float = Field(ge=1.0, le=5.0)
-    reasons: list[str] = Field(default_factory=list[str], max_length=5)
+    reasons: list[Note] = Field(default_factory=list[str], max_length=MAX_REASONS)
 
 
 class BreakdownReport(BaseModel):
@@ -76,10 +88,10 @@ class BreakdownReport(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     kind: KindName
-    parties: list[str] = Field(default_factory=list[str])
-    topic: str | None = None
+    parties: list[Name] = Field(default_factory=list[str], max_length=MAX_PARTIES)
+    topic: Name | None = None
     severity: float = Field(ge=0.0, le=1.0)
-    evidence: str = Field(min_length=1, max_length=400)
+    evidence: Annotated[Note, Field(min_length=1)]
 
 
 class SocialWhenReply(BaseModel):
@@ -87,9 +99,11 @@ class SocialWhenReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    breakdowns: list[BreakdownReport] = Field(default_factory=list[BreakdownReport], max_length=8)
+    breakdowns: list[BreakdownReport] = Field(
+        default_factory=list[BreakdownReport], max_length=MAX_BREAKDOWNS
+    )
     motivation: float = Field(ge=1.0, le=5.0)
-    reasons: list[str] = Field(default_factory=list[str], max_length=5)
+    reasons: list[Note] = Field(default_factory=list[str], max_length=MAX_REASONS)
 
 
 class InterventionDraft(BaseModel):
@@ -107,11 +121,16 @@ class InterventionDraft(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     strategy: StrategyName
-    topic: str | None = None
-    option: str | None = None
+    topic: Name | None = None
+    option: Name | None = None
     package: dict[str, str] | None = None
-    addressee: str | None = None
-    text: str = Field(min_length=1, max_length=2000)
+    addressee: Name | None = None
+    text: str = Field(min_length=1, max_length=MAX_INTERVENTION)
+
+    @field_validator("package", mode="before")
+    @classmethod
+    def _leave_out_unset(cls, value: Any) -> Any:
+        return drop_unset(value)  # a strict schema names every topic, null for those left out
 
 
 class CandidatesReply(BaseModel):
@@ -129,7 +148,7 @@ class CandidateScore(BaseModel):
 
     candidate: int = Field(ge=1, le=3)
     rating: float = Field(ge=1.0, le=5.0)
-    reason: str = Field(default="", max_length=400)
+    reason: Note = ""
 
 
 class ScoresReply(BaseModel):
@@ -240,7 +259,12 @@ class LLMGenericMediator:
         variables = mediator_variables(view, self._history_limit) | {
             "reasons": "\n".join(f"- {r}" for r in assessment.reasons) or "(none given)"
         }
-        outcome = self._how.call(variables, validate=lambda d: check_intervention(d, view), round=view.turn)
+        outcome = self._how.call(
+            variables,
+            validate=lambda d: check_intervention(d, view),
+            round=view.turn,
+            overrides=name_overrides(view.options, view.parties),
+        )
         if outcome.value is None:
             return self.twin.intervene(view, self.twin.assess(view))
         return to_utterance(outcome.value, view)
@@ -294,6 +318,7 @@ class LLMSocialMediator:
             mediator_variables(view, self._history_limit),
             validate=lambda r: _check_breakdowns(r, view),
             round=view.turn,
+            overrides=breakdowns_schema(view),
         )
         if outcome.value is None:
             return self.twin.assess(view)
@@ -313,7 +338,12 @@ class LLMSocialMediator:
         variables = mediator_variables(view, self._history_limit) | {
             "breakdowns": breakdowns_text(assessment.breakdowns)
         }
-        drafted = self._draft.call(variables, validate=lambda r: _check_candidates(r, view), round=view.turn)
+        drafted = self._draft.call(
+            variables,
+            validate=lambda r: _check_candidates(r, view),
+            round=view.turn,
+            overrides=name_overrides(view.options, view.parties),
+        )
         if drafted.value is None:
             return self.twin.intervene(view, self.twin.assess(view))
         candidates = [to_utterance(d, view) for d in drafted.value.candidates]
@@ -349,6 +379,14 @@ class LLMSocialMediator:
             return [rubric_rating(c, assessment.breakdowns) for c in candidates], "rubric"
         by_number = {s.candidate: s.rating for s in rated.value.scores}
         return [by_number[n] for n in range(1, len(candidates) + 1)], "model"
+
+
+def breakdowns_schema(view: ConversationView) -> SchemaOverrides:
+    """Per call: a breakdown names the conversation's own participants and topics."""
+    parties = {"type": "array", "items": {"enum": list(view.parties)}, "maxItems": len(view.parties)}
+    topic = {"anyOf": [{"enum": list(view.topics)}, {"type": "null"}]}
+    report = strict_schema(BreakdownReport, {"parties": parties, "topic": topic})
+    return {"breakdowns": {"type": "array", "items": report, "maxItems": MAX_BREAKDOWNS}}
 
 
 def breakdowns_text(breakdowns: Sequence[Breakdown]) -> str:

@@ -18,18 +18,22 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from parley.errors import ScenarioError
 from parley.llm.context import LLMSession
-from parley.llm.role import Role
+from parley.llm.role import Role, SchemaOverrides
 from parley.llm.roles.promediate_common import (
     PARTICIPANT_ROLE,
     check_text,
+    drop_unset,
     history_text,
     match_name,
     match_option,
     match_package,
+    name_overrides,
     names_text,
     options_text,
     positions_text,
+    quoted,
 )
+from parley.llm.structured import Name, Note, sized_list, strict_schema
 from parley.mediation.conversation import ActKind, ConversationView, Utterance
 from parley.scenarios.model import Scenario
 from parley.simulation.conversation import public_options, simulated_participants
@@ -38,6 +42,13 @@ from parley.simulation.participants import Participant, SimulatedParticipant, Sp
 
 PARTICIPANT_ACTS = ("state", "propose", "support", "object", "concede", "ask", "summarise")
 """Acts a participant may perform (intervene is the mediator's)."""
+
+MAX_THOUGHTS = 4
+"""Most candidate thoughts per turn (the prompt asks for at most four)."""
+MAX_THOUGHT = 160
+"""Most characters of a candidate thought (a short sentence)."""
+MAX_UTTERANCE = 400
+"""Most characters of what a participant says (one to three sentences)."""
 
 _NEEDS_OPTION = frozenset({"state", "propose", "support", "object", "concede"})
 
@@ -67,10 +78,10 @@ class ThoughtDraft(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     act: Literal["state", "propose", "support", "object", "concede", "ask", "summarise"]
-    topic: str | None = None
-    option: str | None = None
-    addressee: str | None = None
-    content: str = Field(min_length=1, max_length=300)
+    topic: Name | None = None
+    option: Name | None = None
+    addressee: Name | None = None
+    content: str = Field(min_length=1, max_length=MAX_THOUGHT)
 
     @field_validator("act", mode="before")
     @classmethod
@@ -83,7 +94,7 @@ class ThoughtsReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    thoughts: list[ThoughtDraft] = Field(max_length=6)
+    thoughts: list[ThoughtDraft] = Field(max_length=MAX_THOUGHTS)
 
 
 class MotivationScore(BaseModel):
@@ -97,9 +108,9 @@ class MotivationScore(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    thought: int = Field(ge=1)
+    thought: int = Field(ge=1, le=MAX_THOUGHTS)
     motivation: float = Field(ge=1.0, le=5.0)
-    reason: str = Field(default="", max_length=300)
+    reason: Note = ""
 
 
 class MotivationReply(BaseModel):
@@ -107,7 +118,7 @@ class MotivationReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    scores: list[MotivationScore] = Field(min_length=1, max_length=6)
+    scores: list[MotivationScore] = Field(min_length=1, max_length=MAX_THOUGHTS)
 
 
 class ArticulationReply(BaseModel):
@@ -121,9 +132,14 @@ class ArticulationReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    text: str = Field(min_length=1, max_length=2000)
+    text: str = Field(min_length=1, max_length=MAX_UTTERANCE)
     tone: float = Field(default=0.0, ge=-1.0, le=1.0)
     package: dict[str, str] | None = None
+
+    @field_validator("package", mode="before")
+    @classmethod
+    def _leave_out_unset(cls, value: Any) -> Any:
+        return drop_unset(value)  # a strict schema names every topic, null for those left out
 
 
 def preference_text(
@@ -220,7 +236,10 @@ class LLMParticipant:
         self._chosen = None
         variables = self.variables(view)
         drafted = self._thoughts.call(
-            variables, validate=lambda r: self._check_thoughts(r, view), round=view.turn
+            variables,
+            validate=lambda r: self._check_thoughts(r, view),
+            round=view.turn,
+            overrides=self._names(view),
         )
         if drafted.value is None:
             return self._twin_thinks(view, "thoughts", drafted.fallback)
@@ -232,6 +251,7 @@ class LLMParticipant:
             variables | {"thoughts": _numbered(drafts)},
             validate=lambda r: _check_scores(r, len(drafts)),
             round=view.turn,
+            overrides=motivation_schema(len(drafts)),
         )
         if scored.value is None:
             return self._twin_thinks(view, "motivation", scored.fallback)
@@ -256,7 +276,10 @@ class LLMParticipant:
             return self.twin.speak(thought, view)
         variables = self.variables(view) | {"thought": _thought_text(thought)}
         worded = self._articulation.call(
-            variables, validate=lambda r: self._check_articulation(r, thought), round=view.turn
+            variables,
+            validate=lambda r: self._check_articulation(r, thought),
+            round=view.turn,
+            overrides=self._names(view),
         )
         if worded.value is None:
             self.trace.append({"turn": view.turn, "source": "twin", "step": "articulation"})
@@ -278,6 +301,9 @@ class LLMParticipant:
             reply.text,
         )
 
+    def _names(self, view: ConversationView) -> dict[str, dict[str, Any]]:
+        return name_overrides(view.options, [p for p in view.parties if p != self.name])
+
     def observe(self, utterance: Utterance) -> None:
         """Pass what was said to the twin, so it can take over with an up-to-date state."""
         self.twin.observe(utterance)
@@ -295,7 +321,7 @@ class LLMParticipant:
             "max_turns": view.max_turns,
             "positions": positions_text(view),
             "history": history_text(view, self._history_limit),
-            "said": "\n".join(f"- turn {u.turn}: {u.text}" for u in own[-3:]) or "(nothing yet)",
+            "said": "\n".join(f"- turn {u.turn}: {quoted(u.text)}" for u in own[-3:]) or "(nothing yet)",
         }
 
     # -- checks ----------------------------------------------------------------------------------
@@ -319,6 +345,14 @@ class LLMParticipant:
     def _twin_thinks(self, view: ConversationView, step: str, reason: str | None) -> Thought | None:
         self.trace.append({"turn": view.turn, "source": "twin", "step": step, "fallback": reason})
         return self.twin.think(view)
+
+
+def motivation_schema(count: int) -> SchemaOverrides:
+    """Per call: exactly one score per thought, each naming one of the thought numbers 1..count."""
+    score = strict_schema(
+        MotivationScore, {"thought": {"type": "integer", "enum": list(range(1, count + 1))}}
+    )
+    return {"scores": sized_list(score, count)}
 
 
 def _check_scores(reply: MotivationReply, count: int) -> MotivationReply:
