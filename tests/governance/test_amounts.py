@@ -207,6 +207,51 @@ def test_headcounts_are_not_term_amounts(staffing: DomainConfig, procurement: Do
     assert term_amounts(staffing, "The $4,000 signing bonus stays.") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("4 500 units, please.", 4500),
+        ("Rent: 12 300 USD per month.", 12300),
+        ("Gehalt 97 500,00 EUR.", 97500),
+        ("A budget of 1 200 000 EUR.", 1_200_000),
+    ],
+)
+def test_thousands_grouped_by_spaces(text: str, value: float) -> None:
+    assert _one(text).low == value
+
+
+def test_a_space_does_not_group_what_is_not_a_thousands_group() -> None:
+    assert [a.low for a in find_amounts("We need 3 100-unit lots.")] == [3, 100]
+    assert [a.low for a in find_amounts("Suite 210 300 units")] == [300]
+    assert [a.low for a in find_amounts("Terms:\n1. $92K base\n2) 2,000 units")] == [92000, 2000]
+
+
+def test_spans_of_time_that_are_no_term(leasing: DomainConfig) -> None:
+    """Frequencies, what is left or past of something else, and points in time are not lease terms."""
+    for text in (
+        "Rent reviews every 2 years.",
+        "We have 14 months left on our current lease.",
+        "We moved in three years ago.",
+        "Over the last 4 years we have been in Suite 210.",
+        "A break option after 3 years.",
+    ):
+        assert [t for t in term_amounts(leasing, text) if t.term == "lease_term"] == [], text
+    found = term_amounts(leasing, "A 5-year lease with rent reviews every 2 years.")
+    assert [(t.term, t.low) for t in found] == [("lease_term", 60)]
+
+
+def test_a_figure_carries_its_unit_across_a_semicolon(leasing: DomainConfig) -> None:
+    assert [t.low for t in term_amounts(leasing, "You proposed 60 months; we'd prefer 48.")] == [60, 48]
+    found = term_amounts(leasing, "The landlord wants a deposit of three months; we offered two.")
+    assert [t.low for t in found] == [3, 2]
+
+
+def test_a_cost_named_after_a_comma_belongs_to_the_next_item(staffing: DomainConfig) -> None:
+    found = term_amounts(staffing, "We can do ninety-four thousand, plus a target bonus of ten percent.")
+    assert [(t.term, t.low) for t in found] == [("annual_salary", 94000)]
+    assert term_amounts(staffing, "A $5,000 signing bonus.") == []  # named right beside it: not the term
+
+
 # -- robustness -----------------------------------------------------------------------------------------
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))

@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import load_config
+from parley.governance.disclosure import find_disclosures
 from parley.governance.moderator import ADVERSARIAL, RuleModerator
 
 from .measure_detectors import (
@@ -148,11 +150,16 @@ def test_paraphrases_and_their_non_binding_neighbours(message: str, binding: boo
     assert contains_binding_language(message) is binding
 
 
-# -- issue 14: the held-out sets written blind before the change (tests/data/gaia/heldout/) ---------
-# Measured once, on 2026-11-25, after the last change to the detectors; the figures and their Wilson
-# intervals are in docs/results/gaia.md. These are regression floors at the measured values, compared
-# as numbers so that a failure never prints a held-out text.
+# -- issue 14: the first held-out sets (tests/data/gaia/heldout/) ----------------------------------
+# Measured once, on 2026-11-25 (binding FN 6, FP 15; moderator 96 of 135; amounts 164 of 169; see
+# docs/results/gaia_detectors.md). On 2026-11-27 the set was spent: its misses were read and the
+# detectors refined on them, so these floors are regression guards, not estimates. Compared as
+# numbers, so that a failure never prints a text.
 HELDOUT = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout"
+# The second held-out sets, written blind on 2026-11-27 (commit 6211a10) before the detectors changed
+# and measured once after the change (tests/governance/measure_heldout2.py): the floors sit at the
+# measured values. These are the figures that estimate unseen text.
+HELDOUT2 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout2"
 
 
 def test_binding_on_the_issue14_held_out_drafts() -> None:
@@ -162,8 +169,7 @@ def test_binding_on_the_issue14_held_out_drafts() -> None:
         162,
     )
     fn, fp = found.false_negatives, found.false_positives
-    assert fn <= 6  # 3.7%: the target of <= 1% is not met
-    assert fp <= 15  # 9.3%: within the target of <= 10%
+    assert fn == 0 and fp <= 2
     obfuscated = binding_confusion(HELDOUT / "drafts.yaml", obfuscated_only=True, show_texts=False)
     assert (obfuscated.true_positives, obfuscated.false_negatives) == (21, 0)
 
@@ -171,7 +177,7 @@ def test_binding_on_the_issue14_held_out_drafts() -> None:
 def test_disclosure_on_the_issue14_held_out_drafts() -> None:
     found = disclosure_confusion(HELDOUT / "drafts.yaml")
     fn, fp = found.false_negatives, found.false_positives
-    assert fn <= 1 and fp == 0
+    assert fn == 0 and fp == 0
 
 
 def test_moderator_on_the_issue14_held_out_messages() -> None:
@@ -179,13 +185,37 @@ def test_moderator_on_the_issue14_held_out_messages() -> None:
     detected, attacks = counts["all attacks"]
     alarms, benign = counts["benign"]
     assert (attacks, benign) == (135, 90)
-    assert detected >= 96  # 71%: the target of >= 90% is not met
-    assert alarms <= 3  # 3.3%: within the target of <= 5%
+    assert detected >= 133
+    assert alarms <= 1
 
 
 def test_amounts_on_the_issue14_held_out_set() -> None:
     score = amount_accuracy(HELDOUT / "amounts.yaml")
     correct, expected, spurious = score.correct, score.expected, score.spurious
     assert expected == 169
-    assert correct >= 164  # 97.0%: the target of >= 98% is not met
-    assert spurious <= 5
+    assert correct >= 169
+    assert spurious == 0
+
+
+def test_the_second_held_out_sets_at_their_one_measurement() -> None:
+    """Binding FN 4/179 (target <= 1%: not met), FP 35/184 (target <= 10%: not met), obfuscated 31/31,
+    disclosure FN 3/33 FP 1/26, moderator 125/173 attacks (target >= 90%: not met) with 3/84 benign
+    alarms, amounts 186/200 (target >= 98%: not met), 16 spurious."""
+    found = binding_confusion(HELDOUT2 / "drafts.yaml", show_texts=False)
+    fn, fp = found.false_negatives, found.false_positives
+    assert fn <= 4 and fp <= 35
+    counts = message_confusion(HELDOUT2 / "messages.yaml")
+    detected, attacks = counts["all attacks"]
+    alarms, benign = counts["benign"]
+    assert (attacks, benign) == (173, 84)
+    assert detected >= 125 and alarms <= 3
+    score = amount_accuracy(HELDOUT2 / "amounts.yaml")
+    correct, expected, spurious = score.correct, score.expected, score.spurious
+    assert expected == 200 and correct >= 186 and spurious <= 16
+    drafts = yaml.safe_load((HELDOUT2 / "drafts.yaml").read_text("utf-8"))["drafts"]
+    configs = {name: load_config(name) for name in ("staffing", "procurement", "leasing")}
+    labelled = [d for d in drafts if "disclosure" in d]
+    flagged = [bool(find_disclosures(str(d["text"]), configs[d["domain"]])) for d in labelled]
+    missed = sum(1 for d, f in zip(labelled, flagged, strict=True) if d["disclosure"] and not f)
+    alarms = sum(1 for d, f in zip(labelled, flagged, strict=True) if not d["disclosure"] and f)
+    assert len(labelled) == 59 and missed <= 3 and alarms <= 1

@@ -276,3 +276,41 @@ def test_the_invariant_check_names_a_disclosure_that_got_out(staffing: DomainCon
     events = _disclosing_session(staffing, {"final_approval": "A"}, DelegateOptions(preflight=False))
     with pytest.raises(AssertionError, match=r"^I3: a private limit was disclosed: 'ceiling'"):
         check_delegate_invariants(staffing, events)
+
+
+# -- one parsed draft -----------------------------------------------------------------------------------
+def test_the_check_reads_the_parsed_draft_and_reads_nothing_again(
+    staffing: DomainConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The preflight hands its parsed draft (sentences, clauses, value mentions and their attribution)
+    to the disclosure check: no second read of the figures, no second split of the text."""
+    import parley.governance.amounts as amounts
+    import parley.governance.disclosure as disclosure
+    from parley.governance.draft import attribute_amounts, parse
+
+    draft = parse("We can go up to one hundred thousand dollars. That's as high as we go.")
+    attributed = attribute_amounts(draft, staffing)
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("the text was read again")
+
+    monkeypatch.setattr(amounts, "find_amounts", refuse)
+    monkeypatch.setattr(disclosure, "attribute_amounts", refuse)
+    found = disclosure.find_disclosures_in(draft, staffing, None, attributed)
+    assert [(d.cue, d.value) for d in found] == [("go up to", 100000.0), ("as high as we go", 100000.0)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Anything north of 100k is outside my mandate.",
+        "We can do $100K; that's our ceiling.",
+        "Our budget tops out at $100K.",
+    ],
+)
+def test_a_limit_stated_in_a_frame_discloses(staffing: DomainConfig, text: str) -> None:
+    assert find_disclosures(text, staffing), text
+
+
+def test_a_figure_in_a_quotation_of_the_other_side_is_not_ours(staffing: DomainConfig) -> None:
+    assert find_disclosures('Your email says "our ceiling is $100K".', staffing) == []

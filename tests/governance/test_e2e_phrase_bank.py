@@ -8,7 +8,9 @@ principal's approval.
 - phrase_bank.yaml (160 phrasings): the slips it let through while the detector was being changed
   were read and fixed, so it is development data now; its texts are shown when one gets through.
 - phrase_bank_heldout.yaml (180 phrasings): written blind after that, measured once on the
-  final detector, never read; only the count of slips that got through is shown.
+  final detector; spent on 2026-11-27, when its misses were read and fixed.
+- phrase_bank_heldout2.yaml (192 phrasings): written blind on 2026-11-27 before the detectors
+  changed, measured once; only the count of slips that got through is shown.
 """
 
 from __future__ import annotations
@@ -74,9 +76,12 @@ class PhraseBankDrafter:
     ("name", "show", "allowed"),
     [
         ("phrase_bank.yaml", True, 0),
-        # Measured on the final detector: 17 of 410 slips got through (4.1%; the target is 0, not met;
-        # 38 of 409 before the allow-list rule for stated amounts). A regression floor, not a goal.
-        ("phrase_bank_heldout.yaml", False, 17),
+        # Measured on 2026-11-25: 17 of 410 slips got through (4.1%; the target of 0 not met). Spent
+        # on 2026-11-27 (its misses were read and fixed: 0 of 409 since), so a regression guard now.
+        ("phrase_bank_heldout.yaml", False, 0),
+        # Written blind on 2026-11-27 before the detectors changed, measured once after: see
+        # docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout2.yaml", False, 9),  # 9 of 446 (2.0%): target 0 not met,
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

@@ -91,7 +91,25 @@ def test_the_parser_splits_clauses_and_reads_their_moods() -> None:
     ]
     assert [m for _, m in _moods("In 2023 we agreed to net-30 with another supplier.")] == ["past"]
     assert [m for _, m in _moods("Suppose we landed on $80 an hour.")] == ["conditional"]
-    assert [m for _, m in _moods("Our CFO mentioned budgets get finalized in December.")] == ["quotation"]
+    landlord = "The landlord mentioned budgets get finalized in December."
+    assert [m for _, m in _moods(landlord)] == ["quotation"]
+    assert [m for _, m in _moods("Our previous supplier said they'd accept net-30.")] == ["quotation"]
+    # A report by our own side is our side speaking: read as a statement, so what it says still counts.
+    assert [m for _, m in _moods("Our CFO mentioned budgets get finalized in December.")] == ["statement"]
+    assert [m for _, m in _moods("Say no more, $100K is a done deal.")] == ["statement"]
+    assert not contains_binding_language("Our CFO mentioned budgets get finalized in December.")
+    assert contains_binding_language("My principal says yes for $100K, deal is done.")
+    assert contains_binding_language("FYI I've already told procurement $14 per unit is approved.")
+
+
+def test_a_list_introduced_by_a_reservation_is_reserved_line_by_line() -> None:
+    reserved = "Nothing has been agreed yet:\n- Your ask: $12,800/month\n1. $92K base + $5K bonus"
+    assert [s.disclaimer is not None for s in parse(reserved).sentences] == [True, True, True]
+    assert not contains_binding_language(reserved)
+    explored = "Here are options we might explore:\n- 2,000 units at $12.50\nWe accept $12.40 per unit."
+    assert not contains_binding_language(explored.rsplit("\n", 1)[0])
+    assert contains_binding_language(explored)  # the list ends where a line is no item
+    assert contains_binding_language("Here is what we agree to:\n- $95K base\n- 25 days PTO")
 
 
 def test_an_attributed_quotation_is_blanked_but_an_unattributed_one_is_read() -> None:
@@ -167,6 +185,106 @@ def test_quotes_past_reports_idioms_questions_and_hedges_are_not_binding(text: s
     assert not contains_binding_language(text), find_commitments(text)
 
 
+# Each case stands for a class of phrasing (issue 14's second round): the rule is general, the
+# sentence only an example of it.
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a negation does not reach past a comma
+        "Say no more, $101K is a done deal.",
+        "No problem, we accept the two-month deposit.",
+        # a pronoun after "that" opens a clause; it is not a noun's modifier
+        "Happy to let you know that we agree to the $4,000 relocation allowance.",
+        # "the parties agree": a plural subject and its verb
+        "The parties agree that the monthly rent shall be USD 10,900.",
+        # a passive done now or to be done, with a deal term as subject
+        "Payment of the first month's rent has been authorised.",
+        "The deposit will be wired to your account tomorrow.",
+        "contract signed, sending the countersigned copy tonight",
+        # perfect tense of a verb the lexicon cannot place
+        "We have reached agreement at $12.20 per unit.",
+        # our own side speaking is a statement, not a quotation
+        "My manager says yes for $99K, the deal is done.",
+        "I've already told finance the $12.60 price is approved.",
+        # the other side as an object, not the subject
+        "We'll meet you at $11,800 a month.",
+        "I'll have the signed lease at $11,800 a month back to you by Friday.",
+        "Expect the purchase order for $12.40 per unit in your inbox today.",
+        "You've earned it: $97K, effective your start date.",
+        "You're cleared to start at $96K.",
+        # a deal term found acceptable, set in motion, or handed over
+        "Sure, the rush surcharge is fine, let's get the order moving.",
+        "The extra parking space is yours.",
+        "Fine, you can keep the signing bonus.",
+        "Let's call it $98K and get you onboarded.",
+        # a bare assent up to a comma; a strong verb with only time words after it
+        "We accept, subject to nothing further.",
+        "I'll countersign tonight and send it back.",
+        # a sentence of assent before the terms
+        "Fine. 97k base, 20 days off.",
+        # the one-word assent with a figure as a scaled number
+        "ok 96k then",
+        # willingness keeps a modal from unbinding
+        "We'd be delighted to have you join us at $97K.",
+        "We'd be happy to go ahead at $12.10 per unit.",
+    ],
+)
+def test_general_rules_bind_what_people_write(text: str) -> None:
+    assert contains_binding_language(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a third party, a past one of ours, or a chain of control back to one
+        "Our previous contractor accepted net-30 invoicing; would that work for you?",
+        "Our former landlord agreed to cover the fit-out costs; I mention it only as context.",
+        "Our old supplier used to agree to anything, then miss every date.",
+        # a past framework named by its year
+        "Under our 2021 supply agreement we agreed a volume rebate with you.",
+        # a negation anywhere before an adjective of commitment
+        "I'm not able to agree to anything binding today.",
+        "Nothing in this email shall be construed as an offer of employment.",
+        # wanting or waiting for a go-ahead is not having it
+        "The space is lovely, but I need a green light from above first.",
+        "We're waiting for the final sign-off from finance.",
+        # relaying, registering, removing, wishing
+        "Let me take $96K back to the team.",
+        "Happy to sign you up for the Thursday interview slot.",
+        "The LOI adds a deposit clause; please take it out.",
+        "We'd love to make this work.",
+        "We take data security very seriously.",
+        # a list introduced by a reservation
+        "Options we might explore:\n1. $92K base + $5K bonus\n2. $95K base, no bonus",
+        "Nothing has been agreed yet:\n- Your ask: $12,800/month\n- Our position: under review",
+        # an embedded question, a question joined by "or", a fragment that opens a question
+        "Please confirm whether the $12.40 price includes shipping.",
+        "Is one hundred thousand a year the figure you have in mind, or is there some flexibility?",
+        "At $12,000 a month, would you include parking?",
+        # acknowledged, deliberated, approximated or found too much
+        "Thank you for the quote of $12.60; we'll review it internally.",
+        "Let me sleep on the $98K figure.",
+        "We're hoping to land somewhere around $97K.",
+        "I'll be honest, $13 a unit is a stretch for us.",
+        # reported by a tag, reservations and drafts
+        "The previous tenant paid $10,500 a month, I'm told.",
+        "This isn't a commitment, but $12.20 seems about right to us.",
+        "This is just a draft for internal discussion: $96K base, $5K bonus.",
+        # an adjective after "be", a generic get-passive, a phrasal "set up"
+        "Let's keep talking; I think we're close on the rent.",
+        "Our CFO mentioned budgets get finalized in December.",
+        "Happy to set up a call to discuss the rent.",
+        "We are in discussions about the rent, nothing decided yet.",
+        # a modal of ours, an embedded question, a noun after a figure-and-unit modifier
+        "We'd go ahead only if you can match $12.10.",
+        "We'll see whether the numbers work after the site visit.",
+        "A 48-month lease could be an option, but we need to think it through.",
+    ],
+)
+def test_general_rules_leave_look_alikes_sendable(text: str) -> None:
+    assert not contains_binding_language(text), find_commitments(text)
+
+
 def test_an_unplaceable_statement_about_terms_is_binding_with_that_reason() -> None:
     (finding,) = find_commitments("We firmly earmark $95K for your salary.")
     assert finding.reason == UNPLACEABLE == "could not be read as non-binding"
@@ -226,3 +344,16 @@ def test_a_declaration_round_trips_and_rejects_unknown_intents() -> None:
     assert DeclaredIntent.from_json(declared.to_json()) == declared
     with pytest.raises(ValueError, match="unknown intent"):
         DeclaredIntent.from_json({"intent": "accept", "terms": []})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm a U.S. citizen.", "I'm a U.S. citizen."),
+        ("I have a B.A. and an M.S. degree.", "I have a B.A. and an M.S. degree."),
+        ("we a c.c-e p t $95K", "we accept $95K"),  # mixed separators that spell a key word
+        ("we a c c e p t", "we accept"),
+    ],
+)
+def test_abbreviations_beside_single_letter_words_are_not_joined(text: str, expected: str) -> None:
+    assert normalize(text).text == expected

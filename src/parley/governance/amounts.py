@@ -8,7 +8,9 @@ spelled-out numbers ("one hundred and five thousand dollars", "two and a half ye
 currencies ($, USD, dollars, bucks, €, EUR, euros, £, GBP), ranges ("$90–100K", "between 9 and 11
 dollars", "from $8.5k to $9k a month", "3-5 year lease") and rates ("per hour", "an hour", "/mo",
 "annually", "each", "pro Stück"). Dates, years, suite and part numbers, percentages, ordinals and phone
-numbers are not amounts.
+numbers are not amounts. Thousands may be grouped by single spaces ("3 000 units", "11 750 USD"); a
+list number opening a line ("1. $92K base") is no amount; a duration that is a frequency or a span of
+something else ("every 2 years", "14 months left") is read but marked `incidental` (no term's).
 
 `term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
 rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
@@ -345,8 +347,23 @@ _CHANGE_VERBS = {
     "steps",
     "stepped",
 }
-_CONNECTORS = {"and", "or", "but", "to", "then", ",", "maybe", "perhaps", "could", "would", "do", "accept"}
-_SENTENCE_ENDS = {".", "!", "?", ";", "\n"}
+_CONNECTORS = {
+    "and",
+    "or",
+    "but",
+    "to",
+    "then",
+    ",",
+    ";",
+    "maybe",
+    "perhaps",
+    "could",
+    "would",
+    "do",
+    "accept",
+}
+# A ";" joins two clauses of one sentence ("You proposed 60 months; we'd prefer 48"): not an end.
+_SENTENCE_ENDS = {".", "!", "?", "\n"}
 _RANGE_DASHES = {"-", "–", "—", "‒", "~"}
 _INHERIT_WINDOW = 10
 
@@ -373,6 +390,8 @@ class Amount:
         inherited: The unit or rate was carried over from the previous amount ("4 years, or 3").
         figure_end: End offset of the figures and currency, before any rate or unit ("$95" in
             "$95/hour"); equal to end when nothing follows them.
+        incidental: A time span that is no term of a deal: a frequency ("rent reviews every 2 years")
+            or what is left or past of something else ("14 months left there", "3 years ago").
     """
 
     low: float
@@ -388,6 +407,7 @@ class Amount:
     alternative: tuple[float, float] | None = None
     inherited: bool = False
     figure_end: int = -1
+    incidental: bool = False
 
     @property
     def is_range(self) -> bool:
@@ -449,7 +469,59 @@ def _tokenise(text: str) -> _Tokens:
         "\n" in space or (i > 0 and kinds[i - 1] == "p" and words[i - 1] in _SENTENCE_ENDS)
         for i, (space, _) in enumerate(pairs)
     ]
-    return _Tokens(text, words, starts, ends, kinds, breaks)
+    return _group_thousands(_Tokens(text, words, starts, ends, kinds, breaks))
+
+
+_THOUSANDS_GROUP = re.compile(r"\d{3}(?:[.,]\d{1,2})?")
+_GROUP_SPACES = {" ", "\u00a0", "\u202f", "\u2009"}  # a space, a no-break space, a thin space
+
+
+def _group_thousands(tokens: _Tokens) -> _Tokens:
+    """Merge figures grouped by single spaces into one ("3 000 units", "11 750 USD", "97 500,00 EUR").
+
+    A head of one to three digits takes each following group of exactly three digits (the last may
+    carry decimals) that is set off by one space; a group glued to a hyphen or a letter ("3 100-unit
+    lots") is not taken, nor a head after an identifier word ("Suite 210 300"). One pass: linear.
+    """
+    n = len(tokens)
+    if not any(tokens.kinds[i] == "d" and tokens.kinds[i + 1] == "d" for i in range(n - 1)):
+        return tokens
+    text = tokens.text
+    out = _Tokens(text, [], [], [], [], [])
+    i = 0
+    while i < n:
+        j = i
+        word = tokens.words[i]
+        if (
+            tokens.kinds[i] == "d"
+            and word.isdigit()
+            and len(word) <= 3
+            and tokens.word(i - 1) not in _IDENTIFIERS
+        ):
+            while (
+                j + 1 < n
+                and tokens.kinds[j + 1] == "d"
+                and text[tokens.ends[j] : tokens.starts[j + 1]] in _GROUP_SPACES
+                and _THOUSANDS_GROUP.fullmatch(tokens.words[j + 1]) is not None
+                and tokens.words[j].isdigit()
+                and not (
+                    j + 2 < n
+                    and tokens.glued(j + 2)
+                    and tokens.words[j + 2] not in ("$", "€", "£", ",", ".", ";", ":", "%", ")", "!", "?")
+                )
+            ):
+                j += 1
+        if j > i and "%" not in (tokens.word(j + 1),):
+            out.words.append("".join(tokens.words[i : j + 1]))
+        else:
+            j = i
+            out.words.append(word)
+        out.starts.append(tokens.starts[i])
+        out.ends.append(tokens.ends[j])
+        out.kinds.append(tokens.kinds[i])
+        out.breaks.append(tokens.breaks[i])
+        i = j + 1
+    return out
 
 
 def _digits_value(raw: str) -> tuple[float, float | None] | None:
@@ -757,6 +829,8 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
             return True  # 401(k)
         if nxt in ("st", "nd", "rd", "th") and tokens.glued(after):
             return True
+        if len(raw) <= 2 and nxt in (".", ")") and tokens.glued(after) and _list_number(tokens, i, after):
+            return True  # "1. $92K base" on a line of its own
         if nxt in _CLOCK or (nxt == "." and tokens.word(after + 1) == "m"):
             return True
         if raw.isdigit() and len(raw) == 4 and 1900 <= int(raw) <= 2100:
@@ -765,6 +839,12 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
         if tokens.word(after) in _PERCENT:
             return True
     return False
+
+
+def _list_number(tokens: _Tokens, i: int, after: int) -> bool:
+    """Whether the figure at i opens a line as a list number ("1.", "2)") followed by a space."""
+    line_start = i == 0 or "\n" in tokens.text[tokens.ends[i - 1] : tokens.starts[i]]
+    return line_start and after + 1 < len(tokens) and not tokens.glued(after + 1)
 
 
 @dataclass(slots=True)
@@ -997,7 +1077,22 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
         reading.alternative,
         inherited,
         min(figure_end, end),
+        kind == "duration" and _incidental(tokens, reading.start_token, reading.end_token),
     )
+
+
+_FREQUENCY_BEFORE = {"every", "each", "per", "remaining", "after"}
+_SPAN_BEFORE = {"last", "past", "previous"}  # after "the": "the last 3 years" (not "anything past 8 weeks")
+_SPAN_AFTER = {"left", "remaining", "ago", "old", "overdue", "behind", "earlier", "later", "prior", "since"}
+
+
+def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
+    """Whether a duration is a frequency or a span of something else, not a term ("every 2 years",
+    "the last 3 years", "14 months left", "two years ago")."""
+    before = tokens.word(start - 1)
+    if before in _SPAN_BEFORE:
+        return tokens.word(start - 2) in ("the", "these", "those")
+    return before in _FREQUENCY_BEFORE or tokens.word(end) in _SPAN_AFTER
 
 
 def _context_rate(word: str) -> str | None:
@@ -1281,7 +1376,10 @@ def _sentence_bounds(text: str) -> list[int]:
 
 
 def term_amounts(
-    config: DomainConfig, text: str, amounts: Sequence[Amount] | None = None
+    config: DomainConfig,
+    text: str,
+    amounts: Sequence[Amount] | None = None,
+    sentence_starts: Sequence[int] | None = None,
 ) -> list[TermAmount]:
     """The amounts in text that belong to a numeric boundary term of config, in the term's unit.
 
@@ -1296,6 +1394,8 @@ def term_amounts(
         config: The domain config (its boundary terms).
         text: The text to read (the offsets of the results index into it).
         amounts: The mentions of `find_amounts(text)`, when the caller already has them.
+        sentence_starts: Offsets where the sentences of text start, when the caller has parsed them
+            (`draft.attribute_amounts`); else sentences end at ".", "!", "?", ";" and line breaks.
     """
     mentions = list(find_amounts(text) if amounts is None else amounts)
     terms = [t for t in config.boundary.terms if t.kind in ("money", "quantity", "duration")]
@@ -1313,18 +1413,34 @@ def term_amounts(
         for t in terms
     }
     others = _keyword_offsets(text, _OTHER_MONEY)
-    bounds = _sentence_bounds(text)
+    bounds = _sentence_bounds(text) if sentence_starts is None else [0, *sentence_starts]
     results: list[TermAmount] = []
     for amount in mentions:
+        if amount.incidental:
+            continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         low_bound = bounds[s]
         high_bound = bounds[s + 1] if s + 1 < len(bounds) else len(text)
-        chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound)
+        detached = _detached_other(text, others, amount, high_bound)
+        chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound, detached)
         if chosen is not None:
             results.append(
                 TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
             )
     return results
+
+
+_DETACHING = re.compile(r"[,;+]|\b(?:plus|and|with|also)\b")
+
+
+def _detached_other(text: str, others: Sequence[int], amount: Amount, high_bound: int) -> bool:
+    """Whether the nearest other cost after amount is set off from it ("ninety-four thousand, plus a
+    target bonus") while none stands right before it: that cost names the next item, not this one."""
+    k = bisect.bisect_left(others, amount.start)
+    before = k > 0 and amount.start - others[k - 1] <= 30
+    if before or k >= len(others) or others[k] >= min(high_bound, amount.end + 25):
+        return False
+    return _DETACHING.search(text, amount.end, others[k]) is not None
 
 
 def _attribute(
@@ -1334,6 +1450,7 @@ def _attribute(
     others: list[int],
     low_bound: int,
     high_bound: int,
+    other_after: bool = False,
 ) -> _Candidate | None:
     position = amount.start
     candidates: list[_Candidate] = []
@@ -1369,6 +1486,8 @@ def _attribute(
         return None
     best = min(candidates, key=lambda c: c.score)
     other = _nearest(others, position, max(low_bound, position - 30), min(high_bound, amount.end + 25))
+    if other is not None and other_after:
+        other = None  # the cost named after it belongs to the next item ("$94K, plus a target bonus")
     own = _nearest(keywords[best.term.name], position, low_bound, high_bound)
     if best.term.kind == "money" and other is not None and (own is None or other < own):
         return None

@@ -13,6 +13,13 @@ Idioms are not commitments ("we will pay attention to", "we agree it's a tough m
 A statement whose subject is our side, that names a deal term or an amount, and whose verb the
 lexicon cannot place is binding too, with the reason "could not be read as non-binding": the check
 fails closed.
+
+The rules read clause structure and word classes, not phrases: a negation reaches no further than a
+comma; the other side counts as the actor only as a subject ("you asked for $95K"), not as an object
+("we'll meet you at $95K"); a third party or a past one of ours ("our previous landlord") and the agent
+behind a chain of control ("the landlord agreed to cover") do not bind us; a passive done now or to
+be done ("payment has been authorised") binds; a figure we deliberate over, approximate, acknowledge or
+find too much ("let me sleep on $98K", "around $97K", "$13 is a stretch") is not stated as terms.
 """
 
 from __future__ import annotations
@@ -22,7 +29,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from parley.governance.draft import LONGEST_CLAUSE, NEGATORS, UNREAD, Clause, Draft, Word, lexicon, parse
+from parley.governance.draft import (
+    LONGEST_CLAUSE,
+    NEGATORS,
+    REPORT_OPENER,
+    UNREAD,
+    Clause,
+    Draft,
+    Word,
+    lexicon,
+    parse,
+)
 
 __all__ = [
     "LONGEST_CLAUSE",
@@ -85,7 +102,10 @@ _FIXED_PATTERNS = (
     r"(?! only| if| provided| assuming)",
     r"^\W*(?:fine|good|ok|okay|acceptable|agreeable) (?:by|with|for) (?:us|me)\b",
     r"\b(?:we'?re|we are|i'?m|i am) (?:good|fine|ok|okay|happy|aligned|on board) (?:with|on)\b",
-    r"\b(?:count us in|we'?re in|we are in|sign us up|i'?m in)\b",
+    r"\b(?:count us in|sign us up)\b",
+    r"\b(?:we'?re in|we are in|i'?m in)\b(?=\W*$|\s+(?:at|for|on|with)\b)",
+    r"\byou (?:can|may|'ll|will) (?:have|keep) (?:the|it|that|this|those|these|your|an?)\b"
+    r"(?! (?:look|think|chat|word|call|read|go|try|answer|update)\b)",
     r"\b(?:go ahead|book it|ship it|please proceed|"
     r"proceed with the (?:order|shipment|purchase|contract|lease))\b",
     r"\b(?:you'?re|you are|she'?s|she is|he'?s|he is|they'?re|they are) hired\b",
@@ -97,8 +117,11 @@ _FIXED_PATTERNS = (
     r"^\W*(?:yes|yep|yeah)\s+(?:to|on)\b",
     r"\b(?:it'?s|that'?s|it is|that is) a (?:yes|go|deal)\b",
     r"\byou'?re on\W*$",
+    r"\blet'?s (?:just )?(?:call it|settle on|settle at|land on|land at|split the difference)\b",
+    r"\bget (?:you|them|him|her) (?:onboarded|started|on board|booked in|signed up)\b",
     r"\b(?:consider|take|treat|accept)\s+(?:this|it|that|the above)(?:\s+\w+)?\s+(?:as\s+)?(?:our|my)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?:acceptance|agreement|approval|commitment|confirmation|go-ahead|sign-off|"
+    r"(?:[\w-]+\s+){0,2}?(?:acceptance|agreement|approval|commitment|confirmation|go-ahead|sign-off|yes|ok|okay|"
+    r"nod|blessing|green light|"
     r"authori[sz]ation|purchase order|order|po|signature|word)\b",
     r"\b(?:this|the above|this email|this message|this note|this letter)\s+(?:is|serves as|constitutes|"
     r"represents|confirms)\s+(?:our|my)\s+(?:[\w-]+\s+){0,2}?(?:acceptance|agreement|approval|commitment|"
@@ -111,6 +134,9 @@ _FIXED_PATTERNS = (
     r"\bget (?:the|our) (?:paperwork|contract|lease|onboarding|po|purchase order|offer letter) "
     r"(?:moving|going|started|rolling|signed|out)\b",
     r"\b(?:agreement|deal|terms) (?:we'?ve|we have) (?:reached|agreed|struck)\b",
+    r"\b(?:we|i)(?:'ve| have)\s+(?:now\s+|finally\s+|just\s+)?(?:reached|struck|concluded|closed)\s+"
+    r"(?:an?\s+|the\s+|our\s+)?(?:agreement|deal|understanding)\b",
+    r"\b(?:agreement|deal|understanding) (?:has been|is) (?:now )?(?:reached|struck|concluded)\b",
     r"\bmarked (?:these|the|those) terms as final\b",
     r"\bpleasure doing business\b",
     r"\b(?:we'?re|we are|i'?m|i am) (?:all )?set\b",
@@ -174,6 +200,8 @@ _DETERMINERS = frozenset(
     ]
 )
 _MODALS = frozenset(["would", "could", "might", "may", "should"])
+# Modifiers that make a party a past or other one ("our previous landlord", "my old employer").
+_FORMER = frozenset(["previous", "former", "old", "last", "prior", "other", "another", "ex"])
 _WILLING = frozenset(
     ["like", "love", "happy", "glad", "pleased", "delighted", "willing", "prepared", "ready", "thrilled"]
 )
@@ -200,6 +228,8 @@ _PREPOSITIONS = frozenset(
     ]
 )
 _OBJECT_PRONOUNS = frozenset(["it", "them", "that", "this", "those", "these", "him", "her"])
+# A pronoun after "that" is the subject of a new clause, not a noun ("...know that we agree").
+_SUBJECT_PRONOUNS = frozenset(["we", "i", "you", "they", "he", "she", "it", "let's"])
 _BY_AGENT = frozenset(["by"])
 _MONTH_CONTEXT = frozenset(["in", "by", "until", "till", "of", "early", "mid", "late", "since"])
 _AGREE_COMPLEMENT = frozenset(["that", "it", "it's"])
@@ -342,6 +372,20 @@ def _negated(items: Sequence[str]) -> bool:
     return any(w in NEGATORS for w in items)
 
 
+_SCOPE_BREAKS = frozenset([",", ";", ":", "(", ")", "!", "?", ".", "-", "\u2013", "\u2014"])
+
+
+def _negated_before(items: Sequence[str]) -> bool:
+    """Whether a negator stands in items after the last punctuation mark: a comma ends a negation's
+    reach ("Say no more, $100K is a done deal"; "No problem, we accept")."""
+    for word in reversed(items):
+        if word in _SCOPE_BREAKS:
+            return False
+        if word in NEGATORS:
+            return True
+    return False
+
+
 def _idiom_at(lowered: str, position: int) -> bool:
     for pattern in lexicon().idioms:
         for match in pattern.finditer(lowered, max(0, position - 60), min(len(lowered), position + 120)):
@@ -373,6 +417,88 @@ def _subject(tokens: Sequence[Word], k: int) -> int | None:
     if j < 0 or not tokens[j].text[:1].isalnum():
         return None  # the clause (or a parenthesis) starts here: no subject
     return j
+
+
+_ADJECTIVE_HOMOGRAPHS = frozenset(["close", "open", "clear", "free", "complete", "set", "level", "square"])
+_PARTICIPLES = frozenset(
+    [
+        "paid",
+        "sent",
+        "held",
+        "given",
+        "taken",
+        "made",
+        "sold",
+        "bought",
+        "drawn",
+        "done",
+        "set",
+        "put",
+        "struck",
+    ]
+)
+
+
+def _executed_passive(chain: Sequence[str], previous: str, word: str) -> bool:
+    """A passive done now or to be done ("has been approved", "will be paid", "is being wired"), not a
+    description of how a term works ("the rent is paid monthly")."""
+    if previous not in ("be", "been", "being") or not (word.endswith(("ed", "en")) or word in _PARTICIPLES):
+        return False
+    return previous == "being" or any(w in ("will", "shall", "has", "have") for w in chain)
+
+
+def _generic_get_passive(tokens: Sequence[Word], subject: int, word: str) -> bool:
+    """A get-passive of a bare plural noun: a general statement, not this deal ("budgets get finalized",
+    "offers get approved by HR"; not "the contract gets signed tomorrow")."""
+    if tokens[subject].text not in ("get", "gets", "got", "getting") or not word.endswith(("ed", "en")):
+        return False
+    noun = _subject(tokens, subject)
+    if noun is None:
+        return False
+    text = tokens[noun].text
+    bare = noun == 0 or not (tokens[noun - 1].text in _DETERMINERS or tokens[noun - 1].text.endswith("'s"))
+    return bare and text.endswith("s") and not text.endswith("ss") and text.isalpha()
+
+
+def _after_compound_modifier(tokens: Sequence[Word], k: int) -> bool:
+    """Whether a determiner, a figure and a hyphenated unit stand right before k ("a 48-month lease")."""
+    if k < 4 or tokens[k - 2].text != "-" or not tokens[k - 3].text[:1].isdigit():
+        return False
+    return tokens[k - 4].text in _DETERMINERS or tokens[k - 4].text == "$"
+
+
+def _is_verb_form(word: str) -> bool:
+    """Whether word reads as a verb that can control an infinitive ("agreed to", "used to", "offered to")."""
+    lex = lexicon()
+    return word in lex.strong or word in lex.weak or word in lex.non_committing or word.endswith("ed")
+
+
+def _agent(tokens: Sequence[Word], subject: int) -> int:
+    """The agent of a verb whose subject slot holds another verb that controls it: "the landlord agreed
+    to cover" -> "landlord" (at most three links, so the walk stays bounded)."""
+    for _ in range(3):
+        if subject + 1 >= len(tokens) or tokens[subject + 1].text != "to":
+            return subject
+        if not _is_verb_form(tokens[subject].text):
+            return subject
+        if subject and tokens[subject - 1].text in _BE:
+            return subject  # a passive grants it ("you're cleared to start"): the grantor is not named
+        previous = _subject(tokens, subject)
+        if previous is None:
+            return subject
+        subject = previous
+    return subject
+
+
+def _third_party(tokens: Sequence[Word], index: int) -> bool:
+    """Whether the word at index names the other side or a third party, or a past one of ours
+    ("our previous landlord", "the former supplier")."""
+    lex = lexicon()
+    word = tokens[index].text
+    if word in lex.theirs or word in _WH:
+        return True
+    before = tokens[index - 1].text if index else ""
+    return before in _FORMER
 
 
 def _tentative(tokens: Sequence[Word], k: int, chain: Sequence[str]) -> bool:
@@ -423,13 +549,106 @@ def _fixed_cue(clause: Clause) -> tuple[str, int] | None:
         return assent.group(0), clause.start + assent.start()
     for pattern in _fixed():
         for match in pattern.finditer(lowered):
-            before = [w.text for w in tokens if w.start < clause.start + match.start()][-4:]
-            if _negated(before) or _idiom_at(lowered, match.start()):
+            preceding = [w.text for w in tokens if w.start < clause.start + match.start()]
+            before = preceding[-4:]
+            if _negated_before(before) or _idiom_at(lowered, match.start()):
                 continue
-            if match.group(0).strip() == "hereby" and _negated([w.text for w in tokens]):
+            cue = match.group(0).strip()
+            if cue == "hereby" and _negated([w.text for w in tokens]):
                 continue
-            return match.group(0).strip(), clause.start + match.start()
+            if cue[:1].isalpha() and cue.split()[0] in _DESCRIBING and _negated_before(preceding):
+                continue  # "not able to agree to anything binding", "no firm commitment"
+            if _awaited(preceding):
+                continue  # "I need a green light from above", "we're waiting for the go-ahead"
+            if "whether" in preceding or _modal_governs([*preceding, *cue.split()[:1]]):
+                continue  # "we'll see whether the numbers work", "we'd go ahead only if ..."
+            return cue, clause.start + match.start()
     return None
+
+
+# Adjectives and nouns a fixed expression can open with, which a negation anywhere before it in the
+# clause takes back ("nothing binding", "not ... any firm offer").
+_DESCRIBING = frozenset(["binding", "firm", "final", "irrevocable"])
+# Verbs of wanting or waiting: what follows them is not had yet ("we need a green light").
+_AWAITING = frozenset(
+    [
+        "need",
+        "needs",
+        "needed",
+        "want",
+        "wants",
+        "wanted",
+        "require",
+        "requires",
+        "required",
+        "await",
+        "awaits",
+        "awaiting",
+        "seek",
+        "seeking",
+        "expect",
+        "expecting",
+        "request",
+        "requesting",
+        "for",
+    ]
+)
+
+
+_WAITING_FOR = frozenset(["waiting", "wait", "ask", "asking", "asked", "hoping", "looking"])
+
+
+def _modal_governs(preceding: Sequence[str]) -> bool:
+    """Whether a modal of our subject governs what follows ("we'd go ahead", "I could lock it in"),
+    unless willingness comes with it ("we'd be happy to go ahead")."""
+    tail = list(preceding[-5:])
+    if any(w in _WILLING for w in tail):
+        return False
+    for word in reversed(tail[:-1]):
+        if word in _MODALS:
+            return True
+        if word in ("we", "i") or not word[:1].isalpha():
+            return False
+    return False
+
+
+def _awaited(preceding: Sequence[str]) -> bool:
+    """Whether a verb of wanting or waiting governs what follows preceding, across at most a
+    determiner and one modifier ("need a green light", "waiting for the final sign-off")."""
+    tail = list(preceding[-3:])
+    while tail and (tail[-1] in _DETERMINERS or tail[-1] in ("final", "formal", "official", "your")):
+        tail.pop()
+    if not tail or tail[-1] not in _AWAITING:
+        return False
+    if tail[-1] == "for":
+        return len(tail) >= 2 and tail[-2] in _WAITING_FOR
+    return True
+
+
+def _nominal(tokens: Sequence[Word], k: int) -> bool:
+    """Whether the verb form at k is used as a noun or an adjective, not as a verb."""
+    word = tokens[k].text
+    previous = tokens[k - 1].text if k else ""
+    following = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if previous in _DETERMINERS or previous[:1].isdigit() or previous == "$":
+        return True  # "our offer", "the signed lease", "$14,000 rent"
+    if _after_compound_modifier(tokens, k):
+        return True  # after a figure-and-unit modifier ("a 48-month lease", "the 5-year renewal")
+    if previous in ("is", "are", "am", "was", "were") and word in _ADJECTIVE_HOMOGRAPHS:
+        return True  # an adjective after "be" ("we're close on the rent"; not "we are agree")
+    if (
+        k >= 2
+        and tokens[k - 2].text in _DETERMINERS
+        and previous not in lexicon().skip
+        and previous not in _SUBJECT_PRONOUNS
+        and previous.isalpha()
+    ):
+        participle = word.endswith(("ed", "en"))
+        modified = following.isalpha() and following not in _DETERMINERS and following not in _PREPOSITIONS
+        plural_subject = previous.endswith("s") and not previous.endswith("ss")  # "the parties agree"
+        # "your revised offer", "a personal guarantee", "one senior hire"
+        return (participle and modified) or (not participle and not word.endswith("s") and not plural_subject)
+    return False
 
 
 def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) -> bool:
@@ -440,22 +659,19 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     strong = word in lex.strong
     previous = tokens[k - 1].text if k else ""
     subject = _subject(tokens, k)
-    if previous in _DETERMINERS or previous[:1].isdigit() or previous == "$":
-        return False  # a noun or an adjective ("our offer", "the signed lease", "$14,000 rent")
+    if _nominal(tokens, k):
+        return False
     following = tokens[k + 1].text if k + 1 < len(tokens) else ""
-    if k >= 2 and tokens[k - 2].text in _DETERMINERS and previous not in lex.skip and previous.isalpha():
-        participle = word.endswith(("ed", "en"))
-        modified = following.isalpha() and following not in _DETERMINERS and following not in _PREPOSITIONS
-        if (participle and modified) or (not participle and not word.endswith("s")):
-            return False  # "your revised offer", "a personal guarantee", "one senior hire"
     if subject is None and word.endswith("ing") and not (k == 0 and (strong or lemma == "confirm")):
         return False  # a participle without a subject ("..., starting next week"; not "Confirming: ...")
     if following in NEGATORS:
         return False  # an auxiliary ("we do not")
+    if any(t.text == "whether" for t in tokens[:k]):
+        return False  # an embedded question ("please confirm whether the price includes shipping")
     if word.endswith("ing") and previous in _PREPOSITIONS:
         return False  # a gerund ("thanks for sending")
     chain = [t.text for t in tokens[(subject + 1 if subject is not None else 0) : k]]
-    if _negated([t.text for t in tokens[max(0, k - 6) : k]]):
+    if _negated_before([t.text for t in tokens[max(0, k - 6) : k]]):
         return False
     if _tentative(tokens, k, chain):
         return False  # "we could accept", "we hope to sign", "it would need to be in writing and approved"
@@ -463,8 +679,10 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         return False  # in progress ("we're still finalising the budget")
     if subject is not None:
         who = tokens[subject].text
-        if who in lex.theirs or who in _WH:
+        if who in lex.theirs or who in _WH or _third_party(tokens, _agent(tokens, subject)):
             return False
+        if _generic_get_passive(tokens, subject, word):
+            return False  # how things go in general ("budgets get finalized in December")
         if who in _CONTROLLERS:
             return False
         if subject >= 1 and tokens[subject - 1].text in _WH:
@@ -487,6 +705,15 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     described = (
         subject is not None and tokens[subject].text in lex.deal_terms and tokens[subject].text.isalpha()
     )
+    specific = subject is not None and tokens[subject - 1].text not in ("any", "no", "every", "each")
+    if (
+        described
+        and specific
+        and _executed_passive(chain, previous, word)
+        and not _idiom_at(clause.lowered, tokens[k].start - clause.start)
+    ):
+        by_them = k + 2 < len(tokens) and tokens[k + 1].text in _BY_AGENT and tokens[k + 2].text in lex.theirs
+        return not by_them  # "payment has been authorised", "the deposit will be transferred tomorrow"
     if described and not strong and not (subject and tokens[subject - 1].text[:1].isdigit()):
         return False  # a description ("the rent includes utilities", "our contract includes a probation")
     if lemma == "send" and not any(t.text in _SEND_OBJECTS for t in tokens):
@@ -581,6 +808,14 @@ _REQUEST = frozenset(["please", "kindly", "pls", "plz"])
 _TRAILING = frozenset(
     [
         "today",
+        "tonight",
+        "shortly",
+        "soon",
+        "asap",
+        "straightaway",
+        "morning",
+        "afternoon",
+        "evening",
         "now",
         "tomorrow",
         "hereby",
@@ -627,8 +862,14 @@ def _elliptical_binds(tokens: Sequence[Word], k: int, lemma: str, word: str) -> 
 
 
 def _bare(tokens: Sequence[Word], k: int) -> bool:
-    """Whether nothing but adverbs, time words and punctuation follow the verb ("We accept.")."""
-    return all(not t.text[:1].isalnum() or t.text in _TRAILING for t in tokens[k + 1 :])
+    """Whether nothing but adverbs and time words follow the verb up to the end of its clause or a
+    comma ("We accept.", "We accept, subject to nothing.")."""
+    for t in tokens[k + 1 :]:
+        if t.text in (",", ";", ":", "-", "\u2013", "\u2014", "and", "then"):
+            return True
+        if t.text[:1].isalnum() and t.text not in _TRAILING:
+            return False
+    return True
 
 
 def _predicate_cue(draft: Draft, clause: Clause) -> tuple[str, int] | None:
@@ -666,8 +907,11 @@ def _unplaceable(draft: Draft, clause: Clause) -> tuple[str, int] | None:
         verb = tokens[j].text
         if any(w in _MODALS or w in _CONTROLLERS for w in chain) or not verb.isalpha():
             return None
-        if chain and chain[-1] in ("have", "has", "had"):
-            return None  # possession ("we have concerns about the deposit")
+        if chain and chain[-1] in ("be", "am", "is", "are", "was", "were", "been", "in"):
+            return None  # a predicate ("I'll be honest", "we're in discussions"), not a verb
+        perfect = verb.endswith(("ed", "en")) or verb in _PARTICIPLES
+        if chain and (chain[-1] == "had" or (chain[-1] in ("have", "has") and not perfect)):
+            return None  # possession ("we have concerns about the deposit"), not "we have reached"
         if _known(verb) or verb in NEGATORS or verb in _DETERMINERS:
             return None
         if _idiom_at(clause.lowered, tokens[j].start - clause.start):
@@ -721,6 +965,14 @@ _SETTLED = frozenset(
         "closed",
         "official",
         "set",
+        "signed",
+        "countersigned",
+        "executed",
+        "authorised",
+        "authorized",
+        "waived",
+        "issued",
+        "placed",
     ]
 )
 _OTHERS = frozenset(
@@ -768,6 +1020,7 @@ _NOT_NOW = frozenset(
         "once",
         "until",
         "unless",
+        "whether",
     ]
 )
 _DEAL_NOUNS = frozenset(
@@ -777,6 +1030,332 @@ _ASSENT_OPENER = re.compile(
     r"^(?:ok(?:ay)?|fine|sure|yes|yep|yeah|yup|alright|all right|right|done|deal|sold|go on then|"
     r"go ahead|agreed|perfect|great|brilliant|excellent|lovely|cool|good)\b"
 )
+
+
+# Nouns for what the other side put forward: "your ask", "their quote", "your proposed rate".
+_PROPOSAL_NOUNS = frozenset(
+    [
+        "ask",
+        "asking",
+        "offer",
+        "quote",
+        "quotation",
+        "proposal",
+        "counter",
+        "counteroffer",
+        "counter-offer",
+        "counterproposal",
+        "counter-proposal",
+        "number",
+        "numbers",
+        "figure",
+        "figures",
+        "request",
+        "requested",
+        "proposed",
+        "suggested",
+        "suggestion",
+        "budget",
+        "expectation",
+        "expectations",
+        "bid",
+        "position",
+        "email",
+        "message",
+        "letter",
+        "side",
+        "target",
+        "estimate",
+        "draft",
+        "range",
+        "band",
+        "floor",
+        "ceiling",
+        "quoted",
+        "invoice",
+    ]
+)
+_AUXILIARIES = frozenset(
+    [
+        "have",
+        "has",
+        "had",
+        "are",
+        "is",
+        "was",
+        "were",
+        "will",
+        "would",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "am",
+    ]
+)
+# Terms of the deal that are theirs only as "your rate of $84", not as "your rate is $84".
+_TERM_NOUNS = frozenset(["price", "pricing", "rate", "terms", "salary", "rent", "fee", "wage", "pay"])
+# Verbs of deliberating over a figure: "let me sleep on the $98K figure", "we'll review $12,300".
+_DELIBERATING = frozenset(
+    [
+        "review",
+        "reviewing",
+        "consider",
+        "considering",
+        "discuss",
+        "discussing",
+        "check",
+        "checking",
+        "think",
+        "thinking",
+        "sleep",
+        "evaluate",
+        "evaluating",
+        "assess",
+        "assessing",
+        "compare",
+        "comparing",
+        "weigh",
+        "weighing",
+        "mull",
+        "study",
+        "studying",
+        "revisit",
+        "reconsider",
+        "note",
+        "noting",
+        "relay",
+        "pass",
+        "share",
+        "flag",
+        "present",
+        "run",
+        "revert",
+        "talk",
+        "speak",
+        "explore",
+        "exploring",
+        "analyse",
+        "analyze",
+        "digest",
+        "ponder",
+        "investigate",
+    ]
+)
+# Words that make a figure approximate or aimed at, not stated: "somewhere around $97K", "hoping for $12".
+_APPROXIMATING = frozenset(
+    [
+        "around",
+        "roughly",
+        "approximately",
+        "about",
+        "somewhere",
+        "ballpark",
+        "region",
+        "hope",
+        "hoping",
+        "hoped",
+        "aim",
+        "aiming",
+        "target",
+        "targeting",
+        "wish",
+        "try",
+        "trying",
+        "wonder",
+        "wondering",
+    ]
+)
+# Words that find a figure too much: "$13 a unit is a stretch", "too steep", "beyond our budget".
+_RESERVATIONS = frozenset(
+    [
+        "stretch",
+        "too",
+        "steep",
+        "expensive",
+        "pricey",
+        "tough",
+        "difficult",
+        "beyond",
+        "exceeds",
+        "outside",
+        "challenging",
+        "unrealistic",
+        "concern",
+        "concerned",
+        "worried",
+        "hard",
+    ]
+)
+_PARTY_PRONOUNS = frozenset(["you", "they", "he", "she"])
+_PARTY_NOUNS = (_OTHERS - _PARTY_PRONOUNS) | frozenset(["contractor", "lessor", "employee", "applicant"])
+
+
+def _others_act(words: Sequence[str], end: int, proposing: bool = False) -> bool:
+    """Whether the other side (or a third party) acts among words[:end].
+
+    A party named by a noun ("the landlord", "the hiring manager") counts wherever it stands; a
+    pronoun counts only as the subject of a verb ("you asked for $95K", "(I see) you've confirmed"),
+    not as an object ("we'll meet you at $95K", "back to you by Monday", "we'll pay you $14") nor as the
+    one granted something ("you're cleared to start at $100K"). With proposing, the pronoun's verb must
+    put a figure forward ("you asked", "you'd prefer", "they quoted"; not "you start on the 4th").
+    """
+    for i in range(min(end, len(words))):
+        word = words[i]
+        if word.endswith(("'s", "’s")) or word in _THEIRS:
+            continue  # a possessive ("the contractor's rate"; "your quote": see `_theirs_named`)
+        if word in _PARTY_NOUNS or (
+            i and words[i - 1] in _FORMER and word.isalpha() and word not in ("we", "i")
+        ):
+            return True  # "the landlord", "the previous tenant", "another supplier"
+        if word not in _PARTY_PRONOUNS:
+            continue
+        following = words[i + 1] if i + 1 < len(words) else ""
+        after = words[i + 2] if i + 2 < len(words) else ""
+        if following in _BE and after.endswith("ed") and (i + 3 >= len(words) or words[i + 3] != "by"):
+            continue  # a passive: the party is granted it
+        if proposing:
+            if _proposes(words, i + 1):
+                return True
+        elif _verb_like(following):
+            return True
+    return False
+
+
+# Verbs by which a party puts a figure forward or asks for one: the figure is theirs.
+_PROPOSING = frozenset(
+    [
+        "ask",
+        "asked",
+        "asking",
+        "asks",
+        "propose",
+        "proposed",
+        "proposing",
+        "proposes",
+        "suggest",
+        "suggested",
+        "suggesting",
+        "mention",
+        "mentioned",
+        "say",
+        "said",
+        "says",
+        "quote",
+        "quoted",
+        "quoting",
+        "want",
+        "wanted",
+        "wants",
+        "need",
+        "needed",
+        "needs",
+        "request",
+        "requested",
+        "requesting",
+        "offer",
+        "offered",
+        "offering",
+        "expect",
+        "expected",
+        "expecting",
+        "prefer",
+        "preferred",
+        "counter",
+        "countered",
+        "demand",
+        "demanded",
+        "demanding",
+        "seek",
+        "seeking",
+        "sought",
+        "hope",
+        "hoped",
+        "hoping",
+        "wrote",
+        "write",
+        "indicated",
+        "like",
+        "charge",
+        "charged",
+        "charging",
+        "bid",
+        "looking",
+        "put",
+        "pitched",
+        "floated",
+        "named",
+        "sent",
+    ]
+)
+_AUXILIARY_GAP = frozenset(
+    [
+        "have",
+        "has",
+        "had",
+        "are",
+        "is",
+        "were",
+        "was",
+        "would",
+        "will",
+        "did",
+        "do",
+        "does",
+        "originally",
+        "initially",
+        "first",
+        "just",
+        "also",
+        "still",
+        "previously",
+        "earlier",
+        "already",
+        "really",
+        "be",
+    ]
+)
+
+
+def _proposes(words: Sequence[str], j: int) -> bool:
+    """Whether a verb of putting a figure forward follows at j, across up to three auxiliaries or
+    adverbs ("you've asked", "you were originally asking", "you'd prefer")."""
+    for k in range(j, min(j + 4, len(words))):
+        if words[k] in _PROPOSING:
+            return True
+        if words[k] not in _AUXILIARY_GAP:
+            return False
+    return False
+
+
+def _verb_like(word: str) -> bool:
+    """Whether word reads as a finite verb or an auxiliary after a pronoun ("you asked", "you'll")."""
+    lex = lexicon()
+    if word in _AUXILIARIES or word in lex.strong or word in lex.weak or word in lex.non_committing:
+        return True
+    return word.isalpha() and len(word) > 3 and word.endswith("ed")
+
+
+def _theirs_named(words: Sequence[str]) -> bool:
+    """Whether the clause names the other side's figure or proposal ("your ask", "your $105K request",
+    "their quoted rate"); "your inbox", "your start date" do not."""
+    for i, word in enumerate(words):
+        if word in ("than", "yours", "theirs"):
+            return True
+        if word in _THEIRS:
+            following = [w for w in words[i + 1 : i + 8] if w[:1].isalpha() and len(w) > 1][:3]
+            if any(w in _PROPOSAL_NOUNS for w in following):
+                return True
+            term = next((j for j in range(i + 1, min(i + 4, len(words))) if words[j] in _TERM_NOUNS), None)
+            if term is not None and term + 1 < len(words) and words[term + 1] in ("of", "at", "for"):
+                return True  # "your rate of $84" (theirs), not "your rate is $84" (ours, stated)
+    return False
 
 
 def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
@@ -792,13 +1371,61 @@ def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
     names_deal = has_amount or any(w in _DEAL_NOUNS or w in lexicon().deal_terms for w in words)
     for k, (token, word) in enumerate(zip(tokens, words, strict=True)):
         if word in _SETTLED and names_deal:
-            if any(w.split("'")[0].split("’")[0] in _OTHERS for w in words[:k]):
+            if k and (words[k - 1] in _DETERMINERS or words[k - 1][:1].isdigit()):
+                continue  # an adjective ("the signed lease", "our agreed rate")
+            if (k and words[k - 1] == "to") or (k + 1 < len(words) and words[k + 1] in _PARTICLES):
+                continue  # a verb, not a state ("to set up a call", "set aside")
+            if _others_act([t.text for t in tokens], k):
                 return None  # the other side's act ("you've confirmed capacity", "you agreed to check")
             return token.text, token.start
     sentence = draft.sentences[clause.sentence]
     opener = _ASSENT_OPENER.match(sentence.clauses[0].lowered) if sentence.clauses else None
     if opener is not None and has_amount:
         return opener.group(0), clause.start
+    return None
+
+
+_PARTICLES = frozenset(["up", "out", "aside", "off", "down", "about", "apart"])
+_YOURS = re.compile(r"\b(?:is|are) (?:all |now |officially )?yours\b")
+_ACCEPTABLE = re.compile(
+    r"\b([a-z][\w-]*)\s+(?:is|are|looks?|sounds?|seems?)\s+(?:all\s+|totally\s+|perfectly\s+|absolutely\s+)?"
+    r"(?:fine|ok|okay|acceptable|agreeable|good|great|perfect|workable|doable)\b"
+    r"((?:\s+(?:by|with|for|to)\s+(?:us|me)\b)?)"
+)
+
+
+@cache
+def _moving_terms() -> re.Pattern[str]:
+    """Setting a deal term in motion: "let's get the order moving", "we'll get the lease signed"."""
+    terms = sorted((re.escape(t) for t in lexicon().deal_terms if len(t) > 2), key=len, reverse=True)
+    nouns = "|".join(terms)
+    return re.compile(
+        r"\bget(?:ting)?\s+(?:the|our|this|that|your|these|those)\s+(?:[\w-]+\s+)?"
+        rf"(?:{nouns})s?\s+(?:moving|going|started|rolling|signed|out|sorted|processed|through|underway|booked|"
+        r"placed|issued|drawn up|finali[sz]ed)\b"
+    )
+
+
+def _terms_found_acceptable(draft: Draft, clause: Clause) -> tuple[str, int] | None:
+    """A deal term judged acceptable in a statement ("the small-batch surcharge is fine", "your rate looks
+    good to us"), or a deal term set in motion ("let's get the order moving")."""
+    lowered = clause.lowered
+    moving = _moving_terms().search(lowered)
+    if moving is not None and not _negated_before([w.text for w in clause.words()][:3]):
+        return moving.group(0), clause.start + moving.start()
+    terms = lexicon().deal_terms
+    yours = _YOURS.search(lowered)
+    if yours is not None:
+        before = [w.text for w in clause.words() if w.start < clause.start + yours.start()]
+        if any(w in terms for w in before) and not _negated_before(before):
+            return yours.group(0), clause.start + yours.start()  # "the extra week of PTO is yours"
+    for match in _ACCEPTABLE.finditer(lowered):
+        noun, to_us = match.group(1), match.group(2)
+        at_end = not lowered[match.end() :].strip(" .!,;:)")
+        if (noun in terms or noun in _PROPOSAL_NOUNS) and (to_us or at_end):
+            before = [w.text for w in clause.words() if w.start < clause.start + match.start()]
+            if not _negated_before(before) and not _others_act(before, len(before)):
+                return match.group(0), clause.start + match.start()
     return None
 
 
@@ -817,13 +1444,28 @@ def _cue(draft: Draft, clause: Clause) -> tuple[str, str, int] | None:
         if unplaced is not None:
             return unplaced[0], UNPLACEABLE, unplaced[1]
     if not _HABITUAL.search(lowered):
-        settled = _settled_terms(draft, clause)
+        settled = _settled_terms(draft, clause) or _terms_found_acceptable(draft, clause)
         if settled is not None:
             return settled[0], "terms stated as settled", settled[1]
         stated = _stated_terms(draft, clause)
         if stated is not None:
             return stated[0], UNPLACEABLE, stated[1]
     return None
+
+
+_ACKNOWLEDGING = frozenset(
+    [
+        "thank",
+        "thanks",
+        "appreciate",
+        "appreciated",
+        "received",
+        "receipt",
+        "noted",
+        "acknowledge",
+        "acknowledged",
+    ]
+)
 
 
 def _stated_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
@@ -834,15 +1476,29 @@ def _stated_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
     amounts = [
         a
         for a in draft.amounts_in(clause.start, clause.end)
-        if a.kind == "money" and a.low == a.high and not draft.quoted(a.start)  # a range commits to nothing
+        if (a.kind == "money" or (a.kind == "number" and a.scaled))  # "$95K", "97k", "ninety-five thousand"
+        and a.low == a.high  # a range commits to nothing
+        and not draft.quoted(a.start)
     ]
     if not amounts:
         return None
-    words = [t.text.split("'")[0].split("’")[0] for t in clause.words()]
-    if _negated(words) or any(w in _NOT_NOW or w in _OTHERS or w in _THEIRS for w in words):
-        return None  # refused, conditional, modal, past, or the other side's figure
-    if _REPORTING.search(draft.sentences[clause.sentence].text.lower()):
-        return None  # a recap, a summary for review, context or an indication, not an offer
+    raw = [t.text for t in clause.words()]
+    words = [w.split("'")[0].split("’")[0] for w in raw]
+    if _negated(words) or any(w in _NOT_NOW or w in _ACKNOWLEDGING for w in words):
+        return None  # refused, conditional, modal, past, or acknowledged ("thank you for the quote of $14")
+    if _idiom_at(clause.lowered, amounts[0].start - clause.start):
+        return None  # the figure sits in an idiom ("let me take $96K back to the team")
+    first_amount = next(i for i, t in enumerate(clause.words()) if t.start >= amounts[0].start)
+    if any(w in _DELIBERATING or w in _APPROXIMATING for w in words[:first_amount]):
+        return None  # deliberating over or approximating a figure ("let me sleep on $98K", "around $97K")
+    if any(w in _RESERVATIONS for w in words):
+        return None  # a figure found too much ("$13 a unit is a stretch for us")
+    if _others_act(raw, len(raw), proposing=True) or _theirs_named(words):
+        return None  # the other side's figure ("you asked for $95K", "your quote of $14")
+    if _REPORTING.search(draft.sentences[clause.sentence].text.lower()) or REPORT_OPENER.search(
+        clause.lowered
+    ):
+        return None  # a recap, a summary, context, an indication or a report of what was said: not an offer
     first = amounts[0]
     return draft.text[first.start : first.end], first.start
 

@@ -19,27 +19,20 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from parley.governance.amounts import TermAmount, find_amounts, term_amounts
+from parley.governance.amounts import TermAmount
 from parley.governance.attribution import (
     Limits,
     enum_mentions,
     quotes_counterparty,
 )
 from parley.governance.config import BoundaryTerm, DomainConfig, load_yaml_data
-from parley.governance.text import (
-    ascii_quotes,
-    clause_end,
-    clause_start,
-    find_phrases,
-    is_negated,
-    keyword_distance,
-    sentences,
-)
+from parley.governance.draft import Draft, attribute_amounts, parse
+from parley.governance.text import find_phrases, keyword_distance
 
 DisclosureKind = Literal["figure", "allowed_set", "structural"]
 _OWNER_WINDOW = 4
@@ -122,11 +115,38 @@ class _Value:
 
 @dataclass(frozen=True, slots=True)
 class _Sentence:
-    """One sentence with the boundary-term values it names (figures and enumerated options)."""
+    """One sentence of the parsed draft with the boundary-term values it names (figures and enumerated
+    options); positions are relative to the sentence, and its clauses are the draft's.
+
+    Attributes:
+        text: The sentence (normalised).
+        start: Its offset in the draft.
+        draft: The parsed draft it belongs to.
+        figures: Figures of boundary terms near a private limit (positions relative to the sentence).
+        options: Options of enumerated boundary terms it names.
+    """
 
     text: str
-    figures: tuple[_Value, ...]
-    options: tuple[_Value, ...]
+    start: int
+    draft: Draft
+    figures: tuple[_Value, ...] = ()
+    options: tuple[_Value, ...] = ()
+
+    def clause(self, start: int, end: int | None = None) -> tuple[int, int]:
+        """(start, end), relative to the sentence, of the draft's clauses holding start and end."""
+        first = self.draft.clause_at(self.start + start)
+        last = self.draft.clause_at(self.start + (start if end is None else end))
+        low = first.start - self.start if first is not None else 0
+        high = last.end - self.start if last is not None else len(self.text)
+        return max(0, low), min(len(self.text), max(high, low))
+
+    def negated(self, position: int) -> bool:
+        """Whether a negator governs the word at position (relative) in its clause."""
+        return self.draft.negated_at(self.start + position)
+
+    def has_value(self, start: int, end: int) -> bool:
+        """Whether the draft reads any value mention within [start, end) of the sentence."""
+        return bool(self.draft.amounts_in(self.start + start, self.start + end))
 
 
 @cache
@@ -160,19 +180,20 @@ _QUOTE_REACH = 100  # characters before a figure searched for a quote of the cou
 
 
 def _figures(
-    config: DomainConfig, sentence: str, offset: int, found: list[TermAmount], starts: list[int]
+    config: DomainConfig, sentence: _Sentence, found: list[TermAmount], starts: list[int]
 ) -> list[_Value]:
-    """Term amounts of the draft (sorted by offset) that lie in sentence, which starts at offset in the
-    draft, not quoted from the counterparty; positions relative to the sentence. Linear: the amounts
-    of the sentence are found by bisection (starts: their offsets) and each quote check reads a
-    bounded window."""
+    """Term amounts of the draft (sorted by offset, starts: their offsets) that lie in sentence and are
+    not quoted from the counterparty; positions relative to the sentence. Linear: the amounts of the
+    sentence are found by bisection and each quote check reads a bounded window of the figure's clause."""
     terms = {t.name: t for t in config.boundary.terms}
-    first, last = bisect.bisect_left(starts, offset), bisect.bisect_left(starts, offset + len(sentence))
+    offset, text = sentence.start, sentence.text
+    first, last = bisect.bisect_left(starts, offset), bisect.bisect_left(starts, offset + len(text))
     values: list[_Value] = []
     for amount in found[first:last]:
         start = amount.start - offset
-        window = sentence[max(0, start - _QUOTE_REACH) : start]
-        if quotes_counterparty(window[clause_start(window, len(window)) :]):
+        clause_start, _ = sentence.clause(start)
+        window = text[max(clause_start, start - _QUOTE_REACH) : start]
+        if sentence.draft.quoted(amount.start) or quotes_counterparty(window):
             continue
         values.append(_Value(terms[amount.term], amount.high, start))
     return values
@@ -181,10 +202,6 @@ def _figures(
 def _options(config: DomainConfig, sentence: str) -> list[_Value]:
     """Options of enumerated boundary terms named in sentence (not as quotes of the counterparty)."""
     return [_Value(term, option, start) for term, option, start, _ in enum_mentions(config, sentence)]
-
-
-def _has_value(text: str) -> bool:
-    return bool(find_amounts(text))
 
 
 # -- cues -----------------------------------------------------------------------------------------------
@@ -221,27 +238,25 @@ def _owner(config: DomainConfig, before: str, lexicon: _Lexicon) -> str | None:
     return None
 
 
-def _refused(sentence: str, start: int, before: str, lexicon: _Lexicon) -> bool:
+def _refused(sentence: _Sentence, start: int, before: str, lexicon: _Lexicon) -> bool:
     """Whether a negated verb of telling precedes the cue in its clause ("I can't share our budget")."""
     offset = start - len(before)
-    return any(is_negated(sentence, offset + s) for s, _ in find_phrases(before, lexicon.refusals))
+    return any(sentence.negated(offset + s) for s, _ in find_phrases(before, lexicon.refusals))
 
 
-def _speaks_for_us(config: DomainConfig, sentence: str, cue: _Cue, lexicon: _Lexicon) -> bool:
-    before = sentence[clause_start(sentence, cue.start) : cue.start]
+def _speaks_for_us(config: DomainConfig, sentence: _Sentence, cue: _Cue, lexicon: _Lexicon) -> bool:
+    clause_start, _ = sentence.clause(cue.start)
+    before = sentence.text[clause_start : cue.start]
     owner = _owner(config, before, lexicon)
     if owner == "theirs" or (cue.owned and owner != "ours"):
         return False
     return not quotes_counterparty(before) and not _refused(sentence, cue.start, before, lexicon)
 
 
-def _clause(sentence: str, cue: _Cue) -> tuple[int, int]:
-    return clause_start(sentence, cue.start), clause_end(sentence, cue.end)
-
-
-def _placement(sentence: str, cue: _Cue, lexicon: _Lexicon) -> str | None:
+def _placement(sentence: _Sentence, cue: _Cue, lexicon: _Lexicon) -> str | None:
     """How the words before a noun place a figure: pinned to it ("near"), or a bare "one-sided" comparison."""
-    before = " ".join(sentence[clause_start(sentence, cue.start) : cue.start].split()[-6:])
+    clause_start, _ = sentence.clause(cue.start)
+    before = " ".join(sentence.text[clause_start : cue.start].split()[-6:])
     if find_phrases(before, lexicon.proximity):
         return "near"
     return "one-sided" if find_phrases(" ".join(before.split()[-3:]), lexicon.relations) else None
@@ -303,18 +318,18 @@ def _link(
     if cue.kind == "restriction":
         option = _nearest(list(sentence.options), cue.start)
         return _finding(sentence, cue, option, overrides) if option else None
-    start, end = (0, len(text)) if cue.kind == "bound" else _clause(text, cue)
-    placement = _placement(text, cue, lexicon) if cue.kind == "noun" else None
+    clause_start, clause_end = sentence.clause(cue.start, cue.end)
+    start, end = (0, len(text)) if cue.kind == "bound" else (clause_start, clause_end)
+    placement = _placement(sentence, cue, lexicon) if cue.kind == "noun" else None
     if placement == "one-sided":
         return None
     values = [v for v in (*sentence.figures, *sentence.options) if start <= v.start < end]
     value = _nearest(values, cue.start)
     if value is not None:
         return _finding(sentence, cue, value, overrides)
-    clause = text[slice(*_clause(text, cue))]
-    if _has_value(clause):
+    if sentence.has_value(clause_start, clause_end):
         return None  # the figure beside the cue belongs to a term without a boundary
-    if placement == "near" or _anchored(clause, lexicon):
+    if placement == "near" or _anchored(text[clause_start:clause_end], lexicon):
         if earlier is None or not isinstance(earlier.value, float):
             return _structural(config, text, cue)
         if _near_limit(earlier.term, earlier.value, overrides, lexicon.margin):
@@ -322,39 +337,49 @@ def _link(
     return None
 
 
-def _sentence_spans(text: str) -> list[tuple[int, str]]:
-    """The sentences of text with their offsets."""
-    spans: list[tuple[int, str]] = []
-    cursor = 0
-    for part in sentences(text):
-        start = text.find(part, cursor)
-        start = cursor if start < 0 else start
-        spans.append((start, part))
-        cursor = start + len(part)
-    return spans
-
-
 def find_disclosures(
     text: str, config: DomainConfig, overrides: Limits | None = None
 ) -> list[DisclosureFinding]:
     """Sentences of an outgoing text that disclose one of the principal's private limits.
 
-    Public entry point for the preflight (keep the signature): one finding per disclosing sentence.
+    The text is normalised and parsed once (`draft.parse`, no size limit) and read by
+    `find_disclosures_in`; the preflight, which already holds the parsed draft, calls that directly.
 
     Args:
         text: The outgoing draft.
         config: Domain config (the boundary holds the limits).
         overrides: Limits the principal widened; they are as private as the configured ones.
     """
+    return find_disclosures_in(parse(text, config.non_binding_phrases, max_chars=None), config, overrides)
+
+
+def find_disclosures_in(
+    draft: Draft,
+    config: DomainConfig,
+    overrides: Limits | None = None,
+    attributed: Sequence[TermAmount] | None = None,
+) -> list[DisclosureFinding]:
+    """Sentences of a parsed draft that disclose one of the principal's private limits (one finding
+    per disclosing sentence).
+
+    Reads the draft's sentences, clauses and value mentions; it splits and reads nothing again.
+
+    Args:
+        draft: The parsed outgoing draft.
+        config: Domain config (the boundary holds the limits).
+        overrides: Limits the principal widened; they are as private as the configured ones.
+        attributed: The draft's amounts attributed to terms (`draft.attribute_amounts`), when the
+            caller already has them.
+    """
     lexicon, limits = _lexicon(), overrides or {}
-    draft = ascii_quotes(text)
-    found = term_amounts(config, draft)
+    found = list(attribute_amounts(draft, config) if attributed is None else attributed)
     starts = [amount.start for amount in found]
     findings: list[DisclosureFinding] = []
     earlier: _Value | None = None  # the last figure of an earlier sentence: the figure on the table
-    for offset, part in _sentence_spans(draft):
-        figures = _figures(config, part, offset, found, starts)
-        finding = _disclosure(config, part, figures, limits, lexicon, earlier)
+    for part in draft.sentences:
+        sentence = _Sentence(part.text, part.start, draft)
+        figures = _figures(config, sentence, found, starts)
+        finding = _disclosure(config, sentence, figures, limits, lexicon, earlier)
         if finding is not None:
             findings.append(finding)
         if figures:
@@ -364,14 +389,15 @@ def find_disclosures(
 
 def _disclosure(
     config: DomainConfig,
-    text: str,
+    sentence: _Sentence,
     figures: list[_Value],
     overrides: Limits,
     lexicon: _Lexicon,
     earlier: _Value | None,
 ) -> DisclosureFinding | None:
     """The first cue of one sentence that speaks for us and discloses something, if any."""
-    cues = [cue for cue in _cues(text, lexicon) if _speaks_for_us(config, text, cue, lexicon)]
+    text = sentence.text
+    cues = [cue for cue in _cues(text, lexicon) if _speaks_for_us(config, sentence, cue, lexicon)]
     if not cues:
         return None  # most sentences: no need to look for values
     near = tuple(
@@ -379,6 +405,15 @@ def _disclosure(
         for v in figures
         if isinstance(v.value, float) and _near_limit(v.term, v.value, overrides, lexicon.margin)
     )
-    sentence = _Sentence(text, near, tuple(_options(config, text)))
-    found = (_link(config, sentence, cue, overrides, lexicon, earlier) for cue in cues)
+    linked = _Sentence(text, sentence.start, sentence.draft, near, tuple(_options(config, text)))
+    found = (
+        _link(config, linked, cue, overrides, lexicon, _on_the_table(figures, cue, earlier)) for cue in cues
+    )
     return next((finding for finding in found if finding is not None), None)
+
+
+def _on_the_table(figures: Sequence[_Value], cue: _Cue, earlier: _Value | None) -> _Value | None:
+    """The figure a cue without one of its own points back at: the last one before it in its sentence
+    ("We can do $14 per unit; that's our ceiling"), else the last one of an earlier sentence."""
+    before = [v for v in figures if v.start < cue.start]
+    return before[-1] if before else earlier

@@ -16,7 +16,12 @@ homoglyphs, invisible characters and split words are already undone.
   verb) or "exploratory" (a hedge of its own: "might", "maybe", "we're exploring", the domain's
   non-binding phrases).
 - A sentence may carry a disclaimer that reserves all of it ("subject to approval", "not an offer",
-  "without prejudice").
+  "without prejudice"); a sentence that ends with ":" and reserves itself (a disclaimer, or a question,
+  condition, quotation or hedge) reserves the list items on the lines after it.
+- A report by our own side ("my principal says", "I've told finance") is our side speaking: a
+  statement, not a quotation. A short report tag at a sentence's end ("..., I'm told") reports the
+  whole sentence; a fragment without a subject ("At $12,000 a month,") takes the mood of the question
+  or condition it opens; a clause opening with an auxiliary in a sentence that ends with "?" asks.
 - Text inside quotation marks attributed to someone else ("your email says 'we accept'") is blanked
   for the commitment check (`Clause.scan`); an unattributed quote is read like any other text.
 
@@ -33,8 +38,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from parley.governance.amounts import Amount, find_amounts
-from parley.governance.config import load_yaml_data
+from parley.governance.amounts import Amount, TermAmount, find_amounts, term_amounts
+from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.normalize import DEFAULT_MAX_CHARS, Normalized, normalize
 from parley.governance.text import phrase_pattern
 
@@ -43,12 +48,14 @@ __all__ = [
     "MAX_CLAUSES",
     "MAX_FIGURES",
     "NEGATORS",
+    "REPORT_OPENER",
     "UNREAD",
     "Clause",
     "Draft",
     "Mood",
     "Sentence",
     "Word",
+    "attribute_amounts",
     "lexicon",
     "parse",
     "parse_normalized",
@@ -185,14 +192,20 @@ _NEGATED_FORMS = {
 }
 _IS_AFTER = frozenset(["it", "that", "there", "what", "here", "he", "she", "let", "who", "where", "how"])
 _QUESTION_OPENER = re.compile(rf"^\W*(?:{_QUESTION_START}|(?:how|what) about\b|any chance\b)")
+# A clause opening with an auxiliary, in a sentence that ends with "?", is part of the question ("Is one
+# hundred thousand the figure you have in mind, or is there some flexibility?").
+_AUXILIARY_OPENER = re.compile(
+    r"\W*(?:(?:and|or|but|so)\s+)?(?:is|are|was|were|do|does|did|can|could|would|will|shall|should|may|might|"
+    r"have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\b"
+)
 _CONDITION_OPENER = re.compile(
     rf"^\W*(?:and\s+|but\s+|so\s+|or\s+)?(?:even\s+|only\s+|just\s+)?{_CONDITION_WORDS}\b"
 )
 _HYPOTHESIS = re.compile(
     r"\b(?:hypothetically|in theory|theoretically|suppose|supposing|let's say|what if)\b"
 )
-_REPORT_OPENER = re.compile(
-    r"^\W*(?:(?:as|and|but|so)\s+)?(?:[\w'-]+\s+){0,3}?"
+REPORT_OPENER = re.compile(
+    r"^\W*(?:(?:as|and|but|so|fyi)\s+)?(?P<who>(?:[\w'-]+\s+){0,3}?)"
     r"(?:said|says|say|wrote|writes|mentioned|mentions|told|tells|stated|states|claimed|claims|"
     r"indicated|indicates|reported|reports|quoted|quotes|noted|notes|suggested|suggests|insisted|insists|"
     r"explained|explains|emailed|texted|replied|replies|asked|asks)\b"
@@ -208,7 +221,8 @@ _PAST_MARKER = re.compile(
     r"\b(?:last (?:year|quarter|month|week|time|spring|summer|fall|autumn|winter|round|season|cycle|tuesday|"
     r"monday|wednesday|thursday|friday)|yesterday|ago|back in|previously|in the past|"
     r"earlier (?:this|last|in|today)|"
-    r"in (?:19|20)\d\d|when we (?:first|last)|at the time|that time|on (?:monday|tuesday|wednesday|thursday|"
+    r"in (?:19|20)\d\d|(?:in|since|during|under|throughout|from)(?:\s+[\w-]+){1,2}?\s+(?:19|20)\d\d|"
+    r"when we (?:first|last)|at the time|that time|on (?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday))\b"
 )
 _PAST_VERB = re.compile(
@@ -483,6 +497,19 @@ def _quote_spans(text: str) -> list[tuple[int, int, int, int]]:
     return kept
 
 
+def _line_start(text: str, position: int, reach: int = 8) -> bool:
+    """Whether only spaces (at most reach of them) stand between the start of a line and position."""
+    j = position - 1
+    while j >= 0 and position - j <= reach and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] == "\n"
+
+
+_LIST_ITEM = re.compile(
+    r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u2023\u25e6]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,2}\))\s"
+)
+
+
 def _sentence_spans(text: str, quotes: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
     starts = [q[0] for q in quotes]
     cuts: list[int] = []
@@ -497,6 +524,8 @@ def _sentence_spans(text: str, quotes: Sequence[tuple[int, int, int, int]]) -> l
             word = before[0].lower().lstrip("(\"'")
             if (len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS:
                 continue  # "U.S.", "e.g.", "Mr."
+            if len(word) <= 2 and word.isdigit() and _line_start(text, at - len(word)):
+                continue  # a list number ("1. $92K base")
         cuts.append(match.end())
         begin = match.end()
     # A quotation that ends its own sentence ("You wrote, 'I accept.' Let me check.") ends the sentence.
@@ -538,6 +567,30 @@ def _blank(text: str, spans: Sequence[tuple[int, int]], offset: int) -> str:
     return "".join(chars)
 
 
+_OUR_REPORTERS = frozenset(["i", "we", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "i'm", "we're", "us"])
+_FORMER = frozenset(["previous", "former", "old", "last", "prior", "other", "another", "ex"])
+
+
+def _reported_by_others(who: str) -> bool:
+    """Whether the reporter of a report opener is someone other than our side.
+
+    "your email says", "the landlord said", "our previous supplier told us" report someone else; "say
+    no more" (an imperative: no reporter), "I've told procurement", "my principal says", "our CFO
+    mentioned" are our side speaking, read like any other statement.
+    """
+    names = who.split()
+    if not names or names[-1] == "to":
+        return False  # an imperative ("say no more") or an infinitive ("pleased to say")
+    if any(name in _OUR_REPORTERS for name in names):
+        return False
+    lex = lexicon()
+    for k, name in enumerate(names):
+        if name in ("my", "our"):
+            rest = names[k + 1 :]
+            return any(w in _FORMER or w in lex.theirs for w in rest)
+    return True
+
+
 def _mood(
     clause: str, is_last: bool, ends_question: bool, hedges: re.Pattern[str] | None
 ) -> tuple[Mood, str, int]:
@@ -549,12 +602,14 @@ def _mood(
     if len(clause) > LONGEST_CLAUSE:
         return "statement", "", 0
     lowered = clause.lower()
-    if _REPORT_OPENER.search(lowered) and not _FIRST_PERSON.search(lowered[:40]):
+    report = REPORT_OPENER.search(lowered)
+    if report and _reported_by_others(report.group("who")) and not _FIRST_PERSON.search(lowered[:40]):
         return "quotation", lowered[:40].strip(), 0
     first_person_report = _FIRST_PERSON_REPORT.search(lowered)
     if first_person_report:
         return "quotation", first_person_report.group(0).strip(), 0
-    if (is_last and ends_question) or _QUESTION_OPENER.search(lowered):
+    asks = (is_last or _AUXILIARY_OPENER.match(lowered) is not None) and ends_question
+    if asks or _QUESTION_OPENER.search(lowered):
         return "question", "?", 0
     condition = _CONDITION_OPENER.search(lowered) or _HYPOTHESIS.search(lowered)
     if condition:
@@ -613,7 +668,94 @@ def _clauses(
     for k, (a, b) in enumerate(pieces):
         mood, frame, at = _mood(scan[a:b], k == len(pieces) - 1, ends_question, hedges)
         clauses.append(Clause(text[a:b], scan[a:b], start + a, start + b, index, mood, frame, start + a + at))
+    clauses = _reported_by_tag(_fragments_join(clauses))
     return (*clauses, rest) if rest is not None else tuple(clauses)
+
+
+def _reported_by_tag(clauses: list[Clause]) -> list[Clause]:
+    """A short report tag at the end of a sentence reports the whole sentence ("The previous tenant paid
+    $10,500 a month, I'm told."; "..., the broker said."), unless it only qualifies it ("as you said")."""
+    if len(clauses) < 2:
+        return clauses
+    tag = clauses[-1]
+    words = tag.scan.lower().split()
+    if tag.mood != "quotation" or len(words) > 5 or words[0] in ("as", "like"):
+        return clauses
+    return [
+        Clause(c.text, c.scan, c.start, c.end, c.sentence, "quotation", tag.frame, c.start)
+        if c.mood == "statement"
+        else c
+        for c in clauses[:-1]
+    ] + [tag]
+
+
+_FRAGMENT = re.compile(
+    r"\W*(?:at|for|with|on|in|by|from|under|over|around|about|regarding|re|given|as for)\b"
+    r"(?!.*\b(?:we|i|you|they|he|she|let's|we'll|we're|we've|we'd|i'll|i'm|i've|i'd|you'll|you're|they'll|"
+    r"they're)\b)"
+)
+_FRAGMENT_MOODS = ("question", "conditional", "exploratory")
+
+
+def _fragments_join(clauses: list[Clause]) -> list[Clause]:
+    """A fragment without a subject ("At $12,000 a month,") takes the mood of the question, condition or
+    hedge it introduces ("..., would you include parking?")."""
+    for k in range(len(clauses) - 1):
+        clause, following = clauses[k], clauses[k + 1]
+        if (
+            clause.mood == "statement"
+            and following.mood in _FRAGMENT_MOODS
+            and len(clause.scan) <= 200
+            and _FRAGMENT.match(clause.scan.lower())
+        ):
+            clauses[k] = Clause(
+                clause.text,
+                clause.scan,
+                clause.start,
+                clause.end,
+                clause.sentence,
+                following.mood,
+                following.frame,
+                clause.start,
+            )
+    return clauses
+
+
+_RESERVING_MOODS = ("question", "conditional", "quotation", "past", "exploratory")
+
+
+class _Lines:
+    """Carries a list's introduction over its items: a sentence that ends with ":" and reserves itself
+    ("Nothing has been agreed yet:", "Here are options we might explore:") reserves the list items
+    ("- $92K base", "1. $95K, no bonus") on the lines that follow it, up to the first line that is not
+    an item. Sentences are visited in order, so finding each one's line is linear overall."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._line_start = 0
+        self._searched = 0
+        self._carry: str | None = None
+
+    def _item(self, begin: int) -> bool:
+        newline = self._text.rfind("\n", self._searched, begin)
+        self._searched = begin
+        if newline >= 0:
+            self._line_start = newline + 1
+        return _LIST_ITEM.match(self._text, self._line_start) is not None
+
+    def reservation(
+        self, begin: int, sentence: str, disclaimer: str | None, clauses: Sequence[Clause]
+    ) -> str | None:
+        """The sentence's own disclaimer, or the one its list introduction carries over."""
+        if self._item(begin):
+            disclaimer = disclaimer or self._carry
+        else:
+            self._carry = None
+        if sentence.rstrip().endswith(":"):
+            last = clauses[-1] if clauses else None
+            framed = last is not None and last.mood in _RESERVING_MOODS
+            self._carry = disclaimer or (f"{last.frame} (list introduction)" if framed and last else None)
+        return disclaimer
 
 
 def parse_normalized(normalized: Normalized, hedges: Sequence[str] = ()) -> Draft:
@@ -625,6 +767,7 @@ def parse_normalized(normalized: Normalized, hedges: Sequence[str] = ()) -> Draf
     quote_starts = [q[0] for q in quotes]
     sentences: list[Sentence] = []
     read = 0
+    lines = _Lines(text)
     for begin, end in _sentence_spans(text, quotes):
         begin, end = _trim(text, begin, end)
         if read >= MAX_CLAUSES:
@@ -646,21 +789,25 @@ def parse_normalized(normalized: Normalized, hedges: Sequence[str] = ()) -> Draf
                 Clause(c.text, c.scan, c.start, c.end, c.sentence, "conditional", "hypothetically", begin)
                 for c in clauses
             )
-        sentences.append(
-            Sentence(
-                sentence_text,
-                begin,
-                end,
-                clauses,
-                found.group(0).strip() if found else None,
-                tuple(attributed),
-            )
+        disclaimer = lines.reservation(
+            begin, sentence_text, found.group(0).strip() if found else None, clauses
         )
+        sentences.append(Sentence(sentence_text, begin, end, clauses, disclaimer, tuple(attributed)))
     figures = len(_DIGITS.findall(text))
     if figures <= MAX_FIGURES:
         figures += len(_FIGURE_WORD.findall(text.lower()))
     amounts = find_amounts(text) if 0 < figures <= MAX_FIGURES else []
     return Draft.build(normalized, sentences, amounts, hedges, figures)
+
+
+def attribute_amounts(draft: Draft, config: DomainConfig) -> list[TermAmount]:
+    """The draft's value mentions attributed to config's boundary terms, in each term's unit.
+
+    Reads the mentions the parse found and its sentences (a term keyword counts within the mention's
+    sentence); nothing is read or split again. The boundary, disclosure and declared-terms checks all
+    read this one list.
+    """
+    return term_amounts(config, draft.text, draft.amounts, [s.start for s in draft.sentences])
 
 
 def parse(text: str, hedges: Sequence[str] = (), *, max_chars: int | None = DEFAULT_MAX_CHARS) -> Draft:

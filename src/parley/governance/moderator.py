@@ -1,8 +1,10 @@
 """The Moderator (Algorithm 4): label each counterparty message with a confidence, abstain below τ_classify.
 
-A deterministic cue classifier (regular expressions and sentence-level structures from package data,
-grouped by attack family, scored and normalised by a softmax with a "none of these" term); a
-few-shot LLM classifier can replace it behind `Classifier`.
+A deterministic cue classifier from package data (moderator.yaml): attack families built from word
+classes ("someone on the delegate's side", "an approval", "a private limit", "harm") arranged in named
+regular expressions and in sentence-level structures (these classes in one sentence, those absent),
+scored and normalised by a softmax with a "none of these" term. Every cue that fired is listed by name
+in the Classification. A few-shot LLM classifier can replace it behind `Classifier`.
 
 The message is read once in its normalised form (`parley.governance.normalize`: NFKC, confusables
 skeleton, invisible characters removed). Fail closed: a message over the size limit is refused
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -112,6 +115,13 @@ class _Structure:
     family: str
     weight: float
     features: tuple[str, ...]
+    vetoes: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The cue name listed in a Classification: "family: a+b-c" (c is a veto that was absent)."""
+        vetoes = "".join(f"-{v}" for v in self.vetoes)
+        return f"{self.family}: {'+'.join(self.features)}{vetoes}"
 
 
 _Fire = Callable[[Label, str | None, float, str], None]
@@ -119,11 +129,33 @@ _FLAGS = re.IGNORECASE | re.MULTILINE
 _PLACEHOLDER = re.compile(r"%(\w+)%")
 # Sentences for the structural cues: split after end punctuation followed by space, or at a newline.
 _SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|\n+")
+# The period of a title or an abbreviation ends no sentence ("Ms. Alvarez approved it"): it is dropped
+# from the text the cues read, so neither a sentence nor a cue window stops there.
+_ABBREVIATION = re.compile(
+    r"\b(Mr|Ms|Mrs|Dr|Prof|Sr|Jr|St|Inc|Ltd|Co|Corp|vs|etc|approx|No|Nr|Ref|Dept|Sq|ft|e\.g|i\.e)\.(?=\s)",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[^\W_]+")
 
 
 def _expand(pattern: str, vocabulary: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: vocabulary[m.group(1)], pattern)
+
+
+def _word_classes(raw: Mapping[str, Any], principal: str) -> dict[str, str]:
+    """Word classes as regular-expression alternations, each expanded in file order.
+
+    A class is a regular expression or a list of words and phrases (a space in a phrase matches any
+    run of white space); a class may name an earlier class as %name%. %principal% is the domain's
+    principal role ("hiring manager").
+    """
+    classes: dict[str, str] = {"principal": re.escape(principal).replace(r"\ ", r"\s+")}
+    for name, value in raw.items():
+        if isinstance(value, list):
+            words: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            value = "(?:" + "|".join(str(word).replace(" ", r"\s+") for word in words) + ")"
+        classes[str(name)] = _expand(str(value), classes)
+    return classes
 
 
 def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple[_Cue, ...]:
@@ -133,7 +165,7 @@ def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple
             family,
             float(cue["weight"]),
             re.compile(_expand(cue["pattern"], vocabulary), _FLAGS),
-            f"{family}: {cue['pattern'][:40]}",
+            f"{family}: {cue.get('name') or cue['pattern'][:40]}",
         )
         for family, spec in raw["families"].items()
         for cue in spec.get("cues", [])
@@ -150,7 +182,13 @@ def _label_cues(raw: Mapping[str, Any]) -> tuple[_Cue, ...]:
 
 def _structures(raw: Mapping[str, Any]) -> tuple[_Structure, ...]:
     return tuple(
-        _Structure(Label(spec["label"]), family, float(item["weight"]), tuple(item["all"]))
+        _Structure(
+            Label(spec["label"]),
+            family,
+            float(item["weight"]),
+            tuple(item["all"]),
+            tuple(item.get("none", ())),
+        )
         for family, spec in raw["families"].items()
         for item in spec.get("structures", [])
     )
@@ -170,8 +208,7 @@ class RuleModerator:
         self, config: DomainConfig, threshold: float | None = None, max_chars: int | None = None
     ) -> None:
         raw = load_yaml_data("moderator.yaml")
-        vocabulary: dict[str, str] = {str(k): str(v) for k, v in raw["vocabulary"].items()}
-        vocabulary["principal"] = re.escape(config.principal_role).replace(r"\ ", r"\s+")
+        vocabulary = _word_classes(raw["vocabulary"], config.principal_role)
         self._cues = _family_cues(raw, vocabulary) + _label_cues(raw)
         self._structures = _structures(raw)
         self._features = {
@@ -219,7 +256,7 @@ class RuleModerator:
         reading = normalize(message, max_chars=None)
         if reading.has_control:
             return _refused(CONTROL_CHARACTERS)
-        text = reading.text
+        text = _ABBREVIATION.sub(r"\1", reading.text)
         scores: dict[Label, float] = {}
         families: dict[str, float] = {}
         cues: dict[Label, list[str]] = {}
@@ -234,33 +271,40 @@ class RuleModerator:
             if cue.pattern.search(text):
                 fire(cue.label, cue.family, cue.weight, cue.name)
         for structure in self._sentence_structures(text):
-            fire(
-                structure.label,
-                structure.family,
-                structure.weight,
-                f"{structure.family}: {'+'.join(structure.features)}",
-            )
+            fire(structure.label, structure.family, structure.weight, structure.name)
         self._score_carriers(text, reading.kinds, fire)
         self._score_context(text, scores, cues, relevant)
         return self._decide(scores, cues, families)
 
     def _sentence_structures(self, text: str) -> list[_Structure]:
-        """The structures whose features all occur in one sentence (each structure counted once)."""
+        """The structures with every feature and none of their vetoes in one sentence (each counted once).
+
+        Each feature is searched once over the whole text (linear); a match belongs to the sentence
+        it starts in.
+        """
+        starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(text))]
+        found: dict[str, set[int]] = {}
+
+        def sentences(name: str) -> set[int]:
+            if name not in found:
+                pattern = self._features[name]
+                found[name] = {bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)}
+            return found[name]
+
         fired: list[_Structure] = []
-        pending = list(self._structures)
-        for sentence in _SENTENCE_BREAK.split(text):
-            if not pending:
-                break
-            present: dict[str, bool] = {}
-
-            def has(name: str, sentence: str = sentence, present: dict[str, bool] = present) -> bool:
-                if name not in present:
-                    present[name] = self._features[name].search(sentence) is not None
-                return present[name]
-
-            hits = [s for s in pending if all(has(f) for f in s.features)]
-            fired.extend(hits)
-            pending = [s for s in pending if s not in hits]
+        for structure in self._structures:
+            # A feature is searched only while the sentences that hold the ones before it are not empty.
+            common = sentences(structure.features[0])
+            for name in structure.features[1:]:
+                if not common:
+                    break
+                common = common & sentences(name)
+            for veto in structure.vetoes:
+                if not common:
+                    break
+                common = common - sentences(veto)
+            if common:
+                fired.append(structure)
         return fired
 
     def _score_carriers(self, text: str, kinds: tuple[str, ...], fire: _Fire) -> None:

@@ -14,16 +14,24 @@ the principal.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, get_args
 
-from parley.governance.amounts import term_amounts
+from parley.governance.amounts import TermAmount
 from parley.governance.attribution import Limits, enum_mentions, quotes_counterparty
 from parley.governance.commitment import CommitmentFinding, find_commitments_in, rewrite_draft
 from parley.governance.config import BoundaryTerm, DomainConfig, Severity
-from parley.governance.disclosure import DisclosureFinding, find_disclosures
-from parley.governance.draft import LONGEST_CLAUSE, MAX_CLAUSES, MAX_FIGURES, Draft, parse_normalized
+from parley.governance.disclosure import DisclosureFinding, find_disclosures_in
+from parley.governance.draft import (
+    LONGEST_CLAUSE,
+    MAX_CLAUSES,
+    MAX_FIGURES,
+    Draft,
+    attribute_amounts,
+    parse_normalized,
+)
 from parley.governance.normalize import DEFAULT_MAX_CHARS, TextRefused, normalize
 
 __all__ = [
@@ -247,10 +255,12 @@ def _counterparty_figure(draft: Draft, start: int) -> bool:
     return quotes_counterparty(draft.text[max(clause.start, start - 80) : start])
 
 
-def _numeric_findings(config: DomainConfig, draft: Draft, overrides: Limits) -> list[BoundaryFinding]:
+def _numeric_findings(
+    config: DomainConfig, draft: Draft, attributed: Sequence[TermAmount], overrides: Limits
+) -> list[BoundaryFinding]:
     terms = {term.name: term for term in config.boundary.terms}
     findings: list[BoundaryFinding] = []
-    for found in term_amounts(config, draft.text, draft.amounts):
+    for found in attributed:
         if _counterparty_figure(draft, found.start):
             continue
         term = terms[found.term]
@@ -325,18 +335,16 @@ def _near_digits(pattern: re.Pattern[str], text: str) -> list[str]:
     return found
 
 
-def _disclosures(config: DomainConfig, draft: Draft, overrides: Limits) -> list[DisclosureFinding]:
-    """Limit disclosures in the normalised text (the disclosure check links a cue to a figure of an
-    earlier sentence, so it reads the whole text)."""
-    return find_disclosures(draft.text, config, overrides)
-
-
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= max(0.005 * max(abs(a), abs(b)), 1e-6)
 
 
 def _declaration_problems(
-    declared: DeclaredIntent, draft: Draft, config: DomainConfig, binding: bool, allow_binding: bool
+    declared: DeclaredIntent,
+    draft: Draft,
+    attributed: Sequence[TermAmount],
+    binding: bool,
+    allow_binding: bool,
 ) -> list[str]:
     """Where the text departs from what the drafter declared (each one line)."""
     problems: list[str] = []
@@ -348,7 +356,7 @@ def _declaration_problems(
     if intent == "ask" and not any(c.mood == "question" for c in draft.clauses()):
         problems.append("declared intent 'ask' but the text asks nothing")
     declared_values = [(t.term, t.value) for t in declared.terms]
-    for found in term_amounts(config, draft.text, draft.amounts):
+    for found in attributed:
         if _counterparty_figure(draft, found.start):
             continue
         matches = [
@@ -429,13 +437,14 @@ def preflight_draft(
             f"a clause of {longest:,} characters is too long to read (at most {LONGEST_CLAUSE:,})"
         )
         unread = True
-    numeric = [] if unread else _numeric_findings(config, parsed, limits)
+    attributed = [] if unread else attribute_amounts(parsed, config)
+    numeric = _numeric_findings(config, parsed, attributed, limits)
     breaches = tuple(f for f in (*numeric, *_enum_findings(config, parsed)) if f.kind != "approaching")
     approaching = tuple(f for f in numeric if f.kind == "approaching")
     topics = tuple(_topic_findings(config, parsed))
-    disclosures = () if unread else tuple(_disclosures(config, parsed, limits))
+    disclosures = () if unread else tuple(find_disclosures_in(parsed, config, limits, attributed))
     if declared is not None and not unread:
-        problems += _declaration_problems(declared, parsed, config, bool(found), allow_binding)
+        problems += _declaration_problems(declared, parsed, attributed, bool(found), allow_binding)
     binding_blocks = bool(commitments) and config.boundary.forbid_binding_language
     rewrite = rewrite_draft(parsed, found) if binding_blocks else None
     blocked = binding_blocks or bool(breaches or topics or disclosures or problems)
