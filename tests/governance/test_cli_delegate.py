@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from parley.cli.app import app
+from parley.governance.config import load_yaml_data
 from parley.governance.store import SessionStore
 
 pytestmark = pytest.mark.e2e
@@ -141,7 +143,7 @@ def test_chat_plays_the_counterparty_and_the_principal_in_one_terminal(tmp_path:
         "I have 8 years of professional experience. I could start in January.",
         "I'm after a permanent role. My salary expectation is $95K.",
         "Hybrid suits me, 3 days a week in the office.",
-        "$95K works for me.",
+        "That works for me.",
         "A",
         "Thanks!",
     ]
@@ -171,9 +173,18 @@ def test_bad_inputs_give_one_line_errors(tmp_path: Path) -> None:
     assert code == 2 and "unknown trigger 'budget'" in out
 
 
+def _legacy_staffing(folder: Path) -> str:
+    """The staffing config with the legacy strategy, as a file (issue 17 keeps it selectable)."""
+    raw = load_yaml_data("staffing.yaml")
+    raw["negotiation"]["strategy"] = "legacy"
+    path = folder / "staffing-legacy.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    return str(path)
+
+
 def test_asynchronous_channel_start_reply_decide(tmp_path: Path) -> None:
     db = str(tmp_path / "a.db")
-    code, out = _invoke("delegate", "start", "staffing", "--db", db)
+    code, out = _invoke("delegate", "start", _legacy_staffing(tmp_path), "--db", db)
     assert code == 0 and "work authorization status?" in out
     session = out.split("session ")[1].split(":")[0]
     inbound = [

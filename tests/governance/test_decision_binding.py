@@ -49,8 +49,9 @@ def _paused(database: Path) -> SessionOutcome:
 
 def _staffing() -> DomainConfig:
     from parley.governance.config import load_config
+    from parley.governance.strategy import with_strategy
 
-    return load_config("staffing")
+    return with_strategy(load_config("staffing"), "legacy")  # the walkthrough's flow (issue 17)
 
 
 def _decision_events(store: SessionStore, session_id: str) -> list[dict[str, object]]:

@@ -7,6 +7,7 @@ from parley.governance.delegate import Delegate, DelegateOptions
 from parley.governance.drafting import Draft, Intent, TemplateDrafter
 from parley.governance.escalation import Decision
 from parley.governance.machine import State
+from parley.governance.strategy import with_strategy
 from parley.protocol.clock import FakeClock
 
 READY = [
@@ -103,6 +104,7 @@ class _OverBudgetDrafter:
 
 
 def test_preflight_failure_escalates_and_option_a_sends_a_compliant_draft(staffing: DomainConfig) -> None:
+    staffing = with_strategy(staffing, "legacy")  # its compliant draft is the legacy opening range
     delegate = Delegate(staffing, "s", drafter=_OverBudgetDrafter(staffing))
     delegate.open()
     steps = [delegate.receive(message) for message in READY]
@@ -115,7 +117,7 @@ def test_preflight_failure_escalates_and_option_a_sends_a_compliant_draft(staffi
 
 
 def test_guidance_with_an_amount_sets_the_counter(staffing: DomainConfig) -> None:
-    delegate = Delegate(staffing, "s")
+    delegate = Delegate(with_strategy(staffing, "legacy"), "s")  # legacy: an ask above the band escalates
     delegate.open()
     for message in READY:
         delegate.receive(message)

@@ -7,16 +7,26 @@ from pathlib import Path
 import pytest
 
 from parley.errors import StaleDecision
-from parley.governance.config import DomainConfig
+from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import ScriptedCounterparty
 from parley.governance.escalation import PolicyPrincipal, Principal, StoredPrincipal
 from parley.governance.machine import State
 from parley.governance.preflight import preflight
 from parley.governance.session import SessionOutcome, decide, run_session
 from parley.governance.store import SessionStore
+from parley.governance.strategy import with_strategy
 from parley.protocol.clock import FakeClock
 
 GOLDEN = Path(__file__).parent / "golden" / "staffing_walkthrough.txt"
+
+
+@pytest.fixture(scope="module")
+def staffing() -> DomainConfig:
+    """The seed's walkthrough (GAIA §3.5) is the legacy strategy's flow: a share of the band, then the
+    principal at the first ask above it. Issue 17 keeps it selectable; the principal strategy's own
+    walkthrough is in test_strategy_sessions.py."""
+    return with_strategy(load_config("staffing"), "legacy")
+
 
 WALKTHROUGH = [
     "Work authorization - I need H-1B sponsorship.",

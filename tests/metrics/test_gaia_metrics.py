@@ -9,9 +9,10 @@ from parley.governance.counterparties import ScriptedCounterparty
 from parley.governance.escalation import PolicyPrincipal
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
+from parley.governance.strategy import with_strategy
 from parley.metrics.gaia import detection_rates, normalized_utility, session_metrics, tci_curve_mean
 
-STAFFING = load_config("staffing")
+STAFFING = with_strategy(load_config("staffing"), "legacy")  # the seed walkthrough's flow (issue 17)
 SCRIPT = [
     "Work authorization - I need H-1B sponsorship.",
     "Yes, a 6-hour overlap with Pacific time works. I'm fully remote from Toronto.",

@@ -15,6 +15,7 @@ from parley.governance import (
     load_config,
     run_session,
 )
+from parley.governance.strategy import with_strategy
 from parley.protocol.clock import FakeClock
 from parley.web.auth import Credentials
 
@@ -100,7 +101,7 @@ def paused_large_raise_session(db: Path) -> PausedSession:
     store = SessionStore(db)
     try:
         outcome = run_session(
-            load_config("staffing"),
+            with_strategy(load_config("staffing"), "legacy"),  # legacy: the large ask escalates at once
             ScriptedCounterparty(LARGE_ASK),
             StoredPrincipal(),
             store,

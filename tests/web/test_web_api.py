@@ -92,11 +92,11 @@ def test_session_detail_has_state_tci_and_transcript(client: TestClient, paused:
         "ESCALATE",
         True,
         False,
-        5,
+        7,  # the principal strategy counters twice before the candidate's firm $115K goes to the principal
     )
     assert detail["tci"]["tci_weighted"] == pytest.approx(0.818182)
     messages = [entry for entry in detail["transcript"] if entry["kind"] == "message"]
-    assert len(messages) == 10
+    assert len(messages) == 14
     assert [m["speaker"] for m in messages[:2]] == ["delegate", "counterparty"]
     assert detail["transcript"][-1]["kind"] == "escalation"
     assert detail["pending"]["request_id"] == f"{paused.session_id}-e1"
@@ -323,15 +323,19 @@ def test_reply_feeds_an_asynchronous_session(tmp_path: Path) -> None:
 def test_audit_reports_where_the_chain_breaks(client: TestClient, paused: PausedSession) -> None:
     store = SessionStore(paused.db)
     try:
+        seq = store.execute(  # the first entry that quotes the ask, wherever other events put it
+            "SELECT min(seq) FROM audit WHERE session_id=? AND entry LIKE '%115K%'", (paused.session_id,)
+        )[0][0]
+        assert seq is not None
         store.execute(
-            "UPDATE audit SET entry=replace(entry, '115K', '99K') WHERE session_id=? AND seq=43",
-            (paused.session_id,),
+            "UPDATE audit SET entry=replace(entry, '115K', '99K') WHERE session_id=? AND seq=?",
+            (paused.session_id, seq),
         )
     finally:
         store.close()
     audit = client.get(f"/api/sessions/{paused.session_id}/audit").json()
-    assert (audit["ok"], audit["first_bad"]) == (False, 43)
-    assert "entry 43: content does not match its hash (entry edited)" in audit["problems"]
+    assert (audit["ok"], audit["first_bad"]) == (False, seq)
+    assert f"entry {seq}: content does not match its hash (entry edited)" in audit["problems"]
 
 
 def test_concurrent_decisions_on_one_request_record_exactly_one(

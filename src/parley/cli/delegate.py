@@ -17,37 +17,24 @@ from rich.panel import Panel
 from rich.table import Table
 
 from parley.cli.app import app, experiment_app
-from parley.cli.options import LLMConfigOption, LLMOption, RecordOption, ReplayOption
+from parley.cli.extras import require_extra
+from parley.cli.options import (
+    MAX_COUNT,
+    LLMConfigOption,
+    LLMOption,
+    RecordOption,
+    ReplayOption,
+    require_utf8,
+)
 from parley.errors import ParleyError
-from parley.governance.config import DomainConfig, load_config
-from parley.governance.counterparties import (
-    PERSONAS,
-    Counterparty,
-    DetachedCounterparty,
-    SimulatedCounterparty,
-)
-from parley.governance.escalation import (
-    EscalationRequest,
-    InteractivePrincipal,
-    PolicyPrincipal,
-    Principal,
-    StoredPrincipal,
-)
-from parley.governance.moderator import RuleModerator
-from parley.governance.preflight import preflight
 from parley.governance.safe_text import printable
-from parley.governance.session import (
-    SessionOutcome,
-    decide,
-    reply,
-    resume_session,
-    run_session,
-    start_session,
-)
-from parley.governance.store import SessionStore
 
-if TYPE_CHECKING:
-    from parley.governance.session import DelegateRoles
+if TYPE_CHECKING:  # the delegate's modules (pydantic configs, numpy) load when a command runs
+    from parley.governance.config import DomainConfig
+    from parley.governance.counterparties import Counterparty
+    from parley.governance.escalation import EscalationRequest, Principal
+    from parley.governance.session import DelegateRoles, SessionOutcome
+    from parley.governance.store import SessionStore
     from parley.llm.context import LLMSession
 
 console = Console(highlight=False, soft_wrap=True)
@@ -58,6 +45,9 @@ delegate_app = typer.Typer(
 app.add_typer(delegate_app, name="delegate")
 
 DEFAULT_DB = Path(".parley") / "delegate.db"
+PERSONA_NAMES = ("cooperative", "adversarial", "slow", "contradictory")
+"""The simulated counterparties' personas, named in `--help` without importing the governance package
+(the same as `parley.governance.counterparties.PERSONAS`, which tests/cli/test_startup_imports.py checks)."""
 DbOption = Annotated[Path, typer.Option("--db", help="SQLite file holding sessions and the audit log.")]
 ConfigArgument = Annotated[
     str, typer.Argument(help="A shipped config (staffing, procurement, leasing) or a path.")
@@ -72,16 +62,45 @@ class WallClock:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error and exit."""
-    error_console.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code)
+    """Print a one-line error and exit (message is plain text, never rich markup)."""
+    from parley.cli.common import fail as fail_in_one_line
+
+    fail_in_one_line(message, code)
+
+
+def _check_db(db: Path) -> None:
+    """Fail in one line, creating nothing, if a database cannot be created or opened at db."""
+    from parley.cli.common import check_writable
+
+    check_writable(db, "open the database")
+    if db.is_file() and db.stat().st_size > 0 and _not_sqlite(db):
+        fail(f"{db}: not a delegate database (not an SQLite file)")
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _not_sqlite(db: Path) -> bool:
+    """Whether db holds something other than an SQLite database: SQLite takes any file shorter than
+    its 100-byte header for an empty database, and would write its tables over it."""
+    if Path(f"{db}-wal").exists():  # (a database whose pages are all still in its write-ahead log)
+        return False
+    try:
+        with db.open("rb") as file:
+            return file.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER
+    except OSError as error:
+        fail(f"{db}: cannot read the database ({error.strerror or error})")
 
 
 def _config(name_or_path: str) -> DomainConfig:
+    from parley.governance.config import load_config
+
     try:
         return load_config(name_or_path)
     except ParleyError as error:
         fail(str(error))
+    except OSError as error:  # a name too long to be a path, a file that vanished while read
+        fail(f"cannot read config {name_or_path}: {error.strerror or error}")
 
 
 _SHOWN = 300
@@ -104,15 +123,22 @@ def _utf8(text: str, what: str) -> str:
 def _texts(single: str | None, file: Path | None, what: str) -> list[str]:
     if single is None and file is None:
         fail(f"give --{what} TEXT or --file PATH (one {what} per line)")
+    if single is not None and not single.strip():
+        fail(f"--{what} is empty: give the text to check")
     texts = [_utf8(single, what)] if single is not None else []
     if file is not None:
-        if not file.is_file():
+        from parley.cli.common import is_file
+
+        if not is_file(file):
             fail(f"{file}: no such file")
         try:
             content = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             fail(f"{file}: not UTF-8 text (byte {error.start})")
-        texts += [line.strip() for line in content.splitlines() if line.strip()]
+        lines = [line.strip() for line in content.splitlines() if line.strip()]
+        if not lines:
+            fail(f"{file}: no {what} in it (one {what} per line)")
+        texts += lines
     return texts
 
 
@@ -145,12 +171,16 @@ def render_request(request: EscalationRequest) -> None:
 
 
 def _principal(spec: str | None) -> Principal:
+    from parley.governance.escalation import PolicyPrincipal, StoredPrincipal
+
     if spec is None or spec == "stored":
         return StoredPrincipal()
     try:
         return PolicyPrincipal.load(spec)
     except ParleyError as error:
         fail(str(error))
+    except (OSError, UnicodeDecodeError) as error:  # a folder, an unreadable or non-UTF-8 file
+        fail(f"{spec}: cannot read the policy file ({error})")
 
 
 def _report(outcome: SessionOutcome, db: Path) -> None:
@@ -207,41 +237,110 @@ def _print_usage(llm: LLMSession | None) -> None:
     console.print(usage.render(), markup=False, highlight=False)
 
 
+VerifierOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Check the counterparty's claims with a verifier: registry:PATH (a YAML/JSON file of known "
+        "claims), http:URL (a web service), or NAME[:ARG] from the parley.verifiers entry points.",
+        callback=require_utf8,
+    ),
+]
+ClaimsOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Fields that are claims to check, comma-separated (default: the config's verification.claims).",
+        callback=require_utf8,
+    ),
+]
+
+
+def _with_verifier(domain: DomainConfig, spec: str | None, claims: str | None) -> DomainConfig:
+    """domain with the claim checks of --verifier and --claims, checked now (one-line errors, before
+    any database is created); a registry path is made absolute for later `decide`s elsewhere."""
+    if spec is None:
+        if claims is not None:
+            fail("--claims needs --verifier SPEC (registry:PATH, http:URL or NAME[:ARG])")
+        return domain
+    from parley.governance.verification import load_verifier
+
+    kind, _, argument = spec.partition(":")
+    if kind == "registry" and argument:
+        spec = f"registry:{Path(argument).expanduser().resolve()}"
+    try:
+        load_verifier(spec, timeout=domain.verification.timeout)
+    except ParleyError as error:
+        fail(str(error))
+    names = domain.verification.claims
+    if claims is not None:
+        names = tuple(name.strip() for name in claims.split(",") if name.strip())
+    fields = ", ".join(domain.field_names)
+    if not names:
+        fail(f"--verifier needs the fields to check: --claims FIELD,... (fields: {fields})")
+    unknown = [name for name in names if name not in domain.field_names]
+    if unknown:
+        fail(f"--claims: unknown field {unknown[0]!r}; expected some of {fields}")
+    settings = domain.verification.model_copy(update={"verifier": spec, "claims": names})
+    return domain.model_copy(update={"verification": settings})
+
+
 @delegate_app.command("run")
 def run_command(
     config: ConfigArgument,
     counterparty: Annotated[
-        str, typer.Option(help=f"Simulated persona: {', '.join(PERSONAS)}.")
+        str,
+        typer.Option(
+            help=f"Simulated persona: {', '.join(PERSONA_NAMES)}; a comma list (names may repeat) runs one "
+            "session per counterparty for the same principal and compares their offers."
+        ),
     ] = "cooperative",
     principal: Annotated[
         str | None, typer.Option(help="Policy YAML of scripted decisions, or 'stored' to decide later.")
     ] = None,
     db: DbOption = DEFAULT_DB,
     seed: Annotated[int, typer.Option(help="Seed for the counterparty and the drafter.")] = 0,
+    parallel: Annotated[
+        bool, typer.Option("--parallel", help="Several counterparties: interleave them turn by turn.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Several counterparties: print the comparison as JSON.")
+    ] = False,
     roles: RolesOption = None,
     llm: LLMOption = None,
     llm_role: LLMRoleOption = None,
     llm_config: LLMConfigOption = None,
     record: RecordOption = None,
     replay: ReplayOption = None,
+    verifier: VerifierOption = None,
+    claims: ClaimsOption = None,
 ) -> None:
-    """Run one session against a simulated counterparty."""
-    domain = _config(config)
+    """Run one session against a simulated counterparty, or one per counterparty of a comma list."""
+    from parley.governance.counterparties import SimulatedCounterparty
+    from parley.governance.session import run_session
+    from parley.governance.store import SessionStore
+
+    domain = _with_verifier(_config(config), verifier, claims)
     who = _principal(principal)
+    _check_db(db)
     flags = {"roles": roles, "llm": llm, "llm_role": llm_role, "llm_config": llm_config}
     flags |= {"record": record, "replay": replay}
+    if "," in counterparty or parallel or as_json:  # a portfolio: several counterparties, one principal
+        from parley.cli.delegate_portfolio import run_portfolio_command
+
+        run_portfolio_command(
+            domain, config, counterparty, who, db, seed=seed, parallel=parallel, as_json=as_json, flags=flags
+        )
+        return
     try:
         party = SimulatedCounterparty(domain, counterparty, seed)
-        store = SessionStore(db)
         with _delegate_llm(domain, flags, f"{domain.name}-{counterparty}-s{seed}", seed) as (
             plugged,
             llm_side,
-        ):
+        ):  # (the database is created once the LLM flags are known to be good)
             outcome = run_session(
                 domain,
                 party,
                 who,
-                store,
+                SessionStore(db),
                 config_source=config,
                 seed=seed,
                 clock=WallClock(),
@@ -285,7 +384,12 @@ def chat_command(
     replay: ReplayOption = None,
 ) -> None:
     """Play the counterparty yourself; principal decisions are asked in the same terminal."""
+    from parley.governance.escalation import InteractivePrincipal
+    from parley.governance.session import run_session
+    from parley.governance.store import SessionStore
+
     domain = _config(config)
+    _check_db(db)
     console.print(f"You are the {domain.counterparty_role}. Empty line = no reply; /quit to leave.")
     principal = InteractivePrincipal(render_request, _ask, "terminal")
     party: Counterparty = _HumanCounterparty()
@@ -311,19 +415,24 @@ def chat_command(
 
 @delegate_app.command("decide")
 def decide_command(
-    session: Annotated[str, typer.Argument(help="The paused session's id.")],
+    session: Annotated[str, typer.Argument(help="The paused session's id.", callback=require_utf8)],
     request: Annotated[
         str | None,
         typer.Option(
             "--request",
             help="The escalation request this decision answers (shown by `inbox`); without it the "
             "pending request is shown and you are asked to confirm (a terminal is needed).",
+            callback=require_utf8,
         ),
     ] = None,
-    option: Annotated[str | None, typer.Option(help="Option letter to approve (A, B, C...).")] = None,
-    guidance: Annotated[str, typer.Option(help="Free-text guidance instead of (or with) an option.")] = "",
+    option: Annotated[
+        str | None, typer.Option(help="Option letter to approve (A, B, C...).", callback=require_utf8)
+    ] = None,
+    guidance: Annotated[
+        str, typer.Option(help="Free-text guidance instead of (or with) an option.", callback=require_utf8)
+    ] = "",
     by: Annotated[
-        str, typer.Option("--by", help="Who is deciding (recorded in the audit log).")
+        str, typer.Option("--by", help="Who is deciding (recorded in the audit log).", callback=require_utf8)
     ] = "principal",
     confirm_limit: Annotated[
         float | None,
@@ -333,6 +442,10 @@ def decide_command(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Answer one stored escalation request and resume the session from storage."""
+    from parley.governance.session import decide
+
+    if option is not None and not option.strip():
+        fail("--option is empty: give the letter of an option (A, B, C...)")
     store = open_store(db)
     later = _principal(principal)
     request_id = request if request is not None else _confirm_pending(store, session, option, guidance)
@@ -358,8 +471,15 @@ def decide_command(
 
 def open_store(db: Path) -> SessionStore:
     """The delegate database at db (which must exist), or a one-line error."""
-    if not db.is_file():
+    from parley.cli.common import is_file
+    from parley.governance.store import SessionStore
+
+    if not is_file(db):
         fail(f"{db}: no such database")
+    if db.stat().st_size == 0:  # (SQLite would take it for an empty database and write its tables)
+        fail(f"{db}: an empty file, not a delegate database")
+    if _not_sqlite(db):
+        fail(f"{db}: not a delegate database (not an SQLite file)")
     try:
         return SessionStore(db)
     except ParleyError as error:
@@ -385,9 +505,19 @@ def _confirm_pending(store: SessionStore, session: str, option: str | None, guid
 
 
 @delegate_app.command("start")
-def start_command(config: ConfigArgument, db: DbOption = DEFAULT_DB) -> None:
+def start_command(
+    config: ConfigArgument,
+    db: DbOption = DEFAULT_DB,
+    verifier: VerifierOption = None,
+    claims: ClaimsOption = None,
+) -> None:
     """Open a session with a real counterparty on an asynchronous channel; prints the first message."""
-    domain = _config(config)
+    from parley.governance.counterparties import DetachedCounterparty
+    from parley.governance.session import start_session
+    from parley.governance.store import SessionStore
+
+    domain = _with_verifier(_config(config), verifier, claims)
+    _check_db(db)
     try:
         store = SessionStore(db)
         runner, step = start_session(
@@ -406,12 +536,18 @@ def start_command(config: ConfigArgument, db: DbOption = DEFAULT_DB) -> None:
 
 @delegate_app.command("reply")
 def reply_command(
-    session: Annotated[str, typer.Argument(help="The session the message belongs to.")],
+    session: Annotated[
+        str, typer.Argument(help="The session the message belongs to.", callback=require_utf8)
+    ],
     message: Annotated[str, typer.Option(help="The counterparty's message (e.g. an e-mail body).")],
     principal: Annotated[str | None, typer.Option(help="Policy YAML for escalations it triggers.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Feed one inbound counterparty message to a stored session (asynchronous channels)."""
+    if not message.strip():
+        fail("--message is empty: give the counterparty's message")
+    from parley.governance.session import reply
+
     store = open_store(db)
     try:
         outcome = reply(
@@ -429,11 +565,15 @@ def reply_command(
 
 @delegate_app.command("resume")
 def resume_command(
-    session: Annotated[str, typer.Argument(help="A stored session whose process stopped mid-run.")],
+    session: Annotated[
+        str, typer.Argument(help="A stored session whose process stopped mid-run.", callback=require_utf8)
+    ],
     principal: Annotated[str | None, typer.Option(help="Policy YAML for escalations it triggers.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Continue a session against its simulated counterparty after its process was stopped."""
+    from parley.governance.session import resume_session
+
     store = open_store(db)
     try:
         outcome = resume_session(
@@ -446,25 +586,140 @@ def resume_command(
 
 @delegate_app.command("inbox")
 def inbox_command(db: DbOption = DEFAULT_DB) -> None:
-    """List sessions waiting for a principal's decision."""
+    """List sessions waiting for a principal's decision; a portfolio's sessions follow it, ruled off."""
+    from parley.governance.portfolio import inbox_entries
+
     store = open_store(db)
     table = Table("session", "request", "trigger", "problem")
     for column in table.columns[:3]:
         column.no_wrap = True
-    for session_id, _ in store.sessions():
+    group: str | None = None
+    for entry in inbox_entries(store):
+        session = escape(entry.session_id)
         try:
-            request = store.open_request(session_id)
+            request = store.open_request(entry.session_id)
         except ParleyError as error:  # a tampered record is shown as such, never read as a request
-            table.add_row(escape(session_id), "?", "refused", escape(printable(str(error))))
-            continue
-        if request is not None:
-            table.add_row(
-                escape(session_id),
-                escape(request.request_id),
-                request.trigger.value,
-                escape(printable(request.problem)),
-            )
+            cells = (session, "?", "refused", escape(printable(str(error))))
+        else:
+            if request is None:
+                continue
+            problem = escape(printable(request.problem))
+            cells = (session, escape(request.request_id), request.trigger.value, problem)
+        if table.rows and entry.group != group:
+            table.add_section()
+        group = entry.group
+        table.add_row(*cells)
     console.print(table if table.rows else "no open requests")
+
+
+memory_app = typer.Typer(
+    no_args_is_help=True,
+    help="The principals' earlier decisions, offered as suggestions in escalations (never applied).",
+)
+delegate_app.add_typer(memory_app, name="memory")
+PrincipalFilter = Annotated[
+    str | None,
+    typer.Option(
+        "--principal", help="Only this principal (the name decisions were made --by).", callback=require_utf8
+    ),
+]
+DomainFilter = Annotated[
+    str | None, typer.Option("--domain", help="Only this domain (a config's name).", callback=require_utf8)
+]
+
+
+def _scope(principal: str | None, domain: str | None) -> str:
+    who = f"principal {principal!r}" if principal is not None else "every principal"
+    return f"{who}, {f'domain {domain!r}' if domain is not None else 'every domain'}"
+
+
+def _entries(count: int) -> str:
+    return f"{count} memory {'entry' if count == 1 else 'entries'}"
+
+
+def _at_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+@memory_app.command("show")
+def memory_show_command(
+    principal: PrincipalFilter = None,
+    domain: DomainFilter = None,
+    config: Annotated[
+        str | None,
+        typer.Option(help="Weigh entries with this config's memory settings (default: the built-in ones)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """List what the principals decided in earlier sessions, newest first, with each entry's weight."""
+    from parley.governance.config import MemorySettings
+    from parley.governance.memory import PrincipalMemory
+    from parley.jsonio import dumps
+
+    settings = _config(config).memory if config is not None else MemorySettings()
+    store = open_store(db)
+    try:
+        remembered = PrincipalMemory(store).remembered(
+            settings, time.time(), principal=principal, domain=domain
+        )
+    except ParleyError as error:  # a memory its audit record does not back is refused, not shown
+        fail(str(error), code=1)
+    if as_json:
+        document = {
+            "settings": settings.model_dump(mode="json"),
+            "entries": [r.to_json() for r in remembered],
+        }
+        typer.echo(dumps(document, indent=2))
+        return
+    if not remembered:
+        console.print(f"no memory entries ({_scope(principal, domain)})", markup=False)
+        return
+    for item in remembered:  # one line per entry, newest first
+        entry = item.entry
+        approved = " ".join(f"{term}={amount:g}" for term, amount in entry.approved.items())
+        said = f' guidance "{_shown(entry.guidance)}"' if entry.guidance else ""
+        weight = f"weight {item.weight:.2f}" + (" (stale)" if item.stale else "")
+        line = (
+            f"{time.strftime('%Y-%m-%d', time.gmtime(entry.decided_at))} {entry.principal} {entry.domain} "
+            f"{entry.request_id} {entry.trigger}: {entry.option or '-'} {entry.effect}"
+            f"{f' approved {approved}' if approved else ''}{said}; {weight}"
+        )
+        console.print(printable(line), markup=False)
+
+
+@memory_app.command("forget")
+def memory_forget_command(
+    principal: PrincipalFilter = None,
+    domain: DomainFilter = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask (required when not at a terminal).")] = False,
+    by: Annotated[
+        str,
+        typer.Option("--by", help="Who is forgetting (recorded in the audit log).", callback=require_utf8),
+    ] = "principal",
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Remove memory entries (of a principal, a domain, both, or all); the removal is audited."""
+    from parley.governance.memory import PrincipalMemory
+
+    store = open_store(db)
+    scope = _scope(principal, domain)
+    count = len(store.memory_rows(principal=principal, domain=domain))
+    if count == 0:
+        console.print(f"nothing to forget ({scope})", markup=False)
+        return
+    if not yes:
+        if not _at_terminal():
+            fail(f"refusing to forget {_entries(count)} ({scope}) without --yes when not at a terminal")
+        if not typer.confirm(f"Forget {_entries(count)} ({scope})?", default=False):
+            fail("nothing forgotten")
+    try:
+        removed = PrincipalMemory(store).forget(principal=principal, domain=domain, by=by, now=time.time())
+    except ParleyError as error:
+        fail(str(error), code=1)
+    console.print(
+        f"forgot {_entries(removed)} ({scope}); recorded in audit log {store.memory_log}", markup=False
+    )
 
 
 @delegate_app.command("check")
@@ -475,6 +730,8 @@ def check_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
 ) -> None:
     """Run the preflight commitment check on outgoing drafts."""
+    from parley.governance.preflight import preflight
+
     domain = _config(config)
     for text in _texts(draft, file, "draft"):
         result = preflight(text, domain)
@@ -509,6 +766,8 @@ def classify_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
 ) -> None:
     """Run the moderator on counterparty messages."""
+    from parley.governance.moderator import RuleModerator
+
     moderator = RuleModerator(_config(config))
     for text in _texts(message, file, "message"):
         result = moderator.classify(text)
@@ -523,20 +782,42 @@ def classify_command(
 
 @experiment_app.command("gaia")
 def gaia_command(
-    seeds: Annotated[int, typer.Option(help="Seeds per domain × persona × condition.")] = 10,
+    seeds: Annotated[
+        int, typer.Option(min=1, max=MAX_COUNT, help="Seeds per domain × persona × condition.")
+    ] = 10,
     out: Annotated[Path, typer.Option(help="Markdown report to write.")] = Path("docs/results/gaia.md"),
     figures: Annotated[
         Path | None, typer.Option(help="Folder for figures (default: next to the report).")
     ] = None,
+    strategy: Annotated[
+        str,
+        typer.Option(
+            help="The delegate's negotiation strategy in the Table 1 sessions: principal or legacy "
+            "(the principal's-share section always compares both)."
+        ),
+    ] = "principal",
 ) -> None:
-    """Reproduce the GAIA evaluation (Table 1 metrics, ablations) and write the report."""
-    from parley.experiments.gaia import run_experiment, write_results
+    """Reproduce the GAIA evaluation (Table 1 metrics, ablations, principal's share); write the report."""
+    require_extra("plot", "parley experiment gaia")
+    from parley.cli.common import check_writable
+    from parley.experiments.gaia import STRATEGIES, run_experiment, run_share_experiment, write_results
 
-    if seeds < 1:
-        fail(f"--seeds: expected at least 1, got {seeds}")
+    if strategy not in STRATEGIES:
+        fail(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", code=2)
+    chosen = STRATEGIES[STRATEGIES.index(strategy)]
     folder = figures or out.parent / "figures"
+    check_writable(out, "write the report")
+    check_writable(folder, "write the figures in", folder=True)
     with console.status("running GAIA sessions") as status:
-        records = run_experiment(seeds, progress=lambda i, n: status.update(f"session {i}/{n}"))
-    command = f"parley experiment gaia --seeds {seeds}"
-    path = write_results(records, seeds, out, folder, command)
-    console.print(f"wrote {path} ({len(records)} sessions)")
+        records = run_experiment(
+            seeds, strategy=chosen, progress=lambda i, n: status.update(f"session {i}/{n}")
+        )
+        shares = run_share_experiment(seeds, progress=lambda i, n: status.update(f"share session {i}/{n}"))
+    command = f"parley experiment gaia --seeds {seeds}" + (
+        f" --strategy {strategy}" if strategy != "principal" else ""
+    )
+    try:
+        path = write_results(records, seeds, out, folder, command, shares)
+    except OSError as error:
+        fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
+    console.print(f"wrote {path} ({len(records) + len(shares)} sessions)")

@@ -10,7 +10,7 @@ import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -117,6 +117,50 @@ class Boundary(_Model):
         raise KeyError(name)
 
 
+TermKind = Literal["money", "quantity", "duration", "percent", "date", "enum"]
+
+
+class TermSpec(_Model):
+    """A term the counterparty may state, for the term reader (`parley.governance.terms`).
+
+    Required fields and boundary terms are read without one; a spec with the name of either adds
+    reader-only keywords and options to it (kind left out). Any other name declares a new term
+    (a signing bonus, a late-delivery penalty, free months) that is read and reported but is not a
+    required field: it does not count towards the TCI.
+    """
+
+    name: str
+    label: str = ""
+    kind: TermKind | None = None
+    unit: str | None = None
+    """Canonical unit: a money rate ("year", "month", "hour", "unit"; none for a lump sum), a count
+    ("units", "sqft", "spaces", "days/week"), a duration ("weeks", "months", "days", "workdays")."""
+    keywords: tuple[str, ...] = ()
+    options: dict[str, tuple[str, ...]] = Field(default_factory=lambda: {})
+    patterns: dict[str, str] = Field(default_factory=lambda: {})
+    """Option → regular expression; "{1}" in the option is replaced by the first group ("net{1}")."""
+    typical: tuple[float, float] | None = None
+    """Usual magnitude (low, high) in the canonical unit: attributes figures written without a unit."""
+    implies: dict[str, str] = Field(default_factory=lambda: {})
+    """Other terms' values a stated value implies (a TI allowance implies improvements=allowance)."""
+    restate: dict[str, str] = Field(default_factory=lambda: {})
+    """For a lump sum: {as: TERM, per: TERM} restates it as a multiple of another term stated with it
+    (a $10,500 deposit on a $3,500 monthly rent is a deposit of 3 months)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> TermSpec:
+        for key, pattern in self.patterns.items():
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"patterns.{key}: invalid regular expression ({error})") from None
+        if self.restate and set(self.restate) != {"as", "per"}:
+            raise ValueError(f"restate: expected the keys 'as' and 'per', got {sorted(self.restate)}")
+        if self.typical is not None and self.typical[0] > self.typical[1]:
+            raise ValueError(f"typical: low {self.typical[0]} is above high {self.typical[1]}")
+        return self
+
+
 class Thresholds(_Model):
     """Gates and limits (seed defaults: τ_gate 0.7, τ_complete 0.85, τ_classify 0.7, K 2–3)."""
 
@@ -133,8 +177,35 @@ class Thresholds(_Model):
     token_budget: int = Field(default=400, ge=50)
 
 
+class TermPreference(_Model):
+    """How much the principal cares about one term, and which way (`parley.governance.strategy`)."""
+
+    term: str
+    """A boundary term, a required field or a term of `terms`."""
+    weight: float = Field(default=1.0, gt=0.0)
+    """Relative importance; weights are normalised over the terms in play."""
+    better: Literal["lower", "higher"] | None = None
+    """For a numeric term: which way is better for the principal (None for an enumerated term)."""
+    options: tuple[str, ...] = ()
+    """For an enumerated term: its options, the principal's best first."""
+    range: tuple[float, float] | None = None
+    """For a numeric term without a band: the values the delegate may offer (low, high)."""
+    step: float | None = Field(default=None, gt=0.0)
+    """Spacing of the values the delegate offers (default: a round step for the band)."""
+    phrase: str = ""
+    """How an offer states the term, e.g. "{value} remote days a week" ({value}, {amount}, {label})."""
+
+    @model_validator(mode="after")
+    def _check(self) -> TermPreference:
+        if (self.better is None) == (not self.options):
+            raise ValueError("give either better (a numeric term) or options (an enumerated term)")
+        if self.range is not None and self.range[0] >= self.range[1]:
+            raise ValueError(f"range: low {self.range[0]} is not below high {self.range[1]}")
+        return self
+
+
 class Negotiation(_Model):
-    """Which boundary term is bargained over and from which side."""
+    """Which boundary term is bargained over, from which side, and how the delegate concedes."""
 
     term: str
     principal_pays: bool = True
@@ -142,16 +213,51 @@ class Negotiation(_Model):
     opening_high: float = Field(default=1.0, ge=0.0, le=1.0)
     term_when: dict[str, str] = Field(default_factory=lambda: {})
     """Alternative terms chosen by a revealed value, e.g. {"contract_type=contract": "hourly_rate"}."""
+    strategy: Literal["principal", "legacy"] = "principal"
+    """"principal": offers from the principal's preferences (`parley.governance.strategy`);
+    "legacy": the opening range of opening_low..opening_high of the band (kept as a baseline)."""
+    preferences: tuple[TermPreference, ...] = ()
+    """The principal's preferences across terms (default: the negotiated term alone)."""
+    concession_rounds: int = Field(default=8, ge=1)
+    """Offers after which the concession schedule reaches the principal's limits."""
+    concession_exponent: float = Field(default=0.5, gt=0.0)
+    """e of the time-based schedule: below 1 concedes late (Boulware), above 1 early."""
+
+
+class Verification(_Model):
+    """Which fields are claims to check with a verifier (GAIA §3.3.6); off while verifier is None."""
+
+    claims: tuple[str, ...] = ()
+    """Field names whose values are checked (e.g. certification, references)."""
+    verifier: str | None = None
+    """`registry:PATH`, `http:URL` or `NAME[:ARG]` of the `parley.verifiers` entry-point group."""
+    timeout: float = Field(default=5.0, gt=0.0, le=120.0)
+    """Seconds a check may take; a slower one counts as unverified."""
+
+
+class MemorySettings(_Model):
+    """How the principal's earlier decisions are offered in escalations (`parley.governance.memory`)."""
+
+    recall: bool = True
+    """Offer remembered decisions as suggestions in escalations (they are never applied)."""
+    half_life_days: float | None = Field(default=90.0, gt=0.0)
+    """A decision's weight halves every this many days (None: no decay by time)."""
+    half_life_sessions: float | None = Field(default=None, gt=0.0)
+    """... and every this many later sessions the principal decided in (None: no decay by sessions)."""
+    stale_below: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Decisions weighing less are stale: shown by `memory show`, never suggested."""
+    window: int = Field(default=3, ge=1, le=20)
+    """How many recent decisions a suggestion rests on."""
 
 
 class DomainConfig(_Model):
     """A complete GAIA domain: what to learn, how to ask, what the delegate may and may not do."""
 
-    name: str
+    name: Annotated[str, Field(min_length=1)]
     description: str
-    subject: str
-    principal_role: str
-    counterparty_role: str
+    subject: Annotated[str, Field(min_length=1)]
+    principal_role: Annotated[str, Field(pattern=r"\w")]
+    counterparty_role: Annotated[str, Field(pattern=r"\w")]
     thresholds: Thresholds = Thresholds()
     fields: tuple[FieldSpec, ...]
     boundary: Boundary
@@ -159,6 +265,10 @@ class DomainConfig(_Model):
     non_binding_phrases: tuple[str, ...]
     leading_words: tuple[str, ...] = ()
     templates: dict[str, str] = Field(default_factory=lambda: {})
+    terms: tuple[TermSpec, ...] = ()
+    """Terms read from counterparty messages beyond the fields and boundary terms (see `TermSpec`)."""
+    verification: Verification = Verification()
+    memory: MemorySettings = MemorySettings()
 
     @model_validator(mode="after")
     def _check(self) -> DomainConfig:
@@ -174,6 +284,20 @@ class DomainConfig(_Model):
         for condition, term_name in self.negotiation.term_when.items():
             if term_name not in terms or "=" not in condition:
                 raise ValueError(f"negotiation.term_when.{condition}: expected 'field=value': known term")
+        self._check_terms(set(names), terms)
+        for claim in self.verification.claims:
+            if claim not in names:
+                raise ValueError(f"verification.claims: unknown field {claim!r}")
+        known = set(names) | terms | {t.name for t in self.terms}
+        bands = {t.name: (t.minimum, t.maximum) for t in self.boundary.terms}
+        for preference in self.negotiation.preferences:
+            if preference.term not in known:
+                raise ValueError(f"negotiation.preferences.{preference.term}: unknown term")
+            banded = None not in bands.get(preference.term, (None, None))
+            if preference.better is not None and preference.range is None and not banded:
+                raise ValueError(
+                    f"negotiation.preferences.{preference.term}.range: a term without a band needs one"
+                )
         if self.thresholds.gate > self.thresholds.complete:
             raise ValueError("thresholds: gate must not exceed complete")
         for phrase in self.non_binding_phrases:
@@ -184,6 +308,19 @@ class DomainConfig(_Model):
                     "that marks a whole message as non-binding (e.g. 'subject to approval')"
                 )
         return self
+
+    def _check_terms(self, fields: set[str], terms: set[str]) -> None:
+        seen: set[str] = set()
+        for spec in self.terms:
+            if spec.name in seen:
+                raise ValueError(f"terms: duplicate term {spec.name!r}")
+            seen.add(spec.name)
+            if spec.kind is None and spec.name not in fields | terms:
+                raise ValueError(f"terms.{spec.name}.kind: a new term needs a kind")
+            known = fields | terms | {t.name for t in self.terms}
+            for target in (*spec.implies, *spec.restate.values()):
+                if target not in known:
+                    raise ValueError(f"terms.{spec.name}: unknown term {target!r}")
 
     def field(self, name: str) -> FieldSpec:
         """The field called name (KeyError if absent)."""

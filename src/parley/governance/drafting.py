@@ -200,6 +200,7 @@ class TemplateDrafter:
         values = {
             "subject": self._config.subject,
             "principal_role": self._config.principal_role,
+            "extras": "",  # optional in the proposal template: an offer's other terms
             **intent.values,
         }
         body = (

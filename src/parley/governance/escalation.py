@@ -77,6 +77,8 @@ class EscalationRequest:
         options: Options with trade-offs.
         ask: The explicit request ("Approve A, B or C, or give guidance").
         created: Clock time.
+        suggested: What the principal's earlier decisions suggest (`parley.governance.memory`); only
+            ever shown, never applied. Empty when there is nothing to suggest.
     """
 
     request_id: str
@@ -91,6 +93,7 @@ class EscalationRequest:
     boundary_at_risk: Mapping[str, Any] = field(default_factory=lambda: {})
     safety_events: tuple[str, ...] = ()
     created: float = 0.0
+    suggested: Mapping[str, Any] = field(default_factory=lambda: {})
 
     def option(self, key: str) -> EscalationOption:
         """The option with key (case-insensitive).
@@ -107,7 +110,8 @@ class EscalationRequest:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
+        """A JSON-ready dict ("suggested" only when there is a suggestion)."""
+        suggested = {"suggested": dict(self.suggested)} if self.suggested else {}
         return {
             "request_id": self.request_id,
             "session_id": self.session_id,
@@ -121,6 +125,7 @@ class EscalationRequest:
             "options": [o.to_json() for o in self.options],
             "ask": self.ask,
             "created": self.created,
+            **suggested,
         }
 
     @classmethod
@@ -142,6 +147,7 @@ class EscalationRequest:
             dict(data.get("boundary_at_risk", {})),
             tuple(data.get("safety_events", [])),
             float(data.get("created", 0.0)),
+            dict(data.get("suggested", {})),
         )
 
 

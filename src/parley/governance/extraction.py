@@ -1,7 +1,12 @@
-"""Field extraction: a pattern extractor, an option-lexicon extractor and the dual-extraction rule.
+"""Field extraction: the term reader's extractor, a pattern extractor, an option-lexicon extractor
+and the dual-extraction rule.
 
 Extractors are pluggable through the `Extractor` protocol (an embedding or LLM extractor can be
-added later); `DualExtractor` accepts a value when both agree or one is highly confident.
+added later); `DualExtractor` accepts a value when both agree or one is highly confident. The default
+pairs `TermExtractor` (values the counterparty states as its own, read by `governance.terms`) with the
+option lexicon. Whatever the extractor, `apply_reading` squares its readings with the term reading of
+the same message: a field the message names only in a competing offer, a question about the
+principal's position, a hypothesis or a value it takes back gets no reading.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from parley.governance.config import DomainConfig, FieldSpec
+from parley.governance.terms import StatedTerm, TermReader, TermReading, reader_for
 from parley.governance.text import find_phrases, is_negated, keyword_distance, sentences
 from parley.governance.values import Mention, convert_days, find_mentions
 
@@ -279,8 +285,73 @@ class DualExtractor:
         return [FieldReading(r.field, r.value, min(r.confidence, 0.5), r.source, r.evidence) for r in ranked]
 
 
+def _number(value: float) -> str:
+    return f"{value:.10g}"
+
+
+def field_value(spec: FieldSpec, unit: str | None, stated: StatedTerm) -> FieldValue:
+    """A stated term as the value of the field it informs: money as text with its rate when it is not
+    the field's own ("115000", "80/hour", "90000-110000"), counts and durations as numbers in the
+    field's unit (the low end of a range), dates and options as text."""
+    if spec.kind == "money" and isinstance(stated.value, float):
+        body = _number(stated.value) + (f"-{_number(stated.high)}" if stated.high is not None else "")
+        return body + ("" if unit in (None, spec.unit) else f"/{unit}")
+    return stated.value
+
+
+class TermExtractor:
+    """Values the term reader reads as the counterparty's own (after corrections, without competing
+    offers, quoted figures or hypotheses), plus the config's option patterns and time zones read by
+    `PatternExtractor`.
+
+    Args:
+        config: The domain config.
+        reader: The term reader (default: the config's shared one).
+    """
+
+    name = "terms"
+
+    def __init__(self, config: DomainConfig, reader: TermReader | None = None) -> None:
+        self._config = config
+        self._reader = reader or reader_for(config)
+        self._pattern = PatternExtractor(config)
+        self._fields = {t.field for t in self._reader.vocabulary if t.field is not None}
+
+    def covers(self, spec: FieldSpec) -> bool:
+        return spec.name in self._fields or spec.kind == "timezone" or bool(spec.patterns)
+
+    def extract(self, message: str, context: ExtractionContext) -> list[FieldReading]:
+        reading = self._reader.read(message, asked=context.asked)
+        readings: list[FieldReading] = []
+        for stated in reading.terms:
+            term = self._reader.term(stated.term)
+            if term.field is None:
+                continue
+            spec = self._config.field(term.field)
+            # An answer to the question asked, or a value the message corrects to, is stated on purpose.
+            deliberate = spec.name in context.asked or reading.correction
+            confidence = max(stated.confidence, 0.85) if deliberate else stated.confidence
+            value = field_value(spec, term.unit, stated)
+            readings.append(FieldReading(spec.name, value, confidence, self.name, stated.evidence))
+        extra = self._pattern.extract(message, context)
+        readings += [r for r in extra if self._config.field(r.field).kind in ("timezone", "enum", "text")]
+        return readings
+
+
+def apply_reading(
+    readings: Sequence[FieldReading], reading: TermReading, config: DomainConfig
+) -> list[FieldReading]:
+    """The readings of a message without those for fields it only sets aside (names in a competing
+    offer, the principal's figure quoted back, a hypothesis, a value it takes back)."""
+    reader = reader_for(config)
+    fields = {
+        name: reader.term(name).field for name in (*reading.set_aside, *(t.term for t in reading.terms))
+    }
+    stated = {fields[t.term] for t in reading.terms}
+    aside = {fields[name] for name in reading.set_aside} - stated
+    return [r for r in readings if r.field not in aside]
+
+
 def default_extractor(config: DomainConfig) -> DualExtractor:
-    """The deterministic extractor: pattern-based and lexicon-based, combined by the dual rule."""
-    return DualExtractor(
-        [PatternExtractor(config), LexiconExtractor(config)], config.thresholds.high_confidence
-    )
+    """The deterministic extractor: the term reader's and the option lexicon's, by the dual rule."""
+    return DualExtractor([TermExtractor(config), LexiconExtractor(config)], config.thresholds.high_confidence)

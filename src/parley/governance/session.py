@@ -13,7 +13,7 @@ escalation request are stored in one transaction (see `SessionStore.save_step`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,12 +26,14 @@ from parley.governance.drafting import Drafter, format_amount
 from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal
 from parley.governance.extraction import Extractor
 from parley.governance.machine import State
+from parley.governance.memory import PrincipalMemory
 from parley.governance.moderator import Classifier
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock, FakeClock
 
 logger = logging.getLogger(__name__)
-_MAX_STEPS = 400
+MAX_STEPS = 400
+"""Steps (counterparty turns and decisions) after which a session that neither ends nor pauses is a bug."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,8 @@ class SessionRunner:
         self.clock = clock
         self.on_message: Callable[[str, str], None] = on_message or _ignore
         self.version = version
+        if delegate.recall is None:  # escalations consult the principal's memory in this store
+            delegate.recall = PrincipalMemory(store)
 
     def persist(self, decision: Decision | None = None) -> None:
         """Commit one step: the decision behind it, the snapshot, new events with their audit entries,
@@ -158,30 +162,44 @@ class SessionRunner:
         Raises:
             InternalError: if the session neither ends nor pauses within the step bound (a liveness bug).
         """
-        for _ in range(_MAX_STEPS):
-            if step.outgoing is not None:
-                self.on_message("delegate", step.outgoing)
-            if step.terminal:
+        for _ in range(MAX_STEPS):
+            following = self.advance(principal, step)
+            if following is None:
                 break
-            if step.state == State.ESCALATE and step.request is not None:
-                decision = principal.decide(step.request, self.clock.now())
-                if decision is None:
-                    logger.info(
-                        "session %s paused for request %s", self.delegate.session_id, step.request.request_id
-                    )
-                    break
-                step = self.apply(decision)
-                continue
-            if isinstance(self.counterparty, DetachedCounterparty):
-                break  # the counterparty answers on its own schedule (see `reply`)
-            reply = self.counterparty.respond(step.outgoing)
-            if reply is not None:
-                self.on_message("counterparty", reply)
-            step = self.delegate.receive(reply)
-            self.persist()
+            step = following
         else:
-            raise InternalError(f"session {self.delegate.session_id} did not end within {_MAX_STEPS} steps")
+            raise InternalError(f"session {self.delegate.session_id} did not end within {MAX_STEPS} steps")
         return self.outcome()
+
+    def advance(self, principal: Principal, step: Step) -> Step | None:
+        """Show step's message and play one move: the principal's decision on its request, or the
+        counterparty's reply and the delegate's answer (persisted).
+
+        Returns:
+            The next step, or None when the session ended, paused for a deferred decision, or waits
+            for a detached counterparty. Several sessions interleave by calling this in turn
+            (`parley.governance.portfolio`).
+        """
+        if step.outgoing is not None:
+            self.on_message("delegate", step.outgoing)
+        if step.terminal:
+            return None
+        if step.state == State.ESCALATE and step.request is not None:
+            decision = principal.decide(step.request, self.clock.now())
+            if decision is None:
+                logger.info(
+                    "session %s paused for request %s", self.delegate.session_id, step.request.request_id
+                )
+                return None
+            return self.apply(decision)
+        if isinstance(self.counterparty, DetachedCounterparty):
+            return None  # the counterparty answers on its own schedule (see `reply`)
+        reply = self.counterparty.respond(step.outgoing)
+        if reply is not None:
+            self.on_message("counterparty", reply)
+        following = self.delegate.receive(reply)
+        self.persist()
+        return following
 
     def apply(self, decision: Decision) -> Step:
         """Resume the delegate with a decision and store both in one transaction."""
@@ -276,6 +294,21 @@ def run_session(
     return runner.run(principal, step)
 
 
+PORTFOLIO_KIND = "portfolio"
+"""The `kind` of a stored snapshot that holds a portfolio (several sessions for one principal) rather
+than a delegate; `parley.governance.portfolio` writes it, `decide` and `resume_session` hand it over."""
+
+
+def is_portfolio(row: Mapping[str, Any]) -> bool:
+    """Whether a stored session row (`SessionStore.load_session`) is a portfolio."""
+    return isinstance(row.get("snapshot"), dict) and row["snapshot"].get("kind") == PORTFOLIO_KIND
+
+
+def portfolio_members(row: Mapping[str, Any]) -> list[str]:
+    """The session ids of a stored portfolio row."""
+    return [str(member["session_id"]) for member in row["snapshot"].get("members", [])]
+
+
 def load_runner(
     store: SessionStore,
     session_id: str,
@@ -283,9 +316,21 @@ def load_runner(
     clock: Clock | None = None,
     on_message: Callable[[str, str], None] | None = None,
 ) -> SessionRunner:
-    """Rebuild a stored session's delegate and counterparty from storage."""
+    """Rebuild a stored session's delegate and counterparty from storage.
+
+    Raises:
+        ScenarioError: if there is no such session, or session_id names a portfolio (a group of
+            sessions, `parley.governance.portfolio`), which has no delegate of its own.
+    """
     row = store.load_session(session_id)
     snapshot = row["snapshot"]
+    if is_portfolio(row):
+        raise ScenarioError(
+            f"{session_id!r} is a portfolio of sessions ({', '.join(portfolio_members(row))}), not one "
+            "session: decide or resume it, or address one of its sessions",
+            source=store.path,
+            field="session",
+        )
     config = DomainConfig.model_validate(snapshot["config"])
     the_clock = clock or FakeClock()
     delegate = Delegate.from_json(
@@ -343,6 +388,20 @@ def decide(
     """
     if option is None and not guidance.strip():
         raise ScenarioError("give --option or --guidance", field="decision")
+    if is_portfolio(store.load_session(session_id)):
+        from parley.governance.portfolio import decide_portfolio  # (it builds on this module)
+
+        return decide_portfolio(
+            store,
+            session_id,
+            request_id=request_id,
+            option=option,
+            guidance=guidance,
+            decided_by=decided_by,
+            expected_version=expected_version,
+            clock=clock,
+            on_message=on_message,
+        )
     chosen = option.strip().upper() if option else None
     runner = load_runner(store, session_id, clock=clock, on_message=on_message)
     request = runner.delegate.pending
@@ -410,9 +469,18 @@ def resume_session(
     The delegate's last stored message is handed to its stored counterparty again; a session waiting
     for a decision or for a detached counterparty's message is returned as it stands.
 
+    A portfolio is resumed as a whole (`parley.governance.portfolio.resume_portfolio`): its unfinished
+    sessions continue, and their offers are compared again.
+
     Raises:
         ScenarioError: if there is no such session.
     """
+    if is_portfolio(store.load_session(session_id)):
+        from parley.governance.portfolio import resume_portfolio  # (it builds on this module)
+
+        return resume_portfolio(
+            store, session_id, principal=principal, clock=clock, on_message=on_message
+        ).standing
     runner = load_runner(store, session_id, clock=clock, on_message=on_message)
     delegate = runner.delegate
     if delegate.machine.terminal or delegate.state == State.ESCALATE:

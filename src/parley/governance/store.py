@@ -8,6 +8,9 @@ none of it, so the session can always be resumed and the inbox always shows what
 
 Every write names the session version it read (optimistic concurrency): when two processes race on
 one session, the first commit wins and the other gets `StaleDecision` with nothing written.
+
+A decision also leaves one `principal_memory` row (see `parley.governance.memory`), written and
+audited on the memory log's own chain in the same transaction.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from parley.governance.audit_files import (
     read_anchor,
 )
 from parley.governance.escalation import Decision, EscalationRequest
+from parley.governance.memory import FORGOTTEN, MEMORY_LOG, RECORDED, entry_from_decision, memory_log_id
 from parley.protocol.events import Event
 
 logger = logging.getLogger(__name__)
@@ -71,10 +75,14 @@ CREATE TABLE IF NOT EXISTS audit_seals (
     session_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, digest TEXT NOT NULL, final_state TEXT NOT NULL,
     sealed_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS audit_chains (session_id TEXT PRIMARY KEY, header TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS principal_memory (
+    request_id TEXT PRIMARY KEY, principal TEXT NOT NULL, domain TEXT NOT NULL, session_id TEXT NOT NULL,
+    decided_at REAL NOT NULL, entry TEXT NOT NULL, chain TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS principal_memory_owner ON principal_memory (principal, domain, decided_at);
 """
 _TABLES = frozenset(
     {"sessions", "escalations", "decisions", "events", "audit", "audit_checkpoints", "audit_seals"}
-    | {"audit_chains"}
+    | {"audit_chains", "principal_memory"}
 )
 STARTING = "starting"
 """The state of a reserved session id whose first step is not stored yet."""
@@ -219,6 +227,8 @@ class SessionStore:
             StaleDecision: if the session changed since the caller read it, or the decision's request
                 is no longer open; nothing is written then.
         """
+        if session_id == MEMORY_LOG or session_id.startswith(f"{MEMORY_LOG}@"):
+            raise ScenarioError(f"{session_id!r} is reserved for the principal memory log", field="session")
         with self.transaction() as db:
             row = db.execute("SELECT version FROM sessions WHERE session_id=?", (session_id,)).fetchone()
             current = int(row[0]) if row is not None else None
@@ -229,8 +239,7 @@ class SessionStore:
                     pending=self._open_request_id(db, session_id),
                     source=self.path,
                 )
-            if decision is not None:
-                self._close_request(db, session_id, decision)
+            answered = self._close_request(db, session_id, decision) if decision is not None else None
             version = (current or 0) + 1
             db.execute(
                 "INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(session_id) DO UPDATE SET "
@@ -239,6 +248,8 @@ class SessionStore:
                 (session_id, config, persona, seed, state, json.dumps(snapshot), now, now, version),
             )
             head = self._append_events(db, session_id, events, now)
+            if decision is not None and answered is not None:
+                self._remember(db, decision, answered, events, _domain(snapshot, config), now)
             if seal and head is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO audit_seals VALUES (?,?,?,?,?)",
@@ -258,6 +269,8 @@ class SessionStore:
                 )
             self.fault("step:staged")
         self._anchor(session_id)
+        if decision is not None:
+            self._anchor(self.memory_log)
         self.fault("step:committed")
         return version
 
@@ -269,9 +282,12 @@ class SessionStore:
         ).fetchone()
         return str(row[0]) if row else None
 
-    def _close_request(self, db: sqlite3.Connection, session_id: str, decision: Decision) -> None:
+    def _close_request(
+        self, db: sqlite3.Connection, session_id: str, decision: Decision
+    ) -> EscalationRequest | None:
+        """Store the decision and close its request; return the request (None: payload unreadable)."""
         row = db.execute(
-            "SELECT status, session_id FROM escalations WHERE request_id=?", (decision.request_id,)
+            "SELECT status, session_id, payload FROM escalations WHERE request_id=?", (decision.request_id,)
         ).fetchone()
         if row is None or str(row[1]) != session_id or row[0] != "open":
             what = (
@@ -294,6 +310,87 @@ class SessionStore:
             ),
         )
         db.execute("UPDATE escalations SET status='decided' WHERE request_id=?", (decision.request_id,))
+        try:
+            return EscalationRequest.from_json(json.loads(str(row[2])))
+        except (ValueError, KeyError, TypeError) as error:  # the decision stands; memory skips it
+            logger.warning("request %s: payload unreadable, not remembered (%s)", decision.request_id, error)
+            return None
+
+    # principal memory ------------------------------------------------------------------------
+    @property
+    def memory_log(self) -> str:
+        """The chain id memory entries are audited on with this store's key."""
+        return memory_log_id(self.key.key_id if self.key is not None else None)
+
+    def _remember(
+        self,
+        db: sqlite3.Connection,
+        decision: Decision,
+        request: EscalationRequest,
+        events: Sequence[Event],
+        domain: str,
+        now: float,
+    ) -> None:
+        """Write a decision's memory entry and its audit entry (inside the step's transaction)."""
+        entry = entry_from_decision(decision, request, events, domain)
+        data = entry.to_json()
+        rationale = f"decision on {entry.request_id} remembered for {entry.principal} in {domain}"
+        seq = self._audit_memory(db, RECORDED, data, rationale, now)
+        db.execute(
+            "INSERT OR REPLACE INTO principal_memory VALUES (?,?,?,?,?,?,?,?)",
+            (
+                entry.request_id,
+                entry.principal,
+                domain,
+                entry.session_id,
+                entry.decided_at,
+                canonical_json(data),
+                self.memory_log,
+                seq,
+            ),
+        )
+
+    def _audit_memory(
+        self, db: sqlite3.Connection, kind: str, data: Mapping[str, Any], rationale: str, now: float
+    ) -> int:
+        chain = self.memory_log
+        row = db.execute("SELECT MAX(seq) FROM audit WHERE session_id=?", (chain,)).fetchone()
+        seq = 0 if row is None or row[0] is None else int(row[0]) + 1
+        event = Event(seq, kind, party="principal", data={**data, "rationale": rationale}, time=now)
+        self._append_events(db, chain, [event], now)
+        return seq
+
+    def memory_rows(
+        self, *, principal: str | None = None, domain: str | None = None
+    ) -> list[tuple[str, str, int]]:
+        """(entry JSON, chain, seq) of the stored memory entries, oldest first, optionally filtered
+        (unchecked: `PrincipalMemory.entries` checks them against the chain)."""
+        rows = self._connection.execute(
+            "SELECT entry, chain, seq FROM principal_memory WHERE (?1 IS NULL OR principal=?1) "
+            "AND (?2 IS NULL OR domain=?2) ORDER BY decided_at, request_id",
+            (principal, domain),
+        )
+        return [(str(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def forget_memory(self, *, principal: str | None, domain: str | None, by: str, now: float) -> list[str]:
+        """Delete memory entries (filtered by principal and domain; None matches all) and audit the
+        removal in the same transaction; returns the request ids removed."""
+        with self.transaction() as db:
+            ids = [
+                str(r[0])
+                for r in db.execute(
+                    "SELECT request_id FROM principal_memory WHERE (?1 IS NULL OR principal=?1) "
+                    "AND (?2 IS NULL OR domain=?2) ORDER BY decided_at, request_id",
+                    (principal, domain),
+                )
+            ]
+            if ids:
+                data = {"principal": principal, "domain": domain, "request_ids": ids, "by": by}
+                self._audit_memory(db, FORGOTTEN, data, f"{by} removed {len(ids)} memory entries", now)
+                db.executemany("DELETE FROM principal_memory WHERE request_id=?", [(i,) for i in ids])
+        if ids:
+            self._anchor(self.memory_log)
+        return ids
 
     def _append_events(
         self, db: sqlite3.Connection, session_id: str, events: Sequence[Event], now: float
@@ -584,3 +681,10 @@ class SessionStore:
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run raw SQL (for tests that tamper with the log, and for reports)."""
         return list(self._connection.execute(sql, tuple(parameters)).fetchall())
+
+
+def _domain(snapshot: Mapping[str, Any], config: str) -> str:
+    """The domain a step belongs to: the stored config's name, else the config source."""
+    stored = snapshot.get("config")
+    name = stored.get("name") if isinstance(stored, Mapping) else None
+    return name if isinstance(name, str) and name else config

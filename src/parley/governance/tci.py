@@ -1,7 +1,9 @@
 """The Task-Completeness Index (TCI, Algorithm 3): revealed / required, with a per-turn ledger.
 
 Confirmed values are never removed, so TCI is monotone by construction; low-confidence or
-disputed values are kept as "soft-revealed" and do not count until confirmed.
+disputed values are kept as "soft-revealed" and do not count until confirmed. Checks of claims by a
+verifier (`parley.governance.verification`) are kept beside the values as evidence for the
+principal; they never change the index.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from parley.governance.config import DomainConfig
 from parley.governance.extraction import FieldReading, FieldValue
+from parley.governance.verification import VerificationResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +52,30 @@ class LedgerEntry:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    """A verifier's check of one confirmed value.
+
+    Attributes:
+        value: The value that was checked (a later, different value needs a check of its own).
+        result: What the verifier established.
+        turn: Counterparty turn of the check.
+    """
+
+    value: FieldValue
+    result: VerificationResult
+    turn: int
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"value": self.value, **self.result.to_json(), "turn": self.turn}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ClaimCheck:
+        """Inverse of to_json."""
+        return cls(data["value"], VerificationResult.from_json(data), int(data["turn"]))
+
+
 @dataclass
 class TaskCompletenessIndex:
     """Mutable TCI state for one session (serialisable with `to_json`/`from_json`).
@@ -58,6 +85,7 @@ class TaskCompletenessIndex:
         soft: Field → candidate values awaiting confirmation.
         disputed: Confirmed fields whose value the counterparty has contradicted (field → new value).
         ledger: One entry per counterparty turn.
+        checks: Field → the latest verifier check of its value.
     """
 
     config: DomainConfig
@@ -65,6 +93,7 @@ class TaskCompletenessIndex:
     soft: dict[str, list[FieldValue]] = field(default_factory=lambda: {})
     disputed: dict[str, FieldValue] = field(default_factory=lambda: {})
     ledger: list[LedgerEntry] = field(default_factory=lambda: [])
+    checks: dict[str, ClaimCheck] = field(default_factory=lambda: {})
 
     @property
     def value(self) -> float:
@@ -123,13 +152,25 @@ class TaskCompletenessIndex:
         self.confirmed[name] = value
         self.disputed.pop(name, None)
 
+    def record_verification(
+        self, name: str, value: FieldValue, result: VerificationResult, turn: int
+    ) -> None:
+        """Keep a verifier's check of a field's value (the index itself does not change)."""
+        self.checks[name] = ClaimCheck(value, result, turn)
+
+    def verification(self, name: str) -> ClaimCheck | None:
+        """The latest check of a field, if any."""
+        return self.checks.get(name)
+
     def to_json(self) -> dict[str, Any]:
-        """Serialisable state (the config is stored separately)."""
+        """Serialisable state (the config is stored separately; "checks" only when there are any)."""
+        checks = {"checks": {k: c.to_json() for k, c in self.checks.items()}} if self.checks else {}
         return {
             "confirmed": dict(self.confirmed),
             "soft": {name: list(values) for name, values in self.soft.items()},
             "disputed": dict(self.disputed),
             "ledger": [entry.to_json() for entry in self.ledger],
+            **checks,
         }
 
     @classmethod
@@ -153,4 +194,5 @@ class TaskCompletenessIndex:
             {k: list(v) for k, v in data.get("soft", {}).items()},
             dict(data.get("disputed", {})),
             ledger,
+            {k: ClaimCheck.from_json(v) for k, v in data.get("checks", {}).items()},
         )

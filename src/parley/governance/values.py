@@ -61,7 +61,8 @@ _MONTHS = (
     "december",
 )
 _DATE = re.compile(r"\b(?:(early|mid|late|end of)[\s-]+)?(" + "|".join(_MONTHS) + r")\b", re.IGNORECASE)
-_RELATIVE_DATES = (
+RELATIVE_DATES: tuple[tuple[str, str], ...] = (
+    # (phrase, label): start dates said relative to today, shared with the term reader
     ("next week", "next_week"),
     ("in two weeks", "in_two_weeks"),
     ("in 2 weeks", "in_two_weeks"),
@@ -212,7 +213,7 @@ def find_dates(text: str) -> list[Mention]:
         if not (m.group(2).lower() == "may" and m.group(1) is None)
     ]
     lowered = text.lower()
-    for phrase, label in _RELATIVE_DATES:
+    for phrase, label in RELATIVE_DATES:
         position = lowered.find(phrase)
         if position >= 0:
             mentions.append(Mention("date", 0.0, 0.0, None, position, position + len(phrase), phrase, label))

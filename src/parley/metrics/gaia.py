@@ -96,7 +96,10 @@ def normalized_utility(config: DomainConfig, terms: Mapping[str, Any]) -> float:
 
     Paying principals prefer the low end of the band; a price above the band (approved) scores 0.
     """
+    boundary = {t.name for t in config.boundary.terms}
     for name, value in terms.items():
+        if name not in boundary or isinstance(value, str):
+            continue  # the other terms of a package (a signing bonus, an option) have no band here
         term = config.boundary.term(name)
         if term.minimum is None or term.maximum is None or term.maximum == term.minimum:
             continue

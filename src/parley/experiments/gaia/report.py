@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from parley.experiments.gaia.detection import commitment_detection, moderator_detection
+from parley.experiments.gaia.principal import share_section
 from parley.experiments.gaia.runs import CONDITIONS, DOMAINS, SLIP_RATE
 from parley.experiments.gaia.tables import (
     before_after_rows,
@@ -63,8 +64,9 @@ def render_report(
     commitment: Mapping[str, DetectionRates],
     moderator: Mapping[str, DetectionRates],
     command: str,
+    share_records: Sequence[dict[str, Any]] = (),
 ) -> str:
-    """The markdown report."""
+    """The markdown report (with the principal's-share section when share_records are given)."""
     paths = _plot(records, figures)
     links = [
         f"![{p.stem}]({p.relative_to(document_folder)})" if p.is_relative_to(document_folder) else f"![]({p})"
@@ -76,6 +78,9 @@ def render_report(
         f"Measured by `{command}`: {len(DOMAINS)} domains × {len(PERSONAS)} counterparty personas × "
         f"{seeds} seeds "
         f"× {len(CONDITIONS)} conditions = {len(records)} sessions. Means with 95% Student-t intervals.",
+        "",
+        f"The delegate negotiates with the `{records[0].get('strategy', 'principal') if records else ''}` "
+        "strategy (`--strategy`; see 'Principal's share' for both).",
         "",
         "Every session runs the real delegate (STCC, TCI ledger, moderator, preflight, "
         "MergeChannels, escalation, "
@@ -177,6 +182,7 @@ def render_report(
         "and measurement halves) and `.venv/bin/pytest tests/governance/test_detector_rates.py` "
         "(floors just below these figures).",
         "",
+        *share_section(share_records, seeds),
         "## TCI(t)",
         "",
         *links,
@@ -212,11 +218,23 @@ def render_report(
 
 
 def write_results(
-    records: Sequence[dict[str, Any]], seeds: int, out: Path, figures: Path, command: str
+    records: Sequence[dict[str, Any]],
+    seeds: int,
+    out: Path,
+    figures: Path,
+    command: str,
+    share_records: Sequence[dict[str, Any]] = (),
 ) -> Path:
-    """Render the report (tables and TCI(t) figures) to out."""
+    """Render the report (tables, TCI(t) figures, the principal's share) to out."""
     text = render_report(
-        records, seeds, figures, out.parent, commitment_detection(), moderator_detection(), command
+        records,
+        seeds,
+        figures,
+        out.parent,
+        commitment_detection(),
+        moderator_detection(),
+        command,
+        share_records,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")

@@ -15,6 +15,7 @@ from parley.governance.escalation import PolicyPrincipal
 from parley.governance.extraction import FieldValue
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
+from parley.governance.strategy import Strategy, with_strategy
 from parley.metrics.gaia import session_metrics
 
 DOMAINS = ("staffing", "procurement", "leasing")
@@ -40,6 +41,8 @@ CONDITIONS = (
     Condition("preflight off", preflight=False),
 )
 POLICY = PolicyPrincipal(default="A", name="experiment-policy")
+STRATEGIES: tuple[Strategy, ...] = ("legacy", "principal")
+"""The delegate's negotiation strategies (`negotiation.strategy`): the old band share, and the new one."""
 
 
 def _number(value: FieldValue) -> float | None:
@@ -76,9 +79,11 @@ def extraction_accuracy(
     return correct, len(confirmed)
 
 
-def run_one(config: DomainConfig, persona: str, seed: int, condition: Condition) -> dict[str, Any]:
+def run_one(
+    config: DomainConfig, persona: str, seed: int, condition: Condition, strategy: Strategy = "principal"
+) -> dict[str, Any]:
     """One session; returns its metrics, extraction accuracy and labels."""
-    arm = config.with_thresholds(
+    arm = with_strategy(config, strategy).with_thresholds(
         gate=condition.gate, complete=max(condition.gate, config.thresholds.complete)
     )
     store = SessionStore()
@@ -97,6 +102,7 @@ def run_one(config: DomainConfig, persona: str, seed: int, condition: Condition)
         "persona": persona,
         "seed": seed,
         "condition": condition.name,
+        "strategy": strategy,
         **metrics.to_json(),
         "extraction_correct": correct,
         "extraction_total": total,
@@ -109,14 +115,15 @@ def run_experiment(
     domains: Sequence[str] = DOMAINS,
     personas: Sequence[str] = PERSONAS,
     conditions: Sequence[Condition] = CONDITIONS,
+    strategy: Strategy = "principal",
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every (condition, domain, persona, seed) cell once."""
+    """Run every (condition, domain, persona, seed) cell once, the delegate negotiating with strategy."""
     configs = {name: load_config(name) for name in domains}
     cells = [(c, d, p, s) for c in conditions for d in domains for p in personas for s in range(seeds)]
     records: list[dict[str, Any]] = []
     for index, (condition, domain, persona, seed) in enumerate(cells, start=1):
-        records.append(run_one(configs[domain], persona, seed, condition))
+        records.append(run_one(configs[domain], persona, seed, condition, strategy))
         if progress is not None:
             progress(index, len(cells))
     return records

@@ -3,14 +3,42 @@ audit events, transitions, escalation), `screening`, `negotiation`, `outbox` (dr
 preflight), `resume` (the principal's decisions), `snapshot` (storage) and `records` (value types).
 """
 
-from parley.governance.delegate.agent import Delegate
-from parley.governance.delegate.records import (
-    COUNTERPARTY,
-    DELEGATE,
-    PRINCIPAL,
-    SEVERITY,
-    DelegateOptions,
-    Step,
-)
+from typing import TYPE_CHECKING
 
-__all__ = ["COUNTERPARTY", "DELEGATE", "PRINCIPAL", "SEVERITY", "Delegate", "DelegateOptions", "Step"]
+from parley._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from parley.governance.delegate.agent import Delegate
+    from parley.governance.delegate.records import (
+        COUNTERPARTY,
+        DELEGATE,
+        PRINCIPAL,
+        SEVERITY,
+        DelegateOptions,
+        Step,
+    )
+
+__all__ = [
+    "COUNTERPARTY",
+    "DELEGATE",
+    "PRINCIPAL",
+    "SEVERITY",
+    "Delegate",
+    "DelegateOptions",
+    "Step",
+]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "parley.governance.delegate.agent": ("Delegate",),
+        "parley.governance.delegate.records": (
+            "COUNTERPARTY",
+            "DELEGATE",
+            "PRINCIPAL",
+            "SEVERITY",
+            "DelegateOptions",
+            "Step",
+        ),
+    },
+)

@@ -1,24 +1,37 @@
 """The state of one delegate session and the primitives every phase uses: audit events, checked
-state transitions, pausing for the principal, ending the session, and the authorised bands.
+state transitions, pausing for the principal (with the claims checked and the principal's memory
+consulted first), ending the session, and the authorised bands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from parley.errors import ParleyError
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.critic import Critic, RuleCritic
+from parley.governance.delegate.position import conditions_note, position, session_readings
 from parley.governance.delegate.records import DELEGATE, DelegateOptions, Memory, Step
 from parley.governance.drafting import Drafter, TemplateDrafter
 from parley.governance.escalation import EscalationRequest, Trigger
 from parley.governance.extraction import Extractor, default_extractor
 from parley.governance.machine import Action, State, StateMachine
+from parley.governance.memory import Recall, Suggestion, with_suggestion
 from parley.governance.moderator import Classifier, RuleModerator
 from parley.governance.offers import escalation_options, negotiation_term
 from parley.governance.tci import TaskCompletenessIndex
+from parley.governance.verification import (
+    Claim,
+    VerificationResult,
+    VerificationStatus,
+    Verifier,
+    check_claim,
+    load_verifier,
+)
 from parley.protocol.clock import Clock, FakeClock
 from parley.protocol.events import PUBLIC, Trajectory
 
@@ -47,7 +60,8 @@ class DelegateCore:
         self.config = config
         self.session_id = session_id
         self.clock = clock or FakeClock()
-        self.options = options or DelegateOptions()
+        options = options or DelegateOptions()
+        self.options = replace(options, strategy=options.strategy or config.negotiation.strategy)
         self.seed = seed
         self.extractor = extractor or default_extractor(config)
         self.moderator = moderator or RuleModerator(config)
@@ -65,6 +79,10 @@ class DelegateCore:
         self.terms: dict[str, Any] = {}
         self._last_activity = self.clock.now()
         self.reversals = 0
+        self.recall: Recall | None = None
+        """The principal's memory, consulted when escalating (set by the session runner)."""
+        self.verifier: Verifier | None = None
+        """Checks claims (built from `config.verification` when first needed; None: not yet)."""
 
     @property
     def state(self) -> State:
@@ -135,16 +153,20 @@ class DelegateCore:
         if memory.paused_this_turn > _ESCALATIONS_PER_TURN:
             # Liveness guard (I4): the principal's answers keep re-triggering without any progress.
             return self.end(State.NO_DEAL, f"escalation loop guard ({trigger.value})")
+        self.verify_claims()  # the principal sees each claim's check in the request
         memory.origin = self.state
         self.transition(Action.ESCALATE, State.ESCALATE, f"escalate: {trigger.value}")
         memory.escalations += 1
+        readings = session_readings(self.trajectory)  # no condition the counterparty attached is dropped
+        notes = (conditions_note(self.config, readings), self._claims_note())
+        problem = " ".join(p for p in (problem, *notes) if p)
         request = EscalationRequest(
             f"{self.session_id}-e{memory.escalations}",
             self.session_id,
             trigger,
             memory.origin.value,
             tuple(self.transcript[-3:]),
-            self._ledger_snapshot(),
+            {**self._ledger_snapshot(), **position(self.config, readings)},
             problem,
             escalation_options(self.config, self._options_by_trigger[trigger.value], boundary),
             "Approve one option by its letter, or provide alternative guidance.",
@@ -152,18 +174,70 @@ class DelegateCore:
             tuple(safety),
             self.clock.now(),
         )
+        request = with_suggestion(request, self._recall(request))
         memory.pending = request
         self.record("escalation", request.to_json(), f"paused for the principal: {trigger.value}")
         return Step(None, State.ESCALATE, request)
 
     def _ledger_snapshot(self) -> dict[str, Any]:
+        checks = self.tci.checks
+        verified = {"verified": {k: c.to_json() for k, c in checks.items()}} if checks else {}
         return {
             "tci": round(self.tci.value, 6),
             "tci_weighted": round(self.tci.weighted, 6),
             "revealed": dict(self.tci.confirmed),
             "soft": {k: list(v) for k, v in self.tci.soft.items()},
             "missing": list(self.tci.missing),
+            **verified,
         }
+
+    # -- claims and memory ------------------------------------------------------------------------
+    def verify_claims(self) -> None:
+        """Check each confirmed claim field whose current value has not been checked yet (GAIA
+        §3.3.6); the result goes to the TCI ledger and the audit log. Off without a verifier spec."""
+        settings = self.config.verification
+        if settings.verifier is None:
+            return
+        for name in settings.claims:
+            value = self.tci.confirmed.get(name)
+            done = self.tci.verification(name)
+            if value is None or (done is not None and done.value == value):
+                continue
+            claim = Claim(name, self.config.field(name).label, str(value))
+            result = self._check(claim)
+            self.tci.record_verification(name, value, result, self.turn)
+            self.record(
+                "claim_verification",
+                {"field": name, "claim": claim.text[:200], **result.to_json()},
+                f"{name} {result.status.value} by {result.source}",
+            )
+
+    def _check(self, claim: Claim) -> VerificationResult:
+        settings = self.config.verification
+        if self.verifier is None:
+            try:
+                self.verifier = load_verifier(str(settings.verifier), timeout=settings.timeout)
+            except ParleyError as error:  # fail closed: a verifier that cannot be built verifies nothing
+                detail = f"verifier unavailable: {str(error)[:160]}"
+                return VerificationResult(VerificationStatus.UNVERIFIED, detail, str(settings.verifier)[:80])
+        return check_claim(self.verifier, claim, timeout=settings.timeout + 1.0)
+
+    def _claims_note(self) -> str:
+        """One sentence on the checked claims (empty when none were checked)."""
+        checks = self.tci.checks
+        if not checks:
+            return ""
+        said = "; ".join(
+            f"{name} {str(c.value)[:80]!r} {c.result.status.value}" for name, c in checks.items()
+        )
+        return f"Claim checks: {said}."
+
+    def _recall(self, request: EscalationRequest) -> Suggestion | None:
+        """What the principal's earlier sessions suggest (the last decider here, if any, first)."""
+        if self.recall is None:
+            return None
+        deciders = [str(e.data.get("decided_by")) for e in self.trajectory.of_kind("decision")]
+        return self.recall.suggest(self.config, request, principal=deciders[-1] if deciders else None)
 
     def end(self, target: State, rationale: str) -> Step:
         """End the session in target (NO_DEAL or STALL) without a closing message."""

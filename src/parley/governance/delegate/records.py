@@ -27,12 +27,16 @@ class DelegateOptions:
         preflight: Run the preflight on outgoing drafts (False only for the safety ablation).
         slip_rate: Probability that the simulated drafter slips on a proposal.
         reply_timeout: Seconds of counterparty silence that count as one missed round.
+        strategy: The negotiation strategy ("principal" or "legacy"); None takes the config's
+            `negotiation.strategy` when the session starts. Stored with the session, so a session
+            resumes with the strategy it started with.
     """
 
     use_stcc: bool = True
     preflight: bool = True
     slip_rate: float = 0.0
     reply_timeout: float | None = None
+    strategy: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ def snapshot(core: DelegateCore) -> dict[str, Any]:
             "preflight": core.options.preflight,
             "slip_rate": core.options.slip_rate,
             "reply_timeout": core.options.reply_timeout,
+            "strategy": core.options.strategy,
         },
         "tci": core.tci.to_json(),
         "transcript": [list(m) for m in core.transcript],
@@ -64,9 +65,13 @@ def snapshot(core: DelegateCore) -> dict[str, Any]:
 
 
 def options_from_json(raw: Mapping[str, Any]) -> DelegateOptions:
-    """The options stored in a snapshot."""
+    """The options stored in a snapshot (a session stored before strategies were stored: legacy)."""
     return DelegateOptions(
-        bool(raw["use_stcc"]), bool(raw["preflight"]), float(raw["slip_rate"]), raw.get("reply_timeout")
+        bool(raw["use_stcc"]),
+        bool(raw["preflight"]),
+        float(raw["slip_rate"]),
+        raw.get("reply_timeout"),
+        str(raw.get("strategy", "legacy")),
     )
 
 

@@ -1,0 +1,311 @@
+"""Which term a figure states, and its value in the term's canonical unit.
+
+A figure is attributed by what it is (money, a count, a duration, a percentage), its rate or unit
+(converted: "$10,250 a month" is 123,000 a year, "60 days" is 8.6 weeks, "four weeks of vacation" is
+20 working days), the nearest keyword of each term in its sentence (a keyword in another clause or
+across commas counts less) and its magnitude against the term's usual range. A bare number no keyword
+claims is read as the value of the term just named in the same sentence ("24 months standard; we can
+extend to 30"), of the term the delegate asked about, or of the term under negotiation when its
+magnitude fits ("we can offer 120" is $120K for a salary).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+
+from parley.governance.amounts import convert_duration, convert_rate
+from parley.governance.draft import Draft
+from parley.governance.term_figures import Figure
+from parley.governance.term_vocabulary import TermDef
+from parley.governance.text import phrase_pattern
+
+_SLACK = 3.0
+"""A usual range is widened by this factor on both sides before a value counts as out of range."""
+_MISFIT_LIMIT = 1.2
+"""Log-ratio beyond which a figure without a unit is not the term's (a factor of 3.3 past the slack)."""
+_TYPED_MISFIT_LIMIT = 4.0
+_WORKDAYS = {"days": 1.0, "weeks": 5.0, "months": 21.0, "years": 250.0}
+_COUNT_UNITS = frozenset({"units", "sqft", "spaces"})
+_CLAUSE_COST = 1.2
+"""What a keyword in another clause of the sentence costs (characters cost 1/40 each)."""
+_FIGURE_COST = 1.5
+"""What a keyword costs per other figure between it and the figure ("$140K plus $40K in RSUs")."""
+_SEPARATORS = re.compile(r"[,;\u2013\u2014]|\s-\s")
+
+
+@dataclass(frozen=True, slots=True)
+class Attributed:
+    """A figure read as a term's value.
+
+    Attributes:
+        term: The term.
+        low: Value (or low end) in the term's canonical unit.
+        high: High end.
+        confidence: In [0, 1].
+        figure: The figure as found.
+        weak: Only a keyword in another clause ties it to the term (a default may be better).
+        keyed: A keyword of the term stands by it (in its clause).
+    """
+
+    term: TermDef
+    low: float
+    high: float
+    confidence: float
+    figure: Figure
+    weak: bool = False
+    keyed: bool = False
+
+
+@cache
+def keyword_pattern(keyword: str) -> re.Pattern[str]:
+    """keyword on word boundaries, also inflected ("start" finds "starts", "starting")."""
+    base = phrase_pattern(keyword.lower()).pattern
+    if keyword[-1:].isalpha():
+        base = base.removesuffix(r"\b") + r"(?:s|es|d|ed|ing)?\b"
+    return re.compile(base)
+
+
+class KeywordIndex:
+    """Where each term's keywords occur in one message (found once)."""
+
+    def __init__(self, draft: Draft, terms: Sequence[TermDef], other_costs: Sequence[str] = ()) -> None:
+        self._draft = draft
+        terms = [*terms, TermDef(OTHER_COST, "another cost", "money", keywords=tuple(other_costs))]
+        lowered = draft.text.lower()
+        self.spans: dict[str, list[tuple[int, int]]] = {
+            term.name: sorted(
+                (m.start(), m.end()) for k in set(term.keywords) for m in keyword_pattern(k).finditer(lowered)
+            )
+            for term in terms
+        }
+        self._clause_starts = [c.start for c in draft.clauses()]
+        self._figures: list[int] = []
+
+    def mark_figures(self, starts: Sequence[int]) -> None:
+        """Where the message's figures stand: a keyword beyond another figure belongs to that one."""
+        self._figures = sorted(starts)
+
+    def penalty(self, term: str, start: int, end: int) -> float | None:
+        """How far the nearest keyword of term is from [start, end) within its sentence (None: none).
+
+        Characters count 1/40 each; a comma, semicolon or dash between them 0.5; another clause
+        `_CLAUSE_COST` (not across a colon: "PTO: 25 days").
+        """
+        sentence = self._draft.sentence_at(start)
+        if sentence is None:
+            return None
+        best: float | None = None
+        for k_start, k_end in self.spans[term]:
+            if not sentence.start <= k_start < sentence.end:
+                continue
+            lo, hi = (
+                (k_end, start) if k_end <= start else (end, k_start) if k_start >= end else (start, start)
+            )
+            between = self._draft.text[lo:hi] if hi > lo else ""
+            cost = (
+                len(between) / 40.0
+                + 0.5 * len(_SEPARATORS.findall(between))
+                + self._clauses_crossed(lo, hi, between)
+            )
+            cost += _FIGURE_COST * (
+                bisect.bisect_left(self._figures, hi) - bisect.bisect_left(self._figures, lo)
+            )
+            best = cost if best is None else min(best, cost)
+        return best
+
+    def _clauses_crossed(self, lo: int, hi: int, between: str) -> float:
+        if hi <= lo:
+            return 0.0
+        crossed = bisect.bisect_right(self._clause_starts, hi) - bisect.bisect_right(self._clause_starts, lo)
+        if crossed <= 0 or between.strip().startswith(":"):
+            return 0.0
+        return _CLAUSE_COST * crossed
+
+    def nearest(self, start: int, end: int, terms: Sequence[TermDef]) -> TermDef | None:
+        """The term whose keyword is nearest to [start, end) in its sentence, if any."""
+        scored = [(p, t) for t in terms if (p := self.penalty(t.name, start, end)) is not None]
+        return min(scored, key=lambda item: item[0])[1] if scored else None
+
+
+def misfit(term: TermDef, value: float, slack: float = _SLACK) -> float:
+    """How far value lies outside the term's usual range (widened by slack), as a log ratio."""
+    if term.typical is None:
+        return 0.0
+    low, high = term.typical[0] / slack, term.typical[1] * slack
+    if value <= 0:
+        return 0.0 if term.shape in ("count", "duration") and value == 0 else 10.0
+    if low <= value <= high:
+        return 0.0
+    return abs(math.log(value / (low if value < low else high)))
+
+
+def _duration(value: float, unit: str, to: str) -> float | None:
+    if to == "workdays":
+        return value * _WORKDAYS[unit] if unit in _WORKDAYS else None
+    if to == "days/week":
+        return value if unit == "days" else None
+    converted = convert_duration(value, unit, to)
+    if converted is None:
+        return None
+    return round(converted, 1) if unit != to else converted  # "60 days" is 8.6 weeks, as people write it
+
+
+def _money(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
+    per = figure.per or (figure.context_per if term.unit is not None else None)
+    if per is None:
+        return figure.low, figure.high, False
+    if term.unit is None:
+        return None
+    low, high = convert_rate(figure.low, per, term.unit), convert_rate(figure.high, per, term.unit)
+    return None if low is None or high is None else (low, high, True)
+
+
+def convert(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
+    """figure in term's canonical unit: (low, high, whether its unit or rate says so), or None."""
+    kind, unit = figure.kind, figure.unit
+    if figure.per_area:
+        return None
+    if term.shape == "money":
+        if kind == "money" or (kind == "number" and figure.noun is None):
+            return _money(term, figure)
+        return None
+    if term.shape == "percent":
+        return (figure.low, figure.high, True) if kind == "percent" else None
+    if term.shape == "count":
+        if kind == "count" and unit == term.unit:
+            return figure.low, figure.high, True
+        if kind == "count" and term.unit == "units" and unit not in _COUNT_UNITS:
+            return figure.low, figure.high, True  # "6,000 shafts"
+        if term.unit == "days/week" and kind == "duration" and unit == "days":
+            return figure.low, figure.high, figure.per_week
+        return (figure.low, figure.high, False) if kind == "number" else None
+    if term.shape == "duration" and term.unit is not None:
+        if kind == "duration" and unit is not None:
+            low, high = _duration(figure.low, unit, term.unit), _duration(figure.high, unit, term.unit)
+            return None if low is None or high is None else (low, high, True)
+        return (figure.low, figure.high, False) if kind == "number" else None
+    return None
+
+
+def _scaled(term: TermDef, figure: Figure, low: float, high: float) -> tuple[float, float]:
+    """A bare "140" for a yearly salary is 140,000, a bare "20" for a bonus 20,000 (figures in thousands)."""
+    if term.shape != "money" or figure.scaled or figure.currency or figure.per is not None or high >= 1000:
+        return low, high
+    if term.unit == "year" and high >= 20:
+        return low * 1000.0, high * 1000.0
+    if term.unit is None and misfit(term, high, 1.0) > 0 and misfit(term, high * 1000.0, 1.0) == 0:
+        return low * 1000.0, high * 1000.0
+    return low, high
+
+
+def _alternative(term: TermDef, figure: Figure, low: float, high: float) -> tuple[float, float]:
+    if figure.alternative is None or misfit(term, high) == 0.0:
+        return low, high
+    alt = replace(figure, low=figure.alternative[0], high=figure.alternative[1], alternative=None)
+    converted = convert(term, alt)
+    if converted is not None and misfit(term, converted[1]) < misfit(term, high):
+        return converted[0], converted[1]
+    return low, high
+
+
+def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[float, Attributed] | None:
+    keywords = {k.lower() for k in term.keywords}
+    noun_keyword = figure.noun is not None and figure.noun in keywords
+    if noun_keyword or figure.scaled:
+        figure = replace(figure, noun=None)  # "24 PTO days", "the 12k signing bonus"
+    if figure.kind == "count" and figure.unit in keywords and term.unit != figure.unit:
+        figure = replace(figure, kind="number", unit=None)  # "20 bonus": the noun names the term
+        noun_keyword = True
+    if figure.kind == "number" and figure.noun is not None:
+        return None  # "85 CNC machines", "3 business days": a count of something else
+    converted = convert(term, figure)
+    if converted is None:
+        return None
+    low, high, explicit = converted
+    low, high = _alternative(term, figure, low, high)
+    penalty = 0.0 if noun_keyword else index.penalty(term.name, figure.start, figure.end)
+    if penalty is None and not (explicit and (term.field is not None or figure.kind == "count")):
+        return None
+    if penalty is not None and not explicit:
+        low, high = _scaled(term, figure, low, high)
+    bare = term.shape == "money" and term.unit is None and not (figure.currency or figure.scaled)
+    off = misfit(term, high, 1.0 if bare else _SLACK)  # a bare "118" is no $118 bonus
+    # A rate written for the negotiated term is read however large ("$80,000/hour"): the boundary
+    # check puts it to the principal rather than the delegate ignoring it.
+    if off > (_TYPED_MISFIT_LIMIT if explicit else _MISFIT_LIMIT) and not (explicit and term.negotiated):
+        return None
+    score = off + (0.0 if explicit else 0.3) + (penalty if penalty is not None else 1.5)
+    confidence = (
+        0.95 if explicit and penalty is not None else 0.9 if penalty is not None and penalty < 1.0 else 0.85
+    )
+    keyed = penalty is not None and penalty < _CLAUSE_COST
+    return score, Attributed(term, low, high, confidence, figure, not explicit and not keyed, keyed)
+
+
+OTHER_COST = "_other_cost"
+"""The pseudo-term of money named beside another cost (a fee, freight, parking): no term's value."""
+
+
+def attribute(figure: Figure, terms: Sequence[TermDef], index: KeywordIndex) -> Attributed | None:
+    """The term figure states, by unit, keyword and magnitude (None when no term claims it, or when
+    it is money named beside another cost)."""
+    scored = [
+        c for term in terms if term.shape not in ("enum", "date") if (c := _candidate(term, figure, index))
+    ]
+    if not scored:
+        return None
+    score, best = min(scored, key=lambda item: item[0])
+    if figure.kind == "money" or best.term.shape == "money":
+        other = index.penalty(OTHER_COST, figure.start, figure.end)
+        if (
+            other is not None
+            and other < 0.75
+            and other < (index.penalty(best.term.name, figure.start, figure.end) or 9.0)
+        ):
+            return None
+    return best if score < 9.0 else None
+
+
+def inherit(figure: Figure, previous: Attributed) -> Attributed | None:
+    """A figure whose unit was carried over from the one before ("24 months standard; we can extend
+    to 30") states the same term, when its magnitude fits."""
+    converted = convert(previous.term, figure)
+    if converted is None or misfit(previous.term, converted[1]) > _MISFIT_LIMIT:
+        return None
+    return Attributed(previous.term, converted[0], converted[1], 0.85, figure)
+
+
+def fallback(
+    figure: Figure, previous: Attributed | None, asked: Sequence[TermDef], negotiated: Sequence[TermDef]
+) -> Attributed | None:
+    """A bare figure no keyword claims: the term just named, the term asked about, or the negotiated one."""
+    if figure.kind not in ("number", "money") or figure.noun is not None or figure.per is not None:
+        return None
+    if previous is not None and figure.kind == "number":
+        source = previous.figure
+        inherited = replace(
+            figure, kind=source.kind, per=source.per, unit=source.unit, context_per=source.context_per
+        )
+        converted = convert(previous.term, inherited)
+        if converted is not None:
+            low, high = _scaled(previous.term, figure, converted[0], converted[1])
+            if misfit(previous.term, high) <= _MISFIT_LIMIT:
+                return Attributed(previous.term, low, high, 0.8, inherited)
+    for group in (asked, negotiated):
+        best: tuple[float, Attributed] | None = None
+        for term in group:
+            converted = convert(term, figure) if term.shape != "enum" else None
+            if converted is None:
+                continue
+            low, high = _scaled(term, figure, converted[0], converted[1])
+            off = misfit(term, high)
+            if off <= 1.0 and (best is None or off < best[0]):
+                best = (off, Attributed(term, low, high, 0.8, figure))
+        if best is not None:
+            return best[1]
+    return None

@@ -1,0 +1,142 @@
+"""Values a counterparty message implies rather than states, for the term reader (`governance.terms`):
+the parts of a total ("$150,000: $130,000 base and the remainder as a signing bonus"), the price per
+unit of a counted order ("4,000 units come to $18,400"), a rate per square foot times the area, a lump
+sum restated as a multiple of another term (a deposit of $10,500 on $3,500 rent is 3 months), and the
+values a stated one implies (a TI allowance implies improvements=allowance).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from parley.governance.draft import Draft
+from parley.governance.term_attribution import KeywordIndex
+from parley.governance.term_figures import Figure, cues
+from parley.governance.term_roles import Hit
+from parley.governance.term_vocabulary import TermDef
+
+
+def area_figure(figure: Figure, areas: Sequence[Figure]) -> Figure:
+    """A rate per square foot times the nearest area stated (unchanged when no area was stated)."""
+    if not areas:
+        return figure
+    area = min(areas, key=lambda a: abs(a.start - figure.start)).low
+    return replace(
+        figure,
+        low=figure.low * area,
+        high=figure.high * area,
+        per_area=False,
+        kind="money",
+        currency=True,
+    )
+
+
+def derive(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
+    """hits with the values the message implies added (parts of totals, implied options) and lump sums
+    restated where the message names what they are a multiple of."""
+    hits = _totals(draft, hits, terms)
+    hits = _restated(hits, terms)
+    return _implied(hits, terms)
+
+
+def _totals(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
+    """Parts of a total: the remainder term, the unnamed base, or the price per unit of a counted order."""
+    for total in [h for h in hits if h.role == "total" and isinstance(h.low, float)]:
+        sentence = draft.sentence_at(total.start)
+        if sentence is None:
+            continue
+        same = [
+            h
+            for h in hits
+            if h is not total and sentence.start <= h.start < sentence.end and h.role in ("own", "condition")
+        ]
+        derived = _remainder(draft, total, same, terms, sentence.start, sentence.end) or _per_unit(
+            total, same, terms
+        )
+        if derived is not None:
+            hits = [*hits, derived]
+    return hits
+
+
+def _remainder(
+    draft: Draft, total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef], start: int, end: int
+) -> Hit | None:
+    text = draft.text.lower()
+    money = [h for h in parts if h.term.shape == "money" and isinstance(h.low, float)]
+    whole = float(total.low)
+    if whole < 1000 <= sum(float(h.low) for h in money):
+        whole *= 1000.0  # "120 in total, of which 20 is bonus": the parts were read in thousands
+    found = cues().search("remainder", text[start:end])
+    if found is not None:
+        lumps = [t for t in terms.values() if t.shape == "money" and t.unit is None]
+        index = KeywordIndex(draft, lumps)
+        term = index.nearest(start + found.start(), start + found.end(), lumps)
+        if term is not None and term.name not in {h.term.name for h in money}:
+            value = whole - sum(float(h.low) for h in money)
+            return (
+                Hit(term, value, value, start + found.start(), start + found.end(), 0.85, "own")
+                if value > 0
+                else None
+            )
+    if cues().search("part_of", text[start:end]) and money:
+        base = next(
+            (t for t in terms.values() if t.negotiated and t.shape == "money" and t.unit == "year"), None
+        )
+        if base is not None and base.name not in {h.term.name for h in money}:
+            value = whole - sum(float(h.low) for h in money)
+            return Hit(base, value, value, total.start, total.end, 0.85, "own") if value > 0 else None
+    return None
+
+
+def _per_unit(total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef]) -> Hit | None:
+    counts = [
+        h for h in parts if h.term.shape == "count" and h.term.unit == "units" and isinstance(h.low, float)
+    ]
+    price = next((t for t in terms.values() if t.shape == "money" and t.unit == "unit"), None)
+    if not counts or price is None or any(h.term is price for h in parts) or float(counts[-1].low) <= 0:
+        return None
+    value = round(float(total.low) / float(counts[-1].low), 4)
+    return Hit(price, value, value, total.start, total.end, 0.85, "own")
+
+
+def _restated(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
+    """A lump sum stated beside the term it is a multiple of ("$10,500 on a $3,500 monthly rent")."""
+    result: list[Hit] = []
+    for hit in hits:
+        restate = hit.term.restate
+        per = next(
+            (h for h in hits if restate and h.term.name == restate[1] and h.role in ("own", "condition")),
+            None,
+        )
+        if (
+            restate
+            and per is not None
+            and isinstance(hit.low, float)
+            and isinstance(per.low, float)
+            and per.low > 0
+        ):
+            value = round(hit.low / per.low, 2)
+            hit = replace(hit, term=terms[restate[0]], low=value, high=value)
+        result.append(hit)
+    return result
+
+
+def _implied(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
+    stated = {h.term.name for h in hits if h.role in ("own", "condition")}
+    extra = [
+        Hit(
+            terms[name],
+            value,
+            value,
+            hit.start,
+            hit.end,
+            hit.confidence,
+            "own" if hit.role == "condition" else hit.role,
+        )
+        for hit in hits
+        if hit.role in ("own", "condition", "competing")
+        for name, value in hit.term.implies.items()
+        if name in terms and name not in stated
+    ]
+    return hits + extra

@@ -1,0 +1,367 @@
+"""Value mentions for the term reader: figures, percentages, dates and options in one parsed message.
+
+Figures come from the draft's amounts (`governance.amounts`, read once by `governance.draft`), with
+what a term needs on top: the noun a bare number counts ("48 people"), a rate per square foot, a
+period named elsewhere in the clause ("Year one will cost $84,000"), small counts in words ("two
+remote days"). Dates, phone numbers and option phrases ("ISO 9001", "net 60") are found first and
+their digits are not read as figures.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from typing import Any, Literal
+
+from parley.governance.amounts import ONES_WORDS, TENS_WORDS, Amount
+from parley.governance.config import load_yaml_data
+from parley.governance.draft import Draft
+from parley.governance.term_vocabulary import TermDef
+from parley.governance.text import phrase_pattern
+from parley.governance.values import RELATIVE_DATES
+
+FigureKind = Literal["money", "count", "duration", "number", "percent"]
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A figure in the message, before it is attributed to a term.
+
+    Attributes:
+        kind: "money", "count", "duration", "number" (a bare figure) or "percent".
+        low: The value, or the low end of a range.
+        high: The high end (equal to low for one value).
+        start: Offset in the draft's text.
+        end: End offset.
+        per: A money rate's period or "unit" ("year", "hour", ...).
+        unit: What a count or duration counts ("units", "sqft", "weeks", "shafts", ...).
+        scaled: A multiplier was written ("114k", "ten grand").
+        currency: A currency was written.
+        noun: The word a bare number counts, when one follows it ("48 people").
+        per_area: A money rate per square foot.
+        context_per: A period named elsewhere in the clause, for a rate term.
+        per_week: A count of days per week ("3 days/week").
+        alternative: The other reading of "121.000" (121).
+        inherited: Its unit was carried over from the figure before it ("24 months; we can extend to 30").
+    """
+
+    kind: FigureKind
+    low: float
+    high: float
+    start: int
+    end: int
+    per: str | None = None
+    unit: str | None = None
+    scaled: bool = False
+    currency: bool = False
+    noun: str | None = None
+    per_area: bool = False
+    context_per: str | None = None
+    per_week: bool = False
+    alternative: tuple[float, float] | None = None
+    inherited: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    """A date: an ISO date, a day and month ("July 6", "3 January") or a label ("january", "next_week")."""
+
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class OptionMention:
+    """An option of an enumerated term (or a pattern's value) named in the text."""
+
+    term: str
+    value: str
+    start: int
+    end: int
+    pattern: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Cues:
+    """The reader's cue lexicon (package data: term_cues.yaml), compiled."""
+
+    patterns: dict[str, re.Pattern[str]]
+    periods: dict[str, re.Pattern[str]]
+    condition_frames: frozenset[str]
+    hypothetical_frames: frozenset[str]
+    unit_nouns: dict[str, str]
+    other_costs: tuple[str, ...]
+    not_nouns: frozenset[str]
+
+    def search(self, name: str, text: str) -> re.Match[str] | None:
+        """The first match of cue name in text (lower-cased by the caller)."""
+        return self.patterns[name].search(text)
+
+
+@cache
+def cues() -> Cues:
+    """The cue lexicon of the term reader."""
+    raw: dict[str, Any] = load_yaml_data("term_cues.yaml")
+    special = {"condition_frames", "hypothetical_frames", "periods", "unit_nouns", "other_costs", "not_nouns"}
+    patterns = {
+        key: re.compile("|".join(f"(?:{alternative})" for alternative in value))
+        for key, value in raw.items()
+        if key not in special
+    }
+    return Cues(
+        patterns,
+        {period: re.compile(str(regex)) for period, regex in raw["periods"].items()},
+        frozenset(str(w) for w in raw["condition_frames"]),
+        frozenset(str(w) for w in raw["hypothetical_frames"]),
+        {str(k): str(v) for k, v in raw["unit_nouns"].items()},
+        tuple(str(w) for w in raw["other_costs"]),
+        frozenset(str(w) for w in raw["not_nouns"]),
+    )
+
+
+# -- masks: phone numbers, dates, options -------------------------------------------------------------
+_PHONE = re.compile(r"\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\b\d{3}-\d{4}\b|\bext\.?\s*\d+")
+_CODE = re.compile(
+    r"\b[a-z]{1,5}-?\d[\w-]*|\b(?:year|month|week|day|phase|stage|round|option|tier|level|step)\s+(?:one|two|three|four|five|\d)\b",
+    re.IGNORECASE,
+)
+"""Letters glued to digits name a thing, not an amount ("W2", "H1B", "AS9100", "Q3"); so does a
+number after "year" or "phase" ("after year one")."""
+_MONTH_NAMES = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTH_NAMES.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+_MONTH_NAMES["sept"] = 9
+_MONTH = "(" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(\d{4}))?"
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}\b{_YEAR}", re.IGNORECASE)
+_MONTH_ONLY = re.compile(
+    r"\b(?:(?:early|mid|late|end of|in|from|by)[\s-]+)?("
+    + "|".join(n for n in _MONTH_NAMES if len(n) > 3)
+    + r")\b|\b(?:early|mid|late|end of|in|from|by)[\s-]+(may)\b",
+    re.IGNORECASE,
+)
+"""A month on its own ("in January", "March"); "May" only after a preposition (else it is the verb)."""
+
+
+def phone_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of phone numbers, extensions and codes ("W2", "AS9100"): their digits are no amounts."""
+    return [(m.start(), m.end()) for pattern in (_PHONE, _CODE) for m in pattern.finditer(text)]
+
+
+def _resolve(month: int, day: int, year: int | None, today: date | None) -> str | None:
+    if not 1 <= day <= calendar.monthrange(year or 2028, month)[1]:
+        return None
+    if year is not None:
+        return f"{year:04d}-{month:02d}-{day:02d}"
+    if today is None:
+        return f"--{month:02d}-{day:02d}"
+    candidate = date(today.year, month, min(day, calendar.monthrange(today.year, month)[1]))
+    chosen = candidate if candidate >= today else date(today.year + 1, month, day)
+    return chosen.isoformat()
+
+
+def find_dates(text: str, today: date | None) -> list[DateMention]:
+    """Dates in text: ISO dates, days of a month (resolved to the next such day after today; without
+    today, "--MM-DD"), months ("in January" → "january") and relative dates ("next week")."""
+    found: list[DateMention] = []
+    for m in _ISO.finditer(text):
+        value = (
+            _resolve(int(m.group(2)), int(m.group(3)), int(m.group(1)), today)
+            if 1 <= int(m.group(2)) <= 12
+            else None
+        )
+        if value is not None:
+            found.append(DateMention(value, m.start(), m.end()))
+    for pattern, month_group, day_group in ((_MONTH_DAY, 1, 2), (_DAY_MONTH, 2, 1)):
+        for m in pattern.finditer(text):
+            if any(d.start <= m.start() < d.end for d in found):
+                continue
+            year = int(m.group(3)) if m.group(3) else None
+            value = _resolve(_MONTH_NAMES[m.group(month_group).lower()], int(m.group(day_group)), year, today)
+            if value is not None:
+                found.append(DateMention(value, m.start(), m.end()))
+    for m in _MONTH_ONLY.finditer(text):
+        group = 1 if m.group(1) else 2
+        if not any(d.start <= m.start(group) < d.end for d in found):
+            name = calendar.month_name[_MONTH_NAMES[m.group(group).lower()]].lower()
+            found.append(DateMention(name, m.start(group), m.end(group)))
+    lowered = text.lower()
+    for phrase, label in RELATIVE_DATES:
+        for m in phrase_pattern(phrase).finditer(lowered):
+            found.append(DateMention(label, m.start(), m.end()))
+    return sorted(found, key=lambda d: d.start)
+
+
+def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
+    """Options of enumerated terms (phrases and patterns) named in text, longest phrase first where
+    two overlap."""
+    hits: list[OptionMention] = []
+    for term in terms:
+        for option, phrases in term.options.items():
+            for phrase in phrases:
+                hits += [
+                    OptionMention(term.name, option, m.start(), m.end())
+                    for m in phrase_pattern(phrase).finditer(text)
+                ]
+        for option, pattern in term.patterns:
+            for m in pattern.finditer(text):
+                value = option.replace("{1}", m.group(1)) if m.groups() else option
+                hits.append(OptionMention(term.name, value, m.start(), m.end(), pattern=True))
+    hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
+    kept: list[OptionMention] = []
+    for hit in hits:
+        if not any(k.term == hit.term and k.start <= hit.start < k.end for k in kept):
+            kept.append(hit)
+    return kept
+
+
+# -- figures --------------------------------------------------------------------------------------------
+_PERCENT = re.compile(
+    r"\b(?:(\d+(?:\.\d+)?)|(half|a half|a quarter|quarter|three quarters)\s+(?:of\s+)?(?:a|one)?"
+    r"|([a-z]+(?:-[a-z]+)?))\s*(?:%|percent\b|per cent\b)",
+    re.IGNORECASE,
+)
+_FRACTIONS = {"half": 0.5, "a half": 0.5, "a quarter": 0.25, "quarter": 0.25, "three quarters": 0.75}
+_WORD_VALUES = {w: float(i) for i, w in enumerate(ONES_WORDS)} | {
+    w: 10.0 * (i + 2) for i, w in enumerate(TENS_WORDS)
+}
+_WORD_COUNT = re.compile(r"\b(" + "|".join(ONES_WORDS) + r"|half a|half an)\b", re.IGNORECASE)
+_DURATION = re.compile(
+    r"\b(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*(days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+_RATE_BEFORE = re.compile(r"(?:\bper|\ba|\ban|\beach|\bevery|/)\s*$", re.IGNORECASE)
+_NEXT_WORD = re.compile(r"^[ \t-]*([a-z][a-z'-]*)", re.IGNORECASE)
+
+
+def _word_value(raw: str) -> float | None:
+    lowered = raw.lower()
+    if lowered in _WORD_VALUES:
+        return _WORD_VALUES[lowered]
+    if "-" in lowered:
+        tens, _, ones = lowered.partition("-")
+        if tens in _WORD_VALUES and ones in _WORD_VALUES:
+            return _WORD_VALUES[tens] + _WORD_VALUES[ones]
+    return None
+
+
+def find_percents(text: str) -> list[Figure]:
+    """Percentages ("1%", "0.75 percent", "two percent", "half a percent"), in percent."""
+    found: list[Figure] = []
+    for m in _PERCENT.finditer(text):
+        if m.group(1):
+            value: float | None = float(m.group(1))
+        elif m.group(2):
+            value = _FRACTIONS[m.group(2).lower()]
+        else:
+            value = _word_value(m.group(3))
+        if value is not None:
+            found.append(Figure("percent", value, value, m.start(), m.end(), unit="%"))
+    return found
+
+
+def _overlaps(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(s < end and start < e for s, e in spans)
+
+
+def _clause_period(draft: Draft, offset: int) -> str | None:
+    clause = draft.clause_at(offset)
+    sentence = draft.sentence_at(offset)
+    text = (clause.text if clause is not None else sentence.text if sentence is not None else "").lower()
+    for period, pattern in cues().periods.items():
+        if pattern.search(text):
+            return period
+    return None
+
+
+def _noun_after(text: str, end: int, keywords: frozenset[str]) -> str | None:
+    """The word after a bare number when it names what is counted ("48 people"), else None; a term
+    keyword one word further counts ("2 extra PTO days" counts PTO days)."""
+    match = _NEXT_WORD.match(text[end : end + 30])
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    if word in cues().not_nouns or word.endswith(("ing", "ed", "ly")):
+        return None
+    second = _NEXT_WORD.match(text[end + match.end() : end + match.end() + 30])
+    if word not in keywords and second is not None and second.group(1).lower() in keywords:
+        return second.group(1).lower()
+    return word
+
+
+def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
+    text = draft.text
+    after = text[amount.end : amount.end + 40].lower()
+    kind: FigureKind = amount.kind
+    area = cues().search("per_area", after) if kind in ("money", "number") and amount.per is None else None
+    context = (
+        _clause_period(draft, amount.start) if amount.per is None and kind in ("money", "number") else None
+    )
+    if area is not None:
+        rest = after[area.end() :].lstrip()
+        named = (p for p, pattern in cues().periods.items() if pattern.match(rest))
+        context = next(named, "year")  # a rent per square foot is quoted by the year unless it says so
+    noun = _noun_after(text, amount.end, keywords) if kind == "number" and amount.per is None else None
+    unit = amount.unit
+    if noun is not None and noun in cues().unit_nouns:
+        kind, unit, noun = "count", cues().unit_nouns[noun], None  # "1,600-sq-ft", "10 parking spots"
+    per_week = (
+        kind == "duration"
+        and amount.unit == "days"
+        and ("week" in amount.text.lower() or bool(cues().search("per_week", after)))
+    )
+    return Figure(
+        kind,
+        amount.low,
+        amount.high,
+        amount.start,
+        amount.end,
+        amount.per,
+        unit,
+        amount.scaled,
+        amount.currency is not None,
+        noun,
+        area is not None,
+        context,
+        per_week,
+        amount.alternative,
+        amount.inherited,
+    )
+
+
+def find_figures(draft: Draft, masked: Sequence[tuple[int, int]], keywords: Iterable[str]) -> list[Figure]:
+    """Every figure of the message that is not inside a masked span (dates, phones, options), plus
+    percentages and small counts in words followed by a term keyword ("two remote days")."""
+    words = frozenset(k.lower() for k in keywords)
+    amounts = [a for a in draft.amounts if not a.incidental and not _overlaps(a.start, a.end, masked)]
+    figures = [_figure(draft, a, words) for a in amounts]
+    figures += [f for f in find_percents(draft.text) if not _overlaps(f.start, f.end, masked)]
+    taken = [(f.start, f.end) for f in figures] + list(masked)
+    for m in _DURATION.finditer(draft.text):
+        if _overlaps(m.start(), m.end(), taken) or _RATE_BEFORE.search(
+            draft.text[max(0, m.start() - 8) : m.start()]
+        ):
+            continue  # a rate ("$9,500 a month") is not a duration
+        raw = m.group(1).lower()
+        value = float(raw) if raw[0].isdigit() else 1.0 if raw in ("a", "an") else _WORD_VALUES[raw]
+        figures.append(
+            Figure("duration", value, value, m.start(), m.end(), unit=m.group(2).lower().rstrip("s") + "s")
+        )
+    lowered = draft.text.lower()
+    for m in _WORD_COUNT.finditer(lowered):
+        if _overlaps(m.start(), m.end(), taken):
+            continue
+        following = lowered[m.end() : m.end() + 30].split()
+        if any(w.strip(".,;:'") in words for w in following[:2]):
+            value = 0.5 if m.group(1).startswith("half") else _WORD_VALUES[m.group(1)]
+            figures.append(
+                Figure("number", value, value, m.start(), m.end(), noun=following[0].strip(".,;:'"))
+            )
+    return sorted(figures, key=lambda f: f.start)

@@ -1,0 +1,190 @@
+"""The terms a domain's counterparty may state, gathered once from its config for the term reader.
+
+Every boundary term, every required field with a value the reader can read (money, counts, durations,
+dates, options) and every extra `TermSpec` of the config becomes one `TermDef` with its canonical unit,
+keywords, options and usual magnitude. A field that a boundary term covers is read under the term's
+name (`compensation` is read as `annual_salary` or `hourly_rate`), so a message's terms and the
+boundary speak one vocabulary.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from parley.governance.config import BoundaryTerm, DomainConfig, FieldSpec, TermSpec
+
+TermShape = Literal["money", "count", "duration", "percent", "date", "enum"]
+DURATION_UNITS = frozenset({"days", "weeks", "months", "years", "workdays"})
+"""Units that make a quantity a duration ("a deposit of 2 months")."""
+
+
+@dataclass(frozen=True, slots=True)
+class TermDef:
+    """One term the reader can attribute a value to.
+
+    Attributes:
+        name: Term name (a boundary term, a field, or an extra term of the config).
+        label: What a person calls it.
+        shape: "money", "count", "duration", "percent", "date" or "enum".
+        unit: Canonical unit: a money rate ("year", "month", "hour", "unit"; None for a lump sum), a
+            count unit ("units", "sqft", "spaces", "days/week") or a duration unit ("weeks", "months",
+            "days", "workdays").
+        keywords: Words that tie a figure to the term.
+        field: The required field the term informs (None for an extra term).
+        options: Option → phrases (enumerated terms).
+        patterns: (option, pattern) pairs; "{1}" in the option takes the first group.
+        typical: Usual magnitude in the canonical unit (low, high), or None.
+        implies: Values of other terms a stated value implies.
+        restate: For a lump sum: ("as", "per") terms, restating it as a multiple of another term.
+        negotiated: Whether the term is the one bargained over (or its alternative by contract type).
+    """
+
+    name: str
+    label: str
+    shape: TermShape
+    unit: str | None = None
+    keywords: tuple[str, ...] = ()
+    field: str | None = None
+    options: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: {})
+    patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    typical: tuple[float, float] | None = None
+    implies: Mapping[str, str] = dataclasses.field(default_factory=lambda: {})
+    restate: tuple[str, str] | None = None
+    negotiated: bool = False
+
+
+_SHAPES: dict[str, TermShape] = {
+    "money": "money",
+    "duration": "duration",
+    "percent": "percent",
+    "date": "date",
+    "enum": "enum",
+}
+
+
+def _shape(kind: str, unit: str | None) -> TermShape | None:
+    if kind == "quantity":
+        return "duration" if unit in DURATION_UNITS else "count"
+    return _SHAPES.get(kind)
+
+
+def _band(low: float | None, high: float | None) -> tuple[float, float] | None:
+    """A usual magnitude from a band with one or two ends (one end: a factor of four on the other side)."""
+    if low is None and high is None:
+        return None
+    if low is None:
+        assert high is not None
+        return high / 4.0, high
+    return low, high if high is not None else low * 4.0
+
+
+def _field_band(spec: FieldSpec) -> tuple[float, float] | None:
+    """A usual magnitude from a field's answer bands, leaving out their open ends."""
+    lows = [b.low for b in spec.bands if b.low is not None and b.low > 0]
+    highs = [b.high for b in spec.bands if b.high is not None]
+    if not lows and not highs:
+        return None
+    low = min(lows) / 2.0 if lows else min(highs) / 4.0
+    high = max(lows) * 4.0 if lows else max(highs)
+    return low, high
+
+
+def _from_boundary(config: DomainConfig, term: BoundaryTerm, negotiated: set[str]) -> TermDef | None:
+    shape = _shape(term.kind, term.unit)
+    if shape is None:
+        return None
+    spec = config.field(term.field) if term.field is not None else None
+    options = dict(spec.options) if spec is not None and shape == "enum" else {}
+    keywords = tuple(term.keywords)
+    if spec is not None and spec.kind != "money":
+        keywords += tuple(spec.keywords)
+    return TermDef(
+        term.name,
+        term.label,
+        shape,
+        term.unit,
+        keywords,
+        term.field,
+        options,
+        typical=_band(term.minimum, term.maximum),
+        negotiated=term.name in negotiated,
+    )
+
+
+def _from_field(spec: FieldSpec) -> TermDef | None:
+    shape = _shape(spec.kind, spec.unit)
+    if shape is None:
+        return None
+    unit = spec.unit if shape != "date" else None
+    typical = _field_band(spec) if shape in ("money", "count", "duration") else None
+    return TermDef(
+        spec.name, spec.label, shape, unit, tuple(spec.keywords), spec.name, dict(spec.options), (), typical
+    )
+
+
+def _compile(patterns: Mapping[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((option, re.compile(regex, re.IGNORECASE)) for option, regex in patterns.items())
+
+
+def _extend(base: TermDef, spec: TermSpec) -> TermDef:
+    options = {name: tuple(phrases) for name, phrases in base.options.items()}
+    for name, phrases in spec.options.items():
+        options[name] = (*options.get(name, ()), *phrases)
+    return replace(
+        base,
+        label=spec.label or base.label,
+        keywords=(*base.keywords, *spec.keywords),
+        options=options,
+        patterns=(*base.patterns, *_compile(spec.patterns)),
+        typical=spec.typical or base.typical,
+        implies={**base.implies, **spec.implies},
+        restate=_restate(spec) or base.restate,
+    )
+
+
+def _restate(spec: TermSpec) -> tuple[str, str] | None:
+    return (spec.restate["as"], spec.restate["per"]) if spec.restate else None
+
+
+def _new(spec: TermSpec) -> TermDef:
+    assert spec.kind is not None  # checked when the config was loaded
+    shape = _shape(spec.kind, spec.unit)
+    assert shape is not None
+    return TermDef(
+        spec.name,
+        spec.label or spec.name.replace("_", " "),
+        shape,
+        spec.unit,
+        tuple(spec.keywords),
+        None,
+        {name: tuple(phrases) for name, phrases in spec.options.items()},
+        _compile(spec.patterns),
+        spec.typical,
+        dict(spec.implies),
+        _restate(spec),
+    )
+
+
+def build_vocabulary(config: DomainConfig) -> tuple[TermDef, ...]:
+    """Every term of config the reader can read, boundary terms first."""
+    negotiated = {config.negotiation.term, *config.negotiation.term_when.values()}
+    terms: dict[str, TermDef] = {}
+    for term in config.boundary.terms:
+        made = _from_boundary(config, term, negotiated)
+        if made is not None:
+            terms[term.name] = made
+    covered = {t.field for t in config.boundary.terms if t.field is not None}
+    for spec in config.fields:
+        made = _from_field(spec) if spec.name not in covered else None
+        if made is not None:
+            terms[spec.name] = made
+    for extra in config.terms:
+        if extra.name in terms:
+            terms[extra.name] = _extend(terms[extra.name], extra)
+        elif extra.kind is not None:
+            terms[extra.name] = _new(extra)
+    return tuple(terms.values())

@@ -1,0 +1,436 @@
+"""Reading a counterparty message into the terms it states: values, conditions, questions, corrections.
+
+`TermReader(config).read(message)` parses the message once (`governance.draft`: sentences, clauses and
+their mood, amounts), finds every value (figures, dates, options; `term_figures`), attributes each to
+a term of the domain (`term_attribution`) and decides what part it plays:
+
+- a term the counterparty states (also inside a question that proposes it: "can we agree on 24 PTO
+  days?"), or a condition it attaches ("100 is fine provided the relocation package of 20k is
+  included": relocation 20,000 is stated and is the condition of the salary);
+- not the counterparty's own: a competing offer it reports ("a bank has put 118 in front of him"),
+  the principal's figure quoted back ("your ask of 125", "is $100K really your ceiling?"), a
+  hypothesis ("if we bumped relocation to 15k, hypothetically, would he ..."), a total ("150,000 in
+  total"), the market ("going rate is $40 a foot"), or a value it replaces ("not $9.51", "I had
+  written 5,700", "our last offer was 96; we've now gone up to 100").
+
+The last value stated for a term wins. Totals give their parts ("$150,000: $130,000 base and the
+remainder as a signing bonus" is a $20,000 bonus; "4,000 units come to $18,400" is $4.60 a unit), a
+rate per square foot is multiplied by the area, a lump deposit becomes months of the rent stated with
+it. A condition without a value of any term is kept as text (`Condition.term == "other"`), so no
+condition is dropped.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from parley.governance.config import DomainConfig
+from parley.governance.draft import Draft, parse
+from parley.governance.normalize import TextRefused
+from parley.governance.term_attribution import Attributed, KeywordIndex, attribute, fallback, inherit
+from parley.governance.term_derivation import area_figure, derive
+from parley.governance.term_figures import (
+    DateMention,
+    Figure,
+    OptionMention,
+    cues,
+    find_dates,
+    find_figures,
+    find_options,
+    phone_spans,
+)
+from parley.governance.term_roles import (
+    UNCLAIMED,
+    Hit,
+    TermValue,
+    absorbed,
+    is_question,
+    is_total,
+    other_conditions,
+    role,
+)
+from parley.governance.term_vocabulary import TermDef, build_vocabulary
+
+__all__ = [
+    "Condition",
+    "StatedTerm",
+    "TermReader",
+    "TermReading",
+    "TermValue",
+    "all_conditions",
+    "latest_terms",
+    "reader_for",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StatedTerm:
+    """One term's value as a message states it.
+
+    Attributes:
+        term: Term name (see `term_vocabulary.build_vocabulary`).
+        value: The value in the term's canonical unit (the low end of a range), an option name, or a
+            date ("2027-07-06", or "--07-06" when no year can be inferred; a month or relative date
+            as a label: "january", "next_week").
+        high: The high end of a range (None for one value).
+        confidence: In [0, 1].
+        evidence: The clause it was read from.
+    """
+
+    term: str
+    value: TermValue
+    high: float | None = None
+    confidence: float = 0.9
+    evidence: str = ""
+
+    @property
+    def is_range(self) -> bool:
+        """Whether the term is stated as a range."""
+        return self.high is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        data: dict[str, Any] = {"term": self.term, "value": self.value}
+        if self.high is not None:
+            data["high"] = self.high
+        return {**data, "confidence": self.confidence, "evidence": self.evidence}
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A condition the counterparty attaches to what it offers or accepts.
+
+    Attributes:
+        term: The term the condition is about, or "other" (then `text` says what it is).
+        value: The term's value the condition requires (None for "other").
+        high: The high end when that value is a range.
+        text: The condition as written ("provided the relocation package of 20k is included").
+    """
+
+    term: str
+    value: TermValue | None
+    high: float | None = None
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        data: dict[str, Any] = {"term": self.term, "value": self.value, "text": self.text}
+        return {**data, "high": self.high} if self.high is not None else data
+
+
+@dataclass(frozen=True, slots=True)
+class TermReading:
+    """What one counterparty message says about terms.
+
+    Attributes:
+        terms: The terms it states (conditions included), one value per term, the last stated.
+        conditions: The conditions it attaches.
+        question: Whether it asks something.
+        correction: Whether it corrects something said before ("sorry, I meant 95").
+        competing: Terms of a competing offer it reports (not its own).
+        set_aside: Terms it names only in a way that states nothing of its own (a competing offer, the
+            principal's figure quoted back, a hypothesis, a value it takes back, the market).
+    """
+
+    terms: tuple[StatedTerm, ...] = ()
+    conditions: tuple[Condition, ...] = ()
+    question: bool = False
+    correction: bool = False
+    competing: tuple[StatedTerm, ...] = ()
+    set_aside: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Whether the message says nothing about terms."""
+        return not (self.terms or self.conditions or self.competing or self.set_aside or self.correction)
+
+    def get(self, term: str) -> StatedTerm | None:
+        """The stated value of term, if the message states one."""
+        return next((t for t in self.terms if t.term == term), None)
+
+    @property
+    def values(self) -> dict[str, TermValue | tuple[float, float]]:
+        """Term → value (a (low, high) pair for a range)."""
+        return {t.term: (float(t.value), t.high) if t.high is not None else t.value for t in self.terms}
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "terms": [t.to_json() for t in self.terms],
+            "conditions": [c.to_json() for c in self.conditions],
+            "question": self.question,
+            "correction": self.correction,
+            "competing": [t.to_json() for t in self.competing],
+            "set_aside": list(self.set_aside),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TermReading:
+        """Inverse of to_json."""
+
+        def stated(raw: Mapping[str, Any]) -> StatedTerm:
+            return StatedTerm(
+                raw["term"], raw["value"], raw.get("high"), float(raw["confidence"]), raw["evidence"]
+            )
+
+        return cls(
+            tuple(stated(t) for t in data.get("terms", [])),
+            tuple(
+                Condition(c["term"], c["value"], c.get("high"), c["text"]) for c in data.get("conditions", [])
+            ),
+            bool(data.get("question", False)),
+            bool(data.get("correction", False)),
+            tuple(stated(t) for t in data.get("competing", [])),
+            tuple(str(name) for name in data.get("set_aside", [])),
+        )
+
+
+class TermReader:
+    """Reads the terms a counterparty message states, for one domain.
+
+    Args:
+        config: The domain config (its boundary terms, fields and extra `terms`).
+    """
+
+    def __init__(self, config: DomainConfig) -> None:
+        self.config = config
+        self.vocabulary = build_vocabulary(config)
+        self._by_name = {t.name: t for t in self.vocabulary}
+        self._numeric = [t for t in self.vocabulary if t.shape not in ("enum", "date")]
+        self._negotiated = [t for t in self.vocabulary if t.negotiated]
+        self._keywords = [k for t in self.vocabulary for k in t.keywords]
+        self._last: tuple[tuple[str, date | None, tuple[str, ...]], TermReading] | None = None
+
+    def term(self, name: str) -> TermDef:
+        """The term called name (KeyError if the domain has none)."""
+        return self._by_name[name]
+
+    def read(self, message: str, *, today: date | None = None, asked: Sequence[str] = ()) -> TermReading:
+        """The terms, conditions and competing offers message states.
+
+        Args:
+            message: The counterparty's message.
+            today: The date relative dates resolve against ("July 6" is the next July 6 after it);
+                None writes a date without its year ("--07-06").
+            asked: Fields the delegate just asked about (a bare figure in the answer is theirs).
+        """
+        key = (message, today, tuple(asked))
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]  # the delegate and its extractor read the same message
+        try:
+            draft = parse(message, self.config.non_binding_phrases)
+        except TextRefused:
+            return TermReading()  # too long to read: the moderator refuses it, nothing is stated
+        hits = self._hits(draft, today, asked)
+        hits = [replace(h, role=role(draft, h)) for h in hits]
+        reading = _assemble(draft, derive(draft, hits, self._by_name))
+        self._last = (key, reading)
+        return reading
+
+    # -- finding values -------------------------------------------------------------------------------
+    def _hits(self, draft: Draft, today: date | None, asked: Sequence[str]) -> list[Hit]:
+        text = draft.text
+        dates = find_dates(text, today)
+        options = find_options(text, self.vocabulary)
+        masked = phone_spans(text) + [
+            (d.start, d.end) for d in dates if any(c.isdigit() for c in text[d.start : d.end])
+        ]
+        masked += [(o.start, o.end) for o in options if any(c.isdigit() for c in text[o.start : o.end])]
+        index = KeywordIndex(draft, self.vocabulary, cues().other_costs)
+        figures = find_figures(draft, masked, self._keywords)
+        index.mark_figures([f.start for f in figures])
+        hits = self._figure_hits(draft, figures, index, asked)
+        hits += self._date_hits(draft, dates, index, asked)
+        hits += self._option_hits(draft, options, hits, index)
+        return sorted(hits, key=lambda h: h.start)
+
+    def _figure_hits(
+        self, draft: Draft, figures: Sequence[Figure], index: KeywordIndex, asked: Sequence[str]
+    ) -> list[Hit]:
+        asked_terms = [t for t in self._numeric if t.field in asked]
+        hits: list[Hit] = []
+        previous: Attributed | None = None
+        areas = [f for f in figures if f.kind == "count" and f.unit == "sqft"]
+        for figure in figures:
+            if figure.per_area:
+                figure = area_figure(figure, areas)
+                if figure.per_area:
+                    continue
+            same_sentence = previous is not None and draft.sentence_at(
+                previous.figure.start
+            ) == draft.sentence_at(figure.start)
+            last = previous if same_sentence else None
+            found = attribute(figure, self._numeric, index)
+            if figure.inherited and last is not None and (found is None or not found.keyed):
+                found = inherit(figure, last) or found
+            if (found is None or found.weak) and not (is_total(draft, figure) and not figure.context_per):
+                found = fallback(figure, last, asked_terms, self._negotiated) or found
+            if found is None:
+                if figure.kind in ("money", "number"):
+                    hits.append(
+                        Hit(
+                            UNCLAIMED, figure.low, figure.high, figure.start, figure.end, 0.0, "aside", figure
+                        )
+                    )
+                continue
+            previous = found
+            hits.append(
+                Hit(
+                    found.term,
+                    found.low,
+                    found.high,
+                    figure.start,
+                    figure.end,
+                    found.confidence,
+                    figure=found.figure,
+                )
+            )
+        return hits
+
+    def _date_hits(
+        self, draft: Draft, dates: Sequence[DateMention], index: KeywordIndex, asked: Sequence[str]
+    ) -> list[Hit]:
+        """Dates of the date term whose keyword is nearest; without a keyword, of the domain's only
+        date term when it was asked about or the message corrects a date ("Sorry, I meant March")."""
+        terms = [t for t in self.vocabulary if t.shape == "date"]
+        bare = len(terms) == 1 and (
+            terms[0].field in asked or bool(cues().search("correction", draft.text.lower()))
+        )
+        hits: list[Hit] = []
+        for mention in dates:
+            term = index.nearest(mention.start, mention.end, terms)
+            confidence = 0.9
+            if term is None and bare:
+                term, confidence = terms[0], 0.7
+            if term is not None:
+                hits.append(Hit(term, mention.value, mention.value, mention.start, mention.end, confidence))
+        return hits
+
+    def _option_hits(
+        self, draft: Draft, options: Sequence[OptionMention], figures: Sequence[Hit], index: KeywordIndex
+    ) -> list[Hit]:
+        hits: list[Hit] = []
+        for option in options:
+            term = self._by_name[option.term]
+            distinctive = option.pattern or any(ch.isdigit() for ch in draft.text[option.start : option.end])
+            if draft.negated_at(option.start) or not (
+                distinctive or index.penalty(term.name, option.start, option.end) is not None
+            ):
+                continue
+            if absorbed(option, figures):
+                continue
+            value: TermValue = option.value
+            if term.shape != "enum":
+                try:
+                    value = float(option.value)
+                except ValueError:
+                    continue
+            hits.append(Hit(term, value, value, option.start, option.end, 0.9))
+        return hits
+
+
+# -- the reading ----------------------------------------------------------------------------------------
+def _stated(hit: Hit, draft: Draft) -> StatedTerm:
+    clause = draft.clause_at(hit.start)
+    high = float(hit.high) if isinstance(hit.high, float) and hit.high != hit.low else None
+    return StatedTerm(
+        hit.term.name, _tidy(hit.low), high, round(hit.confidence, 4), clause.text if clause else ""
+    )
+
+
+def _tidy(value: TermValue) -> TermValue:
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def _last_per_term(hits: Sequence[Hit]) -> list[Hit]:
+    """One hit per term: the last one stated, unless it is one that was replaced by a later value or
+    an end of the range stated before it ("95-105 for this level; 105 would need VP sign-off")."""
+    chosen: dict[str, Hit] = {}
+    for hit in hits:
+        current = chosen.get(hit.term.name)
+        if current is not None and current.low != current.high and hit.low in (current.low, current.high):
+            continue
+        if current is None or hit.role != "old" or current.role == "old":
+            chosen[hit.term.name] = hit
+    return sorted(chosen.values(), key=lambda h: h.start)
+
+
+def _assemble(draft: Draft, hits: Sequence[Hit]) -> TermReading:
+    own = _last_per_term(
+        [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
+    )
+    competing = _last_per_term([h for h in hits if h.role == "competing" and h.term is not UNCLAIMED])
+    conditions = [
+        Condition(
+            h.term.name,
+            _tidy(h.low),
+            float(h.high) if isinstance(h.high, float) and h.high != h.low else None,
+            _clause_text(draft, h.start),
+        )
+        for h in hits
+        if h.role == "condition" and h.term is not UNCLAIMED
+    ]
+    conditions += [Condition("other", None, None, text) for text in other_conditions(draft, hits)]
+    lowered = draft.text.lower()
+    replaced = any(h.role in ("rejected", "old") for h in hits)
+    correction = bool(cues().search("correction", lowered)) or (
+        replaced and bool(cues().search("apology", lowered))
+    )
+    question = any(is_question(s.text) for s in draft.sentences) or any(
+        c.mood == "question" for c in draft.clauses()
+    )
+    stated = {h.term.name for h in own}
+    aside = {h.term.name for h in hits if h.term is not UNCLAIMED and h.term.name not in stated}
+    return TermReading(
+        tuple(_stated(h, draft) for h in own),
+        tuple(conditions),
+        question,
+        correction,
+        tuple(_stated(h, draft) for h in competing),
+        tuple(sorted(aside)),
+    )
+
+
+def _clause_text(draft: Draft, offset: int) -> str:
+    clause = draft.clause_at(offset)
+    return clause.text.strip(" .,;") if clause is not None else ""
+
+
+# -- one reader per config; a session's position ----------------------------------------------------------
+_READERS: OrderedDict[int, tuple[DomainConfig, TermReader]] = OrderedDict()
+_READERS_KEPT = 16
+
+
+def reader_for(config: DomainConfig) -> TermReader:
+    """The term reader of config, built once (the cache holds the config, so its id stays unique)."""
+    key = id(config)
+    if key in _READERS:
+        _READERS.move_to_end(key)
+        return _READERS[key][1]
+    reader = TermReader(config)
+    _READERS[key] = (config, reader)
+    if len(_READERS) > _READERS_KEPT:
+        _READERS.popitem(last=False)
+    return reader
+
+
+def latest_terms(readings: Sequence[TermReading]) -> dict[str, StatedTerm]:
+    """Each term's value as last stated over a conversation (a later message overrides an earlier one)."""
+    latest: dict[str, StatedTerm] = {}
+    for reading in readings:
+        latest.update({t.term: t for t in reading.terms})
+    return latest
+
+
+def all_conditions(readings: Sequence[TermReading]) -> list[Condition]:
+    """Every condition attached over a conversation, once each, in the order first stated (none is
+    dropped: a principal deciding on terms must see every condition they came with)."""
+    seen: dict[tuple[str, str, str], Condition] = {}
+    for reading in readings:
+        for condition in reading.conditions:
+            seen.setdefault((condition.term, str(condition.value), condition.text.lower()), condition)
+    return list(seen.values())

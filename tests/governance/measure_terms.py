@@ -1,0 +1,221 @@
+"""Term-level scoring of the term reader on a labelled set of counterparty messages (issue 17).
+
+    .venv/bin/python tests/governance/measure_terms.py [PATH ...] [--baseline] [--errors]
+
+A set is a YAML file (`messages:` with `id`, `domain`, `text`, `terms`, `conditions`, `question`,
+`correction`, optional `competing`; see tests/data/gaia/dev_terms/messages.yaml). A stated (term,
+value) pair matches a labelled one when the term is the same and the value is equal within 0.5%
+(both ends of a range); options and dates match as text. A labelled condition is found when the
+reading holds a condition on the same term with a matching value, or, for a condition on no term
+("field: other"), a condition on no term that shares a word of four letters or more with its text.
+Dates resolve against the day the set was written (its first line: "written YYYY-MM-DD").
+`--baseline` scores the extractor the delegate used before the term reader (pattern + lexicon,
+mapped onto term names), for the before/after comparison.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from parley.governance.config import DomainConfig, load_config
+from parley.governance.extraction import (
+    DualExtractor,
+    ExtractionContext,
+    FieldReading,
+    LexiconExtractor,
+    PatternExtractor,
+)
+from parley.governance.terms import Condition, StatedTerm, TermReader, TermReading
+
+DEV = Path(__file__).resolve().parents[1] / "data" / "gaia" / "dev_terms" / "messages.yaml"
+_WRITTEN = re.compile(r"written (\d{4}-\d{2}-\d{2})")
+_DEFAULT_DAY = date(2026, 11, 27)
+_TOLERANCE = 0.005
+Reader = Callable[[DomainConfig, str, date], TermReading]
+
+
+def reference_day(path: Path) -> date:
+    """The day the set was written (from its first line), against which its dates resolve."""
+    with path.open(encoding="utf-8") as handle:
+        found = _WRITTEN.search(handle.readline())
+    return date.fromisoformat(found.group(1)) if found else _DEFAULT_DAY
+
+
+def _close(predicted: Any, gold: Any) -> bool:
+    if isinstance(gold, Mapping):
+        return (
+            isinstance(predicted, tuple)
+            and _close(predicted[0], gold["low"])
+            and _close(predicted[1], gold["high"])
+        )
+    if isinstance(gold, bool) or isinstance(predicted, tuple):
+        return False
+    if isinstance(gold, int | float):
+        if not isinstance(predicted, int | float):
+            return False
+        return abs(predicted - gold) <= _TOLERANCE * abs(gold) if gold else abs(predicted) < 1e-9
+    return str(predicted).strip().lower() == str(gold).strip().lower()
+
+
+def _value(stated: StatedTerm) -> Any:
+    return (float(stated.value), stated.high) if stated.high is not None else stated.value
+
+
+def _pairs(stated: Iterable[StatedTerm]) -> list[tuple[str, Any]]:
+    return [(s.term, _value(s)) for s in stated]
+
+
+def _matches(predicted: list[tuple[str, Any]], gold: Mapping[str, Any]) -> tuple[int, int, int]:
+    hits = sum(1 for name, value in predicted if name in gold and _close(value, gold[name]))
+    return hits, len(predicted) - hits, len(gold) - hits
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4}
+
+
+def _condition_found(gold: Mapping[str, Any], predicted: Iterable[Condition]) -> bool:
+    if gold["field"] == "other":
+        return any(c.term == "other" and _words(c.text) & _words(str(gold["text"])) for c in predicted)
+    for c in predicted:
+        if c.term != gold["field"] or c.value is None:
+            continue
+        candidate = (float(c.value), c.high) if c.high is not None else c.value
+        if _close(candidate, gold["value"]):
+            return True
+    return False
+
+
+def read_with_terms(config: DomainConfig, text: str, today: date) -> TermReading:
+    """The term reader (the delegate's reading of a message)."""
+    return _readers(config).read(text, today=today)
+
+
+_CACHE: dict[str, TermReader] = {}
+
+
+def _readers(config: DomainConfig) -> TermReader:
+    if config.name not in _CACHE:
+        _CACHE[config.name] = TermReader(config)
+    return _CACHE[config.name]
+
+
+# -- the extractor before the term reader, mapped onto term names -----------------------------------------
+_FIELD_TERMS = {
+    "compensation": "annual_salary",
+    "price": "unit_price",
+    "volume": "order_volume",
+    "rent": "monthly_rent",
+}
+_MONEY = re.compile(r"^([\d.]+)(?:-([\d.]+))?(?:/(\w+))?$")
+
+
+def _baseline_term(config: DomainConfig, reading: FieldReading) -> StatedTerm | None:
+    name = _FIELD_TERMS.get(reading.field, reading.field)
+    value = reading.value
+    if isinstance(value, str) and (match := _MONEY.match(value)):
+        low, high, per = float(match.group(1)), match.group(2), match.group(3)
+        if per == "hour":
+            name = "hourly_rate"
+        factor = {("rent", "year"): 1 / 12, ("compensation", "month"): 12.0}.get(
+            (reading.field, per or ""), 1.0
+        )
+        top = float(high) * factor if high else None
+        return StatedTerm(name, low * factor, top, reading.confidence)
+    return StatedTerm(name, value, None, reading.confidence)
+
+
+def read_with_baseline(config: DomainConfig, text: str, today: date) -> TermReading:
+    """What the delegate's extractor read before the term reader (pattern and lexicon by the dual rule):
+    confident readings only, no conditions, questions, corrections or competing offers."""
+    extractor = DualExtractor(
+        [PatternExtractor(config), LexiconExtractor(config)], config.thresholds.high_confidence
+    )
+    readings = extractor.extract(text, ExtractionContext())
+    stated = [
+        s
+        for r in readings
+        if r.confidence >= config.field(r.field).confidence
+        if (s := _baseline_term(config, r)) is not None
+    ]
+    return TermReading(tuple(stated))
+
+
+# -- the score ------------------------------------------------------------------------------------------
+def _load(path: Path) -> list[dict[str, Any]]:
+    return list(yaml.safe_load(path.read_text(encoding="utf-8"))["messages"])
+
+
+def term_f1(
+    path: Path | str = DEV, reader: Reader = read_with_terms, errors: list[str] | None = None
+) -> tuple[float, float, float, tuple[int, int], dict[str, int]]:
+    """Score reader on the labelled set at path.
+
+    Returns:
+        (precision, recall, F1, (conditions found, conditions labelled), counts) where counts holds
+        tp/fp/fn, the spurious conditions, the question and correction flags right, and the
+        competing-offer pairs found and labelled.
+    """
+    source = Path(path)
+    today = reference_day(source)
+    configs = {name: load_config(name) for name in ("staffing", "procurement", "leasing")}
+    counts: Counter[str] = Counter()
+    for item in _load(source):
+        reading = reader(configs[item["domain"]], item["text"], today)
+        tp, fp, fn = _matches(_pairs(reading.terms), item.get("terms") or {})
+        counts.update(tp=tp, fp=fp, fn=fn, messages=1)
+        gold_conditions = item.get("conditions") or []
+        found = [g for g in gold_conditions if _condition_found(g, reading.conditions)]
+        counts.update(conditions=len(gold_conditions), conditions_found=len(found))
+        counts["conditions_spurious"] += max(0, len(reading.conditions) - len(found))
+        counts["question_right"] += reading.question == bool(item.get("question"))
+        counts["correction_right"] += reading.correction == bool(item.get("correction"))
+        ctp, _, cfn = _matches(_pairs(reading.competing), item.get("competing") or {})
+        counts.update(competing_found=ctp, competing=ctp + cfn)
+        if errors is not None and (fp or fn or cfn or len(found) < len(gold_conditions)):
+            errors.append(_describe(item, reading))
+    precision = counts["tp"] / max(1, counts["tp"] + counts["fp"])
+    recall = counts["tp"] / max(1, counts["tp"] + counts["fn"])
+    f1 = 2 * precision * recall / max(1e-12, precision + recall)
+    return precision, recall, f1, (counts["conditions_found"], counts["conditions"]), dict(counts)
+
+
+def _describe(item: Mapping[str, Any], reading: TermReading) -> str:
+    got = {s.term: _value(s) for s in reading.terms}
+    conditions = [(c.term, c.value if c.term != "other" else c.text) for c in reading.conditions]
+    competing = {s.term: _value(s) for s in reading.competing}
+    return (
+        f"{item['id']} {item['text']}\n    gold {item.get('terms')} {item.get('conditions')} "
+        f"competing {item.get('competing')}\n    read {got} {conditions} competing {competing}"
+    )
+
+
+def main(argv: list[str]) -> int:
+    """Print the scores of each set given (default: the development set)."""
+    paths = [Path(a) for a in argv if not a.startswith("--")] or [DEV]
+    reader = read_with_baseline if "--baseline" in argv else read_with_terms
+    for path in paths:
+        errors: list[str] | None = [] if "--errors" in argv else None
+        precision, recall, f1, (found, total), counts = term_f1(path, reader, errors)
+        print(
+            f"{path}: precision {precision:.3f} recall {recall:.3f} F1 {f1:.3f} "
+            f"(tp {counts['tp']} fp {counts['fp']} fn {counts['fn']}); conditions {found}/{total} "
+            f"(spurious {counts['conditions_spurious']}); question {counts['question_right']}/"
+            f"{counts['messages']}; correction {counts['correction_right']}/{counts['messages']}; "
+            f"competing {counts['competing_found']}/{counts['competing']}"
+        )
+        for line in errors or []:
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
