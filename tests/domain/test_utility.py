@@ -213,3 +213,18 @@ def test_with_reservation_copies() -> None:
     assert changed.reservation_value == 1.5
     assert utility.reservation_value == 1.0
     assert changed.evaluate_space().tolist() == utility.evaluate_space().tolist()
+
+
+@pytest.mark.parametrize(
+    ("weights", "values"),
+    [
+        ({"a": 1e308, "b": 1.0}, {"a": [0, 1, 3], "b": [5, 0]}),  # weight x value overflows
+        ({"a": 1e308, "b": 1e308}, {"a": [0, 1, 0.9], "b": [0.9, 0]}),  # each finite, the sum not
+        ({"a": float("nan"), "b": 1.0}, {"a": [0, 1, 3], "b": [5, 0]}),
+    ],
+)
+def test_weights_that_make_utilities_non_finite_are_refused(
+    weights: dict[str, float], values: dict[str, list[float]]
+) -> None:
+    with pytest.raises(ScenarioError, match="finite"):
+        LinearAdditiveUtility(two_issue_space(), weights, values)

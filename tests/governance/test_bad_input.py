@@ -10,15 +10,17 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from parley.cli.app import app
 from parley.errors import ScenarioError
-from parley.governance.config import load_config
+from parley.governance.config import load_config, load_yaml_data
 from parley.governance.counterparties import ScriptedCounterparty
 from parley.governance.escalation import StoredPrincipal
 from parley.governance.session import decide, run_session
 from parley.governance.store import SessionStore
+from parley.governance.strategy import with_strategy
 from parley.protocol.clock import FakeClock
 
 from .test_walkthrough import WALKTHROUGH
@@ -128,7 +130,7 @@ def test_an_out_of_scale_limit_raise_needs_the_new_limit_repeated(tmp_path: Path
     store = SessionStore(database)
     script = [*WALKTHROUGH[:5], "I want $800K, nothing less.", "OK, deal at that."]
     paused = run_session(
-        load_config("staffing"),
+        with_strategy(load_config("staffing"), "legacy"),  # legacy: the out-of-scale ask escalates at once
         ScriptedCounterparty(script),
         StoredPrincipal(),
         store,
@@ -160,7 +162,12 @@ def test_an_out_of_scale_limit_raise_needs_the_new_limit_repeated(tmp_path: Path
 
 def test_escape_sequences_from_the_counterparty_never_reach_the_terminal(tmp_path: Path) -> None:
     db = str(tmp_path / "a.db")
-    code, out = _invoke("delegate", "start", "staffing", "--db", db)
+    # The legacy strategy puts the hostile ask to the principal at once (issue 17 keeps it selectable).
+    legacy = tmp_path / "staffing-legacy.yaml"
+    raw = load_yaml_data("staffing.yaml")
+    raw["negotiation"]["strategy"] = "legacy"
+    legacy.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    code, out = _invoke("delegate", "start", str(legacy), "--db", db)
     session = out.split("session ")[1].split(":")[0]
     inbound = [
         "I'm a U.S. citizen.",
@@ -180,3 +187,25 @@ def test_escape_sequences_from_the_counterparty_never_reach_the_terminal(tmp_pat
     assert code == 0 and "[boundary]" in out, out  # the panel quotes the last messages, the hostile one too
     assert "I need $104K." in out and "x.test" not in out, out
     assert not any(ch in out for ch in "\x1b\x07\x9b"), repr(out)
+
+
+@pytest.mark.parametrize("role", ['""', '"  "', '"-"'])
+def test_a_config_with_a_blank_role_is_refused(tmp_path: Path, role: str) -> None:
+    path = tmp_path / "c.yaml"
+    text = _staffing_text()
+    start = text.index("principal_role:")
+    end = text.index("\n", start)
+    path.write_text(text[:start] + f"principal_role: {role}" + text[end:], encoding="utf-8")
+    with pytest.raises(ScenarioError, match="principal_role"):
+        load_config(path)
+    code, out = _invoke("delegate", "run", str(path), "--db", str(tmp_path / "d.db"))
+    _one_line_error(code, out, "principal_role")
+    assert not (tmp_path / "d.db").exists()
+
+
+def test_a_custom_domain_has_no_simulated_counterparty_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "hiring.yaml"
+    path.write_text(_staffing_text().replace("name: staffing", "name: hiring", 1), encoding="utf-8")
+    code, out = _invoke("delegate", "run", str(path), "--db", str(tmp_path / "d.db"))
+    _one_line_error(code, out, "no simulated counterparty", "hiring", "delegate start")
+    assert not (tmp_path / "d.db").exists()

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from parley.cli.app import app
 from parley.cli.common import console, fail, load
+from parley.cli.extras import require_extra
 
 if TYPE_CHECKING:
     from parley.protocol.events import Trajectory
@@ -132,19 +133,14 @@ def _under_rule(scenario: Scenario) -> str:
 
 def _check_plot_target(plot: Path) -> None:
     """Fail before any work when the plot could not be written there."""
+    require_extra("plot", "--plot")
     suffix = plot.suffix.lower().lstrip(".")
     if suffix not in PLOT_FORMATS:
         found = f"'.{suffix}' is not supported" if suffix else "it has no extension"
-        fail(
-            f"cannot write plot {escape(str(plot))}: {found}; supported extensions: {', '.join(PLOT_FORMATS)}"
-        )
-    if plot.is_dir():
-        fail(f"cannot write plot {escape(str(plot))}: it is a directory")
-    folder = plot.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if folder.exists() and not folder.is_dir():
-        fail(f"cannot write plot {escape(str(plot))}: {escape(str(folder))} is not a directory")
+        fail(f"cannot write plot {plot}: {found}; supported extensions: {', '.join(PLOT_FORMATS)}")
+    from parley.cli.common import check_writable
+
+    check_writable(plot, "write plot")
 
 
 def _write_plot(scenario: Scenario, plot: Path, trajectory: Trajectory | None) -> None:
@@ -159,7 +155,7 @@ def _write_plot(scenario: Scenario, plot: Path, trajectory: Trajectory | None) -
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        fail(f"cannot write plot {escape(str(plot))}: {escape(reason)}")
+        fail(f"cannot write plot {plot}: {reason}")
     console.print(f"Plot written to {escape(str(plot))} ({outcome_space_layout(len(scenario.parties))})")
 
 
@@ -167,14 +163,13 @@ def _load_trajectory(path: Path, scenario: Scenario) -> Trajectory:
     """Read a saved trajectory and check that it was played on this scenario's parties and space."""
     from parley.protocol.events import Trajectory
 
-    shown = escape(str(path))
     try:
         trajectory = Trajectory.load(path)
     except (OSError, ValueError, KeyError, TypeError) as error:
-        fail(f"cannot read trajectory {shown}: {escape(str(error))}")
+        fail(f"cannot read trajectory {path}: {error}")
     mismatch = _mismatch(trajectory, scenario)
     if mismatch is not None:
-        fail(f"trajectory {shown} does not fit {escape(scenario.name)}: {escape(mismatch)}")
+        fail(f"trajectory {path} does not fit {scenario.name}: {mismatch}")
     return trajectory
 
 

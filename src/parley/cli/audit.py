@@ -5,21 +5,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from parley.cli.app import app
 from parley.cli.delegate import DEFAULT_DB, console, fail, open_store
+from parley.cli.options import SessionArgument
 from parley.errors import ParleyError
-from parley.governance.audit import AuditError, VerifyReport
-from parley.governance.audit_files import KEY_ENV, default_key_file, init_key
+
+if TYPE_CHECKING:
+    from parley.governance.audit import VerifyReport
 
 audit_app = typer.Typer(no_args_is_help=True, help="Verify and read the delegate's audit log.")
 app.add_typer(audit_app, name="audit")
 
 DbOption = Annotated[Path, typer.Option("--db", help="SQLite file holding sessions and the audit log.")]
-SessionArgument = Annotated[str, typer.Argument(help="Session id.")]
 
 
 def _trust(report: VerifyReport) -> str:
@@ -56,6 +57,8 @@ def verify_command(
     ] = None,
 ) -> None:
     """Check the hash chain, its key, checkpoint and seal, the tables shown from it, and the anchor."""
+    if anchor is not None and not os.path.isfile(anchor):  # a typo, not a broken chain ($PARLEY_AUDIT_ANCHOR
+        fail(f"--anchor {anchor}: no such file")  # naming a lost file still reports BROKEN below)
     store = open_store(db)
     try:
         report = store.verify(session, anchor=anchor)
@@ -70,8 +73,10 @@ def verify_command(
     where = f", first at entry {report.first_bad}" if report.first_bad is not None else ""
     console.print(f"[red]BROKEN[/] {session}: {len(report.problems)} problem(s){where}; {_trust(report)}")
     for problem in report.problems:
-        console.print(f"  {problem}")
-    raise typer.Exit(1)
+        console.print(f"  {problem}", markup=False)
+    first = next(iter(report.problems), "")
+    more = f" (and {len(report.problems) - 1} more above)" if len(report.problems) > 1 else ""
+    fail(f"{session}: the audit log failed verification: {first}{more}", code=1)
 
 
 @audit_app.command("log")
@@ -81,6 +86,8 @@ def log_command(
     kind: Annotated[str | None, typer.Option(help="Only entries of this kind.")] = None,
 ) -> None:
     """Print a session's audit entries (timestamp, kind, rationale); refused if they fail verification."""
+    from parley.governance.audit import AuditError
+
     store = open_store(db)
     try:
         events = store.load_events(session)
@@ -110,11 +117,15 @@ def init_key_command(
     force: Annotated[bool, typer.Option("--force", help="Replace an existing key file.")] = False,
 ) -> None:
     """Create a random 32-byte audit key, readable only by you (mode 0600), outside the database."""
+    from parley.governance.audit_files import KEY_ENV, default_key_file, init_key
+
     path = key_file if key_file is not None else default_key_file()
     try:
         key = init_key(path, force=force)
     except ParleyError as error:
         fail(str(error))
+    except OSError as error:  # a file where a folder should be, a read-only folder
+        fail(f"cannot write the key file {path}: {error.strerror or error}")
     console.print(f"wrote a new audit key to {path} (key id {key.key_id}, mode 0600)")
     if key_file is not None and key_file != default_key_file():
         console.print(f"set PARLEY_AUDIT_KEY_FILE={path} so parley uses it")

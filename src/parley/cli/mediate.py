@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
@@ -12,13 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from parley.cli.app import app, experiment_app
 from parley.cli.common import console, fail
+from parley.cli.extras import require_extra
 from parley.cli.options import (
+    MAX_COUNT,
+    MAX_JOBS,
     AllowFallbackOption,
     BudgetSecondsOption,
     BudgetTokensOption,
@@ -30,13 +31,13 @@ from parley.cli.options import (
 )
 from parley.errors import ParleyError
 from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
-from parley.protocol.events import Event
-from parley.scenarios.model import Scenario
 
 if TYPE_CHECKING:
     from parley.experiments.promediate import Cell
     from parley.experiments.promediate_llm import ConversationRoles
     from parley.llm.config import LLMRuntime
+    from parley.protocol.events import Event
+    from parley.scenarios.model import Scenario
     from parley.simulation.modes import ConflictMode
 
 _DEFAULT_REPORT = Path("docs/results/promediate.md")
@@ -74,6 +75,18 @@ def resolve_conversation_scenario(name: str) -> Scenario:
     from parley.scenarios import load_scenario
 
     return load_scenario(name)
+
+
+def _conversation_scenario(name: str) -> Scenario:
+    """`resolve_conversation_scenario`, with a name that cannot be read as a path a one-line error.
+
+    Raises:
+        ParleyError: unknown name or invalid file.
+    """
+    try:
+        return resolve_conversation_scenario(name)
+    except OSError as error:  # e.g. a name too long to be a path
+        fail(f"cannot read scenario {name}: {error.strerror or error}")
 
 
 def _printer(scenario: Scenario) -> Callable[[Event], None]:
@@ -153,7 +166,7 @@ def mediate(
     if seed < 0:
         fail(f"--seed must not be negative, got {seed}")
     if save is not None:
-        _make_folder(save, "save to")
+        _check_target(save, "save to", folder=True)
     if plot is not None:
         _check_plot(plot)
     from parley.cli.llm import report_fallbacks
@@ -169,7 +182,7 @@ def mediate(
     }
     try:
         roles = ConversationRoles(participants, consensus, judge)
-        case = resolve_conversation_scenario(scenario)
+        case = _conversation_scenario(scenario)
         conflict = ConflictMode.parse(mode)
         show = None if quiet else _printer(case)
         with _conversation_llm(roles.uses_llm(mediator), flags) as runtime:
@@ -188,12 +201,14 @@ def mediate(
         console.print("LLM usage:", markup=False)
         console.print(usage.render(), markup=False, highlight=False)
     if save is not None:
-        try:
-            path = result.trajectory.save(save / "trajectory.jsonl")
-            (save / "metrics.json").write_text(_metrics_json(metrics.to_json()) + "\n", encoding="utf-8")
-        except OSError as error:
-            fail(f"cannot save to {save}: {error.strerror or error}", code=1)
-        console.print(f"saved {path}", markup=False)
+        from parley.cli.common import write_files
+
+        files = {
+            "trajectory.jsonl": result.trajectory.to_jsonl(),
+            "metrics.json": _metrics_json(metrics.to_json()) + "\n",
+        }
+        write_files(save, files)
+        console.print(f"saved {save / 'trajectory.jsonl'}", markup=False)
     if plot is not None:
         try:
             _plot(
@@ -210,21 +225,17 @@ def mediate(
         report_fallbacks(runtime)
 
 
-def _make_folder(folder: Path, what: str, target: Path | None = None) -> None:
-    """Create folder (to write target in) before anything is played, or fail in one line naming target."""
-    shown = target or folder
-    if folder.exists() and not folder.is_dir():
-        fail(f"cannot {what} {shown}: {folder} is a file, not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        fail(f"cannot {what} {shown}: {error.strerror or error}")
-    if not os.access(folder, os.W_OK):
-        fail(f"cannot {what} {shown}: {folder} is not writable")
+def _check_target(target: Path, what: str, *, folder: bool = False) -> None:
+    """Fail in one line before anything is played if target cannot be written (creating nothing: the
+    folders are made when the files are written)."""
+    from parley.cli.common import check_writable
+
+    check_writable(target, what, folder=folder)
 
 
 def _check_plot(path: Path) -> None:
     """Fail in one line, before anything is played, when matplotlib cannot write path's format."""
+    require_extra("plot", "--plot")
     from matplotlib.backend_bases import FigureCanvasBase
 
     formats = FigureCanvasBase.get_supported_filetypes()
@@ -232,9 +243,7 @@ def _check_plot(path: Path) -> None:
     if suffix not in formats:
         known = ", .".join(sorted(formats))
         fail(f"cannot write the plot {path}: expected one of .{known}, got {path.suffix or 'no suffix'}")
-    if path.is_dir():
-        fail(f"cannot write the plot {path}: it is a folder")
-    _make_folder(path.parent, "write the plot", path)
+    _check_target(path, "write the plot")
 
 
 @contextmanager
@@ -295,8 +304,10 @@ def _plot(
 
 @experiment_app.command("promediate")
 def promediate_experiment(
-    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per case, mode and mediator.")] = 5,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Worker processes.")] = 1,
+    runs: Annotated[
+        int, typer.Option("--runs", min=1, max=MAX_COUNT, help="Runs per case, mode and mediator.")
+    ] = 5,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, max=MAX_JOBS, help="Worker processes.")] = 1,
     out: Annotated[Path, typer.Option("--out", help="Markdown report to write.")] = _DEFAULT_REPORT,
     cases: Annotated[
         str, typer.Option("--cases", help="Comma-separated subset of cases (default: all).")
@@ -304,7 +315,10 @@ def promediate_experiment(
     deliberation_seeds: Annotated[
         int,
         typer.Option(
-            "--deliberation-seeds", min=0, help="Seeds for the Pareto-mediator comparison (0: skip)."
+            "--deliberation-seeds",
+            min=0,
+            max=MAX_COUNT,
+            help="Seeds for the Pareto-mediator comparison (0: skip).",
         ),
     ] = 20,
     mediators: Annotated[
@@ -321,7 +335,8 @@ def promediate_experiment(
     consensus: ConsensusOption = "rule",
     judge: JudgeOption = "rubric",
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, help="LLM-backed conversations played at a time.")
+        int,
+        typer.Option("--concurrency", min=1, max=MAX_JOBS, help="LLM-backed conversations played at a time."),
     ] = 4,
     llm: LLMOption = None,
     llm_role: PromediateRoleOption = None,
@@ -334,13 +349,12 @@ def promediate_experiment(
     LLM-backed conversations (an llm-* mediator, --participants llm, --consensus llm or --judge llm)
     are played on threads and each is appended to OUT's ``.rows.jsonl`` as it ends; a rerun resumes.
     """
+    require_extra("plot", "parley experiment promediate")
     from parley.experiments.deliberation import run_deliberation
     from parley.experiments.promediate import grid, write_report
     from parley.experiments.promediate_llm import ConversationRoles
 
-    if out.is_dir():
-        fail(f"cannot write the report {out}: it is a folder (give a .md file)")
-    _make_folder(out.parent, "write the report", out)
+    _check_target(out, "write the report")  # (a folder is refused: give a .md file)
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
     try:
         roles = ConversationRoles(participants, consensus, judge)
@@ -421,6 +435,8 @@ def _play_grid(
     concurrency: int,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Every row in cell order, deterministic cells in processes and LLM-backed ones on threads."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from parley.experiments.promediate import run_grid
     from parley.experiments.promediate_llm import RowStore, llm_section, run_llm_cells
 

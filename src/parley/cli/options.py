@@ -30,3 +30,28 @@ BudgetSecondsOption = Annotated[
 BudgetTokensOption = Annotated[
     int | None, typer.Option("--llm-budget-tokens", min=1, help="Tokens the run may spend on LLM calls.")
 ]
+
+MAX_COUNT = 100_000
+"""Upper bound of every count option (runs, repetitions, seeds, rounds): a larger value is a slip of the
+keyboard, and planning it alone would fill the memory or never end."""
+MAX_JOBS = 1024
+"""Upper bound of every worker-count option (--jobs, --concurrency)."""
+
+
+def require_utf8(value: str | None) -> str | None:
+    """Typer callback for names and texts that are stored or looked up (session ids, request ids,
+    guidance): bytes that are not UTF-8 reach Python as surrogate escapes, which no database takes.
+
+    Raises:
+        typer.BadParameter: value holds such bytes (a usage error: one line, exit code 2).
+    """
+    if value is not None:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise typer.BadParameter(f"not valid UTF-8 (byte {error.start + 1} is not text)") from None
+    return value
+
+
+SessionArgument = Annotated[str, typer.Argument(help="Session id.", callback=require_utf8)]
+"""A stored session's id."""

@@ -7,16 +7,15 @@ from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from parley.cli.app import app
 from parley.cli.common import console, fail, load
-from parley.cli.display import TraceFormatter, TranscriptPrinter, outcome_table, party_table
-from parley.cli.human import AdviceHook
 from parley.cli.options import (
+    MAX_COUNT,
     AllowFallbackOption,
     BudgetSecondsOption,
     BudgetTokensOption,
@@ -27,12 +26,15 @@ from parley.cli.options import (
     ReplayOption,
 )
 from parley.errors import ParleyError
-from parley.experiments.runner import build_negotiators, run_negotiation
 from parley.jsonio import NO_VALUE_FIELDS, JSONValueError, dumps
-from parley.protocol.judge import TerminationJudge
-from parley.protocol.session import Negotiator, OfferMediator, SessionResult
-from parley.protocol.view import PartyView
-from parley.scenarios.model import Scenario
+
+if TYPE_CHECKING:  # the game's modules load when a game is played, not for `parley --help`
+    from parley.cli.display import TraceFormatter
+    from parley.cli.human import AdviceHook
+    from parley.protocol.judge import TerminationJudge
+    from parley.protocol.session import Negotiator, OfferMediator, SessionResult
+    from parley.protocol.view import PartyView
+    from parley.scenarios.model import Scenario
 
 HUMAN = "human"
 
@@ -64,6 +66,7 @@ def _negotiators(
     options: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, Negotiator]:
     from parley.cli.human import HumanNegotiator
+    from parley.experiments.runner import build_negotiators
     from parley.language import Vocabulary
 
     machine = [a if a != HUMAN else "hardliner" for a in agents]
@@ -125,7 +128,12 @@ class _LLMPieces:
 
 
 @contextmanager
-def _llm(agents: Mapping[str, str], flags: Mapping[str, Any], session_id: str) -> Generator[_LLMPieces]:
+def _llm(
+    agents: Mapping[str, str],
+    flags: Mapping[str, Any],
+    session_id: str,
+    allocation: Mapping[str, Any] | None = None,
+) -> Generator[_LLMPieces]:
     from parley.cli.llm import LLM_AGENTS, any_llm_flag, open_runtime, report_fallbacks, wire_llm
 
     if not any(agent in LLM_AGENTS for agent in agents.values()) and not any_llm_flag(flags):
@@ -133,7 +141,7 @@ def _llm(agents: Mapping[str, str], flags: Mapping[str, Any], session_id: str) -
         return
     try:
         with open_runtime(flags, report=False) as runtime:
-            wiring = wire_llm(runtime, session_id, agents)
+            wiring = wire_llm(runtime, session_id, agents, allocation)
             yield _LLMPieces(
                 wiring.agent_options,
                 wiring.judge,
@@ -166,7 +174,9 @@ def run(
     coach: Annotated[
         bool, typer.Option("--coach", help="Show ASTRA's advice before each of your moves.")
     ] = False,
-    max_rounds: Annotated[int | None, typer.Option(help="Override the scenario's round cap.")] = None,
+    max_rounds: Annotated[
+        int | None, typer.Option(max=MAX_COUNT, help="Override the scenario's round cap.")
+    ] = None,
     llm: LLMOption = None,
     llm_role: Annotated[
         list[str] | None, typer.Option(help="Per-role endpoint ROLE=SPEC (repeatable).")
@@ -184,10 +194,17 @@ def run(
     Exits with 1 when the game cannot be played as set up (an agent cannot play a space this large)
     or ends in a protocol violation: the transcript and result are still shown (and saved).
     """
+    from parley.cli.display import TranscriptPrinter
+    from parley.experiments.runner import run_negotiation
+
     if seed < 0:
         fail(f"--seed must not be negative, got {seed}")
     if max_rounds is not None and max_rounds < 1:
         fail(f"--max-rounds must be at least 1, got {max_rounds}")
+    if save is not None:  # before the game, not after it
+        from parley.cli.common import check_writable
+
+        check_writable(save, "save to", folder=True)
     scenario = load(scenario_name)
     if len(agent) != len(scenario.parties):
         fail(
@@ -205,7 +222,7 @@ def run(
         "llm_strict": llm_strict,
         "allow_fallback": allow_fallback,
     }
-    with _llm(agents, flags, f"{scenario.name}-{seed}") as pieces:
+    with _llm(agents, flags, f"{scenario.name}-{seed}", scenario.metadata.get("allocation")) as pieces:
         negotiators = _negotiators(scenario, agent, seed, coach, pieces.options)
         printer = (
             None
@@ -268,13 +285,11 @@ def _engine_log_quiet() -> Generator[None]:
 
 
 def _save(folder: Path, trajectory: str, result: str) -> None:
-    """Write trajectory.jsonl and result.json into folder (created if needed), or fail in one line."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "trajectory.jsonl").write_text(trajectory, encoding="utf-8")
-        (folder / "result.json").write_text(result + "\n", encoding="utf-8")
-    except OSError as error:
-        fail(f"cannot save to {folder}: {error.strerror or error}")
+    """Write trajectory.jsonl and result.json into folder (created if needed), or fail in one line
+    leaving neither file half-written."""
+    from parley.cli.common import write_files
+
+    write_files(folder, {"trajectory.jsonl": trajectory, "result.json": result + "\n"})
 
 
 def _report(
@@ -286,6 +301,8 @@ def _report(
     save: Path | None,
     usage: Any,
 ) -> None:
+    from parley.cli.display import outcome_table, party_table
+
     summary = _summary(scenario, result, agents)
     if usage is not None:
         summary["llm_usage"] = usage.render()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,8 +13,9 @@ from rich.text import Text
 from parley.cli.app import app
 from parley.cli.common import console, error_console, fail, load
 from parley.errors import ParleyError
-from parley.protocol.rules import Rules
-from parley.scenarios.model import Scenario
+
+if TYPE_CHECKING:
+    from parley.scenarios.model import Scenario
 
 scenarios_app = typer.Typer(no_args_is_help=True, help="List, inspect and validate scenarios.")
 app.add_typer(scenarios_app, name="scenarios")
@@ -73,6 +74,8 @@ def show_command(name: Annotated[str, typer.Argument(help="Shipped name or YAML 
 
 def protocol_table(scenario: Scenario) -> Table:
     """Every protocol setting as played, each marked when it is the format's default (FORMAT.md)."""
+    from parley.protocol.rules import Rules
+
     rules = scenario.rules
     defaults = Rules()
     table = Table(title="Protocol")

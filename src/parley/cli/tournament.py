@@ -4,37 +4,23 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from parley.cli.app import app
-from parley.cli.common import console, fail
+from parley.cli.common import console, fail, report_error
+from parley.cli.extras import require_extra
+from parley.cli.options import MAX_COUNT, MAX_JOBS
 from parley.errors import ParleyError
-from parley.experiments.tournament import (
-    AgentSummary,
-    Interrupted,
-    ResultStore,
-    Row,
-    TournamentSpec,
-    is_failed,
-    plan,
-    run_games,
-    summarize,
-)
+
+if TYPE_CHECKING:  # the tournament's modules (and scipy's statistics) load when one is played
+    from parley.experiments.tournament import AgentSummary, Game, Row, TournamentSpec
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
@@ -79,6 +65,8 @@ class _FailedGames:
         self.first_error = ""
 
     def watch(self, rows: Iterable[Row]) -> Iterator[Row]:
+        from parley.experiments.tournament import is_failed
+
         for row in rows:
             if is_failed(row):
                 self.keys.add(row["game"])
@@ -86,13 +74,44 @@ class _FailedGames:
             yield row
 
 
+def _plan(spec: TournamentSpec) -> list[Game]:
+    """Every game of spec, or a one-line error (an unknown agent or scenario, an unreadable file)."""
+    from parley.experiments.tournament import plan
+
+    try:
+        return plan(spec)
+    except ParleyError as error:
+        fail(str(error))
+    except OSError as error:  # a scenario path too long to be one, or unreadable
+        fail(f"cannot read scenario {error.filename or ''}: {error.strerror or error}")
+
+
+def _stopped(message: str, code: int, *, pool: bool) -> NoReturn:
+    """Report a stop signal in one line and exit with code.
+
+    With a local process pool the workers are stopped and every stored game is synced, but the
+    pool's threads may still be feeding the dead workers' pipes; interpreter shutdown would join them
+    (it can hang) or print their traceback from a closed pipe, so the process ends at once.
+    """
+    if pool:
+        report_error(message)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    fail(message, code=code)
+
+
 @app.command("tournament")
 def tournament(
     agents: Annotated[list[str], typer.Option("--agents", help="Agent names (repeat or comma-separate).")],
     scenarios: Annotated[list[str], typer.Option("--scenarios", help="Scenario names or paths.")],
     out: Annotated[Path, typer.Option(help="Folder for results.jsonl / results.csv (reused to resume).")],
-    repetitions: Annotated[int, typer.Option(min=1, help="Games per pairing and scenario.")] = 10,
-    jobs: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: all cores).")] = None,
+    repetitions: Annotated[
+        int, typer.Option(min=1, max=MAX_COUNT, help="Games per pairing and scenario.")
+    ] = 10,
+    jobs: Annotated[
+        int | None, typer.Option(min=1, max=MAX_JOBS, help="Worker processes (default: all cores).")
+    ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Base seed.")] = 0,
     self_play: Annotated[bool, typer.Option("--self-play", help="Also pair each agent with itself.")] = False,
     scheduler: Annotated[
@@ -105,14 +124,35 @@ def tournament(
     game failed the command exits with status 1. SIGINT or SIGTERM stops the workers and leaves
     only whole games in the results; the same command resumes.
     """
+    from concurrent.futures.process import BrokenProcessPool
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from parley.experiments.tournament import (
+        Interrupted,
+        ResultStore,
+        TournamentSpec,
+        run_games,
+        summarize,
+    )
+
+    if scheduler is not None:
+        require_extra("dask", "--scheduler")
     spec = TournamentSpec(_split(agents), _split(scenarios), repetitions, seed, self_play)
+    games = _plan(spec)
     try:
-        games = plan(spec)
         store = ResultStore(out)
     except ParleyError as error:
-        fail(escape(str(error)))
+        fail(str(error))
     except OSError as error:
-        fail(escape(f"cannot write results to {out}: {error.strerror or error}"))
+        fail(f"cannot write results to {out}: {error.strerror or error}")
     workers = jobs or os.cpu_count() or 1
     columns = (
         TextColumn("[bold]tournament"),
@@ -134,38 +174,33 @@ def tournament(
             run_games(games, store, jobs=workers, scheduler=scheduler, on_progress=advance)
     except KeyboardInterrupt as stop:
         signum = stop.signum if isinstance(stop, Interrupted) else int(signal.SIGINT)
-        fail(
-            escape(
-                f"stopped by {signal.Signals(signum).name} after {stored:,} of {len(games):,} games; "
-                f"{store.path} holds whole games only: run the same command again to resume"
-            ),
-            code=128 + signum,
+        _stopped(
+            f"stopped by {signal.Signals(signum).name} after {stored:,} of {len(games):,} games; "
+            f"{store.path} holds whole games only: run the same command again to resume",
+            128 + signum,
+            pool=workers > 1 and scheduler is None,
         )
     except ParleyError as error:
-        fail(escape(str(error)), code=1)
+        fail(str(error), code=1)
     except BrokenProcessPool:
         fail(
-            escape(
-                f"a worker process died (out of memory?) after {stored:,} of {len(games):,} games; "
-                f"{store.path} holds whole games only: run the same command again to resume"
-            ),
+            f"a worker process died (out of memory?) after {stored:,} of {len(games):,} games; "
+            f"{store.path} holds whole games only: run the same command again to resume",
             code=1,
         )
     except OSError as error:
-        fail(escape(f"cannot write results to {store.path}: {error.strerror or error}"), code=1)
+        fail(f"cannot write results to {store.path}: {error.strerror or error}", code=1)
     keys = {g.key for g in games}
     failed = _FailedGames()
     try:
         summaries = summarize(failed.watch(row for row in store.iter_rows() if row["game"] in keys))
         csv_path = store.write_csv()
     except OSError as error:
-        fail(escape(f"cannot write results to {out}: {error.strerror or error}"), code=1)
+        fail(f"cannot write results to {out}: {error.strerror or error}", code=1)
     if len(failed.keys) == len(games):
         fail(
-            escape(
-                f"every game failed ({len(games):,} of {len(games):,}), e.g. {failed.first_error}; "
-                f"rows in {store.path}"
-            ),
+            f"every game failed ({len(games):,} of {len(games):,}), e.g. {failed.first_error}; "
+            f"rows in {store.path}",
             code=1,
         )
     console.print(summary_table(summaries))

@@ -11,6 +11,7 @@ import typer
 
 from parley.cli.app import app
 from parley.cli.delegate import DEFAULT_DB, console, error_console, fail
+from parley.cli.extras import require_extra
 from parley.errors import ParleyError
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -93,13 +94,18 @@ def web_command(
 
     Run `parley web --init` once to create a principal and get the token to sign in with.
     """
+    require_extra("web", "parley web")
     import uvicorn
 
+    from parley.cli.common import is_file
     from parley.web.app import create_app, origin_of
     from parley.web.auth import Credentials
 
-    if not db.is_file():
+    if not is_file(db):
         fail(f"{db}: no such database (create sessions first, e.g. parley delegate run staffing --db {db})")
+    from parley.cli.delegate import open_store
+
+    open_store(db).close()  # one line, and nothing written, for a file that is not a delegate database
     if init:
         _init_principal(db, principal, reset)
         return

@@ -14,6 +14,7 @@ are built through the constructor, so they are frozen too.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -151,7 +152,21 @@ class LinearAdditiveUtility(UtilityFunction):
                 raise ScenarioError(
                     f"issue {issue.name!r} has {issue.cardinality} options but {table.size} values"
                 )
-            tables.append(_frozen_array(table * float(self.weights.get(issue.name, 0.0))))
+            with np.errstate(over="ignore", invalid="ignore"):
+                weighted = table * float(self.weights.get(issue.name, 0.0))
+            if not np.isfinite(weighted).all():
+                raise ScenarioError(
+                    f"issue {issue.name!r}: its weight times its values is not a finite number "
+                    f"(weight {self.weights.get(issue.name, 0.0)!r}); use weights and values of an "
+                    "ordinary size"
+                )
+            tables.append(_frozen_array(weighted))
+        with np.errstate(over="ignore", invalid="ignore"):
+            span = float(self.offset) + sum(float(np.abs(t).max(initial=0.0)) for t in tables)
+        if not math.isfinite(span):
+            raise ScenarioError(
+                "the utility's weights and values add up beyond a finite number; scale them down"
+            )
         _set(self, "_tables", tuple(tables))
         # (Plain dicts, private: `evaluate` looks them up on every call, and a read-only proxy
         # costs about a fifth more per evaluation.)

@@ -93,6 +93,10 @@ _PRINCIPAL_COUNTER = "thanks for being open about that"
 _STEP_SPLIT = re.compile(r"\(\d\)\s*")
 
 
+SIMULATED_DOMAINS = ("staffing", "procurement", "leasing")
+"""Domains with a simulated counterparty (package data simulation/<name>.yaml)."""
+
+
 def _sample_choice(rng: np.random.Generator, options: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     weights = np.array([float(o.get("weight", 1.0)) for o in options])
     return options[int(rng.choice(len(options), p=weights / weights.sum()))]
@@ -128,6 +132,12 @@ class SimulatedCounterparty:
         self.persona = PERSONA_SETTINGS[persona]
         self.seed = seed
         self.turn = turn
+        if config.name not in SIMULATED_DOMAINS:
+            raise ScenarioError(
+                f"no simulated counterparty for domain {config.name!r} (there are for "
+                f"{', '.join(SIMULATED_DOMAINS)}); negotiate with a real one: parley delegate start",
+                field="counterparty",
+            )
         self._data: dict[str, Any] = load_yaml_data(f"simulation/{config.name}.yaml")
         self.truth, self._phrases = self._draw_truth(np.random.default_rng([seed, 0]))
         self.reservation = self._reservation()

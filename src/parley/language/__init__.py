@@ -4,9 +4,14 @@ Both sides work over a scenario's `Vocabulary` (issue names and synonyms, option
 division shares), so they apply to any scenario, not one corpus.
 """
 
-from parley.language.parse import Intent, ParsedMessage, parse, to_action
-from parley.language.render import clarify, describe_package, render
-from parley.language.vocabulary import IssueTerms, Share, Vocabulary
+from typing import TYPE_CHECKING
+
+from parley._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from parley.language.parse import Intent, ParsedMessage, parse, to_action
+    from parley.language.render import clarify, describe_package, render
+    from parley.language.vocabulary import IssueTerms, Share, Vocabulary
 
 __all__ = [
     "Intent",
@@ -20,3 +25,12 @@ __all__ = [
     "render",
     "to_action",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "parley.language.parse": ("Intent", "ParsedMessage", "parse", "to_action"),
+        "parley.language.render": ("clarify", "describe_package", "render"),
+        "parley.language.vocabulary": ("IssueTerms", "Share", "Vocabulary"),
+    },
+)

@@ -1,25 +1,30 @@
 """Mediators: generic and socially intelligent mediators for conversations, the Pareto mediator for offers."""
 
-from parley.mediation.breakdowns import BreakdownRubric, detect_breakdowns
-from parley.mediation.conversation import (
-    MEDIATOR,
-    ActKind,
-    Assessment,
-    Breakdown,
-    BreakdownKind,
-    ConversationMediator,
-    ConversationView,
-    Strategy,
-    Utterance,
-)
-from parley.mediation.mediators import (
-    MEDIATORS,
-    GenericMediator,
-    NoAgentMediator,
-    SocialMediator,
-    create_mediator,
-)
-from parley.mediation.pareto import ParetoMediator
+from typing import TYPE_CHECKING
+
+from parley._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from parley.mediation.breakdowns import BreakdownRubric, detect_breakdowns
+    from parley.mediation.conversation import (
+        MEDIATOR,
+        ActKind,
+        Assessment,
+        Breakdown,
+        BreakdownKind,
+        ConversationMediator,
+        ConversationView,
+        Strategy,
+        Utterance,
+    )
+    from parley.mediation.mediators import (
+        MEDIATORS,
+        GenericMediator,
+        NoAgentMediator,
+        SocialMediator,
+        create_mediator,
+    )
+    from parley.mediation.pareto import ParetoMediator
 
 __all__ = [
     "MEDIATOR",
@@ -40,3 +45,29 @@ __all__ = [
     "create_mediator",
     "detect_breakdowns",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "parley.mediation.breakdowns": ("BreakdownRubric", "detect_breakdowns"),
+        "parley.mediation.conversation": (
+            "MEDIATOR",
+            "ActKind",
+            "Assessment",
+            "Breakdown",
+            "BreakdownKind",
+            "ConversationMediator",
+            "ConversationView",
+            "Strategy",
+            "Utterance",
+        ),
+        "parley.mediation.mediators": (
+            "MEDIATORS",
+            "GenericMediator",
+            "NoAgentMediator",
+            "SocialMediator",
+            "create_mediator",
+        ),
+        "parley.mediation.pareto": ("ParetoMediator",),
+    },
+)

@@ -6,48 +6,53 @@ on every shipped bilateral scenario. Runs are independent, so they run in parall
 `runs` plays the sessions, `tables` aggregates them, `report` writes the CSV, figure and report.
 """
 
-from parley.experiments.astra.prose import (
-    CHANGES,
-    DISCUSSION,
-    IMPLEMENTATION,
-    PAPER_TABLE1,
-    PREVIOUS_TABLE1,
-    PREVIOUS_TOURNAMENT,
-)
-from parley.experiments.astra.report import plot_lambda_heatmap, write_csv, write_report
-from parley.experiments.astra.runs import (
-    CASINO_BATNA,
-    CASINO_ITEMS,
-    CASINO_POINTS,
-    CASINO_UNITS,
-    TABLE1_AGENTS,
-    TABLE1_PARTNERS,
-    TOURNAMENT_SEEDS,
-    ProgressCallback,
-    RunRecord,
-    RunSpec,
-    baseline_names,
-    bilateral_scenarios,
-    casino_game,
-    plan_runs,
-    run_experiment,
-    run_one,
-)
-from parley.experiments.astra.tables import (
-    FAIRNESS,
-    STANCES,
-    cell_means,
-    comparison_lines,
-    lambda_markdown,
-    lambda_table,
-    paper_markdown,
-    previous_markdown,
-    previous_tournament_markdown,
-    table1_markdown,
-    tactic_markdown,
-    tactic_table,
-    tournament_markdown,
-)
+from typing import TYPE_CHECKING
+
+from parley._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from parley.experiments.astra.prose import (
+        CHANGES,
+        DISCUSSION,
+        IMPLEMENTATION,
+        PAPER_TABLE1,
+        PREVIOUS_TABLE1,
+        PREVIOUS_TOURNAMENT,
+    )
+    from parley.experiments.astra.report import plot_lambda_heatmap, write_csv, write_report
+    from parley.experiments.astra.runs import (
+        CASINO_BATNA,
+        CASINO_ITEMS,
+        CASINO_POINTS,
+        CASINO_UNITS,
+        TABLE1_AGENTS,
+        TABLE1_PARTNERS,
+        TOURNAMENT_SEEDS,
+        ProgressCallback,
+        RunRecord,
+        RunSpec,
+        baseline_names,
+        bilateral_scenarios,
+        casino_game,
+        plan_runs,
+        run_experiment,
+        run_one,
+    )
+    from parley.experiments.astra.tables import (
+        FAIRNESS,
+        STANCES,
+        cell_means,
+        comparison_lines,
+        lambda_markdown,
+        lambda_table,
+        paper_markdown,
+        previous_markdown,
+        previous_tournament_markdown,
+        table1_markdown,
+        tactic_markdown,
+        tactic_table,
+        tournament_markdown,
+    )
 
 __all__ = [
     "CASINO_BATNA",
@@ -89,3 +94,51 @@ __all__ = [
     "write_csv",
     "write_report",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "parley.experiments.astra.prose": (
+            "CHANGES",
+            "DISCUSSION",
+            "IMPLEMENTATION",
+            "PAPER_TABLE1",
+            "PREVIOUS_TABLE1",
+            "PREVIOUS_TOURNAMENT",
+        ),
+        "parley.experiments.astra.report": ("plot_lambda_heatmap", "write_csv", "write_report"),
+        "parley.experiments.astra.runs": (
+            "CASINO_BATNA",
+            "CASINO_ITEMS",
+            "CASINO_POINTS",
+            "CASINO_UNITS",
+            "TABLE1_AGENTS",
+            "TABLE1_PARTNERS",
+            "TOURNAMENT_SEEDS",
+            "ProgressCallback",
+            "RunRecord",
+            "RunSpec",
+            "baseline_names",
+            "bilateral_scenarios",
+            "casino_game",
+            "plan_runs",
+            "run_experiment",
+            "run_one",
+        ),
+        "parley.experiments.astra.tables": (
+            "FAIRNESS",
+            "STANCES",
+            "cell_means",
+            "comparison_lines",
+            "lambda_markdown",
+            "lambda_table",
+            "paper_markdown",
+            "previous_markdown",
+            "previous_tournament_markdown",
+            "table1_markdown",
+            "tactic_markdown",
+            "tactic_table",
+            "tournament_markdown",
+        ),
+    },
+)
