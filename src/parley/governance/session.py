@@ -348,6 +348,55 @@ def load_runner(
     )
 
 
+def check_decision(
+    store: SessionStore,
+    request_id: str,
+    *,
+    pending: str | None,
+    version: int,
+    expected_version: int | None,
+    decision: tuple[str | None, str, str],
+    what: str,
+) -> bool:
+    """Whether a decision may be applied to request_id: the one check for sessions and portfolios.
+
+    Args:
+        store: Where decisions are recorded.
+        request_id: The request the decision answers.
+        pending: The request pending now (None when nothing is).
+        version: The session's (or portfolio's) version now.
+        expected_version: The version the decider saw, if it said.
+        decision: (option, guidance, decided_by) of this decision.
+        what: How errors name the session ("session ID", "portfolio ID").
+
+    Returns:
+        True when this exact decision was already applied (a replay: apply nothing), else False.
+
+    Raises:
+        StaleDecision: request_id is answered (differently), unknown or superseded, or the version
+            changed since expected_version.
+    """
+    stored = store.decision(request_id)
+    if stored is not None and request_id != pending:
+        if (stored.option, stored.guidance, stored.decided_by) == decision:
+            return True
+        raise StaleDecision(
+            f"request {request_id} was already answered by {stored.decided_by} "
+            f"({f'option {stored.option}' if stored.option else 'guidance'})",
+            pending=pending,
+            source=store.path,
+        )
+    if request_id != pending:
+        raise StaleDecision(f"request {request_id!r} is not pending", pending=pending, source=store.path)
+    if expected_version is not None and expected_version != version:
+        raise StaleDecision(
+            f"{what} changed since version {expected_version} (now {version})",
+            pending=pending,
+            source=store.path,
+        )
+    return False
+
+
 def decide(
     store: SessionStore,
     session_id: str,
@@ -406,24 +455,17 @@ def decide(
     runner = load_runner(store, session_id, clock=clock, on_message=on_message)
     request = runner.delegate.pending
     pending = request.request_id if request is not None and runner.delegate.state == State.ESCALATE else None
-    stored = store.decision(request_id)
-    if stored is not None and request_id != pending:
-        if (stored.option, stored.guidance, stored.decided_by) == (chosen, guidance, decided_by):
-            return replace(runner.outcome(), replayed=True)
-        raise StaleDecision(
-            f"request {request_id} was already answered by {stored.decided_by} "
-            f"({f'option {stored.option}' if stored.option else 'guidance'})",
-            pending=pending,
-            source=store.path,
-        )
-    if request is None or request_id != pending:
-        raise StaleDecision(f"request {request_id!r} is not pending", pending=pending, source=store.path)
-    if expected_version is not None and expected_version != runner.version:
-        raise StaleDecision(
-            f"session {session_id} changed since version {expected_version} (now {runner.version})",
-            pending=pending,
-            source=store.path,
-        )
+    if check_decision(
+        store,
+        request_id,
+        pending=pending,
+        version=runner.version,
+        expected_version=expected_version,
+        decision=(chosen, guidance, decided_by),
+        what=f"session {session_id}",
+    ):
+        return replace(runner.outcome(), replayed=True)
+    assert request is not None  # (pending names it)
     if chosen is not None and request.option(chosen).effect == "raise_limit":
         _check_raise(runner.delegate.config, request, confirm_limit)
     the_clock = clock or FakeClock()

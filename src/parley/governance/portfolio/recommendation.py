@@ -21,7 +21,7 @@ from parley.governance.portfolio.record import (
     outcome_of,
     two_part,
 )
-from parley.governance.session import SessionOutcome, decide
+from parley.governance.session import SessionOutcome, check_decision, decide
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock, FakeClock
 
@@ -240,23 +240,17 @@ def decide_portfolio(
     pending = store.open_request(portfolio_id)
     pending_id = pending.request_id if pending is not None else None
     chosen = option.strip().upper() if option else None
-    stored = store.decision(request_id)
-    if stored is not None and request_id != pending_id:
-        if (stored.option, stored.guidance, stored.decided_by) == (chosen, guidance, decided_by):
-            return _replay(record, on_message).standing
-        raise StaleDecision(
-            f"request {request_id} was already answered by {stored.decided_by} (option {stored.option})",
-            pending=pending_id,
-            source=store.path,
-        )
-    if pending is None or request_id != pending_id:
-        raise StaleDecision(f"request {request_id!r} is not pending", pending=pending_id, source=store.path)
-    if expected_version is not None and expected_version != record.version:
-        raise StaleDecision(
-            f"portfolio {portfolio_id} changed since version {expected_version} (now {record.version})",
-            pending=pending_id,
-            source=store.path,
-        )
+    if check_decision(
+        store,
+        request_id,
+        pending=pending_id,
+        version=record.version,
+        expected_version=expected_version,
+        decision=(chosen, guidance, decided_by),
+        what=f"portfolio {portfolio_id}",
+    ):
+        return _replay(record, on_message).standing
+    assert pending is not None  # (check_decision passed: it is the request answered)
     if chosen is None:
         raise ScenarioError("a recommendation is answered with an option letter (--option)", field="option")
     picked = pending.option(chosen)
