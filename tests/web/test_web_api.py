@@ -406,3 +406,32 @@ def test_an_out_of_scale_raise_needs_the_new_limit_repeated(tmp_path: Path) -> N
         assert approved.status_code == 200, approved.text
         decisions = client.get(f"/api/sessions/{paused.session_id}").json()["decisions"]
         assert [(d["option"], d["decided_by"]) for d in decisions] == [("B", PRINCIPAL)]
+
+
+def test_a_portfolio_id_is_answered_with_its_sessions_not_as_unknown(
+    client: TestClient, paused: PausedSession
+) -> None:
+    from parley.governance import PolicyPrincipal
+    from parley.governance.counterparties import SimulatedCounterparty
+    from parley.governance.portfolio import run_portfolio
+
+    config = load_config("staffing")
+    store = SessionStore(paused.db)
+    try:
+        outcome = run_portfolio(
+            config,
+            [SimulatedCounterparty(config, name, 40 + i) for i, name in enumerate(("cooperative", "slow"))],
+            PolicyPrincipal({"boundary": "A", "final_approval": "A"}),
+            store,
+            config_source="staffing",
+            seed=40,
+            clock=FakeClock(),
+        )
+    finally:
+        store.close()
+    response = client.get(f"/api/sessions/{outcome.portfolio_id}")
+    assert response.status_code == 404
+    detail = response.json()["detail"]
+    assert "is a portfolio of sessions" in detail
+    assert all(c.member.session_id in detail for c in outcome.candidates), detail
+    assert client.get("/api/sessions/nope").json()["detail"] == "no session 'nope'"

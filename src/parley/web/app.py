@@ -37,7 +37,14 @@ from parley import __version__
 from parley.errors import ScenarioError, StaleDecision
 from parley.governance.audit import AuditError
 from parley.governance.safe_text import printable
-from parley.governance.session import SessionRunner, decide, load_runner, reply
+from parley.governance.session import (
+    SessionRunner,
+    decide,
+    is_portfolio,
+    load_runner,
+    portfolio_members,
+    reply,
+)
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock
 from parley.protocol.events import Event, Trajectory
@@ -170,7 +177,23 @@ def _runner(store: SessionStore, session_id: str, clock: Clock) -> SessionRunner
     except AuditError:
         raise  # a tampered record: answered 409 by the app's handler, never shown
     except ScenarioError:
+        members = _portfolio_members(store, session_id)
+        if members:  # a group of sessions with no transcript of its own: say so and name them
+            _fail(
+                404,
+                f"{session_id!r} is a portfolio of sessions ({', '.join(members)}): open one of them; "
+                "its recommendation is answered from the inbox",
+            )
         _fail(404, f"no session {session_id!r}")
+
+
+def _portfolio_members(store: SessionStore, session_id: str) -> list[str]:
+    """The sessions of the portfolio session_id, or [] when it is not one (or not there)."""
+    try:
+        row = store.load_session(session_id)
+    except ScenarioError:
+        return []
+    return portfolio_members(row) if is_portfolio(row) else []
 
 
 def _transcript_entry(event: Event) -> TranscriptEntry | None:
