@@ -140,3 +140,38 @@ def test_a_conditional_acceptance_in_negotiation_reaches_the_principal(staffing:
     request = step.request or _escalation(delegate)
     assert 'relocation package $20K ("provided the relocation package of 20k is included")' in request.problem
     assert "$80K" not in " ".join(text for _, text in delegate.transcript)
+
+
+def test_no_field_is_asked_more_often_than_allowed_in_any_phase() -> None:
+    """Screening questions in SCREEN and in NEGOTIATE: between two ambiguity decisions (a principal's
+    "continue screening" lifts the count) no field is asked more than ASKED_AT_MOST times."""
+    from parley.governance.config import load_config
+    from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
+    from parley.governance.delegate.questions import ASKED_AT_MOST, SCREENING_KINDS
+    from parley.governance.escalation import PolicyPrincipal, Trigger
+    from parley.governance.session import run_session
+    from parley.governance.store import SessionStore
+
+    worst = 0
+    for domain in ("staffing", "procurement", "leasing"):
+        config = load_config(domain)
+        for seed in range(6):
+            store = SessionStore()
+            outcome = run_session(
+                config,
+                SimulatedCounterparty(config, PERSONAS[seed % len(PERSONAS)], seed),
+                PolicyPrincipal(default="A", name="policy"),
+                store,
+                config_source=domain,
+                seed=seed,
+            )
+            counts: dict[str, int] = {}
+            for event in store.load_events(outcome.session_id):
+                if event.kind == "decision" and event.data.get("trigger") == Trigger.AMBIGUITY.value:
+                    counts.clear()
+                elif event.kind == "question" and event.data.get("kind") in SCREENING_KINDS:
+                    for name in event.data.get("fields", []):
+                        counts[str(name)] = counts.get(str(name), 0) + 1
+                        worst = max(worst, counts[str(name)])
+            store.close()
+    assert worst <= ASKED_AT_MOST

@@ -18,6 +18,7 @@ from typing import Any
 from parley.governance.config import load_yaml_data
 from parley.governance.delegate.core import DelegateCore
 from parley.governance.delegate.outbox import ask, send
+from parley.governance.delegate.questions import not_to_ask
 from parley.governance.delegate.records import DELEGATE, Step
 from parley.governance.drafting import Intent, format_amount, format_range
 from parley.governance.escalation import Trigger
@@ -200,16 +201,26 @@ def _respond(core: DelegateCore, strategy: PrincipalStrategy, position: Position
     return _offer(core, strategy, position, move, prefix, "counter-offer on the concession schedule")
 
 
-def _idle(core: DelegateCore, strategy: PrincipalStrategy, position: Position, prefix: str) -> Step:
-    """A reply that states no terms: stall handling, open screening questions, or the offer again."""
+def _stall_or_question(core: DelegateCore, prefix: str) -> Step | None:
+    """While negotiating: escalate a stall, or ask a screening question still open (never one already
+    answered or asked too often: `not_to_ask`) while the TCI is below complete; else None."""
     if core.memory.no_info >= core.config.thresholds.stall_rounds:
         return core.escalate(
             Trigger.AMBIGUITY, f"No progress for {core.memory.no_info} rounds while negotiating."
         )
-    question = screening_question(core.config, core.tci, core.templates, ranked=core.options.use_stcc)
+    question = screening_question(
+        core.config, core.tci, core.templates, ranked=core.options.use_stcc, exclude=not_to_ask(core)
+    )
     if question is not None and core.tci.weighted < core.config.thresholds.complete:
         core.transition(Action.ASK, State.NEGOTIATE, f"completing {list(question.fields)} before terms")
         return ask(core, question, prefix)
+    return None
+
+
+def _idle(core: DelegateCore, strategy: PrincipalStrategy, position: Position, prefix: str) -> Step:
+    """A reply that states no terms: stall handling, open screening questions, or the offer again."""
+    if (step := _stall_or_question(core, prefix)) is not None:
+        return step
     return _offer(core, strategy, position, strategy.opening(position), prefix, "re-stating the offer")
 
 
@@ -311,14 +322,8 @@ def _legacy_step(core: DelegateCore, text: str, prefix: str) -> Step:
     proposal = core.memory.proposal
     if acceptance.search(text) and proposal is not None:
         return summarize(core, {str(proposal["term"]): float(proposal["high"])})
-    if core.memory.no_info >= core.config.thresholds.stall_rounds:
-        return core.escalate(
-            Trigger.AMBIGUITY, f"No progress for {core.memory.no_info} rounds while negotiating."
-        )
-    question = screening_question(core.config, core.tci, core.templates, ranked=core.options.use_stcc)
-    if question is not None and core.tci.weighted < core.config.thresholds.complete:
-        core.transition(Action.ASK, State.NEGOTIATE, f"completing {list(question.fields)} before terms")
-        return ask(core, question, prefix)
+    if (step := _stall_or_question(core, prefix)) is not None:
+        return step
     return _legacy_propose(core, prefix, "re-stating the proposal")
 
 
