@@ -7,7 +7,6 @@ floors in test_detector_rates.py and tests/llm/test_leak_sets.py.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -18,25 +17,16 @@ sys.path[:0] = [str(ROOT / "tests" / "governance"), str(ROOT)]
 
 import measure_detectors as m  # noqa: E402
 
+from parley.experiments.gaia.principal import rate_interval  # noqa: E402
 from parley.governance.config import load_config  # noqa: E402
 from parley.governance.preflight import preflight  # noqa: E402
 
 HELDOUT = ROOT / "tests" / "data" / "gaia" / "heldout"
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of k successes in n trials."""
-    if n == 0:
-        return 0.0, 0.0
-    p = k / n
-    denominator = 1 + z * z / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre - half) / denominator, (centre + half) / denominator
-
-
 def show(name: str, k: int, n: int) -> None:
-    low, high = wilson(k, n)
+    interval = rate_interval(k, n)  # the Wilson interval the experiment reports use
+    low, high = interval.low, interval.high
     print(f"{name}: {k}/{n} = {k / n:.1%} (95% CI {low:.1%}-{high:.1%})")
 
 
