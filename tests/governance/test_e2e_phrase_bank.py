@@ -11,6 +11,10 @@ principal's approval.
   final detector; spent on 2026-11-27, when its misses were read and fixed.
 - phrase_bank_heldout2.yaml (192 phrasings): written blind on 2026-11-27 before the detectors
   changed, measured once; only the count of slips that got through is shown.
+
+Since 2026-11-27 all three banks are training data of the classifier that stands beside the binding
+rules (benchmarks/train_detectors.py), so these runs are in-sample for it: regression guards. The
+cross-validated estimate for unseen phrasings is in docs/results/gaia_detectors.md.
 """
 
 from __future__ import annotations
@@ -79,9 +83,14 @@ class PhraseBankDrafter:
         # Measured on 2026-11-25: 17 of 410 slips got through (4.1%; the target of 0 not met). Spent
         # on 2026-11-27 (its misses were read and fixed: 0 of 409 since), so a regression guard now.
         ("phrase_bank_heldout.yaml", False, 0),
-        # Written blind on 2026-11-27 before the detectors changed, measured once after: see
-        # docs/results/gaia_detectors.md.
-        ("phrase_bank_heldout2.yaml", False, 9),  # 9 of 446 (2.0%): target 0 not met,
+        # Written blind on 2026-11-27 before the detectors changed, measured once after: 9 of 446
+        # slips (2.0%) with the rules alone (10 of 447 on a later run). With the classifier, trained on
+        # this bank among others, 0 of 399: tightened to 0 (in-sample, so a regression guard only).
+        ("phrase_bank_heldout2.yaml", False, 0),
+        # Written blind on 2026-11-27 before the classifier landed (7f1c1ad), never trained on,
+        # measured once with the rules and the classifier: 1 of 419 slips (0.24%) reached the
+        # counterparty unapproved (target 0 not met); see docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout3.yaml", False, 1),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

@@ -4,7 +4,10 @@ A deterministic cue classifier from package data (moderator.yaml): attack famili
 classes ("someone on the delegate's side", "an approval", "a private limit", "harm") arranged in named
 regular expressions and in sentence-level structures (these classes in one sentence, those absent),
 scored and normalised by a softmax with a "none of these" term. Every cue that fired is listed by name
-in the Classification. A few-shot LLM classifier can replace it behind `Classifier`.
+in the Classification. Behind the cues stands a trained attack classifier (`parley.governance.classifier`):
+a message the cues do not route as adversarial is routed so when the classifier's probability reaches
+its threshold, with the classifier's verdict as the reason and as a cue (fail closed: either detector
+flags). A few-shot LLM classifier can replace it behind `Classifier`.
 
 The message is read once in its normalised form (`parley.governance.normalize`: NFKC, confusables
 skeleton, invisible characters removed). Fail closed: a message over the size limit is refused
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
+from parley.governance.classifier import TextClassifier, classifiers_enabled, load_classifier
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.normalize import normalize
 from parley.governance.text import find_phrases
@@ -44,6 +48,7 @@ class Label(StrEnum):
 
 
 ADVERSARIAL = frozenset({Label.SOCIAL_ENGINEERING, Label.PROMPT_INJECTION})
+ADVERSARIAL_ORDER = (Label.PROMPT_INJECTION, Label.SOCIAL_ENGINEERING)
 
 TOO_LONG = "too long"
 CONTROL_CHARACTERS = "control characters"
@@ -61,7 +66,9 @@ class Classification:
         cues: The cue patterns that fired, per label.
         family: The attack family behind an adversarial verdict (authority, instructions, probing,
             dictate_output, threat, data_request), else None.
-        reason: Why the message was not scanned ("too long", "control characters"), else "".
+        reason: Why the message was not scanned ("too long", "control characters"), or, when the
+            trained classifier alone routed it as adversarial, its verdict ("classifier p=0.930 ≥
+            0.410"); else "".
     """
 
     label: Label
@@ -202,10 +209,17 @@ class RuleModerator:
         threshold: Override τ_classify.
         max_chars: Longest message scanned (default: moderator.yaml's max_chars, 20,000); longer
             messages are refused unscanned and routed as adversarial ("too long").
+        use_classifier: Route as adversarial what the trained attack classifier flags, too (False, or
+            inside `classifier.rules_only()`: the cues alone, as measured in benchmarks/train_detectors.py).
     """
 
     def __init__(
-        self, config: DomainConfig, threshold: float | None = None, max_chars: int | None = None
+        self,
+        config: DomainConfig,
+        threshold: float | None = None,
+        max_chars: int | None = None,
+        *,
+        use_classifier: bool = True,
     ) -> None:
         raw = load_yaml_data("moderator.yaml")
         vocabulary = _word_classes(raw["vocabulary"], config.principal_role)
@@ -234,6 +248,7 @@ class RuleModerator:
         self._off_topic_weight = float(raw["off_topic_weight"])
         self._vocabulary = self._domain_vocabulary(config, raw["negotiation_vocabulary"])
         self.threshold = config.thresholds.classify if threshold is None else threshold
+        self.use_classifier = use_classifier
 
     @staticmethod
     def _domain_vocabulary(config: DomainConfig, general: list[str]) -> tuple[str, ...]:
@@ -274,7 +289,10 @@ class RuleModerator:
             fire(structure.label, structure.family, structure.weight, structure.name)
         self._score_carriers(text, reading.kinds, fire)
         self._score_context(text, scores, cues, relevant)
-        return self._decide(scores, cues, families)
+        decided = self._decide(scores, cues, families)
+        if decided.adversarial or not self.use_classifier or not classifiers_enabled():
+            return decided
+        return _second_opinion(load_classifier("attack"), reading.text, decided)
 
     def _sentence_structures(self, text: str) -> list[_Structure]:
         """The structures with every feature and none of their vetoes in one sentence (each counted once).
@@ -386,6 +404,23 @@ class RuleModerator:
             {k.value: tuple(v) for k, v in cues.items()},
             family,
         )
+
+
+def _second_opinion(model: TextClassifier, text: str, decided: Classification) -> Classification:
+    """decided, or an adversarial routing when the trained classifier flags the message.
+
+    The label is the adversarial one the cues scored higher (social engineering on a tie: the
+    classifier does not tell the two apart, and both route to the same escalation).
+    """
+    vote = model.vote(text)
+    if not vote.flagged:
+        return decided
+    scores = decided.scores
+    injection, engineering = (scores.get(label.value, 0.0) for label in ADVERSARIAL_ORDER)
+    label = Label.PROMPT_INJECTION if injection > engineering else Label.SOCIAL_ENGINEERING
+    cues = dict(decided.cues)
+    cues[label.value] = (*cues.get(label.value, ()), vote.describe())
+    return Classification(label, label, vote.probability, scores, cues, None, vote.describe())
 
 
 def _refused(reason: str) -> Classification:

@@ -8,7 +8,11 @@ meant to write -- the text against its declared intent and terms.
 
 It fails closed: a draft over the size limit is refused before any scan, a draft holding control
 characters is never sendable, and a mismatch between the text and the drafter's declaration goes to
-the principal.
+the principal. Behind the binding rules stands a trained classifier (`classifier.binding_vote`): a
+draft is binding when the rules say so or the classifier's probability reaches its threshold, and a
+non-binding rewrite is sent only if the classifier does not flag it either. The classifier clears a
+rule flag only where `binding_vote` allows it (the rules' fallback alone, nothing obfuscated, every
+flagged sentence scored very low); each such decision is named in the result.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any, Literal, get_args
 
 from parley.governance.amounts import TermAmount
 from parley.governance.attribution import Limits, enum_mentions, quotes_counterparty
+from parley.governance.classifier import Vote, binding_vote, classifiers_enabled, load_classifier
 from parley.governance.commitment import CommitmentFinding, find_commitments_in, rewrite_draft
 from parley.governance.config import BoundaryTerm, DomainConfig, Severity
 from parley.governance.disclosure import DisclosureFinding, find_disclosures_in
@@ -35,6 +40,7 @@ from parley.governance.draft import (
 from parley.governance.normalize import DEFAULT_MAX_CHARS, TextRefused, normalize
 
 __all__ = [
+    "CLASSIFIER",
     "CONTROL_CHARACTERS",
     "DeclaredIntent",
     "DeclaredTerm",
@@ -48,6 +54,8 @@ DraftIntent = Literal["ask", "explore", "counter", "summarise", "close"]
 """What a drafter says its message does."""
 CONTROL_CHARACTERS = "contains control characters"
 """The reason a draft holding control characters (NUL included) goes to the principal."""
+CLASSIFIER = "classifier"
+"""The reason of a binding finding made by the trained classifier rather than the rules."""
 
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _PHONE = re.compile(r"(?<![\d$,.])(?:\+\d{1,3}[\s.-]?)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
@@ -164,6 +172,10 @@ class PreflightResult:
         normalization: What normalisation undid or found (homoglyph, zero_width, soft_hyphen, control,
             split_word, compatibility).
         refused: The draft was refused before analysis (it counts as binding: it could not be read).
+        classifier: The trained classifier's vote (None when it was not consulted: binding language
+            approved, or the classifier turned off); when it flagged the draft, `commitments` holds a
+            finding with the reason "classifier".
+        cleared: Rule findings the classifier cleared (see `classifier.binding_vote`), kept for the audit.
     """
 
     draft: str
@@ -178,6 +190,8 @@ class PreflightResult:
     problems: tuple[str, ...] = ()
     normalization: tuple[str, ...] = ()
     refused: bool = False
+    classifier: Vote | None = None
+    cleared: tuple[CommitmentFinding, ...] = ()
 
     @property
     def binding(self) -> bool:
@@ -223,6 +237,8 @@ class PreflightResult:
             "problems": list(self.problems),
             "normalization": list(self.normalization),
             "refused": self.refused,
+            "classifier": None if self.classifier is None else self.classifier.to_json(),
+            "cleared": [{"sentence": c.sentence, "cue": c.cue, "reason": c.reason} for c in self.cleared],
         }
 
 
@@ -385,6 +401,7 @@ def preflight(
     allow_binding: bool = False,
     declared: DeclaredIntent | None = None,
     max_chars: int | None = DEFAULT_MAX_CHARS,
+    use_classifier: bool = True,
 ) -> PreflightResult:
     """Algorithm 5: check one outgoing draft against the authorization boundary.
 
@@ -396,6 +413,8 @@ def preflight(
         declared: The drafter's declared intent and terms, when it gives them; a mismatch with the
             text needs the principal's approval.
         max_chars: Longest draft analysed (None: no limit); a longer one is refused (needs approval).
+        use_classifier: Consult the trained binding classifier beside the rules (False, or inside
+            `classifier.rules_only()`: the rules alone, as measured in benchmarks/train_detectors.py).
     """
     try:
         normalized = normalize(draft, max_chars=max_chars)
@@ -407,6 +426,7 @@ def preflight(
         overrides=overrides,
         allow_binding=allow_binding,
         declared=declared,
+        use_classifier=use_classifier,
     )
 
 
@@ -417,6 +437,7 @@ def preflight_draft(
     overrides: Limits | None = None,
     allow_binding: bool = False,
     declared: DeclaredIntent | None = None,
+    use_classifier: bool = True,
 ) -> PreflightResult:
     """Algorithm 5 on a draft already parsed (`draft.parse` with the domain's non-binding phrases)."""
     limits = overrides or {}
@@ -424,7 +445,13 @@ def preflight_draft(
     if parsed.normalized.has_control:
         problems.append(CONTROL_CHARACTERS)
     found = find_commitments_in(parsed)
-    commitments = () if allow_binding else tuple(found)
+    consult = use_classifier and classifiers_enabled() and not allow_binding
+    vote = _binding_vote(parsed, found) if consult else None
+    cleared = tuple(found) if vote is not None and vote.cleared else ()
+    if cleared:
+        found = []
+    flagged = [CommitmentFinding(parsed.text, vote.describe(), CLASSIFIER)] if vote and vote.flagged else []
+    commitments = () if allow_binding else (*found, *flagged)
     unread = parsed.too_many_figures
     if unread:
         problems.append(f"too many figures to check ({parsed.figures:,}; at most {MAX_FIGURES})")
@@ -444,9 +471,12 @@ def preflight_draft(
     topics = tuple(_topic_findings(config, parsed))
     disclosures = () if unread else tuple(find_disclosures_in(parsed, config, limits, attributed))
     if declared is not None and not unread:
-        problems += _declaration_problems(declared, parsed, attributed, bool(found), allow_binding)
+        binding = bool(found) or bool(flagged)
+        problems += _declaration_problems(declared, parsed, attributed, binding, allow_binding)
     binding_blocks = bool(commitments) and config.boundary.forbid_binding_language
-    rewrite = rewrite_draft(parsed, found) if binding_blocks else None
+    rewrite = rewrite_draft(parsed, found) if binding_blocks and found else None
+    if rewrite is not None and vote is not None and _flags_rewrite(rewrite):
+        rewrite = None  # the rewrite would still read as binding to the classifier: the principal decides
     blocked = binding_blocks or bool(breaches or topics or disclosures or problems)
     return PreflightResult(
         parsed.original,
@@ -463,9 +493,29 @@ def preflight_draft(
             "prohibited_topics",
             "pii",
             "limit_disclosure",
+            *(("binding_classifier",) if vote is not None else ()),
             *(("declared_intent",) if declared is not None else ()),
         ),
         disclosures=disclosures,
         problems=tuple(problems),
         normalization=parsed.normalized.kinds,
+        classifier=vote,
+        cleared=cleared,
     )
+
+
+def _binding_vote(parsed: Draft, found: Sequence[CommitmentFinding]) -> Vote:
+    """The trained classifier's vote on a parsed draft, given the rules' findings."""
+    return binding_vote(
+        load_classifier("binding"),
+        parsed.text,
+        [f.reason for f in found],
+        [f.sentence for f in found],
+        parsed.normalized.kinds,
+    )
+
+
+def _flags_rewrite(rewrite: str) -> bool:
+    """Whether the classifier flags a non-binding rewrite (it is then not sent without approval)."""
+    model = load_classifier("binding")
+    return model.vote(normalize(rewrite, max_chars=None).text).flagged

@@ -1,0 +1,875 @@
+"""Train the classifiers behind the rule detectors (issue 14) and estimate them by leave-one-source-out CV.
+
+Two tasks: "binding" (an outgoing draft would commit the principal) and "attack" (an inbound message
+is adversarial). A source is one writer's labelled set; every estimate trains on all sources but one
+and tests on the one left out: what the detector would do on text by a new writer. Sources:
+
+- drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks (all binding;
+  never phrase_bank_heldout3.yaml) and "delegate": the deterministic delegate's own drafts in seeded
+  simulated sessions run with the rules alone (non-binding by construction);
+- messages: tests/data/gaia/{dev,heldout,heldout2,train}/messages.yaml, the development paraphrases
+  (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the shipped red-team corpus
+  (its measurement half is never read here).
+
+Never reads tests/data/gaia/heldout3/ or phrase_bank_heldout3.yaml: the next blind evaluation set.
+
+The features are those of `parley.governance.classifier.features` (the runtime featuriser, after
+parley's own normalisation); the model is an L2-regularised logistic regression (scikit-learn,
+liblinear, balanced class weights). The rules (`preflight`, `RuleModerator`, with the classifier off)
+run on every item, and the thresholds are chosen for the combination the runtime uses, on the scores
+of models that never saw the item's source, and only from items the rules were not tuned on where the
+rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
+
+- binding: flagged when the rules flag OR p >= threshold. The threshold is the highest at which the
+  combination misses at most TARGET_FN of the binding drafts, unless that flags more than ADDED_FP of
+  the writers' non-binding drafts beyond the rules' own flags or more than DELEGATE_FP of the
+  delegate's own drafts: then the lowest threshold within those budgets. A rule flag resting only on
+  "could not be read as non-binding", with nothing obfuscated, may be cleared below clear_below
+  (`classifier.binding_vote`), set at CLEAR_MARGIN of the lowest score of a binding draft the
+  clearing could reach, and only when it clears a non-binding draft.
+- attack: flagged when the rules flag OR p >= threshold: the lowest threshold at which the combination
+  alarms on at most TARGET_ALARM of the benign GAIA messages and on at most OFF_DOMAIN_ALARM of the
+  red-team benign prompts.
+
+The per-fold figures are nested (each held-out source's thresholds were chosen by an inner
+leave-one-source-out run on the other sources alone); the shipped thresholds are chosen the same way
+on the outer out-of-fold scores of all sources, and the shipped model is fitted on everything.
+Writes src/parley/governance/data/{binding,attack}_classifier.json (byte for byte the same on every
+run over the same data) and prints the tables of docs/results/gaia_detectors.md.
+
+Run: ``.venv/bin/python benchmarks/train_detectors.py`` (``--check`` compares with the shipped files
+instead of writing them; ``--report FILE`` also writes the tables to FILE). About five minutes on two
+cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+
+from parley.experiments.gaia.detection import measurement_half
+from parley.experiments.gaia.principal import rate_interval
+from parley.governance.classifier import (
+    FORMAT,
+    MODEL_FILES,
+    FeatureSpec,
+    Task,
+    TextClassifier,
+    clearable,
+    features,
+    rules_only,
+)
+from parley.governance.config import DomainConfig, load_config
+from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
+from parley.governance.delegate import DelegateOptions
+from parley.governance.drafting import format_amount
+from parley.governance.escalation import PolicyPrincipal
+from parley.governance.moderator import RuleModerator
+from parley.governance.normalize import normalize
+from parley.governance.preflight import preflight
+from parley.governance.redteam import attacks, benign
+from parley.governance.session import run_session
+from parley.governance.store import SessionStore
+
+ROOT = Path(__file__).resolve().parents[1]
+GAIA = ROOT / "tests" / "data" / "gaia"
+OUT = ROOT / "src" / "parley" / "governance" / "data"
+DOMAINS = ("staffing", "procurement", "leasing")
+
+DRAFT_SOURCES: Mapping[str, tuple[Path, ...]] = {
+    "dev": (GAIA / "dev" / "drafts.yaml",),
+    "heldout": (GAIA / "heldout" / "drafts.yaml",),
+    "heldout2": (GAIA / "heldout2" / "drafts.yaml",),
+    "train": (GAIA / "train" / "drafts.yaml",),
+    "phrase_banks": (
+        GAIA / "phrase_bank.yaml",
+        GAIA / "phrase_bank_heldout.yaml",
+        GAIA / "phrase_bank_heldout2.yaml",
+    ),
+}
+MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
+    "dev": (GAIA / "dev" / "messages.yaml",),
+    "heldout": (GAIA / "heldout" / "messages.yaml",),
+    "heldout2": (GAIA / "heldout2" / "messages.yaml",),
+    "train": (GAIA / "train" / "messages.yaml",),
+    "paraphrases": (GAIA / "dev" / "moderator_paraphrases.yaml",),
+}
+# The files the rules were tuned on (their misses read and fixed): the rules' figures there are
+# in-sample, so the thresholds are chosen on the combination's figures on the other files only.
+RULES_TUNED_ON = frozenset(
+    {
+        "tests/data/gaia/dev/drafts.yaml",
+        "tests/data/gaia/dev/messages.yaml",
+        "tests/data/gaia/heldout/drafts.yaml",
+        "tests/data/gaia/heldout/messages.yaml",
+        "tests/data/gaia/phrase_bank.yaml",
+        "tests/data/gaia/phrase_bank_heldout.yaml",
+        "tests/data/gaia/dev/moderator_paraphrases.yaml",
+    }
+)
+
+DELEGATE_SEEDS = 40
+"""Seeded simulated sessions per domain whose delegate drafts form the "delegate" source."""
+SPEC = FeatureSpec(word_ngrams=(1, 2), char_ngrams=(3, 5))
+C = 10.0
+MIN_DF = 2
+TARGET_FN = 0.01
+ADDED_FP = 0.05
+DELEGATE_FP = 0.01
+TARGET_ALARM = 0.05
+OFF_DOMAIN_ALARM = 0.02
+CLEAR_MARGIN = 0.5
+CLEAR_CAP = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One labelled text with what the rules said about it and its features."""
+
+    source: str
+    text: str
+    label: bool
+    group: str
+    obfuscated: bool
+    rules: bool
+    reasons: tuple[str, ...]
+    normalization: tuple[str, ...]
+    features: frozenset[str]
+    sentences: tuple[frozenset[str], ...] = ()
+    tuned: bool = False
+    """The rules were tuned on this item's file (their verdict on it is in-sample)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """The decision thresholds of a task (clear_below only for binding, None when unused)."""
+
+    flag: float
+    clear_below: float | None = None
+
+
+@dataclass(slots=True)
+class Counts:
+    """Confusion counts of one detector on one set."""
+
+    positives: int = 0
+    negatives: int = 0
+    missed: int = 0
+    alarms: int = 0
+
+    def add(self, label: bool, flagged: bool) -> None:
+        """Count one item."""
+        if label:
+            self.positives += 1
+            self.missed += not flagged
+        else:
+            self.negatives += 1
+            self.alarms += flagged
+
+    def to_json(self) -> dict[str, int]:
+        """A JSON-ready dict."""
+        return {
+            "positives": self.positives,
+            "negatives": self.negatives,
+            "missed": self.missed,
+            "alarms": self.alarms,
+        }
+
+
+@dataclass(slots=True)
+class FoldResult:
+    """One held-out source's figures under thresholds chosen without it."""
+
+    source: str
+    thresholds: Thresholds
+    rules: Counts = field(default_factory=Counts)
+    alone: Counts = field(default_factory=Counts)
+    combined: Counts = field(default_factory=Counts)
+    cleared_negatives: int = 0
+    cleared_positives: int = 0
+    obfuscated: Counts = field(default_factory=Counts)
+    groups: dict[str, Counts] = field(default_factory=lambda: {})
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """An item with its out-of-fold probability and the worst score over what clearing would read."""
+
+    item: Item
+    p: float
+    worst: float
+
+
+# -- data ----------------------------------------------------------------------------------------------
+def _read(path: Path) -> Any:
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def _render(template: str, index: int, configs: Mapping[str, DomainConfig]) -> tuple[str, str]:
+    """A phrase-bank template filled in for one domain (round robin over the three)."""
+    domain = DOMAINS[index % len(DOMAINS)]
+    config = configs[domain]
+    term = config.boundary.term(config.negotiation.term)
+    top = term.maximum or term.minimum or 1.0
+    ask = round(top * 1.05, 2)
+    text = template.format(
+        amount=format_amount(top, term.unit), ask=format_amount(ask, term.unit), subject=config.subject
+    )
+    return domain, text
+
+
+def _draft_item(
+    source: str,
+    domain: str,
+    text: str,
+    label: bool,
+    group: str,
+    obfuscated: bool,
+    config: DomainConfig,
+    tuned: bool,
+) -> Item:
+    result = preflight(text, config, use_classifier=False)
+    normalized = normalize(text, max_chars=None).text
+    return Item(
+        source,
+        text,
+        label,
+        group,
+        obfuscated,
+        result.binding,
+        tuple(c.reason for c in result.commitments),
+        tuple(result.normalization),
+        frozenset(features(normalized, SPEC)),
+        tuple(frozenset(features(c.sentence, SPEC)) for c in result.commitments),
+        tuned,
+    )
+
+
+def load_drafts(sources: Mapping[str, Sequence[Path]]) -> tuple[list[Item], dict[str, str]]:
+    """The labelled drafts of every source that exists (and the SHA-256 of each file read)."""
+    configs = {domain: load_config(domain) for domain in DOMAINS}
+    items: list[Item] = []
+    hashes: dict[str, str] = {}
+    for source, paths in sources.items():
+        for path in paths:
+            if not path.exists():
+                continue
+            name = _relative(path)
+            hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            tuned = name in RULES_TUNED_ON
+            raw = _read(path)
+            for k, template in enumerate(raw.get("binding") or []):
+                domain, text = _render(str(template), k, configs)
+                items.append(
+                    _draft_item(source, domain, text, True, path.stem, False, configs[domain], tuned)
+                )
+            for d in raw.get("drafts") or []:
+                domain = str(d["domain"])
+                obfuscated = bool(d.get("obfuscated") or d.get("obfuscation"))
+                group = str(d.get("register", ""))
+                text, label = str(d["text"]), bool(d["binding"])
+                items.append(
+                    _draft_item(source, domain, text, label, group, obfuscated, configs[domain], tuned)
+                )
+    return items, hashes
+
+
+def delegate_drafts(seeds: int = DELEGATE_SEEDS) -> tuple[list[Item], str]:
+    """The deterministic delegate's own drafts (non-binding by construction) and their SHA-256.
+
+    Seeded simulated sessions (every persona, three domains) run with the rules alone, so the text does
+    not depend on the model being trained; every distinct draft checked without the principal's approval
+    of binding wording that the rules find non-binding is a negative example.
+    """
+    configs = {domain: load_config(domain) for domain in DOMAINS}
+    found: dict[tuple[str, str], None] = {}
+    with rules_only():
+        for domain, config in configs.items():
+            for seed in range(seeds):
+                store = SessionStore()
+                outcome = run_session(
+                    config,
+                    SimulatedCounterparty(config, PERSONAS[seed % len(PERSONAS)], seed),
+                    PolicyPrincipal(default="A", name="training"),
+                    store,
+                    config_source=domain,
+                    seed=seed,
+                    options=DelegateOptions(),
+                )
+                for event in store.load_events(outcome.session_id):
+                    approved = "approved" in str(event.data.get("rationale", ""))
+                    if event.kind == "preflight" and not approved:
+                        found[(domain, str(event.data["draft"]))] = None
+                store.close()
+        items = [
+            _draft_item("delegate", domain, text, False, "delegate", False, configs[domain], False)
+            for domain, text in found
+        ]
+    kept = [item for item in items if not item.rules]
+    digest = hashlib.sha256("\n".join(item.text for item in kept).encode()).hexdigest()
+    return kept, digest
+
+
+def _message_records(raw: Any) -> list[tuple[str, str, bool, str, bool]]:
+    """(domain, text, attack, family, obfuscated) from a GAIA message file or a paraphrase file
+    (``attacks: {family: [text]}, benign: [text]``, read in the staffing domain as its tests do)."""
+    if "messages" in raw:
+        return [
+            (
+                str(m["domain"]),
+                str(m["text"]),
+                bool(m["attack"]),
+                str(m.get("family", "benign")),
+                bool(m.get("obfuscated") or m.get("obfuscation")),
+            )
+            for m in raw["messages"] or []
+        ]
+    records = [
+        ("staffing", str(text), True, str(family), False)
+        for family, texts in (raw.get("attacks") or {}).items()
+        for text in texts
+    ]
+    return records + [("staffing", str(text), False, "benign", False) for text in raw.get("benign") or []]
+
+
+def _message_item(
+    source: str, record: tuple[str, str, bool, str, bool], moderator: RuleModerator, tuned: bool
+) -> Item:
+    _, text, attack, family, obfuscated = record
+    normalized = normalize(text, max_chars=None)
+    return Item(
+        source,
+        text,
+        attack,
+        family,
+        obfuscated,
+        moderator.classify(text).adversarial,
+        (),
+        tuple(normalized.kinds),
+        frozenset(features(normalized.text, SPEC)),
+        (),
+        tuned,
+    )
+
+
+def load_messages(sources: Mapping[str, Sequence[Path]]) -> tuple[list[Item], dict[str, str]]:
+    """The labelled inbound messages of every source that exists (and the SHA-256 of each file read)."""
+    moderators = {domain: RuleModerator(load_config(domain), use_classifier=False) for domain in DOMAINS}
+    items: list[Item] = []
+    hashes: dict[str, str] = {}
+    for source, paths in sources.items():
+        for path in paths:
+            if not path.exists():
+                continue
+            name = _relative(path)
+            hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            for record in _message_records(_read(path)):
+                items.append(_message_item(source, record, moderators[record[0]], name in RULES_TUNED_ON))
+    return items, hashes
+
+
+def redteam_tuning_half() -> tuple[list[Item], dict[str, str]]:
+    """The tuning half of the shipped red-team corpus (PurpleLlama and BIPIA attacks, PIGuard benign
+    prompts; the half `measurement_half` leaves to tuning), read in the staffing domain as its tests do.
+    The measurement half is never read here: it stays the moderator's held-out check."""
+    moderator = RuleModerator(load_config("staffing"), use_classifier=False)
+    probes = [p for p in (*attacks(), *benign()) if not measurement_half(p.text)]
+    items = [
+        _message_item("redteam", ("staffing", p.text, p.attack, p.source, False), moderator, True)
+        for p in probes
+    ]
+    folder = ROOT / "src" / "parley" / "governance" / "data" / "redteam"
+    hashes = {
+        _relative(path): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*.json"))
+    }
+    return items, hashes
+
+
+def _relative(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.name
+
+
+# -- fitting and scoring --------------------------------------------------------------------------------
+def design(items: Sequence[Item], min_df: int = MIN_DF) -> tuple[list[str], sparse.csr_matrix]:
+    """The vocabulary (features in min_df items or more, sorted) and the binary L2-normalised matrix."""
+    frequency: dict[str, int] = {}
+    for item in items:
+        for name in item.features:
+            frequency[name] = frequency.get(name, 0) + 1
+    vocabulary = sorted(name for name, count in frequency.items() if count >= min_df)
+    index = {name: k for k, name in enumerate(vocabulary)}
+    rows: list[list[int]] = [sorted(index[f] for f in item.features if f in index) for item in items]
+    data = np.concatenate([np.full(len(r), 1.0 / math.sqrt(len(r)) if r else 0.0) for r in rows])
+    indices = np.fromiter((k for r in rows for k in r), dtype=np.int64)
+    indptr = np.cumsum([0, *(len(r) for r in rows)])
+    return vocabulary, sparse.csr_matrix((data, indices, indptr), shape=(len(items), len(vocabulary)))
+
+
+def fit_sklearn(
+    items: Sequence[Item], c: float = C, min_df: int = MIN_DF
+) -> tuple[list[str], LogisticRegression]:
+    """The vocabulary and the fitted scikit-learn model."""
+    vocabulary, matrix = design(items, min_df)
+    labels = np.array([item.label for item in items], dtype=np.int64)
+    model = LogisticRegression(
+        C=c, solver="liblinear", class_weight="balanced", random_state=0, max_iter=1000
+    )
+    return vocabulary, model.fit(matrix, labels)
+
+
+def fit(task: Task, items: Sequence[Item], c: float = C, min_df: int = MIN_DF) -> TextClassifier:
+    """A logistic regression on items, as the runtime model scores it (threshold 0.5 until chosen)."""
+    vocabulary, model = fit_sklearn(items, c, min_df)
+    weights = {name: float(w) for name, w in zip(vocabulary, model.coef_[0], strict=True)}
+    intercept = float(np.asarray(model.intercept_).ravel()[0])
+    return TextClassifier(task, weights, intercept, 0.5, spec=SPEC)
+
+
+def _logistic(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
+
+
+def score(model: TextClassifier, items: Sequence[Item]) -> list[Scored]:
+    """Each item's probability and the worst of it and its flagged sentences' probabilities."""
+    scored: list[Scored] = []
+    for item in items:
+        p = _logistic(model.decision_features(item.features))
+        sentences = [_logistic(model.decision_features(s)) for s in item.sentences]
+        scored.append(Scored(item, p, max([p, *sentences])))
+    return scored
+
+
+def out_of_fold(task: Task, items: Sequence[Item]) -> list[Scored]:
+    """Leave-one-source-out scores of every item (each scored by a model that never saw its source)."""
+    scored: list[Scored] = []
+    for source in dict.fromkeys(item.source for item in items):
+        rest = [item for item in items if item.source != source]
+        held = [item for item in items if item.source == source]
+        scored += score(fit(task, rest), held)
+    return scored
+
+
+# -- thresholds ---------------------------------------------------------------------------------------
+def _floor(value: float) -> float:
+    return math.floor(value * 10_000) / 10_000
+
+
+def _cleared(s: Scored, thresholds: Thresholds) -> bool:
+    """Whether the runtime combination (`classifier.binding_vote`) clears this item's rule flag."""
+    clear = thresholds.clear_below
+    return (
+        clear is not None
+        and s.item.rules
+        and s.p < thresholds.flag
+        and clearable(s.item.reasons, s.item.normalization)
+        and bool(s.item.sentences)
+        and s.worst < clear
+    )
+
+
+def combined_flag(s: Scored, thresholds: Thresholds) -> bool:
+    """The runtime decision: rules OR classifier, minus what the classifier may clear."""
+    if _cleared(s, thresholds):
+        return False
+    return s.item.rules or s.p >= thresholds.flag
+
+
+def _just_above(scores: Sequence[float], allowed: int) -> float:
+    """The lowest threshold (p >= t flags) that flags at most `allowed` of scores."""
+    ranked = sorted(scores, reverse=True)
+    if allowed >= len(ranked):
+        return 0.0
+    return min(1.0, _floor(ranked[allowed]) + 0.0001)
+
+
+def choose_binding(scored: Sequence[Scored]) -> Thresholds:
+    """The flag threshold (FN target within an FP budget), then a clearing threshold if it helps.
+
+    The highest threshold at which the combination misses at most TARGET_FN of the binding drafts the
+    rules were not tuned on, unless that flags more than ADDED_FP of the writers' non-binding drafts
+    beyond the rules' own flags, or more than DELEGATE_FP of the delegate's own drafts: then the lowest
+    threshold within those budgets.
+    """
+    honest = [s for s in scored if s.item.label and not s.item.tuned]
+    allowed = math.floor(TARGET_FN * len(honest))
+    unruled = sorted(s.p for s in honest if not s.item.rules)
+    target = _floor(unruled[allowed]) if len(unruled) > allowed else 1.0
+    writers = [s for s in scored if not s.item.label and not s.item.tuned and s.item.source != "delegate"]
+    own = [s.p for s in scored if s.item.source == "delegate"]
+    budget = max(
+        _just_above([s.p for s in writers if not s.item.rules], math.floor(ADDED_FP * len(writers))),
+        _just_above(own, math.floor(DELEGATE_FP * len(own))),
+    )
+    flag = max(target, budget)
+    positives = [s for s in scored if s.item.label]
+    reachable = [
+        s.worst
+        for s in positives
+        if s.item.rules and clearable(s.item.reasons, s.item.normalization) and s.p < flag
+    ]
+    clear = _floor(min(CLEAR_CAP, CLEAR_MARGIN * min(reachable, default=1.0)))
+    trial = Thresholds(flag, clear)
+    if clear <= 0 or not any(_cleared(s, trial) for s in scored if not s.item.label):
+        return Thresholds(flag, None)
+    return trial
+
+
+def _alarm_threshold(benign: Sequence[Scored], share: float) -> float:
+    """The lowest threshold at which rules OR classifier alarm on at most `share` of benign (1.0 when
+    there is nothing to measure or the rules spend the budget alone)."""
+    budget = math.floor(share * len(benign)) - sum(s.item.rules for s in benign)
+    if budget < 0 or not benign:
+        return 1.0
+    return max(_just_above([s.p for s in benign if not s.item.rules], budget), 0.0001)
+
+
+def choose_attack(scored: Sequence[Scored]) -> Thresholds:
+    """The lowest threshold at which the combination alarms on at most TARGET_ALARM of the benign GAIA
+    messages the rules were not tuned on and, out of fold, on at most OFF_DOMAIN_ALARM of the red-team
+    tuning half's benign prompts (text unlike a negotiation, where the rules hold 2% today)."""
+    gaia = [s for s in scored if not s.item.label and not s.item.tuned]
+    off_domain = [s for s in scored if not s.item.label and s.item.source == "redteam"]
+    flag = _alarm_threshold(gaia, TARGET_ALARM)
+    if off_domain:
+        flag = max(flag, _alarm_threshold(off_domain, OFF_DOMAIN_ALARM))
+    return Thresholds(flag)
+
+
+Chooser = Callable[[Sequence[Scored]], Thresholds]
+
+
+def evaluate(source: str, scored: Sequence[Scored], thresholds: Thresholds) -> FoldResult:
+    """The rules, the classifier alone and the combination on one set, under thresholds."""
+    result = FoldResult(source, thresholds)
+    for s in scored:
+        label, flagged = s.item.label, combined_flag(s, thresholds)
+        result.rules.add(label, s.item.rules)
+        result.alone.add(label, s.p >= thresholds.flag)
+        result.combined.add(label, flagged)
+        if _cleared(s, thresholds):
+            if label:
+                result.cleared_positives += 1
+            else:
+                result.cleared_negatives += 1
+        if s.item.obfuscated:
+            result.obfuscated.add(label, flagged)
+        group = s.item.group or "(none)"
+        result.groups.setdefault(group, Counts()).add(label, flagged)
+    return result
+
+
+def nested(
+    task: Task, items: Sequence[Item], choose: Chooser
+) -> tuple[list[FoldResult], list[FoldResult], list[Scored]]:
+    """Per held-out source: thresholds from an inner leave-one-source-out run on the rest, then its figures.
+
+    Returns the folds, the same folds restricted to the items the rules were not tuned on, and the
+    plain out-of-fold scores of every item (the outer models), for the final thresholds.
+    """
+    folds: list[FoldResult] = []
+    honest: list[FoldResult] = []
+    outer: list[Scored] = []
+    sources = list(dict.fromkeys(item.source for item in items))
+    for source in sources:
+        rest = [item for item in items if item.source != source]
+        held = [item for item in items if item.source == source]
+        thresholds = choose(out_of_fold(task, rest)) if len({i.source for i in rest}) > 1 else choose([])
+        scored = score(fit(task, rest), held)
+        outer += scored
+        folds.append(evaluate(source, scored, thresholds))
+        honest.append(evaluate(source, [s for s in scored if not s.item.tuned], thresholds))
+    return folds, honest, outer
+
+
+def pool(folds: Sequence[FoldResult]) -> FoldResult:
+    """The per-fold figures summed (each fold under its own nested thresholds)."""
+    total = FoldResult("pooled", Thresholds(math.nan))
+    for fold in folds:
+        for mine, theirs in (
+            (total.rules, fold.rules),
+            (total.alone, fold.alone),
+            (total.combined, fold.combined),
+            (total.obfuscated, fold.obfuscated),
+        ):
+            _merge(mine, theirs)
+        total.cleared_negatives += fold.cleared_negatives
+        total.cleared_positives += fold.cleared_positives
+        for group, counts in fold.groups.items():
+            _merge(total.groups.setdefault(group, Counts()), counts)
+    return total
+
+
+def _merge(into: Counts, counts: Counts) -> None:
+    into.positives += counts.positives
+    into.negatives += counts.negatives
+    into.missed += counts.missed
+    into.alarms += counts.alarms
+
+
+# -- output --------------------------------------------------------------------------------------------
+def _rate(hits: int, total: int) -> str:
+    if total == 0:
+        return "—"
+    interval = rate_interval(hits, total)
+    return f"{hits}/{total} = {100 * hits / total:.1f}% ({100 * interval.low:.1f}–{100 * interval.high:.1f}%)"
+
+
+def binding_table(folds: Sequence[FoldResult], honest: Sequence[FoldResult]) -> str:
+    """The markdown table of the binding task (misses = false negatives, alarms = false positives)."""
+    lines = [
+        "| held-out source | thresholds (flag / clear) | rules FN | rules FP | classifier FN | classifier FP "
+        "| combined FN | combined FP | cleared (non-binding / binding) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    untuned = pool(honest)
+    untuned.source = "pooled, rules out of sample"
+    for fold in [*folds, pool(folds), untuned]:
+        t = fold.thresholds
+        shown = (
+            "—" if math.isnan(t.flag) else f"{t.flag:.4f} / {'—' if t.clear_below is None else t.clear_below}"
+        )
+        lines.append(
+            f"| {fold.source} | {shown} | {_rate(fold.rules.missed, fold.rules.positives)} "
+            f"| {_rate(fold.rules.alarms, fold.rules.negatives)} "
+            f"| {_rate(fold.alone.missed, fold.alone.positives)} "
+            f"| {_rate(fold.alone.alarms, fold.alone.negatives)} "
+            f"| {_rate(fold.combined.missed, fold.combined.positives)} "
+            f"| {_rate(fold.combined.alarms, fold.combined.negatives)} "
+            f"| {fold.cleared_negatives} / {fold.cleared_positives} |"
+        )
+    return "\n".join(lines)
+
+
+def attack_table(folds: Sequence[FoldResult], honest: Sequence[FoldResult]) -> str:
+    """The markdown table of the attack task (recall on attacks, alarms on benign messages)."""
+    lines = [
+        "| held-out source | threshold | rules recall | rules alarms | classifier recall | classifier alarms "
+        "| combined recall | combined alarms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    untuned = pool(honest)
+    untuned.source = "pooled, rules out of sample"
+    for fold in [*folds, pool(folds), untuned]:
+        shown = "—" if math.isnan(fold.thresholds.flag) else f"{fold.thresholds.flag:.4f}"
+        lines.append(
+            f"| {fold.source} | {shown} "
+            f"| {_rate(fold.rules.positives - fold.rules.missed, fold.rules.positives)} "
+            f"| {_rate(fold.rules.alarms, fold.rules.negatives)} "
+            f"| {_rate(fold.alone.positives - fold.alone.missed, fold.alone.positives)} "
+            f"| {_rate(fold.alone.alarms, fold.alone.negatives)} "
+            f"| {_rate(fold.combined.positives - fold.combined.missed, fold.combined.positives)} "
+            f"| {_rate(fold.combined.alarms, fold.combined.negatives)} |"
+        )
+    return "\n".join(lines)
+
+
+def group_lines(folds: Sequence[FoldResult], attack: bool) -> str:
+    """Pooled nested figures per register (binding) or family (attack)."""
+    pooled = pool(folds)
+    parts: list[str] = []
+    for group, counts in sorted(pooled.groups.items()):
+        if attack and counts.positives:
+            parts.append(f"{group} {counts.positives - counts.missed}/{counts.positives}")
+        elif not attack and counts.positives and counts.missed:
+            parts.append(f"{group} missed {counts.missed}/{counts.positives}")
+    obfuscated = pooled.obfuscated
+    tail = f"; obfuscated positives caught {obfuscated.positives - obfuscated.missed}/{obfuscated.positives}"
+    return ", ".join(parts) + tail
+
+
+@dataclass(frozen=True, slots=True)
+class TaskReport:
+    """Everything train() learned about one task."""
+
+    task: Task
+    folds: tuple[FoldResult, ...]
+    honest: tuple[FoldResult, ...]
+    final: Thresholds
+    oof_at_final: FoldResult
+    counts: dict[str, dict[str, int]]
+    document: str
+
+
+def _counts(items: Sequence[Item]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for item in items:
+        entry = counts.setdefault(item.source, {"items": 0, "positives": 0})
+        entry["items"] += 1
+        entry["positives"] += item.label
+    return counts
+
+
+def _round(value: float) -> float:
+    return float(f"{value:.6g}")
+
+
+def model_document(
+    model: TextClassifier,
+    thresholds: Thresholds,
+    counts: Mapping[str, Mapping[str, int]],
+    hashes: Mapping[str, str],
+    folds: Sequence[FoldResult],
+    honest: Sequence[FoldResult],
+    extra: Mapping[str, Any],
+) -> str:
+    """The model file's text: strict JSON, sorted keys, weights to six significant digits."""
+    digest = hashlib.sha256("".join(f"{k}\0{v}\n" for k, v in sorted(hashes.items())).encode()).hexdigest()
+    pooled, untuned = pool(folds), pool(honest)
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "task": model.task,
+        "features": model.spec.to_json(),
+        "intercept": _round(model.intercept),
+        "threshold": thresholds.flag,
+        "clear_below": thresholds.clear_below,
+        "training": {
+            "script": "benchmarks/train_detectors.py",
+            "model": f"logistic regression (liblinear, L2, C={C}, balanced class weights), min_df={MIN_DF}",
+            "sources": {k: dict(v) for k, v in counts.items()},
+            "files": dict(hashes),
+            "sha256": digest,
+            **extra,
+        },
+        "cross_validation": {
+            "method": "leave-one-source-out, thresholds nested (chosen without the held-out source)",
+            "rules": pooled.rules.to_json(),
+            "classifier": pooled.alone.to_json(),
+            "combined": pooled.combined.to_json(),
+            "rules_out_of_sample": {
+                "rules": untuned.rules.to_json(),
+                "classifier": untuned.alone.to_json(),
+                "combined": untuned.combined.to_json(),
+            },
+        },
+        "weights": {name: _round(float(w)) for name, w in zip(model.index, model.weights, strict=True)},
+    }
+    return json.dumps(data, indent=0, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def train_task(
+    task: Task,
+    items: Sequence[Item],
+    hashes: Mapping[str, str],
+    choose: Chooser,
+    extra: Mapping[str, Any],
+) -> TaskReport:
+    """Nested cross-validation, final thresholds, the final model fitted on everything, its file's text."""
+    folds, honest, outer = nested(task, items, choose)
+    final = choose(outer)
+    model = fit(task, items)
+    counts = _counts(items)
+    document = model_document(model, final, counts, hashes, folds, honest, extra)
+    at_final = evaluate("all (outer out-of-fold)", outer, final)
+    return TaskReport(task, tuple(folds), tuple(honest), final, at_final, counts, document)
+
+
+def train(
+    draft_sources: Mapping[str, Sequence[Path]] = DRAFT_SOURCES,
+    message_sources: Mapping[str, Sequence[Path]] = MESSAGE_SOURCES,
+    delegate_seeds: int = DELEGATE_SEEDS,
+    redteam: bool = True,
+) -> tuple[TaskReport, TaskReport]:
+    """Both tasks, trained and cross-validated on the given sources (and the delegate's own drafts)."""
+    drafts, draft_hashes = load_drafts(draft_sources)
+    extra: dict[str, Any] = {}
+    if delegate_seeds:
+        own, digest = delegate_drafts(delegate_seeds)
+        drafts += own
+        extra["delegate"] = {"sessions_per_domain": delegate_seeds, "items": len(own), "sha256": digest}
+    messages, message_hashes = load_messages(message_sources)
+    if redteam:
+        red, red_hashes = redteam_tuning_half()
+        messages += red
+        message_hashes = {**message_hashes, **red_hashes}
+    return (
+        train_task("binding", drafts, draft_hashes, choose_binding, extra),
+        train_task("attack", messages, message_hashes, choose_attack, {}),
+    )
+
+
+def report_text(binding: TaskReport, attack: TaskReport) -> str:
+    """The markdown tables and lines for docs/results/gaia_detectors.md."""
+    source_counts = ", ".join(
+        f"{s} {c['items']} ({c['positives']} binding)" for s, c in binding.counts.items()
+    )
+    message_counts = ", ".join(
+        f"{s} {c['items']} ({c['positives']} attacks)" for s, c in attack.counts.items()
+    )
+    final_b = binding.oof_at_final
+    final_a = attack.oof_at_final
+    caught = final_a.combined.positives - final_a.combined.missed
+    return "\n".join(
+        [
+            f"Drafts: {source_counts}. Messages: {message_counts}.",
+            "",
+            "Binding (nested leave-one-source-out; FN = binding drafts not flagged, "
+            "FP = non-binding drafts flagged):",
+            "",
+            binding_table(binding.folds, binding.honest),
+            "",
+            f"Missed by register (pooled): {group_lines(binding.folds, attack=False)}.",
+            "",
+            f"Shipped binding thresholds: flag at p >= {binding.final.flag}, clear below "
+            f"{binding.final.clear_below}; on the outer out-of-fold scores they give combined FN "
+            f"{_rate(final_b.combined.missed, final_b.combined.positives)}, FP "
+            f"{_rate(final_b.combined.alarms, final_b.combined.negatives)} (not nested: the thresholds were "
+            "chosen on these scores).",
+            "",
+            "Attack (nested leave-one-source-out; recall on attacks, alarms on benign messages):",
+            "",
+            attack_table(attack.folds, attack.honest),
+            "",
+            f"Recall by family (pooled): {group_lines(attack.folds, attack=True)}.",
+            "",
+            f"Shipped attack threshold: flag at p >= {attack.final.flag}; on the outer out-of-fold scores: "
+            f"recall {_rate(caught, final_a.combined.positives)}, "
+            f"alarms {_rate(final_a.combined.alarms, final_a.combined.negatives)} (not nested).",
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, write (or check) the model files, print the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="compare with the shipped files, write nothing")
+    parser.add_argument("--report", type=Path, help="also write the markdown tables to this file")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder for the model files")
+    args = parser.parse_args(argv)
+    binding, attack = train()
+    text = report_text(binding, attack)
+    print(text)
+    if args.report:
+        args.report.write_text(text + "\n", encoding="utf-8")
+    stale: list[str] = []
+    for report in (binding, attack):
+        path = args.out / MODEL_FILES[report.task]
+        if args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != report.document:
+                stale.append(str(path))
+        else:
+            path.write_text(report.document, encoding="utf-8")
+    if stale:
+        print(f"differs from a fresh training run: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
