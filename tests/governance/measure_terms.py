@@ -8,6 +8,10 @@ value) pair matches a labelled one when the term is the same and the value is eq
 (both ends of a range); options and dates match as text. A labelled condition is found when the
 reading holds a condition on the same term with a matching value, or, for a condition on no term
 ("field: other"), a condition on no term that shares a word of four letters or more with its text.
+A labelled condition the reader did not attribute is still "surfaced" (not dropped silently) when the
+reading quotes a conditional clause (`Condition.quoted`: the principal reads it as written) sharing a
+word with it, or any conditional clause for a condition on a term. "Spurious" counts conditions the
+reader attributed that match no label; quotes that match none are counted apart ("quoted").
 Dates resolve against the day the set was written (its first line: "written YYYY-MM-DD").
 `--baseline` scores the extractor the delegate used before the term reader (pattern + lexicon,
 mapped onto term names), for the before/after comparison.
@@ -18,7 +22,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -94,6 +98,15 @@ def _condition_found(gold: Mapping[str, Any], predicted: Iterable[Condition]) ->
     return False
 
 
+def _condition_surfaced(gold: Mapping[str, Any], predicted: Sequence[Condition]) -> bool:
+    if _condition_found(gold, predicted):
+        return True
+    quoted = [c for c in predicted if c.quoted]
+    if gold["field"] == "other":
+        return any(_words(c.text) & _words(str(gold["text"])) for c in quoted)
+    return bool(quoted)
+
+
 def read_with_terms(config: DomainConfig, text: str, today: date) -> TermReading:
     """The term reader (the delegate's reading of a message)."""
     return _readers(config).read(text, today=today)
@@ -161,8 +174,9 @@ def term_f1(
 
     Returns:
         (precision, recall, F1, (conditions found, conditions labelled), counts) where counts holds
-        tp/fp/fn, the spurious conditions, the question and correction flags right, and the
-        competing-offer pairs found and labelled.
+        tp/fp/fn, the labelled conditions surfaced (found, or quoted), the spurious conditions
+        (attributed, matching no label), the extra quoted conditional clauses, the unread quotes, the
+        question and correction flags right, and the competing-offer pairs found and labelled.
     """
     source = Path(path)
     today = reference_day(source)
@@ -174,8 +188,16 @@ def term_f1(
         counts.update(tp=tp, fp=fp, fn=fn, messages=1)
         gold_conditions = item.get("conditions") or []
         found = [g for g in gold_conditions if _condition_found(g, reading.conditions)]
-        counts.update(conditions=len(gold_conditions), conditions_found=len(found))
-        counts["conditions_spurious"] += max(0, len(reading.conditions) - len(found))
+        surfaced = [g for g in gold_conditions if _condition_surfaced(g, reading.conditions)]
+        counts.update(
+            conditions=len(gold_conditions), conditions_found=len(found), conditions_surfaced=len(surfaced)
+        )
+        attributed = [c for c in reading.conditions if not c.quoted]
+        quoted = [c for c in reading.conditions if c.quoted]
+        matched_quotes = sum(1 for g in gold_conditions if g not in found and _condition_surfaced(g, quoted))
+        counts["conditions_spurious"] += max(0, len(attributed) - len(found))
+        counts["conditions_quoted"] += max(0, len(quoted) - matched_quotes)
+        counts["unread"] += len(reading.unread)
         counts["question_right"] += reading.question == bool(item.get("question"))
         counts["correction_right"] += reading.correction == bool(item.get("correction"))
         ctp, _, cfn = _matches(_pairs(reading.competing), item.get("competing") or {})
@@ -190,11 +212,12 @@ def term_f1(
 
 def _describe(item: Mapping[str, Any], reading: TermReading) -> str:
     got = {s.term: _value(s) for s in reading.terms}
-    conditions = [(c.term, c.value if c.term != "other" else c.text) for c in reading.conditions]
+    conditions = [(c.term, c.value if c.term != "other" else c.text, c.quoted) for c in reading.conditions]
     competing = {s.term: _value(s) for s in reading.competing}
     return (
         f"{item['id']} {item['text']}\n    gold {item.get('terms')} {item.get('conditions')} "
-        f"competing {item.get('competing')}\n    read {got} {conditions} competing {competing}"
+        f"competing {item.get('competing')}\n    read {got} {conditions} competing {competing} "
+        f"unread {list(reading.unread)}"
     )
 
 
@@ -208,7 +231,10 @@ def main(argv: list[str]) -> int:
         print(
             f"{path}: precision {precision:.3f} recall {recall:.3f} F1 {f1:.3f} "
             f"(tp {counts['tp']} fp {counts['fp']} fn {counts['fn']}); conditions {found}/{total} "
-            f"(spurious {counts['conditions_spurious']}); question {counts['question_right']}/"
+            f"attributed, {counts['conditions_surfaced']}/{total} surfaced (none dropped silently: "
+            f"{counts['conditions_surfaced'] == total}; spurious {counts['conditions_spurious']}, "
+            f"other conditional clauses quoted {counts['conditions_quoted']}, unread amounts "
+            f"{counts['unread']}); question {counts['question_right']}/"
             f"{counts['messages']}; correction {counts['correction_right']}/{counts['messages']}; "
             f"competing {counts['competing_found']}/{counts['competing']}"
         )

@@ -1,7 +1,7 @@
 """The term reader (issue 17, "Understanding the counterparty"): what a counterparty message states.
 
 The floor is measured on the development set (tests/data/gaia/dev_terms, tuned on); the held-out set
-next to it is measured once, by hand, with measure_terms.py, and never read by a test.
+next to it is measured once, by hand, with measure_terms.py; once spent, a set becomes a regression floor.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def _read(config: DomainConfig, text: str) -> TermReading:
 def test_development_set_floor() -> None:
     precision, recall, f1, (found, total), counts = term_f1(DEV)
     assert f1 >= 0.97 and precision >= 0.97 and recall >= 0.95, (precision, recall, f1)
-    assert found == total and counts["conditions_spurious"] <= 1
+    assert found == total == counts["conditions_surfaced"] and counts["conditions_spurious"] <= 1
+    assert counts["conditions_quoted"] <= 3  # hypothetical questions and a penalty's "if we're late"
     assert counts["question_right"] == counts["correction_right"] == counts["messages"]
     assert counts["competing_found"] == counts["competing"]
 
@@ -291,3 +292,15 @@ def test_a_bad_term_spec_names_its_field(change: dict[str, object], message: str
 )
 def test_more_wordings(config_name: str, text: str, expected: dict[str, object]) -> None:
     assert _read(load_config(config_name), text).values == expected
+
+
+def test_the_spent_held_out_term_sets_at_their_floors() -> None:
+    """Regression floors, compared as numbers so a failure never prints a held-out text. Held-out 1 was
+    measured once (F1 0.918, 18/20 conditions) and then tuned on; held-out 2 was written blind, committed
+    untouched (6a0bef6) and measured once after the fail-closed change: F1 0.849, 39/53 conditions
+    surfaced (targets F1 >= 0.9 and none dropped: not met; docs/results/gaia_terms.md)."""
+    root = DEV.parents[1]
+    _, _, f1, (found, total), counts = term_f1(root / "heldout_terms" / "messages.yaml")
+    assert (f1 >= 0.927, found, total) == (True, 20, 20)
+    _, _, f1, (found, total), counts = term_f1(root / "heldout_terms2" / "messages.yaml")
+    assert (f1 >= 0.848, total, found >= 37, counts["conditions_surfaced"] >= 39) == (True, 53, True, True)

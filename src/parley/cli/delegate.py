@@ -796,28 +796,47 @@ def gaia_command(
             "(the principal's-share section always compares both)."
         ),
     ] = "principal",
+    split: Annotated[
+        str | None,
+        typer.Option(
+            help="Run a declared seed split instead of seeds 0..N-1: tuning (0–19, the seeds the "
+            "strategy was tuned on) or evaluation (100–139, never used for tuning; run once)."
+        ),
+    ] = None,
 ) -> None:
     """Reproduce the GAIA evaluation (Table 1 metrics, ablations, principal's share); write the report."""
     require_extra("plot", "parley experiment gaia")
     from parley.cli.common import check_writable
     from parley.experiments.gaia import STRATEGIES, run_experiment, run_share_experiment, write_results
+    from parley.experiments.gaia.runs import CONDITIONS, SEED_SPLITS
 
     if strategy not in STRATEGIES:
         fail(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", code=2)
+    if split is not None and split not in SEED_SPLITS:
+        fail(f"unknown split {split!r}; expected one of {', '.join(SEED_SPLITS)}", code=2)
     chosen = STRATEGIES[STRATEGIES.index(strategy)]
+    seed_list = SEED_SPLITS[split] if split is not None else tuple(range(seeds))
     folder = figures or out.parent / "figures"
     check_writable(out, "write the report")
     check_writable(folder, "write the figures in", folder=True)
     with console.status("running GAIA sessions") as status:
         records = run_experiment(
-            seeds, strategy=chosen, progress=lambda i, n: status.update(f"session {i}/{n}")
+            seed_list, strategy=chosen, progress=lambda i, n: status.update(f"session {i}/{n}")
         )
-        shares = run_share_experiment(seeds, progress=lambda i, n: status.update(f"share session {i}/{n}"))
-    command = f"parley experiment gaia --seeds {seeds}" + (
-        f" --strategy {strategy}" if strategy != "principal" else ""
-    )
+        other = "legacy" if chosen == "principal" else "principal"
+        others = run_experiment(
+            seed_list,
+            strategy=other,
+            conditions=CONDITIONS[:1],
+            progress=lambda i, n: status.update(f"{other} session {i}/{n}"),
+        )
+        shares = run_share_experiment(
+            seed_list, progress=lambda i, n: status.update(f"share session {i}/{n}")
+        )
+    command = "parley experiment gaia " + (f"--split {split}" if split is not None else f"--seeds {seeds}")
+    command += f" --strategy {strategy}" if strategy != "principal" else ""
     try:
-        path = write_results(records, seeds, out, folder, command, shares)
+        path = write_results(records, seed_list, out, folder, command, shares, others)
     except OSError as error:
         fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
-    console.print(f"wrote {path} ({len(records) + len(shares)} sessions)")
+    console.print(f"wrote {path} ({len(records) + len(others) + len(shares)} sessions)")

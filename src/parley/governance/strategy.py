@@ -20,7 +20,7 @@ so only a counterparty's own figure (accepted) or a principal's decision puts a 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -58,6 +58,9 @@ _GRID = 5
 FIRM_AFTER = 3
 """Statements of the same package after which the counterparty counts as firm: the schedule jumps to
 its end (accept within the limits, else escalate) rather than waiting it out."""
+QUIET_AFTER = 2
+"""Rounds without a reply (over the session) after which a counterparty is at risk of going silent:
+one restatement of the same package, instead of two, then counts as standing firm."""
 RESTATED = "re-stating the offer on the table"
 """The rationale of a move that puts the last offer forward again (not a new round of the schedule)."""
 
@@ -280,24 +283,31 @@ class Position:
         moves: What each counterparty message stated (term → value), in order.
         offers: The delegate's offers (term → value), in order.
         waited: Rounds without a reply since the first offer (time passes for the schedule too).
+        silences: Rounds without a reply in the whole session (derived from the trajectory, not
+            stored): a counterparty that goes quiet is one the deal may be lost to.
     """
 
     asks: Mapping[str, TermValue] = field(default_factory=lambda: {})
     moves: tuple[Mapping[str, TermValue], ...] = ()
     offers: tuple[Mapping[str, TermValue], ...] = ()
     waited: int = 0
+    silences: int = 0
 
     def with_move(self, stated: Mapping[str, TermValue]) -> Position:
         """The position after the counterparty stated terms."""
-        return Position({**self.asks, **stated}, (*self.moves, dict(stated)), self.offers, self.waited)
+        return replace(self, asks={**self.asks, **stated}, moves=(*self.moves, dict(stated)))
 
     def with_offer(self, package: Mapping[str, TermValue]) -> Position:
         """The position after the delegate offered package."""
-        return Position(self.asks, self.moves, (*self.offers, dict(package)), self.waited)
+        return replace(self, offers=(*self.offers, dict(package)))
 
     def with_wait(self, rounds: int) -> Position:
-        """The position after rounds without a reply."""
-        return Position(self.asks, self.moves, self.offers, self.waited + rounds)
+        """The position after rounds without a reply (since the first offer)."""
+        return replace(self, waited=self.waited + rounds)
+
+    def with_silences(self, rounds: int) -> Position:
+        """The position knowing that the counterparty missed rounds in the whole session."""
+        return replace(self, silences=rounds)
 
     @property
     def rounds(self) -> int:
@@ -422,8 +432,9 @@ class PrincipalStrategy:
             asks = {**asks, **move}
             if self.money_term in move:
                 packages.append(asks)
-        last = packages[-FIRM_AFTER:]
-        return len(last) == FIRM_AFTER and all(p == last[0] for p in last)
+        needed = FIRM_AFTER - 1 if position.silences >= QUIET_AFTER else FIRM_AFTER
+        last = packages[-needed:]
+        return len(last) == needed and all(p == last[0] for p in last)
 
     def respond(self, position: Position) -> Move:
         """Accept the counterparty's package, make the next offer, or escalate at the limit.
@@ -459,7 +470,7 @@ class PrincipalStrategy:
     def _conceded(self, position: Position) -> bool:
         """Whether the delegate has made its last offer: the schedule's final one, or the one it made
         once the counterparty stood firm."""
-        before = Position(position.asks, position.moves[:-1], position.offers, position.waited)
+        before = replace(position, moves=position.moves[:-1])
         return position.rounds > self.rounds or (bool(position.offers) and self.firm(before))
 
     def opening(self, position: Position) -> Move:

@@ -35,6 +35,20 @@ _CLAUSE_COST = 1.2
 """What a keyword in another clause of the sentence costs (characters cost 1/40 each)."""
 _FIGURE_COST = 1.5
 """What a keyword costs per other figure between it and the figure ("$140K plus $40K in RSUs")."""
+_OFFICE = re.compile(
+    r"\b(?:in|at|from) (?:the |our )?(?:office|building|hq|headquarters)\b"
+    r"|\bon-?site\b|\bin[- ]person\b|\bin-office\b"
+)
+_REMOTE = re.compile(r"\bremote(?:ly)?\b|\bfrom home\b|\bwfh\b|\bhome[- ]office\b")
+_WORK_WEEK = 5.0
+"""Working days in a week: days in the office leave the rest remote."""
+_PERCENT_PERIODS = {
+    ("day", "%/week"): 7.0,
+    ("month", "%/week"): 12.0 / 52.0,
+    ("week", "%/day"): 1.0 / 7.0,
+    ("week", "%/month"): 52.0 / 12.0,
+}
+"""A percentage per period in another period (calendar days: "0.5% per day of delay" is 3.5% a week)."""
 _SEPARATORS = re.compile(r"[,;\u2013\u2014]|\s-\s")
 
 
@@ -79,7 +93,11 @@ class KeywordIndex:
         lowered = draft.text.lower()
         self.spans: dict[str, list[tuple[int, int]]] = {
             term.name: sorted(
-                (m.start(), m.end()) for k in set(term.keywords) for m in keyword_pattern(k).finditer(lowered)
+                (m.start(), m.end())
+                for k in set(term.keywords)
+                for m in keyword_pattern(k).finditer(lowered)
+                if term.name != OTHER_COST
+                or not _SUBJECT_BEFORE.search(lowered[max(0, m.start() - 12) : m.start()])
             )
             for term in terms
         }
@@ -122,9 +140,34 @@ class KeywordIndex:
         if hi <= lo:
             return 0.0
         crossed = bisect.bisect_right(self._clause_starts, hi) - bisect.bisect_right(self._clause_starts, lo)
-        if crossed <= 0 or between.strip().startswith(":"):
-            return 0.0
+        stripped = between.strip()
+        if crossed <= 0 or stripped.startswith(":") or (stripped.endswith(":") and len(stripped) <= 16):
+            return 0.0  # "PTO: 25 days", "remote days: 2"
         return _CLAUSE_COST * crossed
+
+    def adjacent(self, term: str, start: int) -> bool:
+        """Whether a keyword of term ends right before offset start ("bonus 10", "bonus: 10")."""
+        text = self._draft.text
+        return any(k_end <= start and not text[k_end:start].strip(" :") for _, k_end in self.spans[term])
+
+    def office_days(self, start: int, end: int) -> bool:
+        """Whether the days at [start, end) are days in the office ("1 day in the office", "onsite 3
+        days"): an office phrase stands nearer to them than any word of remote work, in their sentence."""
+        sentence = self._draft.sentence_at(start)
+        if sentence is None:
+            return False
+        text = self._draft.text.lower()
+        low, high = max(sentence.start, start - 40), min(sentence.end, end + 40)
+
+        def distance(pattern: re.Pattern[str]) -> float:
+            found = [
+                (m.start() - end if m.start() >= end else start - m.end() if m.end() <= start else 0)
+                for m in pattern.finditer(text, low, high)
+            ]
+            return min(found, default=math.inf)
+
+        office = distance(_OFFICE)
+        return office < math.inf and office < distance(_REMOTE)
 
     def nearest(self, start: int, end: int, terms: Sequence[TermDef]) -> TermDef | None:
         """The term whose keyword is nearest to [start, end) in its sentence, if any."""
@@ -175,7 +218,10 @@ def convert(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
             return _money(term, figure)
         return None
     if term.shape == "percent":
-        return (figure.low, figure.high, True) if kind == "percent" else None
+        if kind != "percent":
+            return None
+        factor = _PERCENT_PERIODS.get((figure.per or "", term.unit or ""), 1.0)
+        return figure.low * factor, figure.high * factor, True
     if term.shape == "count":
         if kind == "count" and unit == term.unit:
             return figure.low, figure.high, True
@@ -213,6 +259,19 @@ def _alternative(term: TermDef, figure: Figure, low: float, high: float) -> tupl
     return low, high
 
 
+def _names(term: TermDef, noun: str) -> bool:
+    """Whether noun is (the first word of) one of term's keywords or a word of its label."""
+    words = {k.lower().split()[0] for k in term.keywords if k.strip()} | set(term.label.lower().split())
+    return noun in _GENERIC_NOUNS or noun in words or noun.rstrip("s") in words
+
+
+_GENERIC_NOUNS = frozenset(
+    {"minimum", "maximum", "min", "max", "period", "term", "window", "duration", "length", "limit", "cap",
+     "floor", "ceiling", "horizon", "timeframe", "time", "stretch", "initial", "fixed", "firm", "extension"}
+)  # fmt: skip
+"""Nouns a compound duration may modify and still state the term ("an 18-month minimum")."""
+
+
 def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[float, Attributed] | None:
     keywords = {k.lower() for k in term.keywords}
     noun_keyword = figure.noun is not None and figure.noun in keywords
@@ -221,13 +280,23 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
     if figure.kind == "count" and figure.unit in keywords and term.unit != figure.unit:
         figure = replace(figure, kind="number", unit=None)  # "20 bonus": the noun names the term
         noun_keyword = True
+    money_named = term.shape == "money" and index.adjacent(term.name, figure.start)
+    if figure.kind == "number" and figure.noun is not None and money_named:
+        figure = replace(figure, noun=None)  # "bonus 10 upfront": the keyword just before names it
     if figure.kind == "number" and figure.noun is not None:
         return None  # "85 CNC machines", "3 business days": a count of something else
+    if figure.kind == "duration" and figure.noun is not None and not _names(term, figure.noun):
+        return None  # "a two-year supply agreement" is no lead time; "a 36-month warranty" is a warranty
     converted = convert(term, figure)
     if converted is None:
         return None
     low, high, explicit = converted
     low, high = _alternative(term, figure, low, high)
+    if term.unit == "days/week" and figure.kind == "duration" and index.office_days(figure.start, figure.end):
+        if high > _WORK_WEEK:
+            return None
+        low, high, explicit = _WORK_WEEK - high, _WORK_WEEK - low, True  # "1 day in the office": 4 remote
+        noun_keyword = True
     penalty = 0.0 if noun_keyword else index.penalty(term.name, figure.start, figure.end)
     if penalty is None and not (explicit and (term.field is not None or figure.kind == "count")):
         return None
@@ -247,6 +316,8 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
     return score, Attributed(term, low, high, confidence, figure, not explicit and not keyed, keyed)
 
 
+_SUBJECT_BEFORE = re.compile(r"\b(?:i|we|they|he|she|you|i'd|we'd|we'll|i'll|would|will|to)\s+$")
+"""Before a cost word, a subject or auxiliary makes it a verb ("I charge 95/hr"), not another cost."""
 OTHER_COST = "_other_cost"
 """The pseudo-term of money named beside another cost (a fee, freight, parking): no term's value."""
 
@@ -269,6 +340,15 @@ def attribute(figure: Figure, terms: Sequence[TermDef], index: KeywordIndex) -> 
         ):
             return None
     return best if score < 9.0 else None
+
+
+def names_other_cost(figure: Figure, index: KeywordIndex) -> bool:
+    """Whether money is named right beside another cost ("a $300 per diem", "$40 freight"): no term's
+    value, and no default term's either."""
+    if figure.kind != "money":
+        return False
+    other = index.penalty(OTHER_COST, figure.start, figure.end)
+    return other is not None and other < 0.75
 
 
 def inherit(figure: Figure, previous: Attributed) -> Attributed | None:

@@ -7,13 +7,15 @@ values a stated one implies (a TI allowance implies improvements=allowance).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 
 from parley.governance.draft import Draft
 from parley.governance.term_attribution import KeywordIndex
 from parley.governance.term_figures import Figure, cues
-from parley.governance.term_roles import Hit
+from parley.governance.term_roles import UNCLAIMED, Hit
 from parley.governance.term_vocabulary import TermDef
 
 
@@ -30,6 +32,49 @@ def area_figure(figure: Figure, areas: Sequence[Figure]) -> Figure:
         kind="money",
         currency=True,
     )
+
+
+_NONE_BEFORE = (
+    r"\b(?:no|zero|nil|without(?: a| any)?)\s+"
+    r"(?:(?:security|refundable|upfront|up-front|extra|additional|cash|separate|damage)\s+)?"
+)
+_WAIVED_BEFORE = r"\bwaiv(?:e|es|ed|ing)\s+(?:the\s+|any\s+|all\s+)?(?:security\s+)?"
+_WAIVED_AFTER = r"\s+(?:is|are|will be|would be|can be|gets|get|being)\s+waived\b"
+_NOT_NONE = re.compile(
+    r"^\s*(?:more|less|later|earlier|longer|shorter|higher|lower|fewer|greater|than|further)\b"
+)
+
+
+@cache
+def _zero_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    words = "|".join(sorted((re.escape(k.lower()) for k in keywords if k.strip()), key=len, reverse=True))
+    return re.compile(f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE})(?:{words})\\b|\\b(?:{words}){_WAIVED_AFTER}")
+
+
+def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> list[Hit]:
+    """Terms the message says there is none of ("no security deposit", "the deposit is waived",
+    "zero signing bonus"): a value of 0, for numeric terms other than the negotiated one, unless a
+    figure of the term stands in the same clause ("no more than 2 months' deposit" states 2)."""
+    lowered = draft.text.lower()
+    hits: list[Hit] = []
+    claimed: set[int] = set()
+    for term in terms:
+        if (
+            term.negotiated
+            or term.shape not in ("money", "count", "duration", "percent")
+            or not term.keywords
+        ):
+            continue
+        for match in _zero_pattern(tuple(term.keywords)).finditer(lowered):
+            clause = draft.clause_at(match.start())
+            if match.start() in claimed or _NOT_NONE.match(lowered[match.start() + 2 : match.start() + 12]):
+                continue
+            span = (clause.start, clause.end) if clause is not None else (match.start(), match.end())
+            if any(h.term.name == term.name and span[0] <= h.start < span[1] for h in taken):
+                continue
+            claimed.add(match.start())
+            hits.append(Hit(term, 0.0, 0.0, match.start(), match.end(), 0.85))
+    return hits
 
 
 def derive(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
@@ -49,7 +94,10 @@ def _totals(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list
         same = [
             h
             for h in hits
-            if h is not total and sentence.start <= h.start < sentence.end and h.role in ("own", "condition")
+            if h is not total
+            and h.term is not UNCLAIMED
+            and sentence.start <= h.start < sentence.end
+            and h.role in ("own", "condition")
         ]
         derived = _remainder(draft, total, same, terms, sentence.start, sentence.end) or _per_unit(
             total, same, terms
@@ -122,6 +170,15 @@ def _restated(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
     return result
 
 
+def _implies(hit: Hit) -> bool:
+    """Whether a value carries its term's implications: a rate only when written in the term's own
+    period ("$95/hr" says the contract is hourly; "$300 per diem" read as an hourly figure does not)."""
+    figure = hit.figure
+    if hit.role not in ("own", "condition", "competing"):
+        return False
+    return figure is None or hit.term.unit is None or figure.per == hit.term.unit or figure.kind != "money"
+
+
 def _implied(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
     stated = {h.term.name for h in hits if h.role in ("own", "condition")}
     extra = [
@@ -135,7 +192,7 @@ def _implied(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
             "own" if hit.role == "condition" else hit.role,
         )
         for hit in hits
-        if hit.role in ("own", "condition", "competing")
+        if _implies(hit)
         for name, value in hit.term.implies.items()
         if name in terms and name not in stated
     ]

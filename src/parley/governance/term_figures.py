@@ -252,8 +252,17 @@ def _word_value(raw: str) -> float | None:
     return None
 
 
+_PERCENT_PER = re.compile(
+    r"^\s*(?:per|a|an|each|every|/)\s*(?:calendar\s+|working\s+|business\s+)?(day|week|month)\b"
+    r"|^\s*(daily|weekly|monthly)\b",
+    re.IGNORECASE,
+)
+"""A period after a percentage ("0.5% per day of delay", "1% weekly"): the rate's period."""
+
+
 def find_percents(text: str) -> list[Figure]:
-    """Percentages ("1%", "0.75 percent", "two percent", "half a percent"), in percent."""
+    """Percentages ("1%", "0.75 percent", "two percent", "half a percent"), in percent, with the period
+    written after them, if any ("0.5% per day": per "day")."""
     found: list[Figure] = []
     for m in _PERCENT.finditer(text):
         if m.group(1):
@@ -263,8 +272,20 @@ def find_percents(text: str) -> list[Figure]:
         else:
             value = _word_value(m.group(3))
         if value is not None:
-            found.append(Figure("percent", value, value, m.start(), m.end(), unit="%"))
+            period = _PERCENT_PER.match(text[m.end() : m.end() + 30])
+            per = _PERIODS.get((period.group(1) or period.group(2)).lower()) if period else None
+            found.append(Figure("percent", value, value, m.start(), m.end(), per=per, unit="%"))
     return found
+
+
+_PERIODS = {
+    "day": "day",
+    "daily": "day",
+    "week": "week",
+    "weekly": "week",
+    "month": "month",
+    "monthly": "month",
+}
 
 
 def _overlaps(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
@@ -296,6 +317,13 @@ def _noun_after(text: str, end: int, keywords: frozenset[str]) -> str | None:
     return word
 
 
+def _compound_noun(text: str, end: int) -> str | None:
+    """The noun a compound duration modifies ("two-year agreement" → "agreement"; the first noun
+    word after it)."""
+    match = _NEXT_WORD.match(text[end : end + 30])
+    return match.group(1).lower() if match else None
+
+
 def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
     text = draft.text
     after = text[amount.end : amount.end + 40].lower()
@@ -312,6 +340,8 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
     unit = amount.unit
     if noun is not None and noun in cues().unit_nouns:
         kind, unit, noun = "count", cues().unit_nouns[noun], None  # "1,600-sq-ft", "10 parking spots"
+    if kind == "duration" and "-" in text[amount.start : amount.end]:
+        noun = _compound_noun(text, amount.end)  # "a two-year supply agreement" is no lead time
     per_week = (
         kind == "duration"
         and amount.unit == "days"

@@ -215,29 +215,32 @@ def _after_contrast(draft: Draft, previous: Clause, clause: Clause) -> bool:
     return " but" in f" {gap}" or clause.text.lower().startswith("but ")
 
 
-def other_conditions(draft: Draft, hits: Sequence[Hit]) -> list[str]:
-    """Conditions that name no term's value ("assuming the background check clears")."""
-    found: list[str] = []
+def other_conditions(draft: Draft, hits: Sequence[Hit]) -> list[tuple[int, str]]:
+    """Conditions that name no term's value ("assuming the background check clears"), each with the
+    offset of its clause."""
+    found: list[tuple[int, str]] = []
+    ends = condition_ends(draft)
+    frames = cues().hypothetical_frames
+    framed = {c.sentence for c in draft.clauses() if c.frame in frames}
     for clause in draft.clauses():
         sentence = draft.sentences[clause.sentence]
-        if (
-            not condition_frame(clause)
-            or is_question(sentence.text)
-            or hypothetical(draft, clause, sentence.text)
-        ):
+        if not condition_frame(clause) or is_question(sentence.text):
             continue
-        end = condition_end(draft, clause)
+        if clause.sentence in framed or (clause.mood == "conditional" and clause.frame in frames):
+            continue  # a hypothesis (`hypothetical`), read once per sentence
+        end = ends.get(clause.start, clause.end)
         if any(clause.start <= h.start < end and h.term is not UNCLAIMED for h in hits):
             continue
         body = draft.text[clause.frame_start + len(clause.frame) : end].strip(" .,;:!")
         if body and not cues().search("empty_condition", body.lower()):
-            found.append(body)
+            found.append((clause.start, body))
     return found + inline_conditions(draft, hits)
 
 
-def inline_conditions(draft: Draft, hits: Sequence[Hit]) -> list[str]:
-    """Conditions inside a clause that name no value ("100k base, subject to references")."""
-    found: list[str] = []
+def inline_conditions(draft: Draft, hits: Sequence[Hit]) -> list[tuple[int, str]]:
+    """Conditions inside a clause that name no value ("100k base, subject to references"), each with
+    the offset of its cue."""
+    found: list[tuple[int, str]] = []
     for clause in draft.clauses():
         if condition_frame(clause) or is_question(draft.sentences[clause.sentence].text):
             continue
@@ -249,8 +252,24 @@ def inline_conditions(draft: Draft, hits: Sequence[Hit]) -> list[str]:
             continue
         body = clause.text[cue.start() :].strip(" .,;:!")
         if len(body.split()) > 2 and not cues().search("empty_condition", body.lower()):
-            found.append(body)
+            found.append((begin, body))
     return found
+
+
+def condition_ends(draft: Draft) -> dict[int, int]:
+    """`condition_end` of every clause (by its start offset), in one backward pass."""
+    ends: dict[int, int] = {}
+    following: Clause | None = None
+    for clause in reversed(list(draft.clauses())):
+        continues = (
+            following is not None
+            and following.sentence == clause.sentence
+            and following.mood == "conditional"
+            and following.frame.lower() in TIME_FRAMES
+        )
+        ends[clause.start] = ends[following.start] if continues and following is not None else clause.end
+        following = clause
+    return ends
 
 
 def condition_end(draft: Draft, clause: Clause) -> int:

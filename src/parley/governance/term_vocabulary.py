@@ -187,4 +187,15 @@ def build_vocabulary(config: DomainConfig) -> tuple[TermDef, ...]:
             terms[extra.name] = _extend(terms[extra.name], extra)
         elif extra.kind is not None:
             terms[extra.name] = _new(extra)
-    return tuple(terms.values())
+    return tuple(_with_switches(config, terms).values())
+
+
+def _with_switches(config: DomainConfig, terms: dict[str, TermDef]) -> dict[str, TermDef]:
+    """An alternative negotiated term implies the condition that switches to it (`negotiation.term_when`:
+    an hourly rate asked says the contract is by the hour, so the delegate need not wait to be told)."""
+    for condition, name in config.negotiation.term_when.items():
+        field_name, _, option = condition.partition("=")
+        target = terms.get(field_name)
+        if name in terms and target is not None and option in target.options:
+            terms[name] = replace(terms[name], implies={field_name: option, **terms[name].implies})
+    return terms

@@ -17,7 +17,9 @@ The last value stated for a term wins. Totals give their parts ("$150,000: $130,
 remainder as a signing bonus" is a $20,000 bonus; "4,000 units come to $18,400" is $4.60 a unit), a
 rate per square foot is multiplied by the area, a lump deposit becomes months of the rent stated with
 it. A condition without a value of any term is kept as text (`Condition.term == "other"`), so no
-condition is dropped.
+condition is dropped: every conditional construction the reading does not already cover becomes one
+(`term_guard`), and every amount of money no term claims is quoted as `unread`. A message too long to
+parse is unread as a whole, and its conditional constructions are still quoted.
 """
 
 from __future__ import annotations
@@ -31,8 +33,15 @@ from typing import Any
 from parley.governance.config import DomainConfig
 from parley.governance.draft import Draft, parse
 from parley.governance.normalize import TextRefused
-from parley.governance.term_attribution import Attributed, KeywordIndex, attribute, fallback, inherit
-from parley.governance.term_derivation import area_figure, derive
+from parley.governance.term_attribution import (
+    Attributed,
+    KeywordIndex,
+    attribute,
+    fallback,
+    inherit,
+    names_other_cost,
+)
+from parley.governance.term_derivation import area_figure, derive, zero_hits
 from parley.governance.term_figures import (
     DateMention,
     Figure,
@@ -43,6 +52,7 @@ from parley.governance.term_figures import (
     find_options,
     phone_spans,
 )
+from parley.governance.term_guard import MAX_QUOTED, refused_quotes, uncovered_conditions, unread_amounts
 from parley.governance.term_roles import (
     UNCLAIMED,
     Hit,
@@ -109,17 +119,21 @@ class Condition:
         value: The term's value the condition requires (None for "other").
         high: The high end when that value is a range.
         text: The condition as written ("provided the relocation package of 20k is included").
+        quoted: Whether it is a conditional clause the reader could not read and only quotes (fail
+            closed: the principal reads it as written).
     """
 
     term: str
     value: TermValue | None
     high: float | None = None
     text: str = ""
+    quoted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         data: dict[str, Any] = {"term": self.term, "value": self.value, "text": self.text}
-        return {**data, "high": self.high} if self.high is not None else data
+        data = {**data, "high": self.high} if self.high is not None else data
+        return {**data, "quoted": True} if self.quoted else data
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +148,8 @@ class TermReading:
         competing: Terms of a competing offer it reports (not its own).
         set_aside: Terms it names only in a way that states nothing of its own (a competing offer, the
             principal's figure quoted back, a hypothesis, a value it takes back, the market).
+        unread: What it states that the reader could not place, quoted (an amount no term claims, or
+            the whole message when it is too long to read): the principal sees it rather than nothing.
     """
 
     terms: tuple[StatedTerm, ...] = ()
@@ -142,11 +158,19 @@ class TermReading:
     correction: bool = False
     competing: tuple[StatedTerm, ...] = ()
     set_aside: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
         """Whether the message says nothing about terms."""
-        return not (self.terms or self.conditions or self.competing or self.set_aside or self.correction)
+        return not (
+            self.terms
+            or self.conditions
+            or self.competing
+            or self.set_aside
+            or self.correction
+            or self.unread
+        )
 
     def get(self, term: str) -> StatedTerm | None:
         """The stated value of term, if the message states one."""
@@ -166,6 +190,7 @@ class TermReading:
             "correction": self.correction,
             "competing": [t.to_json() for t in self.competing],
             "set_aside": list(self.set_aside),
+            **({"unread": list(self.unread)} if self.unread else {}),
         }
 
     @classmethod
@@ -180,12 +205,14 @@ class TermReading:
         return cls(
             tuple(stated(t) for t in data.get("terms", [])),
             tuple(
-                Condition(c["term"], c["value"], c.get("high"), c["text"]) for c in data.get("conditions", [])
+                Condition(c["term"], c["value"], c.get("high"), c["text"], bool(c.get("quoted", False)))
+                for c in data.get("conditions", [])
             ),
             bool(data.get("question", False)),
             bool(data.get("correction", False)),
             tuple(stated(t) for t in data.get("competing", [])),
             tuple(str(name) for name in data.get("set_aside", [])),
+            tuple(str(text) for text in data.get("unread", [])),
         )
 
 
@@ -223,10 +250,12 @@ class TermReader:
             return self._last[1]  # the delegate and its extractor read the same message
         try:
             draft = parse(message, self.config.non_binding_phrases)
-        except TextRefused:
-            return TermReading()  # too long to read: the moderator refuses it, nothing is stated
+        except TextRefused as refused:
+            reading = _refused(message, refused)
+            self._last = (key, reading)
+            return reading
         hits = self._hits(draft, today, asked)
-        hits = [replace(h, role=role(draft, h)) for h in hits]
+        hits = [_with_role(draft, h) for h in hits]
         reading = _assemble(draft, derive(draft, hits, self._by_name))
         self._last = (key, reading)
         return reading
@@ -246,6 +275,7 @@ class TermReader:
         hits = self._figure_hits(draft, figures, index, asked)
         hits += self._date_hits(draft, dates, index, asked)
         hits += self._option_hits(draft, options, hits, index)
+        hits += zero_hits(draft, self.vocabulary, hits)
         return sorted(hits, key=lambda h: h.start)
 
     def _figure_hits(
@@ -267,7 +297,11 @@ class TermReader:
             found = attribute(figure, self._numeric, index)
             if figure.inherited and last is not None and (found is None or not found.keyed):
                 found = inherit(figure, last) or found
-            if (found is None or found.weak) and not (is_total(draft, figure) and not figure.context_per):
+            if (
+                (found is None or found.weak)
+                and not (is_total(draft, figure) and not figure.context_per)
+                and not names_other_cost(figure, index)
+            ):
                 found = fallback(figure, last, asked_terms, self._negotiated) or found
             if found is None:
                 if figure.kind in ("money", "number"):
@@ -334,6 +368,30 @@ class TermReader:
 
 
 # -- the reading ----------------------------------------------------------------------------------------
+def _with_role(draft: Draft, hit: Hit) -> Hit:
+    """hit with the part it plays; a figure no term claims is "unread" when, were it a term's, it
+    would be the counterparty's own (not a total, the market, the past or someone else's offer)."""
+    found = role(draft, hit)
+    if (
+        hit.term is UNCLAIMED
+        and found == "aside"
+        and role(draft, replace(hit, role="own")) in ("own", "condition")
+    ):
+        return replace(hit, role="own")
+    return replace(hit, role=found)
+
+
+def _refused(message: str, refused: TextRefused) -> TermReading:
+    """The reading of a message too long to parse: nothing stated, the message unread, and every
+    conditional construction in it quoted."""
+    note = (
+        f"the whole message ({refused.length:,} characters, over the reader's limit of "
+        f"{refused.limit:,}): not read"
+    )
+    conditions = tuple(Condition("other", None, None, q.text, quoted=True) for q in refused_quotes(message))
+    return TermReading(conditions=conditions, unread=(note,))
+
+
 def _stated(hit: Hit, draft: Draft) -> StatedTerm:
     clause = draft.clause_at(hit.start)
     high = float(hit.high) if isinstance(hit.high, float) and hit.high != hit.low else None
@@ -374,7 +432,17 @@ def _assemble(draft: Draft, hits: Sequence[Hit]) -> TermReading:
         for h in hits
         if h.role == "condition" and h.term is not UNCLAIMED
     ]
-    conditions += [Condition("other", None, None, text) for text in other_conditions(draft, hits)]
+    others = other_conditions(draft, hits)
+    conditions += [Condition("other", None, None, text) for _, text in others]
+    covered = [h.start for h in hits if h.role == "condition" and h.term is not UNCLAIMED]
+    covered += [offset for offset, _ in others]
+    conditions += [
+        Condition("other", None, None, q.text, quoted=True) for q in uncovered_conditions(draft, covered)
+    ]
+    if len(conditions) > MAX_QUOTED:  # a message of hundreds of conditions: the principal reads it whole
+        left = len(conditions) - MAX_QUOTED + 1
+        more = Condition("other", None, None, f"{left} more conditional clauses not quoted", quoted=True)
+        conditions = [*conditions[: MAX_QUOTED - 1], more]
     lowered = draft.text.lower()
     replaced = any(h.role in ("rejected", "old") for h in hits)
     correction = bool(cues().search("correction", lowered)) or (
@@ -392,6 +460,7 @@ def _assemble(draft: Draft, hits: Sequence[Hit]) -> TermReading:
         correction,
         tuple(_stated(h, draft) for h in competing),
         tuple(sorted(aside)),
+        tuple(dict.fromkeys(q.text for q in unread_amounts(draft, hits))),
     )
 
 

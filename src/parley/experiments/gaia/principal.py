@@ -27,7 +27,7 @@ from scipy import stats
 
 from parley.experiments.gaia.bargaining import BargainingCounterparty, HiddenPreferences
 from parley.experiments.gaia.figures import figure_problems
-from parley.experiments.gaia.runs import POLICY, STRATEGIES, with_strategy
+from parley.experiments.gaia.runs import POLICY, STRATEGIES, describe_seeds, seed_list, with_strategy
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import PERSONAS
 from parley.governance.delegate import DelegateOptions
@@ -147,17 +147,17 @@ def run_share_session(config: DomainConfig, persona: str, seed: int, strategy: S
 
 
 def run_share_experiment(
-    seeds: int,
+    seeds: int | Sequence[int],
     *,
     domains: Sequence[str] = ("staffing", "procurement", "leasing"),
     personas: Sequence[str] = PERSONAS,
     strategies: Sequence[Strategy] = STRATEGIES,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every (strategy, domain, persona, seed) cell once."""
+    """Every (strategy, domain, persona, seed) cell once (seeds: a count, or the seeds themselves)."""
     configs = {name: load_config(name) for name in domains}
     cells: list[tuple[Strategy, str, str, int]] = [
-        (st, d, p, s) for st in strategies for d in domains for p in personas for s in range(seeds)
+        (st, d, p, s) for st in strategies for d in domains for p in personas for s in seed_list(seeds)
     ]
     records: list[dict[str, Any]] = []
     for index, (strategy, domain, persona, seed) in enumerate(cells, start=1):
@@ -280,7 +280,55 @@ def share_headline(records: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def share_section(records: Sequence[dict[str, Any]], seeds: int) -> list[str]:
+def persona_deal_section(records: Sequence[dict[str, Any]], seeds: Sequence[int]) -> list[str]:
+    """The report's "Deal rate on the personas" section: the base condition's sessions of both
+    strategies against the personas of Table 1 (markdown lines; none without both strategies)."""
+    strategies = list(dict.fromkeys(r["strategy"] for r in records))
+    if len(strategies) < 2:
+        return []
+    personas = list(dict.fromkeys(r["persona"] for r in records))
+    lines = [
+        "## Deal rate on the personas, both strategies",
+        "",
+        f"The base condition (GAIA, τ_gate 0.7) against the personas of Table 1, {describe_seeds(seeds)}, "
+        "once with each negotiation strategy (same seed: same counterparty, same facts). Deal rates with "
+        "Wilson 95% intervals; 'only this strategy' counts the seeds where one strategy reached an "
+        "agreement and the other did not.",
+        "",
+        "| persona | "
+        + " | ".join(f"{s}: deal rate" for s in strategies)
+        + " | only "
+        + " | only ".join(strategies)
+        + " |",
+        "|---|" + "---|" * (2 * len(strategies)),
+    ]
+    outcome = {(r["strategy"], r["domain"], r["persona"], r["seed"]): bool(r["agreed"]) for r in records}
+    for persona in [*personas, "all"]:
+        rows = {
+            s: [r for r in records if r["strategy"] == s and persona in ("all", r["persona"])]
+            for s in strategies
+        }
+        rates = [
+            str(rate_interval(sum(bool(r["agreed"]) for r in rows[s]), len(rows[s]))) for s in strategies
+        ]
+        only = [
+            sum(
+                1
+                for r in rows[s]
+                if r["agreed"]
+                and not any(
+                    outcome.get((o, r["domain"], r["persona"], r["seed"]), False)
+                    for o in strategies
+                    if o != s
+                )
+            )
+            for s in strategies
+        ]
+        lines.append(f"| {persona} | " + " | ".join(rates) + " | " + " | ".join(map(str, only)) + " |")
+    return [*lines, ""]
+
+
+def share_section(records: Sequence[dict[str, Any]], seeds: Sequence[int]) -> list[str]:
     """The report's "Principal's share" section (markdown lines)."""
     if not records:
         return []
@@ -290,7 +338,7 @@ def share_section(records: Sequence[dict[str, Any]], seeds: int) -> list[str]:
         "## Principal's share",
         "",
         f"{len(records)} sessions: {len(strategies)} negotiation strategies × 3 domains × "
-        f"{len(PERSONAS)} personas × {seeds} seeds, each strategy against the same counterparties "
+        f"{len(PERSONAS)} personas × {describe_seeds(seeds)}, each strategy against the same counterparties "
         "(same seed: same facts, same hidden reservation and preferences). `legacy` is the delegate "
         "before issue 17 (it opens with a share of the authorised band and accepts any ask within it); "
         "`principal` is `parley.governance.strategy` (anchored on the principal's side of every ask, "
@@ -332,9 +380,8 @@ def share_section(records: Sequence[dict[str, Any]], seeds: int) -> list[str]:
         "full. The principal strategy pays for its share in turns (the 'turns' column).",
         "- Slow counterparties go quiet after a few turns: a strategy that needs more turns loses the "
         "few deals the legacy delegate closed at once.",
-        "- A contractor whose contract type is not yet known is offered an annual salary and answers "
-        "with an hourly rate that neither strategy reads as a counter: those sessions end without a "
-        "deal in both arms.",
+        "- A contractor who names an hourly rate ('$90/hour') is negotiated with by the hour in both "
+        "arms: the term reader takes a rate written per hour as saying the contract is by the hour.",
         "- The delegate reads terms with the term reader (`parley.governance.terms`); a misread "
         "figure is not an ask: one below the band is put back to the counterparty, then the principal.",
         "",

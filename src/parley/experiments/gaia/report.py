@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from parley.experiments.gaia.detection import commitment_detection, moderator_detection
-from parley.experiments.gaia.principal import share_section
-from parley.experiments.gaia.runs import CONDITIONS, DOMAINS, SLIP_RATE
+from parley.experiments.gaia.principal import persona_deal_section, share_section
+from parley.experiments.gaia.runs import CONDITIONS, DOMAINS, SLIP_RATE, describe_seeds, seed_list
 from parley.experiments.gaia.tables import (
     before_after_rows,
     cell_rows,
@@ -21,6 +21,18 @@ from parley.experiments.gaia.tables import (
 )
 from parley.governance.counterparties import PERSONAS
 from parley.metrics.gaia import DetectionRates, tci_curve_mean
+
+TERM_READER_SECTION = [
+    "## Term reader",
+    "",
+    "The delegate reads counterparty messages with the term reader (`parley.governance.terms`); it fails "
+    "closed (every conditional construction no attributed condition covers, and every amount no term "
+    "claims, is quoted to the principal). Its accuracy is measured on labelled message sets that live with "
+    "the tests, not by this experiment: see [gaia_terms.md](gaia_terms.md).",
+    "",
+]
+"""A pointer to the term reader's figures (tests/governance/measure_terms.py on the labelled sets; this
+experiment does not recompute them)."""
 
 
 def _plot(records: Sequence[dict[str, Any]], figures: Path) -> list[Path]:
@@ -58,15 +70,20 @@ def _plot(records: Sequence[dict[str, Any]], figures: Path) -> list[Path]:
 
 def render_report(
     records: Sequence[dict[str, Any]],
-    seeds: int,
+    seeds: int | Sequence[int],
     figures: Path,
     document_folder: Path,
     commitment: Mapping[str, DetectionRates],
     moderator: Mapping[str, DetectionRates],
     command: str,
     share_records: Sequence[dict[str, Any]] = (),
+    legacy_records: Sequence[dict[str, Any]] = (),
 ) -> str:
-    """The markdown report (with the principal's-share section when share_records are given)."""
+    """The markdown report (with the principal's-share section when share_records are given, and the
+    deal rates of both strategies on the personas when legacy_records, the legacy delegate's base
+    condition sessions on the same seeds, are given)."""
+    chosen = seed_list(seeds)
+    base = [r for r in records if r["condition"] == CONDITIONS[0].name]
     paths = _plot(records, figures)
     links = [
         f"![{p.stem}]({p.relative_to(document_folder)})" if p.is_relative_to(document_folder) else f"![]({p})"
@@ -76,8 +93,13 @@ def render_report(
         "# GAIA evaluation (seed §4, Table 1)",
         "",
         f"Measured by `{command}`: {len(DOMAINS)} domains × {len(PERSONAS)} counterparty personas × "
-        f"{seeds} seeds "
+        f"{describe_seeds(chosen)} "
         f"× {len(CONDITIONS)} conditions = {len(records)} sessions. Means with 95% Student-t intervals.",
+        "",
+        "Seeds: the delegate's negotiation strategy was tuned on seeds 0–19 only (tuning figures); seeds "
+        "100–139 were never used for tuning and are run once for the evaluation figures "
+        "(`parley experiment gaia --split evaluation`). Which of the two this report holds is stated "
+        "above and in each section.",
         "",
         f"The delegate negotiates with the `{records[0].get('strategy', 'principal') if records else ''}` "
         "strategy (`--strategy`; see 'Principal's share' for both).",
@@ -182,7 +204,9 @@ def render_report(
         "and measurement halves) and `.venv/bin/pytest tests/governance/test_detector_rates.py` "
         "(floors just below these figures).",
         "",
-        *share_section(share_records, seeds),
+        *persona_deal_section([*base, *legacy_records], chosen),
+        *TERM_READER_SECTION,
+        *share_section(share_records, chosen),
         "## TCI(t)",
         "",
         *links,
@@ -219,11 +243,12 @@ def render_report(
 
 def write_results(
     records: Sequence[dict[str, Any]],
-    seeds: int,
+    seeds: int | Sequence[int],
     out: Path,
     figures: Path,
     command: str,
     share_records: Sequence[dict[str, Any]] = (),
+    legacy_records: Sequence[dict[str, Any]] = (),
 ) -> Path:
     """Render the report (tables, TCI(t) figures, the principal's share) to out."""
     text = render_report(
@@ -235,6 +260,7 @@ def write_results(
         moderator_detection(),
         command,
         share_records,
+        legacy_records,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")

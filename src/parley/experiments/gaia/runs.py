@@ -41,6 +41,42 @@ CONDITIONS = (
     Condition("preflight off", preflight=False),
 )
 POLICY = PolicyPrincipal(default="A", name="experiment-policy")
+TUNING_SEEDS: tuple[int, ...] = tuple(range(20))
+"""Seeds the delegate's strategy was tuned on (issue 17): figures on them are tuning figures."""
+EVALUATION_SEEDS: tuple[int, ...] = tuple(range(100, 140))
+"""Seeds never used for tuning (disjoint from `TUNING_SEEDS`), run once for the evaluation figures."""
+SEED_SPLITS: dict[str, tuple[int, ...]] = {"tuning": TUNING_SEEDS, "evaluation": EVALUATION_SEEDS}
+"""The experiment's seed split, by name (`parley experiment gaia --split`)."""
+
+
+def seed_list(seeds: int | Sequence[int]) -> tuple[int, ...]:
+    """The seeds to run: 0..seeds-1 for a count, else the seeds given (in order, once each)."""
+    return tuple(range(seeds)) if isinstance(seeds, int) else tuple(dict.fromkeys(int(s) for s in seeds))
+
+
+def describe_seeds(seeds: Sequence[int]) -> str:
+    """The seeds in words, with the split they belong to ("40 seeds (100–139; evaluation: never used for
+    tuning)")."""
+    ordered = sorted(seeds)
+    if not ordered:
+        return "no seeds"
+    contiguous = ordered == list(range(ordered[0], ordered[-1] + 1))
+    span = (
+        str(ordered[0])
+        if len(ordered) == 1
+        else f"{ordered[0]}–{ordered[-1]}"
+        if contiguous
+        else ", ".join(map(str, ordered))
+    )
+    if set(ordered) <= set(EVALUATION_SEEDS):
+        role = "evaluation: never used for tuning"
+    elif set(ordered) <= set(TUNING_SEEDS):
+        role = "tuning: the strategy was tuned on these seeds"
+    else:
+        role = "not a declared split"
+    return f"{len(ordered)} seeds ({span}; {role})"
+
+
 STRATEGIES: tuple[Strategy, ...] = ("legacy", "principal")
 """The delegate's negotiation strategies (`negotiation.strategy`): the old band share, and the new one."""
 
@@ -110,7 +146,7 @@ def run_one(
 
 
 def run_experiment(
-    seeds: int,
+    seeds: int | Sequence[int],
     *,
     domains: Sequence[str] = DOMAINS,
     personas: Sequence[str] = PERSONAS,
@@ -118,9 +154,11 @@ def run_experiment(
     strategy: Strategy = "principal",
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every (condition, domain, persona, seed) cell once, the delegate negotiating with strategy."""
+    """Run every (condition, domain, persona, seed) cell once, the delegate negotiating with strategy
+    (seeds: a count, for 0..seeds-1, or the seeds themselves, e.g. `EVALUATION_SEEDS`)."""
     configs = {name: load_config(name) for name in domains}
-    cells = [(c, d, p, s) for c in conditions for d in domains for p in personas for s in range(seeds)]
+    chosen = seed_list(seeds)
+    cells = [(c, d, p, s) for c in conditions for d in domains for p in personas for s in chosen]
     records: list[dict[str, Any]] = []
     for index, (condition, domain, persona, seed) in enumerate(cells, start=1):
         records.append(run_one(configs[domain], persona, seed, condition, strategy))

@@ -78,15 +78,17 @@ def _position(core: DelegateCore) -> Position:
     """The strategy's position after its last move (empty before the first offer, or when the
     negotiated term has changed since, e.g. to an hourly rate), with the rounds that passed without a
     reply since then."""
+    events = list(core.trajectory)
+    silences = sum(1 for event in events if event.kind == "no_reply")
     waited = 0
-    for event in reversed(list(core.trajectory)):
+    for event in reversed(events):
         if event.kind == "no_reply":
             waited += 1
         if event.kind == STRATEGY_EVENT:
             if event.data["term"] != core.term_name():
-                return Position()
-            return Position.from_json(event.data["position"]).with_wait(waited)
-    return Position()
+                return Position().with_silences(silences)
+            return Position.from_json(event.data["position"]).with_wait(waited).with_silences(silences)
+    return Position().with_silences(silences)
 
 
 def _unheard(core: DelegateCore, *, answering: bool) -> list[str]:

@@ -47,6 +47,8 @@ def describe_term(config: DomainConfig, term: str, value: TermValue | None, high
 
 def _condition_text(config: DomainConfig, condition: Condition) -> str:
     said = condition.text.strip()
+    if condition.quoted:
+        return f'"{said}" (not read by the delegate: check it yourself)'
     if condition.term == "other":
         return f'"{said}"'
     stated = describe_term(config, condition.term, condition.value, condition.high)
@@ -55,8 +57,9 @@ def _condition_text(config: DomainConfig, condition: Condition) -> str:
 
 def conditions_note(config: DomainConfig, readings: Sequence[TermReading]) -> str:
     """What the principal must see beside the problem: every condition the counterparty attached in
-    the session, and the terms it named that are no required field (a signing bonus, free months),
-    each as last stated ("" if there are none)."""
+    the session (a conditional clause the reader could not tie to a term is quoted), the terms it
+    named that are no required field (a signing bonus, free months), each as last stated, and what it
+    stated that the reader could not place ("" if there is nothing)."""
     conditions = all_conditions(readings)
     reader = reader_for(config)
     conditional = {c.term for c in conditions}
@@ -70,7 +73,16 @@ def conditions_note(config: DomainConfig, readings: Sequence[TermReading]) -> st
     parts = parts if conditions else []
     if extra:
         parts.append(f"Other terms the {role} named: {'; '.join(extra)}.")
+    unread = all_unread(readings)
+    if unread:
+        quoted = "; ".join(f'"{text}"' for text in unread)
+        parts.append(f"Stated by the {role} but not read by the delegate (check them yourself): {quoted}.")
     return " ".join(parts)
+
+
+def all_unread(readings: Sequence[TermReading]) -> list[str]:
+    """Everything the reader could not place over a session, once each, in the order first stated."""
+    return list(dict.fromkeys(text for reading in readings for text in reading.unread))
 
 
 def position(config: DomainConfig, readings: Sequence[TermReading]) -> dict[str, Any]:
@@ -81,4 +93,5 @@ def position(config: DomainConfig, readings: Sequence[TermReading]) -> dict[str,
             name: [t.value, t.high] if t.high is not None else t.value for name, t in sorted(stated.items())
         },
         "conditions": [c.to_json() for c in all_conditions(readings)],
+        **({"unread": unread} if (unread := all_unread(readings)) else {}),
     }

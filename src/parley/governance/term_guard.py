@@ -1,0 +1,205 @@
+"""Fail-closed term reading: no conditional construction and no amount of a message vanishes.
+
+The term reader (`governance.terms`) attributes values and conditions to terms; where it cannot, this
+module makes sure the principal still sees what was said:
+
+- every conditional construction ("provided", "as long as", "if", "only if", "unless", "subject to",
+  "assuming", "contingent on", "in exchange for", "should you ...", "otherwise", ..., in any word
+  order) that no condition of the reading covers becomes a condition on no term (`term == "other"`)
+  quoting its clause;
+- every amount of money that no term claims, and that the message does not set aside for a stated
+  reason (a competing offer, the market, the past, a total, the principal's own figure), is quoted as
+  "unread";
+- a message too long to read at all is reported as unread, and its conditional constructions are
+  still quoted (found by one linear scan).
+
+The markers are searched in the normalised text (homoglyphs folded, zero-width characters removed), so
+a condition cannot hide behind a Cyrillic "і" in "if".
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from parley.governance.draft import Clause, Draft
+from parley.governance.normalize import normalize
+from parley.governance.term_roles import UNCLAIMED, Hit, condition_ends
+
+__all__ = [
+    "MAX_QUOTE",
+    "MAX_QUOTED",
+    "Quote",
+    "conditional_markers",
+    "has_conditional_marker",
+    "refused_quotes",
+    "uncovered_conditions",
+    "unread_amounts",
+]
+
+MAX_QUOTE = 240
+"""Longest quote of a clause put to the principal (characters; longer ones are cut with "…")."""
+MAX_QUOTED = 40
+"""Most quotes one message yields; past that, one more quote says how many were left out."""
+
+_MARKER = re.compile(
+    r"\b(?:"
+    r"if|unless|provid(?:ed|ing)|assuming|presuming|as long as|so long as|subject to"
+    r"|on (?:the )?conditions?|conditional(?:ly)? (?:on|upon)|conditioned (?:on|upon)|contingent"
+    r"|dependent (?:on|upon)|depend(?:s|ing)? (?:on|upon)|in (?:exchange|return)\b(?: for)?"
+    r"|on (?:the )?(?:understanding|proviso|basis) that|with the proviso"
+    r"|in (?:the )?(?:case|event) (?:of|that)"
+    r"|in case|only (?:with|once|when|after)|as a condition|pre-?conditions?|prerequisites?"
+    r"|otherwise|or else|failing (?:that|this|which)|without (?:which|it|that|this|them)"
+    r")\b"
+    r"|(?:^|[.;:!?,(]\s*)(?:should|were|had) (?:you|we|they|he|she|it|your \w+|the \w+)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""Conditional constructions. "if" after a verb of asking or knowing ("let me know if") is "whether",
+not a condition (`_COMPLEMENT`); "if possible" carries nothing (`_EMPTY`)."""
+_COMPLEMENT = re.compile(
+    r"\b(?:know|see|check|ask|asks|asked|asking|wonder|wonders|wondered|wondering|tell|confirm|sure|"
+    r"find out|unclear|clarify|whether|doubt)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?$",
+    re.IGNORECASE,
+)
+_EMPTY = re.compile(
+    r"^\s*(?:possible|needed|necessary|any|applicable|required|so desired|you have (?:any )?questions"
+    r"|anything(?: else)?|you(?:'d| would)? (?:like|want|wish|prefer))\b",
+    re.IGNORECASE,
+)
+_NOT_A_PROVISO = re.compile(r"^\s*(?:by|for|in|to|with|on|at|from|under|herein|above|below|here)\b", re.I)
+""""provided by us", "services provided to": a participle, not "on condition that"."""
+_CONSEQUENCE = re.compile(r"^(?:otherwise|or else|failing|without)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """A stretch of the message put to the principal as written.
+
+    Attributes:
+        start: Offset in the (normalised) text.
+        text: The words, cut to `MAX_QUOTE` characters.
+    """
+
+    start: int
+    text: str
+
+
+def conditional_markers(text: str) -> Iterator[re.Match[str]]:
+    """The conditional constructions of an already normalised text, in order."""
+    for match in _MARKER.finditer(text):
+        word = match.group(0).strip(" .;:!?,(").lower()
+        if word == "if":
+            if _COMPLEMENT.search(text[max(0, match.start() - 30) : match.start()]):
+                continue
+            if _EMPTY.match(text[match.end() : match.end() + 40]):
+                continue
+        if word.startswith("provid") and _NOT_A_PROVISO.match(text[match.end() : match.end() + 12]):
+            continue
+        if word.split()[0] in ("should", "were", "had") and _asks(text, match.end()):
+            continue  # "Should we schedule a call?" asks; "Should you sign today, ..." conditions
+        yield match
+
+
+_SENTENCE_STOP = re.compile(r"[.!?\n]")
+
+
+def _asks(text: str, offset: int) -> bool:
+    """Whether the sentence going on at offset ends with a question mark (within 300 characters)."""
+    stop = _SENTENCE_STOP.search(text, offset, offset + 300)
+    return stop is not None and stop.group(0) == "?"
+
+
+def has_conditional_marker(text: str) -> bool:
+    """Whether a text (raw: it is normalised here, without a size limit) holds a conditional construction."""
+    return next(conditional_markers(normalize(text, max_chars=None).text), None) is not None
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split()).strip(" .,;:")
+    return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1].rstrip() + "…"
+
+
+def _window(draft: Draft, offset: int, ends: dict[int, int]) -> tuple[int, int]:
+    """The stretch a condition at offset covers: its clause and the clauses of time that continue it;
+    for "otherwise", "without it" and the like (which condition what came before), the whole sentence;
+    when the clause holds little after the marker, the rest of the sentence."""
+    clause = draft.clause_at(offset)
+    sentence = draft.sentence_at(offset)
+    if clause is None or sentence is None:
+        return max(0, offset - MAX_QUOTE // 2), min(len(draft.text), offset + MAX_QUOTE // 2)
+    if _CONSEQUENCE.match(draft.text[offset : offset + 12].lower()):
+        return sentence.start, sentence.end
+    end = ends.get(clause.start, clause.end)
+    if len(draft.text[offset : min(end, offset + 60)].split()) < 3:
+        end = sentence.end
+    return clause.start, end
+
+
+def uncovered_conditions(draft: Draft, covered: Sequence[int]) -> list[Quote]:
+    """Conditional constructions of draft that no condition of the reading covers, quoted.
+
+    Args:
+        draft: The parsed message.
+        covered: Offsets of what the reading's conditions were read from (a term's value, the start
+            of a condition's text).
+    """
+    quotes: list[Quote] = []
+    seen: set[tuple[int, int]] = set()
+    ends = condition_ends(draft)
+    offsets = sorted(covered)
+    for match in conditional_markers(draft.text):
+        at = match.start() + len(match.group(0)) - len(match.group(0).lstrip(" .;:!?,("))
+        start, end = _window(draft, at, ends)
+        index = bisect.bisect_left(offsets, start)
+        if (start, end) in seen or (index < len(offsets) and offsets[index] < end):
+            continue
+        seen.add((start, end))
+        quotes.append(Quote(start, _cut(draft.text[start:end]) if len(quotes) < MAX_QUOTED else ""))
+    return _bounded(quotes, "conditional clauses")
+
+
+def _bounded(quotes: list[Quote], what: str) -> list[Quote]:
+    if len(quotes) <= MAX_QUOTED:
+        return quotes
+    left = len(quotes) - MAX_QUOTED + 1
+    return [*quotes[: MAX_QUOTED - 1], Quote(quotes[MAX_QUOTED - 1].start, f"{left} more {what} not quoted")]
+
+
+def unread_amounts(draft: Draft, hits: Sequence[Hit]) -> list[Quote]:
+    """Amounts of money no term claims and the message does not set aside for a reason, quoted with
+    their clause ("a $500 per-day late fee" where no term takes a fee per day)."""
+    quotes: list[Quote] = []
+    for hit in hits:
+        figure = hit.figure
+        if hit.term is not UNCLAIMED or hit.role not in ("own", "condition") or figure is None:
+            continue
+        if figure.kind != "money" or not (figure.currency or figure.per or figure.scaled):
+            continue
+        clause: Clause | None = draft.clause_at(hit.start)
+        text = clause.text if clause is not None else draft.text[hit.start : hit.end]
+        quotes.append(Quote(hit.start, _cut(text)))
+    return _bounded(quotes, "amounts")
+
+
+_SENTENCE_END = re.compile(r"[.!?;\n]")
+
+
+def refused_quotes(message: str) -> list[Quote]:
+    """The conditional constructions of a message too long to parse, each quoted with the words around
+    it up to the nearest sentence ends (one linear scan of the normalised text)."""
+    text = normalize(message, max_chars=None).text
+    quotes: list[Quote] = []
+    reach = -1
+    for match in conditional_markers(text):
+        if match.start() < reach:
+            continue  # inside the last quote already
+        begin = max(0, match.start() - MAX_QUOTE // 2)
+        ends = [m.end() for m in _SENTENCE_END.finditer(text, begin, match.start())]
+        start = ends[-1] if ends else begin
+        after = _SENTENCE_END.search(text, match.end(), match.end() + MAX_QUOTE)
+        reach = after.start() if after else min(len(text), match.end() + MAX_QUOTE)
+        quotes.append(Quote(start, _cut(text[start:reach]) if len(quotes) < MAX_QUOTED else ""))
+    return _bounded(quotes, "conditional clauses")
