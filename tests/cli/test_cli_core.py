@@ -160,7 +160,11 @@ def test_tournament_unknown_agent() -> None:
 
 
 def test_coach_advises_before_each_human_move() -> None:
-    moves = "what matters most to you?\nI'll take 3 food and 2 water, you get the rest\nquit\n"
+    # (ASTRA opens at its best package and holds it: the coach warns once before it suggests a counter)
+    moves = (
+        "what matters most to you?\nI'll take 3 food and 2 water, you get the rest\n"
+        "I'll take 3 food and 1 water, you get the rest\nquit\n"
+    )
     code, output = invoke("run", "casino", "-a", "human", "-a", "astra", "--coach", input=moves)
     assert code == 0, output
     assert output.count("Coach:") >= 2  # before the opening move and before answering an offer

@@ -40,7 +40,7 @@ def test_advice_uses_only_the_humans_view_and_recommends_an_offer() -> None:
     assert text.startswith("Coach: the partner")
 
 
-def test_coach_warns_then_advises_walking_when_offers_stay_below_the_batna() -> None:
+def test_coach_warns_once_and_never_advises_walking_while_a_deal_is_reachable() -> None:
     scenario = casino_like_scenario(rules=Rules(max_rounds=12, on_stagnation="continue"))
     coach, asker = Coach(AstraConfig(ask_preferences=False)), Coach()
     advice: list[tuple[Advice, Advice]] = []
@@ -60,4 +60,6 @@ def test_coach_warns_then_advises_walking_when_offers_stay_below_the_batna() -> 
     assert first.action == "warn" and not first.accept and not first.walk
     assert "Warn them" in format_advice(first)
     assert first.partner_offer_points is not None and first.partner_offer_points[0] == 0.0
-    assert advice[-1][0].walk and advice[-1][0].action == "walk"
+    # a walk is worth the BATNA, and so is the round bound: the coach advises a final offer instead
+    assert not any(mine.walk for mine, _ in advice)
+    assert advice[-1][0].action == "propose" and advice[-1][0].offer is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -10,13 +11,23 @@ from parley.agents.astra.optimizer import Method
 from parley.agents.astra.signals import POINTS_SCALE
 from parley.errors import ScenarioError
 
+RECIPROCAL_SHARE = 0.5
+"""Default of `AstraConfig.reciprocal_share`: a concession is at most this share of the partner's
+latest one (both in ASTRA's points)."""
+
 METHODS = ("auto", "sweep", "milp", "loop")
 """Accepted values of `AstraConfig.method`."""
 
 
 @dataclass(frozen=True, slots=True)
 class AstraConfig:
-    """ASTRA's settings (defaults follow the seed).
+    """ASTRA's settings (defaults follow the seed where it gives one).
+
+    The deadline settings (`stall_share`, `concession_exponent`, `deadline_band`,
+    `aspiration_slack`, `reciprocal_share`, `partner_floor_share`) are parley's, not the seed's;
+    `concession_exponent`, `aspiration_slack` and `partner_floor_share` were chosen on generated
+    games with seeds 0-99 only (`benchmarks/generalisation.py --split tuning`; see
+    docs/results/generalisation.md), never on the evaluation seeds.
 
     Attributes:
         alpha: Weight of PAP in the final score (seed: 0.35).
@@ -24,8 +35,18 @@ class AstraConfig:
         top_n: Distinct stage-2 candidates kept for stage 3.
         lambda_spread: λ is explored within ± this of the chosen value, in 0.1 steps.
         s_max_depth: S_max is explored from the chosen value down by this many points, in 1-point steps.
-        no_concession_limit: Walk after this many consecutive partner offers without a concession (K).
-        below_batna_limit: Walk after this many sub-BATNA partner offers following a warning.
+        stall_share: ASTRA speaks of a deadlock (and lifts its tit-for-tat cap) once the partner has
+            made no concession for this share of the session's moves (at least 2 offers).
+        concession_exponent: e of the deadline ceiling (`deadline.aspiration`): ASTRA never asks
+            more than reservation' + (36 - reservation')·(1 - t^(1/e)) points at relative time t.
+        deadline_band: How far below the deadline ceiling (points) an offer the ceiling forces may go.
+        aspiration_slack: How far below the deadline curve (points) tit-for-tat concessions, and
+            the keep-alive and deadlock concessions, may take an offer before the last move (None:
+            no floor from the curve; the curve is then only a ceiling).
+        reciprocal_share: Tit-for-tat cap: one proposal concedes at most this share of the partner's
+            latest concession (both in ASTRA's points).
+        partner_floor_share: The partner's estimated BATNA (stage 2's floor on S_p) as a share of
+            ASTRA's own BATNA in points (1: "the partner's walk-away is as good as mine").
         ask_preferences: Ask for the partner's priorities early.
         use_stages: False gives the ablation: plain time-based offers instead of stages 2-3.
         method: Stage-2 solver ("auto", "sweep", "milp" or "loop").
@@ -47,8 +68,12 @@ class AstraConfig:
     top_n: int = 5
     lambda_spread: float = 0.3
     s_max_depth: float = 10.0
-    no_concession_limit: int = 3
-    below_batna_limit: int = 2
+    stall_share: float = 0.15
+    concession_exponent: float = 0.2
+    deadline_band: float = 2.0
+    aspiration_slack: float | None = 1.0
+    reciprocal_share: float = RECIPROCAL_SHARE
+    partner_floor_share: float = 0.0
     ask_preferences: bool = True
     use_stages: bool = True
     method: Method = "auto"
@@ -67,8 +92,19 @@ class AstraConfig:
                 ("top_n", self.top_n, ">= 1", self.top_n >= 1),
                 ("lambda_spread", self.lambda_spread, "in [0, 1]", 0 <= self.lambda_spread <= 1),
                 ("s_max_depth", self.s_max_depth, ">= 0", self.s_max_depth >= 0),
-                ("no_concession_limit", self.no_concession_limit, ">= 1", self.no_concession_limit >= 1),
-                ("below_batna_limit", self.below_batna_limit, ">= 1", self.below_batna_limit >= 1),
+                ("stall_share", self.stall_share, "in (0, 1]", 0 < self.stall_share <= 1),
+                (
+                    "concession_exponent",
+                    self.concession_exponent,
+                    "a finite number > 0",
+                    math.isfinite(self.concession_exponent) and self.concession_exponent > 0,
+                ),
+                (
+                    "deadline_band",
+                    self.deadline_band,
+                    "a finite number >= 0",
+                    math.isfinite(self.deadline_band) and self.deadline_band >= 0,
+                ),
                 ("method", self.method, "auto, sweep, milp or loop", self.method in METHODS),
                 ("milp_node_limit", self.milp_node_limit, "None or >= 1", (self.milp_node_limit or 1) >= 1),
                 (

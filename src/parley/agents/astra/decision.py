@@ -11,6 +11,7 @@ from parley.agents.astra.selection import ScoredCandidate
 from parley.agents.astra.signals import Fairness, Stance
 from parley.agents.astra.stages import Candidate
 from parley.protocol.actions import Action
+from parley.protocol.events import PartyId
 
 
 @dataclass(slots=True)
@@ -23,12 +24,14 @@ class Memory:
         previous_model: The IPP of the previous move (for the consistency checker).
         deadlock_warned_at: Number of partner offers seen when the agent warned about a deadlock
             with an above-BATNA offer on the table (rule (a) without walking; None: not yet).
+        previous_models: In multi-party games, the previous move's IPP of each other party.
     """
 
     warned_at: int | None = None
     reasked: bool = False
     previous_model: PartnerModel | None = None
     deadlock_warned_at: int | None = None
+    previous_models: dict[PartyId, PartnerModel] = field(default_factory=lambda: {})
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,10 @@ accepting, walking or warning, re-asking, and the order in which a move tries th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from parley.agents.astra.config import AstraConfig
+from parley.agents.astra.deadline import horizon, reservation_margin
 from parley.agents.astra.decision import Decision, Memory
 from parley.agents.astra.opponent import ConsistencyFinding, Evidence
 from parley.agents.astra.own import OwnSide
@@ -40,17 +41,28 @@ def respond_to_offer(
     evidence: Evidence,
     findings: Sequence[ConsistencyFinding],
     proposal: Decision,
+    reachable: Callable[[float], bool],
 ) -> Decision:
     """Accept, walk, warn or re-ask in answer to the offer on the table, else make the proposal.
 
-    `memory` records any warning or re-ask given.
+    Args:
+        config: Settings.
+        view: The view.
+        memory: Updated with any warning or re-ask given.
+        own: ASTRA's side.
+        evidence: What the partner (the focal one in multi-party games) said and offered.
+        findings: Consistency findings about the partner.
+        proposal: The proposal this move would make.
+        reachable: Whether a package worth more than the given points to ASTRA can still be agreed
+            before the bound.
     """
     if view.offer is None:
         return proposal
     offered = own.points(view.space.to_indices(view.offer))
+    time = horizon(view)
     return (
-        accept_offer(config, view, own, evidence, proposal, offered)
-        or walk_or_warn(config, memory, own, evidence, offered)
+        accept_offer(config, view, own, evidence, proposal, offered, reachable)
+        or walk_or_warn(config, memory, own, evidence, offered, time)
         or reask(config, memory, findings)
         or proposal
     )
@@ -63,10 +75,18 @@ def accept_offer(
     evidence: Evidence,
     proposal: Decision,
     offered: float,
+    reachable: Callable[[float], bool],
 ) -> Decision | None:
-    """Accept at or above the BATNA when the offer beats my last offer, my next one, or the deadline."""
+    """Accept at or above the BATNA when the offer beats my last offer, my next one, or the deadline.
+
+    An offer worth no more than the BATNA (within `reservation_margin`) is accepted only when
+    nothing better can still be agreed before the bound: a deal at the BATNA is worth no more than
+    no deal.
+    """
     reservation = own.reservation_points
     if offered < reservation - 1e-9:
+        return None
+    if offered < reservation + reservation_margin(reservation) - 1e-9 and reachable(offered):
         return None
     latest = own.points(evidence.own_offers[-1]) if evidence.own_offers else None
     planned = proposal.chosen.agent_points if proposal.chosen is not None else None
@@ -129,12 +149,5 @@ def should_ask(config: AstraConfig, view: PartyView, evidence: Evidence) -> bool
 
 
 def is_last_move(view: PartyView) -> bool:
-    """Whether this is the party's last move before the round bound.
-
-    The party's next move comes as many rounds after this one as this one came after its
-    previous move (one round when it has not moved yet), so a gap of two rounds in an
-    alternating protocol makes the second-to-last round the last chance to accept.
-    """
-    mine = [e.round for e in view.record if e.kind == "action" and e.party == view.party]
-    gap = max(1, view.round - mine[-1]) if mine else 1
-    return view.round + gap > view.rules.max_rounds
+    """Whether this is the party's last move before the round bound (see `deadline.horizon`)."""
+    return horizon(view).last_move

@@ -23,6 +23,7 @@ from parley.domain.utility import (
     RankedPreferenceUtility,
     UtilityFunction,
 )
+from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView
 
 HIGH_PRIORITY_WEIGHT = 5.0
@@ -58,10 +59,13 @@ class Evidence:
     partner_moves: int
 
 
-def collect_evidence(view: PartyView) -> Evidence:
+def collect_evidence(view: PartyView, partner: PartyId | None = None) -> Evidence:
     """Read the partner's offers and statements and the agent's own moves from the view's record.
 
-    With more than two parties every other party is pooled into one aggregate partner.
+    Args:
+        view: The agent's view.
+        partner: The one other party to read (its moves alone count as the partner's); None pools
+            every other party into one aggregate partner (the same thing in a bilateral game).
     """
     space = view.space
     partner_offers: list[Row] = []
@@ -75,6 +79,8 @@ def collect_evidence(view: PartyView) -> Evidence:
             continue
         data = event.data
         mine = event.party == view.party
+        if not mine and partner is not None and event.party != partner:
+            continue
         if mine and data.get("kind") == "say" and data.get("asks_priorities"):
             asked, answered = True, False
         if not mine:
@@ -193,6 +199,14 @@ class PartnerModel:
     def points_of(self, row: Sequence[int]) -> float:
         """The partner's estimated points for one package."""
         return float(self.points(np.array([row], dtype=np.int64))[0])
+
+    def cache_key(self) -> tuple[Any, ...]:
+        """What the estimate depends on (equal keys give equal points)."""
+        return (self.order, tuple(t.tobytes() for t in self.tables), self.reservation_points)
+
+    def linear_point_tables(self) -> tuple[FloatArray, ...] | None:
+        """`point_tables` (the IPP is linear-additive)."""
+        return self.point_tables
 
     def ideal(self) -> Row:
         """The partner's best package under the IPP."""

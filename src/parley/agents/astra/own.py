@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -59,6 +60,17 @@ class OwnSide:
             all_points = scale.points_array(utility.evaluate_indices(rows))
         tables = linear_tables(utility)
         return cls(space, utility, scale, tables, point_tables, rows, all_points, resolved)
+
+    @cached_property
+    def enumerated(self) -> tuple[IndexArray, FloatArray] | None:
+        """Every outcome as option indices with its points, whatever the stage-2 method, when the
+        space can be swept (None above `SWEEP_LIMIT`)."""
+        if self.rows is not None and self.all_points is not None:
+            return self.rows, self.all_points
+        if self.space.size > SWEEP_LIMIT:
+            return None
+        rows = self.space.enumerate_indices()
+        return rows, self.scale.points_array(self.utility.evaluate_indices(rows))
 
     def priorities(self) -> tuple[str, ...]:
         """Issue names from the one whose options differ most in worth to the one that differs least."""

@@ -11,8 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from parley.agents.astra.coalition import PartnerEstimate
+from parley.agents.astra.config import RECIPROCAL_SHARE
+from parley.agents.astra.deadline import reservation_margin
 from parley.agents.astra.decision import Decision, Signals
-from parley.agents.astra.opponent import Evidence, PartnerModel
+from parley.agents.astra.opponent import Evidence
 from parley.agents.astra.optimizer import Floors, GridSolution, top_optima
 from parley.agents.astra.own import OwnSide
 from parley.agents.astra.selection import ScoredCandidate, TacticContext, keeps_talks_alive, phase_of
@@ -20,9 +23,6 @@ from parley.agents.astra.stages import Candidate, ParameterChoice
 from parley.agents.astra.walkaway import no_concession_streak
 from parley.protocol.actions import Propose
 from parley.protocol.view import PartyView
-
-RECIPROCAL_SHARE = 0.5
-"""A concession is at most this share of the partner's latest one (both in ASTRA's points)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +48,50 @@ def tit_for_tat_floor(
     s_max: float,
     *,
     deadlock: bool,
-) -> tuple[float, str | None]:
-    """The agent's floor for this proposal (points) and, when the concession cap raised it, why."""
-    floor = own.reservation_points
-    cap = concession_cap(evidence, own, context, deadlock)
-    if previous is None or cap is None:
-        return floor, None
-    floor = max(floor, min(previous, s_max) - cap)
-    return floor, f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})"
+    forced: bool = False,
+    band: float = 0.0,
+    received: float | None = None,
+    last_move: bool = False,
+    share: float = RECIPROCAL_SHARE,
+) -> tuple[float, list[str]]:
+    """The agent's floor for this proposal (points) and why it is where it is.
+
+    Args:
+        own: The agent's side.
+        evidence: What the partner offered (the focal partner in multi-party games).
+        context: Stage 3's context.
+        previous: The agent's previous offer (points), if any.
+        s_max: The highest S_max of this move.
+        deadlock: The agent has warned of a deadlock (the cap is lifted).
+        forced: The deadline ceiling lowered S_max below the previous offer: the floor is S_max
+            less the larger of band and the tit-for-tat cap.
+        band: See forced.
+        received: The best offer received so far (points): the floor never falls below it.
+        last_move: No margin above the BATNA on the last move.
+        share: The reciprocal share of the tit-for-tat cap.
+    """
+    reservation = own.reservation_points
+    floor = reservation + (0.0 if last_move else reservation_margin(reservation))
+    reasons: list[str] = []
+    cap = concession_cap(evidence, own, context, deadlock, share)
+    if forced:
+        floor = max(floor, s_max - max(band, cap or 0.0))
+        reasons.append(f"deadline: ask at most {s_max:.1f} points now (floor {floor:.1f})")
+    elif previous is not None and cap is not None:
+        floor = max(floor, min(previous, s_max) - cap)
+        reasons.append(f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})")
+    if received is not None and received > floor + 1e-9:
+        floor = received
+        reasons.append(f"never ask less than the best offer I received ({received:.1f} points)")
+    return min(floor, s_max), reasons
 
 
-def concession_cap(evidence: Evidence, own: OwnSide, context: TacticContext, deadlock: bool) -> float | None:
+def concession_cap(
+    evidence: Evidence, own: OwnSide, context: TacticContext, deadlock: bool, share: float = RECIPROCAL_SHARE
+) -> float | None:
     """The most this proposal may concede (agent's points), or None for no cap beyond the BATNA.
 
-    Tit-for-tat in the agent's own points: concede at most RECIPROCAL_SHARE of what the
+    Tit-for-tat in the agent's own points: concede at most share of what the
     partner's latest concession gave the agent, so S_max falls no faster than the partner
     concedes and a partner that concedes on a schedule anyway is not paid back in full. Two
     exceptions keep the talks alive: after HOLD_LIMIT own
@@ -74,7 +104,7 @@ def concession_cap(evidence: Evidence, own: OwnSide, context: TacticContext, dea
     received = [own.points(row) for row in evidence.partner_offers]
     if len(received) < 2:
         return 0.0
-    return RECIPROCAL_SHARE * max(0.0, received[-1] - received[-2])
+    return share * max(0.0, received[-1] - received[-2])
 
 
 def stage2_info(
@@ -101,7 +131,7 @@ def stage2_info(
 
 
 def top_candidates(
-    own: OwnSide, model: PartnerModel, solutions: Sequence[GridSolution], top_n: int
+    own: OwnSide, model: PartnerEstimate, solutions: Sequence[GridSolution], top_n: int
 ) -> list[Candidate]:
     """Distinct grid optima, minus those another optimum dominates (under the IPP), best S_a first.
 
@@ -146,13 +176,33 @@ def tactic_context(view: PartyView, own: OwnSide, evidence: Evidence, signals: S
 
 
 def repeat_offer(
-    view: PartyView, own: OwnSide, model: PartnerModel, evidence: Evidence, stage2: Stage2Result
+    view: PartyView, own: OwnSide, model: PartnerEstimate, evidence: Evidence, stage2: Stage2Result
 ) -> Decision:
     """The proposal when stage 2 found no candidate: the agent's previous offer, or its best package."""
     fallback = evidence.own_offers[-1] if evidence.own_offers else best_row(own)
     chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
     reasons = [*stage2.reasons, "no feasible candidate: repeat my previous (or best) offer"]
     return proposal(view, chosen, reasons, stage2=stage2.info)
+
+
+def best_received(
+    own: OwnSide, model: PartnerEstimate, evidence: Evidence, *, check_floor: bool
+) -> Candidate | None:
+    """The package worth most to the agent among those the others put forward (None before any).
+
+    With check_floor (multi-party games) only packages whose coalition meets the others' estimated
+    floor count: one party's offer binds only that party.
+    """
+    best: Candidate | None = None
+    for row in dict.fromkeys(evidence.partner_offers):
+        points = own.points(row)
+        if best is not None and points <= best.agent_points + 1e-9:
+            continue
+        partner = model.points_of(row)
+        if check_floor and partner < model.reservation_points - 1e-9:
+            continue
+        best = Candidate(row, points, partner)
+    return best
 
 
 def proposal(

@@ -14,9 +14,10 @@ from parley.protocol.actions import action_to_json
 from parley.protocol.view import PartyView
 
 if TYPE_CHECKING:
+    from parley.agents.astra.coalition import PartnerEstimate
     from parley.agents.astra.config import AstraConfig
     from parley.agents.astra.decision import Decision, Signals
-    from parley.agents.astra.opponent import ConsistencyFinding, PartnerModel
+    from parley.agents.astra.opponent import ConsistencyFinding
     from parley.agents.astra.own import OwnSide
 
 TRACE_KIND = "astra"
@@ -37,7 +38,7 @@ def round_floats(value: Any, digits: int = 4) -> Any:
 def build_trace(
     view: PartyView,
     own: OwnSide,
-    model: PartnerModel,
+    model: PartnerEstimate,
     findings: Sequence[ConsistencyFinding],
     signals: Signals,
     decision: Decision,

@@ -1,19 +1,29 @@
-"""ASTRA's walk-away rules (seed §2.2), as interpreted here: (a) no concession in K consecutive
-partner offers, (b) offers below the BATNA after a warning. Either rule may warn instead of walking.
+"""ASTRA's walk-away rules (seed §2.2), relative to the deadline and to what is still reachable.
+
+The seed walks after (a) three partner offers without a concession or (b) two sub-BATNA offers
+after a warning. Counted in offers, both fire early in a long game (round 8 of 100) while a deal
+is still within reach, and a walk is worth no more than the BATNA the bound leaves anyway (parley
+has no discount factor: waiting costs nothing). Here both conditions only make ASTRA *warn* (once
+each, as the seed's agent does before walking), rule (a) after a share of the session's moves
+rather than three offers. ASTRA walks only when no package is worth its BATNA at all; on its last
+move it makes a final proposal instead of walking (the partner may still take it, and the bound
+ends the session just as a walk would).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 from parley.agents.astra.config import AstraConfig
+from parley.agents.astra.deadline import Horizon, better_reachable, stall_limit
 from parley.agents.astra.decision import Decision, Memory
 from parley.agents.astra.opponent import Evidence
 from parley.agents.astra.own import OwnSide
-from parley.protocol.actions import Accept, Say, Walk
+from parley.protocol.actions import Say, Walk
 
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
+REACHABLE_ANYTIME = Horizon(0.0, 2, 2)
+"""A horizon with moves to come: what is reachable at all, whatever the time."""
 DEADLOCK_MESSAGE = (
     "You have not moved in your last few offers. I can meet you part of the way, "
     "but not if I am the only one conceding."
@@ -36,84 +46,53 @@ def no_concession_streak(agent_points_of_partner_offers: Sequence[float]) -> int
 
 
 def walk_or_warn(
-    config: AstraConfig, memory: Memory, own: OwnSide, evidence: Evidence, offered: float
-) -> Decision | None:
-    """Rule (a), then rule (b), against the partner's latest offer (worth offered points to the agent).
-
-    Returns:
-        The walk, warning or acceptance a rule calls for, or None when neither fires. `memory`
-        records a warning when one is given.
-    """
-    reservation = own.reservation_points
-    received = [own.points(row) for row in evidence.partner_offers]
-    streak = no_concession_streak(received)
-    if streak >= config.no_concession_limit:
-        deadlock = deadlock_rule(config, memory, evidence, received, streak, offered, reservation)
-        if deadlock is not None:
-            return deadlock
-    if offered < reservation - 1e-9:
-        return below_batna_rule(config, memory, own, evidence, reservation)
-    return None
-
-
-def deadlock_rule(
     config: AstraConfig,
     memory: Memory,
+    own: OwnSide,
     evidence: Evidence,
-    received: Sequence[float],
-    streak: int,
     offered: float,
-    reservation: float,
+    time: Horizon,
 ) -> Decision | None:
-    """Rule (a): the partner made no concession in K consecutive offers.
+    """The walk or warning the partner's latest offer (worth offered points to ASTRA) calls for.
 
-    Walks only when no partner offer so far reaches the BATNA. With an offer at or above the
-    BATNA on the table, walking is strictly worse for the principal: warn once, keep
-    conceding within the floor, and take the standing offer when the partner ignores the
-    warning for K more offers.
+    Args:
+        config: Settings.
+        memory: Updated with any warning given.
+        own: ASTRA's side.
+        evidence: What the partner (the focal one in multi-party games) offered.
+        offered: ASTRA's points of the offer on the table.
+        time: The horizon.
+
+    Returns:
+        The walk or warning, or None.
     """
-    limit = config.no_concession_limit
-    reason = f"partner made no concession in {streak} consecutive offers"
-    if max(received) < reservation - 1e-9:
-        return Decision(Walk(reason), "walk", [reason, "none of its offers reaches my BATNA"])
-    if offered < reservation - 1e-9:
-        return None
-    if memory.deadlock_warned_at is None:
+    reservation = own.reservation_points
+    if offered < reservation - 1e-9 and not better_reachable(REACHABLE_ANYTIME, reservation - 1e-9):
+        reason = f"no package is worth my BATNA ({reservation:.1f} points): nothing to negotiate for"
+        return Decision(Walk(reason), "walk", [reason])
+    received = [own.points(row) for row in evidence.partner_offers]
+    streak = no_concession_streak(received)
+    limit = stall_limit(time, config.stall_share)
+    if streak >= limit and memory.deadlock_warned_at is None and offered >= reservation - 1e-9:
         memory.deadlock_warned_at = len(evidence.partner_offers)
-        why = "its offer beats my BATNA, so I warn instead of walking"
+        reason = f"partner made no concession in {streak} consecutive offers ({limit} is my limit)"
+        why = "its offer beats my BATNA and a deal is still reachable: warn, do not walk"
         return Decision(Say(DEADLOCK_MESSAGE), "warn", [reason, why])
-    ignored = len(evidence.partner_offers) - memory.deadlock_warned_at
-    if ignored >= limit and streak >= limit:
-        why = f"it ignored my warning for {ignored} offers; its offer ({offered:.1f}) beats my BATNA"
-        return Decision(Accept(), "accept", [reason, why])
+    if offered < reservation - 1e-9 and not time.last_move:
+        return below_batna_warning(memory, own, evidence)
     return None
 
 
-def below_batna_rule(
-    config: AstraConfig, memory: Memory, own: OwnSide, evidence: Evidence, reservation: float
-) -> Decision | None:
-    """Rule (b): warn when a sub-BATNA offer does not improve; walk when the warning is ignored.
+def below_batna_warning(memory: Memory, own: OwnSide, evidence: Evidence) -> Decision | None:
+    """Warn (once) when a sub-BATNA offer does not improve on the partner's previous one.
 
-    Ignored means the partner's latest `below_batna_limit` offers since the warning all stay
-    below the BATNA and none improves on the offer before it (in the agent's points): a
-    partner still conceding toward the zone of agreement is heeding the warning.
+    An opening anchor below the BATNA is normal; a partner standing still below it is not.
     """
     offers = evidence.partner_offers
-    if memory.warned_at is None:
-        # An opening anchor below the BATNA is normal; a partner standing still below it is not.
-        if len(offers) < 2 or own.points(offers[-1]) > own.points(offers[-2]) + 1e-9:
-            return None
-        memory.warned_at = len(offers)
-        reason = "offer below my BATNA and no better than the previous one: warn before walking"
-        return Decision(Say(WARNING_MESSAGE), "warn", [reason])
-    limit = config.below_batna_limit
-    if len(offers) - memory.warned_at < limit:
+    if memory.warned_at is not None or len(offers) < 2:
         return None
-    # the offer that drew the warning (or a later one) and the `limit` offers after it
-    recent = [own.points(row) for row in offers[-(limit + 1) :]]
-    below = all(points < reservation - 1e-9 for points in recent[-limit:])
-    improved = any(after > before + 1e-9 for before, after in itertools.pairwise(recent))
-    if below and not improved:
-        reason = f"{limit} offers below my BATNA after a warning, without improving"
-        return Decision(Walk(reason), "walk", [reason])
-    return None
+    if own.points(offers[-1]) > own.points(offers[-2]) + 1e-9:
+        return None
+    memory.warned_at = len(offers)
+    reason = "offer below my BATNA and no better than the previous one: warn (I walk only at the bound)"
+    return Decision(Say(WARNING_MESSAGE), "warn", [reason])

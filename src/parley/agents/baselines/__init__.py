@@ -1,13 +1,21 @@
 """Deterministic rule-based negotiators, registered by name when this package is imported.
 
-Time-based concession (boulware, linear, conceder), tit-for-tat, hardliner, random, and rule-based
-twins of the ASTRA partner personas (base, greedy, fair).
+Time-based concession (boulware, linear, conceder), tit-for-tat, hardliner, random, rule-based
+twins of the ASTRA partner personas (base, greedy, fair), and ANAC reference strategies
+(hardheaded, agentk, micro, atlas3, cuhk; see `anac`).
 """
 
 from __future__ import annotations
 
 from functools import partial
 
+from parley.agents.baselines.anac import (
+    AgentKNegotiator,
+    Atlas3Negotiator,
+    CUHKNegotiator,
+    HardHeadedNegotiator,
+    MiCRONegotiator,
+)
 from parley.agents.baselines.concession import (
     BOULWARE_EXPONENT,
     CONCEDER_EXPONENT,
@@ -23,10 +31,15 @@ from parley.agents.registry import register
 from parley.domain.space import DEFAULT_ENUMERATION_LIMIT
 
 __all__ = [
+    "AgentKNegotiator",
+    "Atlas3Negotiator",
     "BaselineNegotiator",
+    "CUHKNegotiator",
     "FairNegotiator",
     "GreedyNegotiator",
+    "HardHeadedNegotiator",
     "HardlinerNegotiator",
+    "MiCRONegotiator",
     "OpponentModel",
     "RandomNegotiator",
     "RankedSpace",
@@ -90,5 +103,35 @@ register(
     "fair",
     FairNegotiator,
     "ASTRA fair partner: proposes and holds to the package it judges fair.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "hardheaded",
+    HardHeadedNegotiator,
+    "ANAC 2011 winner HardHeaded: very Boulware target, frequency opponent model, offers back the best bid.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "agentk",
+    AgentKNegotiator,
+    "ANAC 2010 winner AgentK: compromises toward the estimated best the opponent will offer.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "micro",
+    MiCRONegotiator,
+    "MiCRO (de Jonge 2022): one new concession per new opponent offer, no model, no parameters.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "atlas3",
+    Atlas3Negotiator,
+    "ANAC 2015 winner Atlas3: concedes down to the expected utility of an evolutionarily stable strategy.",
+    max_outcomes=ENUMERABLE,
+)
+register(
+    "cuhk",
+    CUHKNegotiator,
+    "ANAC 2012 winner CUHKAgent: adaptive concession toward the best offer it was made, until late.",
     max_outcomes=ENUMERABLE,
 )

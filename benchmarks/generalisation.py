@@ -1,0 +1,571 @@
+"""Generalisation benchmark (issue 20): parley's agents on games they have never seen.
+
+Seed split, fixed here before any evaluation run:
+
+- tuning: generated games with seeds 0-99 (bilateral and multi-party). Every ASTRA setting chosen
+  by looking at results (`AstraConfig.concession_exponent`, `stall_share`, `deadline_band`) was
+  chosen on these games only (`--split tuning --sweep ...`).
+- evaluation: generated games with seeds 1000-1099 and the shipped bilateral scenarios, played
+  once with the settings as they stand (`--split evaluation`).
+
+Every game runs through the tournament layer (`parley.experiments.tournament.run_games`: resumable
+JSONL store, `--jobs`). The report gives, per agent: deal rate, mean normalised utility on
+parley's scale (0 = worst outcome, 1 = best) and relative to the reservation value (0 = walk-away
+value, 1 = best), the walk-away rate in games where a deal acceptable to both exists, the
+self-play deal rate, and the Pareto distance of deals, with 95% intervals (Wilson for rates,
+Student t for means).
+
+Usage (from the repository root):
+
+    .venv/bin/python benchmarks/generalisation.py --split evaluation --jobs 2 \\
+        --out runs/generalisation --report docs/results/generalisation.md
+    .venv/bin/python benchmarks/generalisation.py --split tuning --focus astra --jobs 2 \\
+        --sweep concession_exponent=0.1,0.2,0.3,0.4 --out runs/generalisation-tuning
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import math
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from parley.agents.astra import create_astra
+from parley.agents.registry import available, register
+from parley.experiments.gaia.principal import Interval, mean_interval, rate_interval
+from parley.experiments.tournament import Game, ResultStore, assignments, is_failed, run_games
+from parley.scenarios import load_scenario, scenario_to_yaml
+from parley.scenarios.generate import GameSpec, acceptability, generate_game
+
+SPLITS: dict[str, range] = {"tuning": range(0, 100), "evaluation": range(1000, 1100)}
+"""Generated-game seeds of each split (disjoint; the evaluation seeds are never tuned on)."""
+SHIPPED_BILATERAL = ("casino", "casino_distributive", "lease", "procurement", "staffing")
+"""Shipped bilateral scenarios, played in the evaluation split only (two repetitions each)."""
+SHIPPED_REPETITIONS = 2
+NEEDS_OPTIONS = {"llm", "astra-llm"}
+"""Registered agents that cannot be built without an LLM: left out."""
+
+
+def bilateral_spec(seed: int) -> GameSpec:
+    """The bilateral game of a seed: 3 to 6 issues, 40 rounds."""
+    return GameSpec(seed=seed, parties=2, issues=3 + seed % 4, max_rounds=40)
+
+
+def multiparty_spec(seed: int) -> GameSpec:
+    """The multi-party game of a seed: 3 to 5 parties, 3 to 5 issues, 60 rounds."""
+    return GameSpec(seed=seed, parties=3 + seed % 3, issues=3 + (seed // 3) % 3, max_rounds=60)
+
+
+def agents() -> tuple[str, ...]:
+    """Every registered agent that needs no LLM."""
+    return tuple(name for name in available() if name not in NEEDS_OPTIONS)
+
+
+# -- the games -------------------------------------------------------------------------------------
+
+
+def write_games(folder: Path, specs: Iterable[GameSpec]) -> list[str]:
+    """Generate each game and write it as YAML under folder (unchanged files are left alone)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths: list[str] = []
+    for spec in specs:
+        path = folder / f"{spec.name}.yaml"
+        text = scenario_to_yaml(generate_game(spec))
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def bilateral_lineups(names: Sequence[str], focus: str | None) -> list[tuple[str, ...]]:
+    """Every ordered pair, self-play included; with focus, only the pairs focus plays in."""
+    pairs: list[tuple[str, ...]] = list(itertools.product(names, repeat=2))
+    return [p for p in pairs if focus is None or focus in p]
+
+
+def multiparty_lineups(names: Sequence[str], parties: int, focus: str | None) -> list[tuple[str, ...]]:
+    """Each agent once in each seat with the others in rotation, and every agent alone (self-play)."""
+    mixed = assignments(list(names), parties, self_play=False)
+    alone = [(name,) * parties for name in names]
+    lineups = list(dict.fromkeys([*mixed, *alone]))
+    return [lineup for lineup in lineups if focus is None or focus in lineup]
+
+
+def plan_games(split: str, folder: Path, focus: str | None, *, multiparty: bool) -> list[Game]:
+    """Every game of one part (bilateral or multi-party) of a split."""
+    names = agents()
+    seeds = SPLITS[split]
+    games: list[Game] = []
+    if multiparty:
+        specs = [multiparty_spec(s) for s in seeds]
+        for spec, path in zip(specs, write_games(folder / "multiparty", specs), strict=True):
+            for lineup in multiparty_lineups(names, spec.parties, focus):
+                games.append(Game(path, lineup, 0, spec.seed))
+        return games
+    specs = [bilateral_spec(s) for s in seeds]
+    scenarios = [
+        (path, spec.seed, 0)
+        for spec, path in zip(specs, write_games(folder / "bilateral", specs), strict=True)
+    ]
+    if split == "evaluation":
+        base = SPLITS[split].start
+        scenarios += [(name, base + r, r) for name in SHIPPED_BILATERAL for r in range(SHIPPED_REPETITIONS)]
+    for (scenario, seed, repetition), lineup in itertools.product(scenarios, bilateral_lineups(names, focus)):
+        games.append(Game(scenario, lineup, repetition, seed))
+    return games
+
+
+def play(games: Sequence[Game], store: ResultStore, jobs: int, label: str) -> None:
+    """Play the games not yet stored, printing progress to stderr."""
+    done = [0]
+    started = time.monotonic()
+
+    def progress(count: int) -> None:
+        done[0] += count
+        if done[0] == len(games) or done[0] % 500 < count:
+            rate = done[0] / max(time.monotonic() - started, 1e-9)
+            print(f"{label}: {done[0]}/{len(games)} games ({rate:.0f}/s)", file=sys.stderr, flush=True)
+
+    run_games(games, store, jobs=jobs, on_progress=progress)
+
+
+# -- facts about each scenario ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the analysis needs to know about a scenario.
+
+    Attributes:
+        generated: Whether it came from the generator.
+        reservation: Per party, its BATNA.
+        best: Per party, its best utility over the space.
+        zone: Whether a deal acceptable to the parties exists: some outcome passes the acceptance
+            rule with every accepting party at or above its BATNA (bilateral: both at or above).
+    """
+
+    generated: bool
+    reservation: Mapping[str, float]
+    best: Mapping[str, float]
+    zone: bool
+
+
+@functools.cache
+def facts(name: str) -> Facts:
+    """The facts of a scenario (by name or path), enumerating its space once."""
+    scenario = load_scenario(name)
+    rows = scenario.space.enumerate_indices()
+    values = np.vstack([p.utility.evaluate_indices(rows) for p in scenario.parties])
+    reservation = {p.name: float(p.utility.reservation_value) for p in scenario.parties}
+    passing = acceptability(
+        values, list(reservation.values()), scenario.rules.acceptance, scenario.party_names
+    )
+    return Facts(
+        generated="generator" in scenario.metadata,
+        reservation=reservation,
+        best={p.name: float(values[i].max()) for i, p in enumerate(scenario.parties)},
+        zone=passing.count > 0,
+    )
+
+
+def relative_utility(row: Mapping[str, Any]) -> float:
+    """Utility relative to the reservation value: 0 = the walk-away value, 1 = the party's best."""
+    fact = facts(row["scenario"])
+    low, high = fact.reservation[row["party"]], fact.best[row["party"]]
+    return (float(row["utility"]) - low) / (high - low) if high > low else math.nan
+
+
+# -- the analysis ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AgentResult:
+    """One agent's figures over a set of party-games."""
+
+    agent: str
+    games: int
+    deal: Interval
+    utility: Interval
+    relative: Interval
+    walk_in_zone: Interval
+    self_play: Interval
+    pareto: Interval
+    failed: int
+
+
+def _rows_by_game(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    games: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        games[row["game"]].append(row)
+    return games
+
+
+def summarise(rows: Sequence[Mapping[str, Any]]) -> list[AgentResult]:
+    """Per agent, best mean normalised utility first (failed games left out of every figure)."""
+    games = _rows_by_game(rows)
+    by_agent: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    self_play: dict[str, list[bool]] = defaultdict(list)
+    failed: dict[str, int] = defaultdict(int)
+    for game_rows in games.values():
+        lineup = {r["agent"] for r in game_rows}
+        if any(is_failed(dict(r)) for r in game_rows):
+            for r in game_rows:
+                failed[r["agent"]] += 1
+            continue
+        if len(lineup) == 1:
+            self_play[next(iter(lineup))].append(bool(game_rows[0]["agreement"]))
+        for r in game_rows:
+            by_agent[r["agent"]].append(r)
+    results = [
+        AgentResult(
+            agent=agent,
+            games=len(agent_rows),
+            deal=rate_interval(sum(bool(r["agreement"]) for r in agent_rows), len(agent_rows)),
+            utility=mean_interval([float(r["normalized_utility"]) for r in agent_rows]),
+            relative=mean_interval([v for r in agent_rows if not math.isnan(v := relative_utility(r))]),
+            walk_in_zone=_walks_in_zone(agent_rows),
+            self_play=rate_interval(sum(self_play[agent]), len(self_play[agent])),
+            pareto=mean_interval(
+                [
+                    float(r["pareto_distance"])
+                    for r in agent_rows
+                    if r["agreement"] and _finite(r["pareto_distance"])
+                ]
+            ),
+            failed=failed[agent],
+        )
+        for agent, agent_rows in by_agent.items()
+    ]
+    return sorted(results, key=lambda r: -r.utility.value)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def _walks_in_zone(rows: Sequence[Mapping[str, Any]]) -> Interval:
+    zoned = [r for r in rows if facts(r["scenario"]).zone]
+    return rate_interval(sum(bool(r["walked"]) for r in zoned), len(zoned))
+
+
+@dataclass(frozen=True, slots=True)
+class MultipartyResult:
+    """A lineup kind's figures on the multi-party games."""
+
+    label: str
+    games: int
+    deal: Interval
+    deal_all_above: Interval
+    rounds: Interval
+
+
+def multiparty_summary(rows: Sequence[Mapping[str, Any]]) -> list[MultipartyResult]:
+    """Per agent playing every seat (self-play), then every mixed lineup together."""
+    groups: dict[str, list[list[Mapping[str, Any]]]] = defaultdict(list)
+    for game_rows in _rows_by_game(rows).values():
+        if any(is_failed(dict(r)) for r in game_rows):
+            continue
+        lineup = {r["agent"] for r in game_rows}
+        label = f"all {next(iter(lineup))}" if len(lineup) == 1 else "mixed lineups (rotation)"
+        groups[label].append(game_rows)
+    results: list[MultipartyResult] = []
+    for label, grouped in groups.items():
+        deals = [bool(g[0]["agreement"]) for g in grouped]
+        above = [
+            bool(g[0]["agreement"])
+            and all(float(r["utility"]) >= facts(r["scenario"]).reservation[r["party"]] - 1e-9 for r in g)
+            for g in grouped
+        ]
+        results.append(
+            MultipartyResult(
+                label,
+                len(grouped),
+                rate_interval(sum(deals), len(deals)),
+                rate_interval(sum(above), len(above)),
+                mean_interval([float(g[0]["rounds"]) for g in grouped]),
+            )
+        )
+    return sorted(results, key=lambda r: -r.deal_all_above.value)
+
+
+def multiparty_by_agent(rows: Sequence[Mapping[str, Any]]) -> list[AgentResult]:
+    """Per agent over the mixed multi-party lineups only (self-play games are reported apart)."""
+    mixed = [
+        r
+        for game_rows in _rows_by_game(rows).values()
+        if len({g["agent"] for g in game_rows}) > 1
+        for r in game_rows
+    ]
+    return summarise(mixed)
+
+
+# -- the report ------------------------------------------------------------------------------------
+
+
+def _pct(interval: Interval) -> str:
+    if interval.count == 0 or math.isnan(interval.value):
+        return "—"
+    return f"{100 * interval.value:.0f}% [{100 * interval.low:.0f}, {100 * interval.high:.0f}]"
+
+
+def agent_table(results: Sequence[AgentResult]) -> str:
+    """The per-agent markdown table."""
+    lines = [
+        "| agent | party-games | deal rate | utility (parley scale) | utility rel. to BATNA "
+        "| walk-away where a deal exists | self-play deal rate | Pareto distance (deals) | failed |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.agent} | {r.games} | {_pct(r.deal)} | {r.utility} | {r.relative} | {_pct(r.walk_in_zone)} "
+            f"| {_pct(r.self_play)} | {r.pareto} | {r.failed} |"
+        )
+    return "\n".join(lines)
+
+
+def multiparty_table(results: Sequence[MultipartyResult]) -> str:
+    """The multi-party markdown table."""
+    lines = [
+        "| lineup | games | deal rate | deal with every party at or above its BATNA | rounds |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.label} | {r.games} | {_pct(r.deal)} | {_pct(r.deal_all_above)} | {r.rounds} |" for r in results
+    ]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """One agent's mean utility minus another's, paired by scenario (both play every scenario)."""
+
+    first: str
+    second: str
+    difference: Interval
+    wilcoxon_p: float
+    favouring: int
+
+
+def paired(rows: Sequence[Mapping[str, Any]], first: str, second: str) -> Paired:
+    """first's mean normalised utility minus second's, per scenario, with a t interval and Wilcoxon's p."""
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        per[row["scenario"]][row["agent"]].append(float(row["normalized_utility"]))
+    differences = [
+        float(np.mean(agents[first]) - np.mean(agents[second]))
+        for agents in per.values()
+        if agents.get(first) and agents.get(second)
+    ]
+    test: Any = stats.wilcoxon(differences) if any(differences) else None
+    p_value = float(test.pvalue) if test is not None else math.nan
+    return Paired(first, second, mean_interval(differences), p_value, sum(d > 0 for d in differences))
+
+
+def paired_lines(rows: Sequence[Mapping[str, Any]], first: str, others: Sequence[str]) -> list[str]:
+    """One line per other agent: the paired difference, its interval, p and the count of scenarios."""
+    lines: list[str] = []
+    for other in others:
+        pair = paired(rows, first, other)
+        d = pair.difference
+        lines.append(
+            f"- {first} - {other}: {d.value:+.4f} [{d.low:+.4f}, {d.high:+.4f}] over {d.count} scenarios, "
+            f"Wilcoxon p = {pair.wilcoxon_p:.2g}, {pair.favouring} of {d.count} favour {first}"
+        )
+    return lines
+
+
+def targets(bilateral: Sequence[AgentResult], multiparty: Sequence[MultipartyResult]) -> list[str]:
+    """The issue's targets, each marked met or not met from the figures."""
+    astra = next((r for r in bilateral if r.agent == "astra"), None)
+    lines: list[str] = []
+    if astra is not None:
+        others = [r for r in bilateral if r.agent != "astra"]
+        best = max(others, key=lambda r: r.utility.value)
+        met = astra.utility.value >= best.utility.value
+        lines.append(
+            f"- ASTRA's mean normalised utility ≥ the best other agent's: **{'met' if met else 'not met'}** "
+            f"(astra {astra.utility}; best other: {best.agent} {best.utility})."
+        )
+        met = astra.walk_in_zone.value <= 0.10
+        lines.append(
+            f"- ASTRA walks away in ≤ 10% of games where a deal acceptable to both exists: "
+            f"**{'met' if met else 'not met'}** ({_pct(astra.walk_in_zone)})."
+        )
+        met = astra.self_play.value >= 0.80
+        lines.append(
+            f"- ASTRA reaches a deal in self-play in ≥ 80% of games where one exists: "
+            f"**{'met' if met else 'not met'}** ({_pct(astra.self_play)})."
+        )
+    if multiparty:
+        best_mix = max(multiparty, key=lambda r: r.deal_all_above.value)
+        met = best_mix.deal_all_above.value >= 0.60
+        verdict = "met" if met else "not met"
+        shown = f"{best_mix.label}: {_pct(best_mix.deal_all_above)}"
+        lines.append(
+            "- Multi-party, best built-in mix: deals with every party at or above its minimum in ≥ 60% "
+            f"of games: **{verdict}** without a mediator ({shown}); the mediator part of this target "
+            "is not measured here."
+        )
+    return lines
+
+
+# -- tuning ----------------------------------------------------------------------------------------
+
+
+def use_astra_options(options: Mapping[str, Any]) -> None:
+    """Register "astra" with options (forked worker processes inherit the registration)."""
+    available()  # load the built-ins first, so they do not replace this registration later
+    register("astra", functools.partial(create_astra, **options), "ASTRA with tuning options")
+
+
+def parse_value(text: str) -> Any:
+    """An option value from the command line: an int, a float, None ("none") or the text itself."""
+    if text.lower() == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def sweep(args: argparse.Namespace, games: Sequence[Game], multiparty_games: Sequence[Game]) -> None:
+    """Play the focus agent's games once per setting of one option; print a line per setting."""
+    key, _, values = args.sweep.partition("=")
+    print(
+        "| setting | ASTRA utility | rel. to BATNA | deal rate | walk (zone) | self-play deals "
+        "| multi-party self-play |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for value in (parse_value(v) for v in values.split(",")):
+        use_astra_options({**args.astra_options, key: value})
+        folder = args.out / "sweep" / f"{key}={value}"
+        play(games, ResultStore(folder / "bilateral"), args.jobs, f"{key}={value}")
+        rows = list(ResultStore(folder / "bilateral").iter_rows())
+        astra = next(r for r in summarise(rows) if r.agent == args.focus)
+        multi = ""
+        if multiparty_games:
+            play(multiparty_games, ResultStore(folder / "multiparty"), args.jobs, f"{key}={value} multi")
+            mp = multiparty_summary(list(ResultStore(folder / "multiparty").iter_rows()))
+            multi = next((_pct(r.deal_all_above) for r in mp if r.label == f"all {args.focus}"), "—")
+        print(
+            f"| {key}={value} | {astra.utility} | {astra.relative} | {_pct(astra.deal)} "
+            f"| {_pct(astra.walk_in_zone)} | {_pct(astra.self_play)} | {multi} |",
+            flush=True,
+        )
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def report(
+    args: argparse.Namespace, bilateral: Sequence[Mapping[str, Any]], multiparty: Sequence[Mapping[str, Any]]
+) -> str:
+    """The markdown report."""
+    seeds = SPLITS[args.split]
+    generated = [r for r in bilateral if facts(r["scenario"]).generated]
+    shipped = [r for r in bilateral if not facts(r["scenario"]).generated]
+    overall = summarise(bilateral)
+    mp = multiparty_summary(multiparty) if multiparty else []
+    parts = [
+        f"Command: `.venv/bin/python benchmarks/generalisation.py --split {args.split} --jobs {args.jobs} "
+        f"--out {args.out}{' --report ' + str(args.report) if args.report else ''}`.",
+        "",
+        f"Seeds: {args.split} split, generated games with seeds {seeds.start}-{seeds.stop - 1} "
+        f"(tuning split: {SPLITS['tuning'].start}-{SPLITS['tuning'].stop - 1}; evaluation split: "
+        f"{SPLITS['evaluation'].start}-{SPLITS['evaluation'].stop - 1})"
+        + (
+            f"; shipped bilateral scenarios {', '.join(SHIPPED_BILATERAL)} "
+            f"({SHIPPED_REPETITIONS} repetitions)."
+            if shipped
+            else "."
+        ),
+        "",
+        "### Targets",
+        "",
+        *targets(overall, mp),
+        "",
+        "### Paired by scenario (mean normalised utility, ASTRA minus each other agent)",
+        "",
+        *paired_lines(bilateral, "astra", [r.agent for r in overall if r.agent != "astra"]),
+        "",
+        "### Bilateral: every game (generated and shipped)",
+        "",
+        agent_table(overall),
+        "",
+        "### Bilateral: generated games only",
+        "",
+        agent_table(summarise(generated)),
+    ]
+    if shipped:
+        parts += ["", "### Bilateral: shipped scenarios only", "", agent_table(summarise(shipped))]
+    if multiparty:
+        parts += [
+            "",
+            "### Multi-party generated games (3-5 parties, k of n with vetoers)",
+            "",
+            multiparty_table(mp),
+            "",
+            "Per agent, mixed lineups only:",
+            "",
+            agent_table(multiparty_by_agent(multiparty)),
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--split", choices=sorted(SPLITS), required=True)
+    parser.add_argument("--out", type=Path, default=Path("runs/generalisation"))
+    parser.add_argument("--jobs", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--focus", default=None, help="only the games this agent plays in")
+    parser.add_argument("--no-multiparty", action="store_true", help="skip the multi-party games")
+    parser.add_argument("--report", type=Path, default=None, help="write the markdown tables here")
+    parser.add_argument("--astra", action="append", default=[], help="KEY=VALUE option for astra (tuning)")
+    parser.add_argument("--sweep", default=None, help="KEY=V1,V2,...: play the focus games once per value")
+    parser.add_argument("--limit", type=int, default=None, help="tuning only: the first N seeds of the split")
+    args = parser.parse_args(argv)
+    args.astra_options = {k: parse_value(v) for k, _, v in (o.partition("=") for o in args.astra)}
+    if (args.astra_options or args.sweep or args.limit) and args.split == "evaluation":
+        parser.error(
+            "ASTRA options are tuned on the tuning split only (and the evaluation split is played whole)"
+        )
+    if args.limit:
+        SPLITS[args.split] = SPLITS[args.split][: args.limit]
+    if args.astra_options:
+        use_astra_options(args.astra_options)
+    games = plan_games(args.split, args.out, args.focus, multiparty=False)
+    multiparty_games = (
+        [] if args.no_multiparty else plan_games(args.split, args.out, args.focus, multiparty=True)
+    )
+    if args.sweep:
+        sweep(args, games, multiparty_games)
+        return 0
+    play(games, ResultStore(args.out / "bilateral"), args.jobs, "bilateral")
+    if multiparty_games:
+        play(multiparty_games, ResultStore(args.out / "multiparty"), args.jobs, "multi-party")
+    bilateral = list(ResultStore(args.out / "bilateral").iter_rows())
+    multiparty = list(ResultStore(args.out / "multiparty").iter_rows()) if multiparty_games else []
+    text = report(args, bilateral, multiparty)
+    if args.report is not None:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
