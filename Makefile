@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fastapi-floor lint typecheck bench llm-smoke clean venv
+.PHONY: run test browser test-fastapi-floor lint typecheck bench llm-smoke clean venv
 
 venv: $(STAMP)
 
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/parley run casino --agent astra --agent base --seed 7 --explain
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/pyright
 	$(BIN)/python -m pytest -q
@@ -31,6 +31,23 @@ test-fastapi-floor:
 	$(FLOOR)/bin/python -m pip install --quiet -e ".[dev]" "fastapi==0.110.0" "starlette==0.36.3" "httpx==0.27.2" "anyio==4.3.0"
 	$(FLOOR)/bin/python -m pytest -q tests/web -p no:cacheprovider \
 		-W "ignore:The 'app' shortcut is now deprecated:DeprecationWarning"
+
+# The browser tests (tests/web/test_web_browser.py) drive Debian's headless chromium through
+# chromedriver. Installed here when missing and when apt-get may run (root, or sudo without a
+# password); otherwise those tests are skipped and say why, loudly.
+APT_BROWSER := apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null 2>&1
+
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium and chromium-driver for the browser tests"; \
+		$(APT_BROWSER) || { apt-get update -qq >/dev/null 2>&1 && $(APT_BROWSER); } || \
+		echo "NOTE: could not install chromium; the browser tests will be SKIPPED"; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+		echo "installing chromium and chromium-driver for the browser tests"; \
+		sudo -n $(APT_BROWSER) || { sudo -n apt-get update -qq >/dev/null 2>&1 && sudo -n $(APT_BROWSER); } || \
+		echo "NOTE: could not install chromium; the browser tests will be SKIPPED"; \
+	else echo "NOTE: chromium/chromedriver missing and apt-get cannot run here; the browser tests will be SKIPPED"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -112,3 +112,59 @@ def paused_large_raise_session(db: Path) -> PausedSession:
         store.close()
     assert outcome.pending is not None and outcome.pending.boundary_at_risk["ask"] == 165000.0
     return PausedSession(db, outcome.session_id)
+
+
+def declined_session(db: Path) -> PausedSession:
+    """A staffing session that has ended: every escalation answered with its "decline" option."""
+    from parley.governance import decide
+
+    paused = paused_staffing_session(db)
+    store = SessionStore(db)
+    try:
+        for _ in range(10):
+            request = store.open_request(paused.session_id)
+            if request is None:
+                break
+            option = next((o.key for o in request.options if o.effect == "decline"), request.options[-1].key)
+            decide(
+                store, paused.session_id, request_id=request.request_id, option=option, clock=FakeClock(START)
+            )
+        assert store.open_request(paused.session_id) is None
+    finally:
+        store.close()
+    return paused
+
+
+def saved_game(
+    folder: Path, scenario: str = "casino", agents: tuple[str, str] = ("astra", "base"), seed: int = 7
+) -> Path:
+    """A bargaining run saved as `parley run --save` saves it (trajectory.jsonl, result.json)."""
+    from parley.experiments.runner import run_negotiation
+    from parley.jsonio import NO_VALUE_FIELDS, dumps
+    from parley.scenarios import load_scenario
+    from parley.web.play import result_summary
+
+    loaded = load_scenario(scenario)
+    result = run_negotiation(loaded, list(agents), seed=seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "trajectory.jsonl").write_text(result.trajectory.to_jsonl(), encoding="utf-8")
+    summary = result_summary(loaded, result, dict(zip(loaded.party_names, agents, strict=True)))
+    (folder / "result.json").write_text(dumps(summary, no_value=NO_VALUE_FIELDS, indent=2), encoding="utf-8")
+    return folder
+
+
+def saved_mediation(folder: Path, case: str = "hmo", seed: int = 0) -> Path:
+    """A rule-based mediated conversation saved as `parley mediate --save` saves it."""
+    from parley.experiments.promediate_llm import ConversationRoles, play_conversation
+    from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
+    from parley.scenarios.importers.promediate import load_promediate_case
+    from parley.simulation.modes import ConflictMode
+
+    played = play_conversation(
+        load_promediate_case(case), "social", ConflictMode.parse("general"), seed, ConversationRoles(), None
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "trajectory.jsonl").write_text(played.result.trajectory.to_jsonl(), encoding="utf-8")
+    metrics = dumps(played.metrics.to_json(), no_value=CONVERSATION_NO_VALUE_FIELDS, indent=2)
+    (folder / "metrics.json").write_text(metrics, encoding="utf-8")
+    return folder

@@ -45,11 +45,33 @@ def test_web_serves_the_console_on_loopback(tmp_path: Path, served: list[dict[st
     add_principal(paused.db)
     result = runner.invoke(app, ["web", "--db", str(paused.db), "--port", "9911"])
     assert result.exit_code == 0, result.output
-    assert f"parley console on http://127.0.0.1:9911/ (database {paused.db})" in result.output
+    runs = f"{paused.db}-runs"
+    assert f"parley console on http://127.0.0.1:9911/ (database {paused.db}, runs {runs})" in result.output
     assert "warning" not in result.output
     assert len(served) == 1
     assert (served[0]["host"], served[0]["port"]) == ("127.0.0.1", 9911)
     assert isinstance(served[0]["app"], FastAPI)
+
+
+def test_runs_names_the_folder_of_runs(tmp_path: Path, served: list[dict[str, Any]]) -> None:
+    paused = paused_staffing_session(tmp_path / "d.db")
+    token = add_principal(paused.db)
+    result = runner.invoke(app, ["web", "--db", str(paused.db), "--runs", str(tmp_path / "my runs")])
+    assert result.exit_code == 0, result.output
+    with TestClient(served[0]["app"], base_url="http://127.0.0.1") as client:  # (a loopback Host)
+        response = client.post("/api/login", json={"token": token}, headers={"Origin": "http://127.0.0.1"})
+        assert response.status_code == 200, response.text
+        assert client.get("/api/runs").json()["root"] == str(tmp_path / "my runs")
+    (tmp_path / "a file").write_text("x")
+    refused = runner.invoke(app, ["web", "--db", str(paused.db), "--runs", str(tmp_path / "a file")])
+    assert refused.exit_code == 2
+    assert "--runs" in _one_error_line(refused.output) and "not a folder" in refused.output
+    for scenarios in ("missing", "a file", "x" * 300):
+        refused = runner.invoke(
+            app, ["web", "--db", str(paused.db), "--scenarios", str(tmp_path / scenarios)]
+        )
+        assert refused.exit_code == 2
+        assert "no such folder of scenario files" in _one_error_line(refused.output)
 
 
 def test_web_without_a_principal_tells_to_run_init(tmp_path: Path, served: list[dict[str, Any]]) -> None:

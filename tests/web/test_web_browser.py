@@ -8,6 +8,7 @@ Set PARLEY_SCREENSHOTS=DIR to keep the screenshots for a look.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -101,6 +102,17 @@ class Browser:
     def run(self, script: str) -> Any:
         """Run JavaScript in the page and return its value."""
         return self._call("POST", "/execute/sync", {"script": script, "args": []})
+
+    def resize(self, width: int, height: int) -> None:
+        """Set the window's outer size (headless chromium keeps its viewport at least 500 px wide)."""
+        self._call("POST", "/window/rect", {"width": width, "height": height})
+
+    def emulate(self, width: int, height: int) -> None:
+        """Emulate a mobile screen of width x height CSS pixels (Chrome DevTools, through chromedriver)."""
+        params = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
+        self._call(
+            "POST", "/goog/cdp/execute", {"cmd": "Emulation.setDeviceMetricsOverride", "params": params}
+        )
 
     def screenshot(self, path: Path) -> Path:
         import base64
@@ -408,3 +420,303 @@ def test_a_page_on_another_origin_cannot_decide(
 
     browser.open(console_url + "/")  # still signed in: the refusals were not for want of a session
     _wait(lambda: "boundary" in browser.text("#inbox-items"), "the untouched escalation card")
+
+
+# -- play, ratings, the run browser and the live view (issue 19) ------------------------------------------
+
+HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
+"""Put wherever a person, an agent or a counterparty controls text: it must show as these characters."""
+HOSTILE_IMG = HOSTILE.partition("<script>")[0]
+
+
+def _resize(browser: Browser, width: int, height: int) -> None:
+    browser.resize(width, height)
+
+
+def _phone(browser: Browser) -> None:
+    """A 390 x 844 CSS-pixel phone screen (emulated: a headless window is at least 500 px wide)."""
+    browser.emulate(390, 844)
+
+
+def _no_injection(browser: Browser) -> None:
+    assert browser.prompt_text() is None  # no alert() ran
+    assert browser.run("return window.__pwned === undefined"), "an injected handler or script ran"
+    assert (
+        browser.run("return document.querySelectorAll('img[src=\"x\"], body script:not([src])').length") == 0
+    )
+
+
+def _fits(browser: Browser) -> bool:
+    """No horizontal scrolling: the page fits the window's width."""
+    return bool(browser.run("return document.documentElement.scrollWidth <= window.innerWidth + 1"))
+
+
+@contextmanager
+def _play_console(tmp_path: Path, principal: str) -> Iterator[tuple[str, str, Path]]:
+    """A console over an empty database with one principal; (url, token, runs folder)."""
+    db = tmp_path / "play.db"
+    SessionStore(db).close()
+    token = add_principal(db, principal)
+    runs = tmp_path / "runs"
+    with _serving(create_app(db, runs_dir=runs, allowed_hosts=["127.0.0.1"])) as url:
+        yield url, token, runs
+
+
+@pytest.fixture
+def play_console(tmp_path: Path) -> Iterator[tuple[str, str, Path]]:
+    with _play_console(tmp_path, "maria.lopez") as console:
+        yield console
+
+
+def _choose(browser: Browser, select: str, value: str) -> None:
+    browser.run(
+        f"const s = document.getElementById({select!r}); s.value = {value!r}; "
+        "s.dispatchEvent(new Event('change'));"
+    )
+
+
+def _game_state(browser: Browser) -> dict[str, Any]:
+    return browser.run("return state")  # (play.js keeps the game it shows in `state`)
+
+
+def test_a_person_plays_a_game_to_a_deal_and_rates_it(
+    browser: Browser, play_console: tuple[str, str, Path], tmp_path: Path
+) -> None:
+    url, token, runs = play_console
+    _resize(browser, 1280, 800)
+    _sign_in(browser, url, token)
+    browser.open(url + "/play")
+    _wait(lambda: "Campsite" in browser.text("#scenario"), "the scenarios")
+    _choose(browser, "scenario", "casino")
+    _choose(browser, "party", "A")
+    _choose(browser, "agent", "conceder")
+    browser.click("#start")
+    _wait(lambda: "You play A" in browser.text("#brief"), "the brief")
+    assert "5 points for each package of food you get (of 3)" in browser.text("#brief")
+    assert "Ask them which issues matter most to them." in browser.text("#coach")
+    game_id = _game_state(browser)["game_id"]
+    assert browser.run("return location.search") == f"?game={game_id}"
+    _shot(browser, tmp_path, "play-game.png")
+
+    browser.type("#text", "I take all the food and 2 water, you get the rest " + HOSTILE)
+    browser.type("#free-text button", _ENTER)  # keyboard only
+    _wait(lambda: "You would propose: you get 3 food and 2 water" in browser.text("#preview"), "the reading")
+    browser.type("#send", _ENTER)
+    _wait(lambda: _game_state(browser)["version"] == 1, "the first move")
+    assert HOSTILE_IMG in browser.text("#transcript")
+    _no_injection(browser)
+
+    browser.run(
+        "api(gamePath('/moves'), {version: 0, kind: 'say', message: 'late'}).catch(failed)"
+    )  # a stale tab
+    _wait(lambda: "Not sent: this move was made on turn 1" in browser.text("#status"), "the 409")
+    assert _game_state(browser)["version"] == 1
+
+    for _ in range(20):
+        state = _game_state(browser)
+        if state["ended"]:
+            break
+        version = state["version"]
+        if state["table"] and state["table"]["worth"] >= 15:
+            browser.click("#accept")
+        else:
+            _choose(browser, "control-food", "0")  # "you get 3"
+            _choose(browser, "control-water", "1")  # "you get 2"
+            _wait(lambda: "Send this offer" in browser.text("#preview"), "the offer's check")
+            browser.click("#send")
+        _wait(
+            lambda v=version: _game_state(browser)["version"] > v or _game_state(browser)["ended"], "the move"
+        )
+    _wait(lambda: "Deal" in browser.text("#end"), "the deal")
+    assert "You got" in browser.text("#end")
+    _wait(lambda: "Rate it" in browser.text("#rating"), "the rating form")
+    for item, score in (("strategicness", 3), ("fairness", 4), ("naturalness", 5)):
+        browser.click(f"label[for='rate-astra-{item}-{score}']")
+    browser.type("#rate-astra-comment", "Fair enough " + HOSTILE)
+    browser.click("#rating button[type=submit]")
+    _wait(lambda: "Thank you" in browser.text("#rating"), "the stored rating")
+    _shot(browser, tmp_path, "play-deal-rating.png")
+    _no_injection(browser)
+    stored = [
+        json.loads(line) for line in (runs / "play" / game_id / "ratings.jsonl").read_text().splitlines()
+    ]
+    assert [(r["scores"], r["rated_by"], r["comment"]) for r in stored] == [
+        ({"strategicness": 3, "fairness": 4, "naturalness": 5}, "maria.lopez", "Fair enough " + HOSTILE)
+    ]
+
+    browser.open(f"{url}/runs?run=play/{game_id}")
+    _wait(lambda: "Ratings so far (1)" in browser.text("#run-body"), "the run in the browser")
+    _wait(
+        lambda: browser.run(
+            "return [...document.querySelectorAll('.plots img')].every(i => i.naturalWidth > 0)"
+        ),
+        "the plots",
+    )
+    _no_injection(browser)
+    _shot(browser, tmp_path, "runs-game.png")
+    _phone(browser)
+    browser.open(f"{url}/play?game={game_id}")
+    _wait(lambda: "Deal" in browser.text("#end"), "the finished game")
+    assert browser.run("return window.innerWidth") == 390 and _fits(browser)
+    _shot(browser, tmp_path, "play-phone.png")
+
+
+def test_the_play_page_fits_a_phone_whatever_the_principal_is_called(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with _play_console(tmp_path, HOSTILE) as (url, token, _):
+        _phone(browser)
+        _sign_in(browser, url, token)
+        assert browser.run("return window.innerWidth") == 390  # (the pages set width=device-width)
+        assert HOSTILE in browser.text("#principal")  # the principal's name, as characters
+        _phone_pages(browser, url)
+        _no_injection(browser)
+
+
+def _phone_pages(browser: Browser, url: str) -> None:
+    browser.open(url + "/play")
+    _wait(lambda: "Campsite" in browser.text("#scenario"), "the scenarios")
+    assert _fits(browser)
+    browser.click("#start")
+    _wait(lambda: "You play" in browser.text("#brief"), "the game")
+    assert _fits(browser)
+    assert "walk-away value" in browser.text("#strip")  # the key numbers stay in view at the top
+    for page in ("/runs", "/live", "/"):
+        browser.open(url + page)
+        _wait(lambda: "Signed in as" in browser.text("#principal"), f"{page} to load")
+        assert _fits(browser), page
+
+
+@pytest.fixture
+def tournament_runs(tmp_path: Path) -> Path:
+    from parley.jsonio import FAILED_GAME_NO_VALUE_FIELDS, dumps_line
+
+    folder = tmp_path / "runs" / "t1"
+    folder.mkdir(parents=True)
+    base = {
+        "scenario": "casino",
+        "repetition": 0,
+        "seed": 0,
+        "opponents": "x",
+        "end": "agreement",
+        "walked": False,
+    }
+    base |= {"rounds": 10, "pareto_distance": 0.0, "nash_distance": 0.1, "below_batna": False, "error": ""}
+    rows = [
+        base | {"game": "g1", "party": "A", "agent": "astra", "utility": 30.0, "normalized_utility": 0.8},
+        base | {"game": "g1", "party": "B", "agent": "boulware", "utility": 6.0, "normalized_utility": 0.1},
+        base
+        | {
+            "game": "g2",
+            "party": "A",
+            "agent": HOSTILE,
+            "utility": float("nan"),
+            "normalized_utility": float("nan"),
+            "failed": True,
+            "error": "raised " + HOSTILE,
+            "end": "error",
+        },
+    ]
+    rows = [
+        {"agreement": True, "failed": False, "llm_fallback_share": 0.5 if r["agent"] == "boulware" else None}
+        | r
+        for r in rows
+    ]
+    text = "".join(dumps_line(row, no_value=FAILED_GAME_NO_VALUE_FIELDS) + "\n" for row in rows)
+    (folder / "results.jsonl").write_text(text, encoding="utf-8")
+    return tmp_path / "runs"
+
+
+def test_the_run_browser_sorts_a_tournament_and_shows_failed_games(
+    browser: Browser, paused: PausedSession, token: str, tournament_runs: Path, tmp_path: Path
+) -> None:
+    with _serving(create_app(paused.db, runs_dir=tournament_runs, allowed_hosts=["127.0.0.1"])) as url:
+        _resize(browser, 1280, 800)
+        _sign_in(browser, url, token)
+        browser.open(url + "/runs?run=t1")
+        _wait(lambda: "Failed" in browser.text("#run-body"), "the tournament table")
+
+        def agents() -> list[str]:
+            return browser.run(
+                "return [...document.querySelectorAll('table.tournament tbody th')].map(t => t.textContent)"
+            )
+
+        assert agents()[0] == "astra"  # best normalised utility first
+        browser.click("table.tournament thead th:nth-child(3) button")  # sort by failed games
+        _wait(lambda: agents()[0] == HOSTILE, "the failed agent first")
+        assert (
+            browser.run(
+                "return document.querySelector('table.tournament thead th:nth-child(3)')"
+                ".getAttribute('aria-sort')"
+            )
+            == "descending"
+        )
+        assert "raised " + HOSTILE_IMG in browser.text("#run-body")
+        assert "50%" in browser.text("table.tournament")  # boulware's LLM fallback share
+        _no_injection(browser)
+        _shot(browser, tmp_path, "runs-tournament.png")
+
+
+def test_a_live_session_updates_without_a_reload(browser: Browser, tmp_path: Path) -> None:
+    from parley.governance import load_config
+    from parley.governance.counterparties import DetachedCounterparty
+    from parley.governance.session import reply, start_session
+
+    db = tmp_path / "live.db"
+    store = SessionStore(db)
+    try:
+        runner, _ = start_session(
+            load_config("staffing"), DetachedCounterparty(), store, config_source="staffing"
+        )
+        session_id = runner.delegate.session_id
+    finally:
+        store.close()
+    token = add_principal(db)
+    with _serving(create_app(db, allowed_hosts=["127.0.0.1"])) as url:
+        _resize(browser, 1280, 800)
+        _sign_in(browser, url, token)
+        browser.open(f"{url}/live?session={session_id}")
+        _wait(lambda: browser.text("#live") == "live", "the stream")
+        _wait(lambda: "STCC" in browser.text("#view-body"), "the first snapshot")
+        browser.run("window.__sameDocument = true")
+        store = SessionStore(db)
+        try:  # the counterparty answers on another channel (here: straight into the store)
+            reply(store, session_id, "I am a U.S. citizen. " + HOSTILE)
+        finally:
+            store.close()
+        _wait(lambda: "I am a U.S. citizen." in browser.text("#view-body"), "the pushed snapshot")
+        assert browser.run("return window.__sameDocument === true")  # no reload
+        assert HOSTILE_IMG in browser.text("#view-body")
+        assert "SCREEN" in browser.text("ol.states")
+        _no_injection(browser)
+        _shot(browser, tmp_path, "live-session.png")
+
+
+def test_a_mediated_conversation_is_watched_live_and_rated(
+    browser: Browser, paused: PausedSession, token: str, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    with _serving(create_app(paused.db, runs_dir=runs, allowed_hosts=["127.0.0.1"])) as url:
+        _resize(browser, 1280, 800)
+        _sign_in(browser, url, token)
+        browser.open(url + "/live")
+        _wait(lambda: "hmo" in browser.text("#case"), "the cases")
+        browser.run("document.getElementById('pace').value = '0.05'")
+        browser.click("#start")
+        _wait(
+            lambda: browser.run("return document.querySelectorAll('#conversation li').length") >= 3,
+            "the first turns",
+        )
+        assert browser.run("return document.querySelectorAll('#consensus meter').length") >= 2
+        _wait(lambda: "Open it in the run browser" in browser.text("#view-body"), "the end", timeout=90)
+        _wait(lambda: "Rate it" in browser.text("#mediation-rating"), "the rating form")
+        _shot(browser, tmp_path, "live-mediation.png")
+        for item, score in (("naturalness", 4), ("helpfulness", 2)):
+            browser.click(f"label[for='rate-promediate-{item}-{score}']")
+        browser.click("#mediation-rating button[type=submit]")
+        _wait(lambda: "Thank you" in browser.text("#mediation-rating"), "the stored rating")
+    ratings = list(runs.glob("mediations/*/ratings.jsonl"))
+    assert len(ratings) == 1 and json.loads(ratings[0].read_text())["scores"] == {
+        "naturalness": 4,
+        "helpfulness": 2,
+    }

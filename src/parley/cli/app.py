@@ -127,6 +127,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "delegate",
     "audit",
     "web",
+    "report",
 )
 
 

@@ -1,32 +1,667 @@
-"""A person playing one party in the terminal: free text in, legal moves out.
+"""A person playing one party: what they are told, in one voice, and their free text read as moves.
 
-Everything it prints (packages, the person's own words echoed back, advice) is plain text, never
+The helpers here are shared by the terminal (`HumanNegotiator`) and the web console's play page:
+the person's brief with their point values, packages described from their side ("you get …;
+they get …"), why a message could not be read as a move, and the ASTRA coach's advice in plain
+words (no λ, PAP or tactic codes; the few terms it uses are in `GLOSSARY`).
+
+Everything printed (packages, the person's own words echoed back, advice) is plain text, never
 rich markup: an option called "[red]" or a message with "[/]" is shown as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 
-from parley.language import Intent, Vocabulary, clarify, describe_package, parse, to_action
+from parley.domain.issues import Value
+from parley.domain.utility import LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.governance.normalize import normalize
+from parley.language import Intent, ParsedMessage, Vocabulary, parse, to_action
+from parley.language.parse import MAX_TEXT_CHARS
+from parley.language.render import describe_term, format_value, singular
 from parley.protocol.actions import Accept, Action, Propose, Say, Walk
 from parley.protocol.view import PartyView
+
+if TYPE_CHECKING:
+    from parley.agents.astra.coach import Advice
 
 Ask = Callable[[str], str]
 AdviceHook = Callable[[PartyView], str | None]
 
 HELP = (
     "Type what you would say, for example: 'I'll take 2 firewood and 1 water, you get the rest', "
-    "'my top priority is water', 'what matters most to you?', 'deal', 'no thanks' or 'I walk away'; "
+    "'all the food for me, everything else for you', 'my top priority is water', "
+    "'what matters most to you?', 'deal', 'no thanks' or 'I walk away'; "
     "start with 'say:' to send any other message as it is. "
-    "Commands: 'help', 'offer' (show the offer on the table), 'quit' (walk away)."
+    "Commands: 'help', 'offer' (show the offer on the table), 'my priorities' (your brief and "
+    "points again), 'quit' (walk away)."
 )
+BRIEF_COMMANDS = frozenset({"my priorities", "priorities", "brief", "my brief", "points", "my points"})
+_MAX_LISTED_OPTIONS = 8
+"""A terms issue with more options than this shows its best and worst only."""
+
+
+def number(value: float) -> str:
+    """A utility as people read it: at most two decimals, no trailing zeros ("5", "4.5", "0.33")."""
+    rounded = round(float(value), 2)
+    return f"{rounded:g}" if abs(rounded) < 1e15 else f"{rounded:.3g}"
+
+
+# -- the person's own side: brief and points ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PointRow:
+    """What one issue is worth to the person.
+
+    Attributes:
+        issue: The issue's label ("firewood", "salary").
+        summary: One line ("5 points for each package you get", "net-30: 4 · net-60: 2").
+        options: (what the person gets or agrees to, points) per option, in option order.
+    """
+
+    issue: str
+    summary: str
+    options: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Brief:
+    """A party's private brief and point values, as shown to the person playing it.
+
+    Attributes:
+        party: The party's name.
+        role: Its role in the scenario ("camper", "tenant"), or "".
+        text: The brief from the scenario (its private instructions), or "".
+        rows: Per issue, what it is worth (empty when the utility is not a sum over issues).
+        walk_away: The party's walk-away value (BATNA).
+        best: The most any package can be worth to it.
+        worst: The least any package can be worth to it.
+        note: A sentence for utilities that are not a sum over issues, else "".
+    """
+
+    party: str
+    role: str
+    text: str
+    rows: tuple[PointRow, ...]
+    walk_away: float
+    best: float
+    worst: float
+    note: str = ""
+
+
+def additive_of(utility: UtilityFunction) -> LinearAdditiveUtility | None:
+    """The utility as a sum over issues (ranked preferences become their linear form), or None."""
+    if isinstance(utility, LinearAdditiveUtility):
+        return utility
+    if isinstance(utility, RankedPreferenceUtility):
+        return utility.linear
+    return None
+
+
+def _division_row(issue: int, points: Sequence[float], vocabulary: Vocabulary, party: str) -> PointRow:
+    terms = vocabulary.issues[issue]
+    assert terms.share is not None
+    values = vocabulary.space.issues[issue].values
+    by_count = {vocabulary.count_for(terms, value, party): float(points[i]) for i, value in enumerate(values)}
+    counts = sorted(by_count)
+    options = tuple((f"you get {count}", by_count[count]) for count in counts)
+    steps = {round(by_count[b] - by_count[a], 9) for a, b in itertools.pairwise(counts)}
+    unit = singular(terms.label)
+    if len(steps) == 1 and counts == list(range(counts[0], counts[-1] + 1)):
+        step = steps.pop()
+        each = f"{singular(terms.unit_label)} of {terms.label}" if terms.unit_label else unit
+        summary = f"{number(step)} points for each {each} you get (of {terms.share.total})"
+    else:
+        summary = " · ".join(
+            f"{count} {unit if count == 1 else terms.label}: {number(by_count[count])}" for count in counts
+        )
+    return PointRow(terms.label, summary, options)
+
+
+def _terms_row(issue: int, points: Sequence[float], vocabulary: Vocabulary) -> PointRow:
+    terms = vocabulary.issues[issue]
+    values = vocabulary.space.issues[issue].values
+    options = tuple((format_value(terms, value), float(points[i])) for i, value in enumerate(values))
+    if len(options) <= _MAX_LISTED_OPTIONS:
+        summary = " · ".join(f"{label}: {number(worth)}" for label, worth in options)
+    else:
+        best = max(options, key=lambda option: option[1])
+        worst = min(options, key=lambda option: option[1])
+        summary = (
+            f"best {best[0]} ({number(best[1])}), worst {worst[0]} ({number(worst[1])}); "
+            f"{len(options)} options"
+        )
+    return PointRow(terms.label, summary, options)
+
+
+def brief_of(
+    party: str, persona: Mapping[str, Any], utility: UtilityFunction, vocabulary: Vocabulary
+) -> Brief:
+    """The brief a person playing party is shown: the scenario's text and what each issue is worth."""
+    low, high = utility.bounds()
+    additive = additive_of(utility)
+    rows: list[PointRow] = []
+    note = ""
+    if additive is not None:
+        for index, table in enumerate(additive.weighted_tables):
+            points = [float(p) for p in table]
+            if vocabulary.issues[index].share is not None:
+                rows.append(_division_row(index, points, vocabulary, party))
+            else:
+                rows.append(_terms_row(index, points, vocabulary))
+        if additive.offset:
+            note = f"Every package also carries a base of {number(additive.offset)} points."
+    else:
+        note = (
+            "Your points depend on the whole package, not issue by issue: each offer shows its worth to you."
+        )
+    return Brief(
+        party=party,
+        role=str(persona.get("role") or ""),
+        text=str(persona.get("brief") or "").strip(),
+        rows=tuple(rows),
+        walk_away=float(utility.reservation_value),
+        best=float(high),
+        worst=float(low),
+        note=note,
+    )
+
+
+def brief_for_view(view: PartyView, vocabulary: Vocabulary) -> Brief:
+    """The brief of the party whose view this is."""
+    return brief_of(view.party, view.persona, view.utility, vocabulary)
+
+
+def brief_lines(brief: Brief) -> list[str]:
+    """The brief as lines of plain text for a terminal."""
+    role = f" ({brief.role})" if brief.role and brief.role != brief.party else ""
+    lines = [f"You play {brief.party}{role}."]
+    if brief.text:
+        lines.append("Your brief: " + " ".join(brief.text.split()))
+    if brief.rows:
+        lines.append("What each issue is worth to you:")
+        lines.extend(f"  {row.issue}: {row.summary}" for row in brief.rows)
+    if brief.note:
+        lines.append(brief.note)
+    lines.append(
+        f"Walking away is worth {number(brief.walk_away)} to you; the best possible deal is worth "
+        f"{number(brief.best)}. Type 'my priorities' to see this again."
+    )
+    return lines
+
+
+# -- packages in one voice -----------------------------------------------------------------------------
+
+
+def _items(counts: Sequence[tuple[int, str]]) -> str:
+    shown = [f"{count} {singular(label) if count == 1 else label}" for count, label in counts if count > 0]
+    return join_words(shown) if shown else "nothing"
+
+
+def join_words(items: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def package_text(package: Mapping[str, Value], vocabulary: Vocabulary, party: str) -> str:
+    """A package from party's side, in the second person: "you get 1 food; they get 2 food and 3 water".
+
+    Raises:
+        ValueError: the package is not an outcome of the space.
+    """
+    vocabulary.space.validate(package)
+    parts: list[str] = []
+    divided = vocabulary.division_issues
+    if divided:
+        others = "they" if len(vocabulary.parties) == 2 else "the others"
+        mine = [(vocabulary.count_for(t, package[t.name], party), t.label) for t in divided]
+        theirs = [
+            (t.share.total - count, label) for (count, label), t in zip(mine, divided, strict=True) if t.share
+        ]
+        parts.append(f"you get {_items(mine)}; {others} get {_items(theirs)}")
+    terms = [describe_term(t, package[t.name]) for t in vocabulary.terms_issues]
+    if terms:
+        parts.append(join_words(terms))
+    return "; ".join(parts)
+
+
+# -- reading free text -----------------------------------------------------------------------------------
+
+
+def _partial_text(partial: Mapping[str, Value], vocabulary: Vocabulary, party: str) -> str:
+    counts: list[str] = []
+    said: list[str] = []
+    for name, value in partial.items():
+        terms = vocabulary.terms(name)
+        if terms.share is not None:
+            count = vocabulary.count_for(terms, value, party)
+            counts.append(f"{count} {singular(terms.label) if count == 1 else terms.label}")
+        else:
+            said.append(describe_term(terms, value))
+    if counts:
+        said.insert(0, f"you get {join_words(counts)}")
+    return join_words(said)
+
+
+def unreadable_reason(parsed: ParsedMessage, vocabulary: Vocabulary, party: str) -> str:
+    """Why a message is not a move yet, in plain words, with what was understood so far.
+
+    An over-quantity ("5 firewood is more than the 3 available") is named first; then what the
+    message already fixes, and what it leaves open.
+    """
+    lines: list[str] = []
+    over = [note for note in parsed.notes if "more than" in note]
+    for note in over:
+        lines.append(f"{note[:1].upper()}{note[1:]}: ask for at most what there is.")
+    if parsed.partial:
+        lines.append(f"So far I read: {_partial_text(parsed.partial, vocabulary, party)}.")
+    if parsed.missing:
+        open_issues = join_words([vocabulary.terms(name).label for name in parsed.missing])
+        lines.append(
+            f"Say what happens with {open_issues} too (for example 'you get everything else' or "
+            "'I take all the food')."
+        )
+    other = [
+        note for note in parsed.notes if note not in over and not note.startswith("the offer does not say")
+    ]
+    lines.extend(f"({note})" for note in other[:2])
+    return " ".join(lines) or "I couldn't read a move in that; type 'help' for examples."
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A message read as a move, for showing before it is sent.
+
+    Attributes:
+        parsed: The parser's full reading.
+        action: The move it stands for, or None when it is not one yet.
+        problem: Why it is not a move (plain words), or "".
+    """
+
+    parsed: ParsedMessage
+    action: Action | None
+    problem: str
+
+
+def read_move(text: str, vocabulary: Vocabulary, view: PartyView) -> Reading:
+    """Read text as view.party's next move (never raises on any text).
+
+    The text is read as a person sees it (zero-width characters dropped, fullwidth and look-alike
+    letters folded: `parley.governance.normalize`); the move carries the text as it was typed.
+    """
+    context = view.table.package if view.table else None
+    seen = normalize(text[:MAX_TEXT_CHARS], max_chars=None).text
+    parsed = replace(parse(seen, vocabulary, speaker=view.party, context=context), text=text)
+    action = to_action(parsed)
+    if parsed.intent is Intent.OTHER:
+        problem = (
+            "I couldn't find a move in that. Rephrase it, or start with 'say:' to send it as "
+            "a plain message. Type 'help' for examples."
+        )
+        return Reading(parsed, None, problem)
+    if action is not None and action.kind in ("accept", "reject") and view.offer is None:
+        return Reading(parsed, None, "There is no offer from the other side to answer yet — make one?")
+    if action is None:
+        return Reading(parsed, None, unreadable_reason(parsed, vocabulary, view.party))
+    return Reading(parsed, action, "")
+
+
+# -- the coach in plain words ----------------------------------------------------------------------------
+
+GLOSSARY: Mapping[str, str] = {
+    "walk-away value": "What you end up with if no deal is reached (your BATNA, the best alternative "
+    "to a negotiated agreement). A deal worth less than this leaves you worse off than leaving.",
+    "points": "How much a package is worth to you, from your brief. Each side has its own points; you "
+    "cannot see theirs.",
+    "fair": "An offer is fair when both sides keep about the same share of what they could get (within "
+    "a ninth of the range), or when the other side keeps no more than half of its best.",
+    "unfair": "The other side keeps clearly more of what it could get than it leaves you.",
+    "generous": "Their latest offer gives you more than their previous one: they conceded.",
+    "greedy": "Their latest offer gives you less than their previous one: they asked for more.",
+    "holding firm": "Their latest offer gives you the same as their previous one.",
+    "concession": "Giving up some of your own points compared with your previous offer.",
+    "tit-for-tat": "Answer in kind: concede when they concede, hold when they hold.",
+    "estimated": "The coach cannot see the other side's points; it estimates them from their offers "
+    "and from what they said matters to them.",
+    "trade": "Give them more of what matters to them in return for more of what matters to you, so "
+    "both sides gain.",
+}
+
+_STANCE_WORDS = {"generous": "generous", "greedy": "greedy", "neutral": "holding firm"}
+_STANCE_SENTENCES = {
+    "generous": "They are being generous",
+    "greedy": "They are asking for more (greedy)",
+    "neutral": "They are holding firm",
+}
+_ACTION_WORDS = {
+    "ask": "Ask them which issues matter most to them.",
+    "reask": "Their offers don't fit what they said matters to them: ask again about their priorities.",
+    "answer": "Tell them what matters most to you, and ask what matters most to them.",
+    "accept": "Accept the offer on the table.",
+    "walk": "Walk away: leaving is worth more to you than what they offer.",
+    "warn": "Warn them that you will walk away unless their offers improve.",
+    "propose": "Make this counter-offer:",
+}
+_TACTIC_WORDS = {
+    "AEO": "It is early: open ambitiously, so you have room to give ground later.",
+    "REO": "Their offer is extreme: answer firmly instead of meeting them halfway.",
+    "NCR": "They did not move, so don't move either.",
+    "RNC": "They asked for more than before: hold your position.",
+    "LIC": "They conceded first: make a clear concession back.",
+    "CSC": "You have both been holding firm: a small concession keeps the talks going and invites one back.",
+    "RC": "They made a real concession: give one back of similar size.",
+    "LGR": "They gave a little: trade, giving more of what matters to them for more of what matters to you.",
+    "MGF": "Time is running out and the split is reasonable: look for a package that is better for both.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PlainAdvice:
+    """The coach's advice for one move, in plain words.
+
+    Attributes:
+        reading: What the coach reads from the other side's offers ("Their last offer gives you …").
+        action: What to do, as a sentence.
+        package: The counter-offer it suggests (an outcome), or None.
+        package_text: That package from the person's side, or None.
+        package_worth: What that package is worth to the person, or None.
+        reasons: Why, as plain sentences.
+        terms: Glossary entries the advice uses (keys of `GLOSSARY`).
+    """
+
+    reading: str
+    action: str
+    package: Mapping[str, Value] | None
+    package_text: str | None
+    package_worth: float | None
+    reasons: tuple[str, ...]
+    terms: tuple[str, ...]
+
+
+class _Points:
+    """The coach's 0-36 point scale of one party, turned back into that party's own points."""
+
+    def __init__(self, utility: UtilityFunction) -> None:
+        self.low, self.high = utility.bounds()
+        self.span = self.high - self.low if self.high > self.low else 1.0
+
+    def worth(self, points: float) -> float:
+        return self.low + points / 36.0 * self.span
+
+    def amount(self, points: float) -> float:
+        return points / 36.0 * self.span
+
+
+def _weighting(weight: float) -> str:
+    if weight >= 0.8:
+        return "put your own points first"
+    if weight >= 0.5:
+        return "weigh your own points somewhat more than theirs"
+    return "give their points real weight to reward their cooperation"
+
+
+def _reason_rules(scale: _Points) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]:
+    def pts(text: str) -> str:
+        return number(scale.worth(float(text)))
+
+    def amount(text: str) -> str:
+        return number(scale.amount(float(text)))
+
+    return [
+        (
+            re.compile(r"partner's stance unknown: open self-interested \(λ=([\d.]+)\)"),
+            lambda m: "You don't know yet how they bargain, so start near your best outcome.",
+        ),
+        (
+            re.compile(r"(generous|neutral|greedy) and (fair|unfair) partner: tit-for-tat λ=([\d.]+)"),
+            lambda m: (
+                f"{_STANCE_SENTENCES[m[1]]} and their offer is {m[2]} to you. Answer in kind "
+                f"(tit-for-tat): {_weighting(float(m[3]))}."
+            ),
+        ),
+        (
+            re.compile(r"tit-for-tat: concede at most ([\d.]+) points \(floor ([\d.]+)\)"),
+            lambda m: (
+                f"Give up at most {amount(m[1])} points compared with your last offer "
+                f"(keep at least {pts(m[2])})."
+                if float(m[1]) > 0.05
+                else f"Don't give up anything compared with your last offer (keep at least {pts(m[2])})."
+            ),
+        ),
+        (
+            re.compile(r"no offer meets both floors"),
+            lambda m: "No package looks good enough for both of you, so it suggests the best one for you.",
+        ),
+        (
+            re.compile(r"no feasible candidate"),
+            lambda m: "Nothing better fits: repeat your previous offer.",
+        ),
+        (
+            re.compile(r"partner made no concession in (\d+) consecutive offers"),
+            lambda m: f"They have not made a concession in their last {m[1]} offers.",
+        ),
+        (
+            re.compile(r"none of its offers reaches my BATNA"),
+            lambda m: "None of their offers is worth as much to you as walking away.",
+        ),
+        (
+            re.compile(r"its offer beats my BATNA"),
+            lambda m: "Their offer still beats walking away, so warn them rather than leave.",
+        ),
+        (
+            re.compile(r"no package is worth my BATNA"),
+            lambda m: (
+                "No possible deal is worth as much to you as walking away: there is nothing to gain here."
+            ),
+        ),
+        (
+            re.compile(r"deadline: ask at most ([\d.]+) points now \(floor ([\d.]+)\)"),
+            lambda m: f"Time is running out: ask for at most {pts(m[1])} now (keep at least {pts(m[2])}).",
+        ),
+        (
+            re.compile(r"never ask less than the best offer I received \(([\d.]+) points\)"),
+            lambda m: f"Never ask for less than the best offer they already made you (worth {pts(m[1])}).",
+        ),
+        (
+            re.compile(r"vary my offer \(([\d.]+) points\) rather than repeat it"),
+            lambda m: f"Change your offer (worth about {pts(m[1])} to you) rather than repeat the same one.",
+        ),
+        (
+            re.compile(r"it ignored my warning for (\d+) offers; its offer \(([\d.]+)\) beats my BATNA"),
+            lambda m: (
+                f"They ignored your warning for {m[1]} offers, but their offer ({pts(m[2])}) still "
+                "beats walking away: take it."
+            ),
+        ),
+        (
+            re.compile(r"offer below my BATNA and no better than the previous one"),
+            lambda m: (
+                "Their offer is worth less to you than walking away and is no better than their last: "
+                "warn them before you walk away."
+            ),
+        ),
+        (
+            re.compile(r"(\d+) offers below my BATNA after a warning"),
+            lambda m: (
+                f"After your warning they made {m[1]} more offers below your walk-away value, "
+                "none of them better."
+            ),
+        ),
+        (
+            re.compile(r"offer gives me ([\d.]+) points, at least my last offer \(([\d.]+)\)"),
+            lambda m: (
+                f"Their offer is worth {pts(m[1])} to you, at least as much as your own last offer "
+                f"({pts(m[2])})."
+            ),
+        ),
+        (
+            re.compile(r"offer gives me ([\d.]+) points, at least what I would propose \(([\d.]+)\)"),
+            lambda m: (
+                f"Their offer is worth {pts(m[1])} to you, at least as much as the counter-offer the "
+                f"coach would suggest ({pts(m[2])})."
+            ),
+        ),
+        (
+            re.compile(r"my last move before the deadline: ([\d.]+) points beats my BATNA \(([\d.]+)\)"),
+            lambda m: (
+                f"This is your last move before time runs out, and their offer ({pts(m[1])}) beats "
+                f"walking away ({pts(m[2])})."
+            ),
+        ),
+        (
+            re.compile(r"no partner priorities known yet"),
+            lambda m: (
+                "You don't know what matters to them yet: asking early helps find trades that suit both."
+            ),
+        ),
+        (
+            re.compile(r"the partner asked for my priorities"),
+            lambda m: "They asked what matters to you: an honest answer helps find trades that suit both.",
+        ),
+        (
+            re.compile(r"partner's offer gives it ([\d.]+) points, less than the ([\d.]+) in my last offer"),
+            lambda m: (
+                "Their offer seems worse for them than your last offer was (estimated): ask what they want."
+            ),
+        ),
+        (
+            re.compile(r"partner says (.+) matters most but keeps least of it in its offers"),
+            lambda m: f"They say {m[1]} matters most to them, yet their offers keep little of it.",
+        ),
+        (
+            re.compile(r"partner states priorities"),
+            lambda m: "What they say matters to them differs from what their offers suggested.",
+        ),
+        (
+            re.compile(r"time-based target ([\d.]+) points"),
+            lambda m: f"Give ground steadily as time runs out: aim for about {pts(m[1])} now.",
+        ),
+    ]
+
+
+_JARGON = re.compile(r"λ|S_max|PAP|\bIPP\b|\b(?:SA|TS|SI|AEO|REO|NCR|RNC|LIC|CSC|RC|LGR|MGF)\b|t=")
+_SECOND_PERSON = (
+    (re.compile(r"\bmy BATNA\b"), "your walk-away value"),
+    (re.compile(r"\bBATNA\b"), "walk-away value"),
+    (re.compile(r"\bthe partner's\b|\bits\b"), "their"),
+    (re.compile(r"\bthe partner\b|\bpartner\b"), "they"),
+    (re.compile(r"\bI\b"), "you"),
+    (re.compile(r"\bmy\b"), "your"),
+    (re.compile(r"\bme\b"), "you"),
+)
+
+
+def _fallback(reason: str, scale: _Points) -> str | None:
+    """A reason no rule knows, in the second person and the person's own points; None if it has jargon."""
+    text = re.sub(r"([\d.]+) points", lambda m: f"{number(scale.worth(float(m[1])))} points", reason)
+    for pattern, replacement in _SECOND_PERSON:
+        text = pattern.sub(replacement, text)
+    if _JARGON.search(text):
+        return None
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _plain_reasons(raw: Sequence[str], scale: _Points) -> list[str]:
+    rules = _reason_rules(scale)
+    plain: list[str] = []
+    for reason in raw:
+        if reason.startswith("tactic "):
+            continue  # said from the trace's tactic instead
+        found = next(((match, words) for pattern, words in rules if (match := pattern.search(reason))), None)
+        if found is not None:
+            plain.append(found[1](found[0]))
+        elif (fallback := _fallback(reason, scale)) is not None:
+            plain.append(fallback)
+    return plain
+
+
+def _reading(advice: Advice, scale: _Points, walk_away: float) -> str:
+    if advice.partner_offer_points is None:
+        return "They have not made an offer yet."
+    mine, theirs = advice.partner_offer_points
+    text = (
+        f"Their last offer is worth {number(scale.worth(mine))} to you (walking away: {number(walk_away)}) "
+        f"and keeps about {round(theirs / 36 * 100)}% of the most they could get (estimated)"
+    )
+    if advice.fairness in ("fair", "unfair"):
+        text += f": it looks {advice.fairness} to you"
+    if advice.stance in _STANCE_WORDS:
+        text += f", and they are {_STANCE_WORDS[advice.stance]}"
+    return text + "."
+
+
+def _tactic_code(trace: Mapping[str, Any]) -> str:
+    tactic: object = trace.get("tactic")
+    if isinstance(tactic, Mapping):
+        return str(cast(Mapping[str, Any], tactic).get("name", ""))
+    return ""
+
+
+def plain_advice(advice: Advice, view: PartyView, vocabulary: Vocabulary) -> PlainAdvice:
+    """ASTRA's advice for view.party, told in plain words and in the party's own points."""
+    scale = _Points(view.utility)
+    walk_away = float(view.utility.reservation_value)
+    reasons = _plain_reasons(advice.reasons, scale)
+    tactic = _tactic_code(advice.trace) if advice.action == "propose" else None
+    if tactic in _TACTIC_WORDS:
+        reasons.append(_TACTIC_WORDS[tactic])
+    package = dict(advice.offer) if advice.offer is not None else None
+    described = package_text(package, vocabulary, view.party) if package is not None else None
+    worth = view.utility.evaluate(package) if package is not None else None
+    reading = _reading(advice, scale, walk_away)
+    words = " ".join([reading, *reasons, described or ""]).lower()
+    terms = tuple(
+        term for term in GLOSSARY if term in words or (term == "walk-away value" and "walk" in words)
+    )
+    return PlainAdvice(
+        reading=reading,
+        action=_ACTION_WORDS.get(advice.action, advice.action),
+        package=package,
+        package_text=described,
+        package_worth=worth,
+        reasons=tuple(reasons),
+        terms=terms,
+    )
+
+
+def advice_text(advice: PlainAdvice) -> str:
+    """Plain advice as a few lines for the terminal."""
+    lines = [f"Coach: {advice.reading}", f"  {advice.action}"]
+    if advice.package_text is not None and advice.package_worth is not None:
+        lines.append(f"    {advice.package_text} (worth {number(advice.package_worth)} to you)")
+    lines.extend(f"  - {reason}" for reason in advice.reasons)
+    return "\n".join(lines)
+
+
+def coach_hook(vocabulary: Vocabulary) -> AdviceHook:
+    """Advice before each of the person's moves from ASTRA's coach, in plain words (`--coach`)."""
+    from parley.agents.astra import Coach
+
+    coach = Coach()
+
+    def advise(view: PartyView) -> str:
+        return advice_text(plain_advice(coach.advise(view), view, vocabulary))
+
+    return advise
+
+
+# -- the terminal player ---------------------------------------------------------------------------------
 
 
 class HumanNegotiator:
     """Asks a person for each move and parses the answer with the scenario's vocabulary.
+
+    The person's brief and points are shown before their first move and again on 'my priorities';
+    every package is described from their side ("you get …; they get …").
 
     Args:
         vocabulary: The scenario's vocabulary for parsing and describing packages.
@@ -50,8 +685,12 @@ class HumanNegotiator:
         self._ask = ask
         self._advise = advise
         self._max_attempts = max_attempts
+        self._briefed = False
 
     def act(self, view: PartyView) -> Action:
+        if not self._briefed:
+            self._briefed = True
+            self._show_brief(view)
         self._show_situation(view)
         for _ in range(self._max_attempts):
             try:
@@ -63,76 +702,67 @@ class HumanNegotiator:
                 return action
         return Walk("no understandable move after several attempts")
 
+    def _say(self, text: str) -> None:
+        self._console.print(text, markup=False, highlight=False)
+
+    def _show_brief(self, view: PartyView) -> None:
+        for line in brief_lines(brief_for_view(view, self._vocabulary)):
+            self._say(line)
+
+    def _on_table(self, view: PartyView) -> str:
+        offer = view.offer
+        if offer is None:
+            return "Nothing from the other side is on the table yet."
+        worth = view.utility.evaluate(offer)
+        return (
+            f"On the table: {package_text(offer, self._vocabulary, view.party)} (their offer) — worth "
+            f"{number(worth)} to you (walking away is worth {number(view.reservation_value)})."
+        )
+
     def _show_situation(self, view: PartyView) -> None:
         if self._advise is not None:
             advice = self._advise(view)
             if advice:
-                self._console.print(advice, markup=False, highlight=False)
-        offer = view.offer
-        if offer is not None:
-            worth = view.utility.evaluate(offer)
-            self._console.print(
-                f"On the table: {describe_package(offer, self._vocabulary, speaker=view.party)} "
-                f"— worth {worth:g} to you (walking away is worth {view.reservation_value:g}).",
-                markup=False,
-                highlight=False,
-            )
+                self._say(advice)
+        if view.offer is not None:
+            self._say(self._on_table(view))
 
-    def _confirm_below_batna(self, view: PartyView) -> bool:
-        assert view.offer is not None
-        worth = view.utility.evaluate(view.offer)
+    def _confirmed(self, view: PartyView, package: Mapping[str, Value], what: str) -> bool:
+        worth = view.utility.evaluate(package)
         if worth >= view.reservation_value:
             return True
         answer = self._ask(
-            f"That deal is worth {worth:g} to you, less than walking away ({view.reservation_value:g}). "
-            "Accept anyway? (yes/no)"
+            f"That deal is worth {number(worth)} to you, less than walking away "
+            f"({number(view.reservation_value)}). {what} anyway? (yes/no)"
         )
         return answer.strip().lower() in ("y", "yes")
 
     def _interpret(self, text: str, view: PartyView) -> Action | None:
-        lowered = text.lower()
+        lowered = " ".join(text.lower().split())
         if lowered in ("help", "?"):
-            self._console.print(HELP, markup=False, highlight=False)
+            self._say(HELP)
+            return None
+        if lowered in BRIEF_COMMANDS:
+            self._show_brief(view)
             return None
         if lowered == "offer":
-            offer = view.offer
-            self._console.print(
-                describe_package(offer, self._vocabulary, speaker=view.party)
-                if offer
-                else "Nothing from the other side is on the table yet.",
-                markup=False,
-                highlight=False,
-            )
+            self._say(self._on_table(view))
             return None
         if lowered in ("quit", "exit"):
             return Walk("the person chose to leave")
         if lowered.startswith("say:"):
             return Say(text[4:].strip()) if text[4:].strip() else None
-        parsed = parse(
-            text, self._vocabulary, speaker=view.party, context=view.table.package if view.table else None
-        )
-        action = to_action(parsed)
-        if parsed.intent is Intent.OTHER:  # chit-chat is allowed, but only on purpose
-            self._console.print(
-                "I couldn't find a move in that. Rephrase it, or start with 'say:' to send it as "
-                "a plain message. Type 'help' for examples.",
-                markup=False,
-                highlight=False,
-            )
-            return None
-        if action is not None and action.kind in ("accept", "reject") and view.offer is None:
-            self._console.print(
-                "There is no offer from the other side to answer yet — make one?",
-                markup=False,
-                highlight=False,
-            )
-            return None
+        reading = read_move(text, self._vocabulary, view)
+        action = reading.action
         if action is None:
-            self._console.print(clarify(parsed, self._vocabulary), markup=False, highlight=False)
+            self._say(reading.problem)
             return None
-        if isinstance(action, Accept) and view.offer is not None and not self._confirm_below_batna(view):
+        offer = view.offer
+        if isinstance(action, Accept) and offer is not None and not self._confirmed(view, offer, "Accept"):
             return None
         if isinstance(action, Propose):
-            package = describe_package(action.package, self._vocabulary, speaker=view.party)
-            self._console.print(f"(understood: you propose {package})", markup=False, highlight=False)
+            if not self._confirmed(view, action.package, "Propose it"):
+                return None
+            described = package_text(action.package, self._vocabulary, view.party)
+            self._say(f"(understood: you propose that {described})")
         return action

@@ -1,8 +1,10 @@
-"""`parley web`: serve the principal's web console (inbox, decisions, transcripts, audit status)."""
+"""`parley web`: serve the web console: the principal's inbox and decisions, play against an agent, live
+views of running sessions, the run browser and human ratings."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import time
 from pathlib import Path
 from typing import Annotated
@@ -89,8 +91,24 @@ def web_command(
     reset: Annotated[
         bool, typer.Option("--reset", help="With --init: give an existing principal a new token.")
     ] = False,
+    scenarios: Annotated[
+        Path | None,
+        typer.Option(
+            "--scenarios",
+            help="Folder of parley YAML scenarios (e.g. from parley scenarios import --out) to offer for "
+            "play besides the shipped ones.",
+        ),
+    ] = None,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            help="Folder of saved runs to browse and rate; games played in the console are saved here "
+            "(default: DB-runs beside the database).",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the web console for principals: pending escalations, decisions, transcripts, audit.
+    """Serve the web console: inbox and decisions, play against an agent, live views, runs and ratings.
 
     Run `parley web --init` once to create a principal and get the token to sign in with.
     """
@@ -111,6 +129,13 @@ def web_command(
         return
     if reset or principal != "principal":
         fail("--principal and --reset go with --init")
+    from parley.web.app import default_runs_dir
+
+    runs_dir = runs if runs is not None else default_runs_dir(db)
+    if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
+        fail(f"--runs {runs_dir}: not a folder (the console saves games and ratings in it)")
+    if scenarios is not None and not os.path.isdir(scenarios):
+        fail(f"--scenarios {scenarios}: no such folder of scenario files")
     if not 0 < port < 65536:
         fail(f"--port: expected 1-65535, got {port}")
     if not is_loopback(host) and not allow_remote:
@@ -131,6 +156,8 @@ def web_command(
             hosts.append(public[1])
         application = create_app(
             db,
+            runs_dir=runs_dir,
+            scenarios_dir=scenarios,
             allowed_hosts=hosts,
             origins=None if origin is None else [origin],
             secure_cookies=True if allow_remote else None,
@@ -140,5 +167,8 @@ def web_command(
     if allow_remote:
         error_console.print(REMOTE_WARNING, markup=False)
     shown = f"[{host}]" if ":" in host else host
-    console.print(f"parley console on http://{shown}:{port}/ (database {db}); Ctrl+C stops it", markup=False)
+    console.print(
+        f"parley console on http://{shown}:{port}/ (database {db}, runs {runs_dir}); Ctrl+C stops it",
+        markup=False,
+    )
     uvicorn.run(application, host=host, port=port, log_level="warning")

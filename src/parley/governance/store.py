@@ -113,7 +113,7 @@ def _open(target: str) -> sqlite3.Connection:
     except sqlite3.DatabaseError as error:
         connection.close()
         raise ScenarioError(f"not a delegate database ({error})", source=target) from None
-    foreign = sorted(names - _TABLES - {"principals", "web_sessions"})
+    foreign = sorted(names - _TABLES - {"principals", "web_sessions", "web_games"})  # (the web console's own)
     if names and (foreign or "sessions" not in names):
         connection.close()
         shown = ", ".join(foreign[:3]) or "no sessions table"

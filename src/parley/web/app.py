@@ -19,14 +19,14 @@ import hmac
 import re
 import threading
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -47,8 +47,9 @@ from parley.governance.session import (
 )
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock
-from parley.protocol.events import Event, Trajectory
+from parley.protocol.events import Trajectory
 from parley.web.auth import SESSION_COOKIE, SESSION_SECONDS, Credentials, SignedIn
+from parley.web.live import add_live_routes
 from parley.web.models import (
     AuditStatus,
     DecideBody,
@@ -67,16 +68,31 @@ from parley.web.models import (
     SessionList,
     SessionSummary,
     StepResult,
-    TranscriptEntry,
+    transcript_of,
 )
+from parley.web.play_routes import add_play_routes
+from parley.web.ratings_routes import add_rating_routes
+from parley.web.routing import NOT_SIGNED_IN, SignedInPrincipal
+from parley.web.routing import fail as _fail
+from parley.web.runs_routes import add_run_routes
 
 _ASSETS = {
     "index.html": "text/html",
     "login.html": "text/html",
+    "play.html": "text/html",
+    "runs.html": "text/html",
+    "live.html": "text/html",
+    "common.js": "text/javascript",
     "console.js": "text/javascript",
     "login.js": "text/javascript",
+    "play.js": "text/javascript",
+    "rating.js": "text/javascript",
+    "runs.js": "text/javascript",
+    "live.js": "text/javascript",
     "console.css": "text/css",
 }
+_PAGES = {"/play": "play.html", "/runs": "runs.html", "/live": "live.html"}
+"""Pages besides the inbox ("/"), each a static file that loads its data from the API."""
 _SECURITY_HEADERS = {
     # Everything is served from this origin; nothing is fetched from anywhere else.
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
@@ -114,10 +130,6 @@ class WallClock:
 def _load_assets() -> dict[str, bytes]:
     folder = resources.files("parley.web").joinpath("static")
     return {name: folder.joinpath(name).read_bytes() for name in _ASSETS}
-
-
-def _fail(status: int, message: str) -> NoReturn:
-    raise HTTPException(status_code=status, detail=printable(message))
 
 
 def _refuse(status: int, message: str) -> JSONResponse:
@@ -196,42 +208,6 @@ def _portfolio_members(store: SessionStore, session_id: str) -> list[str]:
     return portfolio_members(row) if is_portfolio(row) else []
 
 
-def _transcript_entry(event: Event) -> TranscriptEntry | None:
-    data = event.data
-    if event.kind in ("delegate_message", "counterparty_message"):
-        speaker = event.party or event.kind.removesuffix("_message")
-        return TranscriptEntry(
-            seq=event.seq, time=event.time, kind="message", speaker=speaker, text=str(data["text"])
-        )
-    if event.kind == "escalation":
-        text = f"escalated ({data['trigger']}): {data['problem']}"
-        return TranscriptEntry(
-            seq=event.seq,
-            time=event.time,
-            kind="escalation",
-            speaker="delegate",
-            text=text,
-            request_id=str(data["request_id"]),
-        )
-    if event.kind == "decision":
-        chosen = f"chose option {data['option']}" if data.get("option") else "gave guidance"
-        guidance = f": {data['guidance']}" if data.get("guidance") else ""
-        return TranscriptEntry(
-            seq=event.seq,
-            time=event.time,
-            kind="decision",
-            speaker=str(data["decided_by"]),
-            text=chosen + guidance,
-            request_id=str(data["request_id"]),
-        )
-    return None
-
-
-def _transcript(events: Sequence[Event]) -> list[TranscriptEntry]:
-    entries = (_transcript_entry(event) for event in events if event.is_public)
-    return [entry for entry in entries if entry is not None]
-
-
 def _detail(store: SessionStore, session_id: str, clock: Clock) -> SessionDetail:
     runner = _runner(store, session_id, clock)
     row = store.load_session(session_id)
@@ -249,7 +225,7 @@ def _detail(store: SessionStore, session_id: str, clock: Clock) -> SessionDetail
         terms=dict(outcome.terms),
         tci=Ledger.of(delegate.tci),
         pending=Escalation.of(outcome.pending) if outcome.pending is not None else None,
-        transcript=_transcript(store.load_events(session_id)),
+        transcript=transcript_of(store.load_events(session_id)),
         escalations=[Escalation.of(request, status) for request, status in store.requests(session_id)],
         decisions=[DecisionRecord.of(decision) for decision in store.decisions(session_id)],
     )
@@ -386,27 +362,25 @@ def _trajectory(store: SessionStore, session_id: str) -> Response:
         _fail(404, f"no session {session_id!r}")
     filename = re.sub(r"[^A-Za-z0-9._-]", "_", session_id) + ".trajectory.jsonl"
     return Response(
-        Trajectory(store.load_events(session_id)).to_jsonl(),
+        Trajectory(store.load_events(session_id)).to_jsonl(versioned=True),
         media_type="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
+
+
+def _page_route(assets: dict[str, bytes], name: str) -> Callable[[SignedIn], Response]:
+    """A route serving one page of the console to a signed-in principal."""
+
+    def page(signed_in: SignedInPrincipal) -> Response:
+        return _page(assets, name)
+
+    return page
 
 
 def _page(assets: dict[str, bytes], name: str) -> Response:
     if name not in assets:
         _fail(404, f"no asset {name!r}")
     return Response(assets[name], media_type=_ASSETS[name])
-
-
-def _signed_in(request: Request) -> SignedIn:
-    """The principal signed in for this request (the guard middleware looked the cookie up)."""
-    signed_in: SignedIn | None = getattr(request.state, "signed_in", None)
-    if signed_in is None:
-        _fail(401, "not signed in: sign in at /login with your console token")
-    return signed_in
-
-
-SignedInPrincipal = Annotated[SignedIn, Depends(_signed_in)]
 
 
 @contextmanager
@@ -441,7 +415,7 @@ def _add_guard(
         refusal: Response | None = None
         if path not in _PUBLIC and signed_in is None:
             if path.startswith("/api/") or writes or path == "/openapi.json":
-                refusal = _refuse(401, "not signed in: sign in at /login with your console token")
+                refusal = _refuse(401, NOT_SIGNED_IN)
             else:
                 refusal = RedirectResponse(LOGIN_PAGE, status_code=303)
             if cookie:  # expired or revoked: drop it
@@ -561,6 +535,9 @@ def _add_routes(app: FastAPI, db_path: Path, clock: Clock, assets: dict[str, byt
     def index(signed_in: SignedInPrincipal) -> Response:
         return _page(assets, "index.html")
 
+    for path, name in _PAGES.items():
+        app.add_api_route(path, _page_route(assets, name), methods=["GET"], include_in_schema=False)
+
     @app.get("/static/{name}", include_in_schema=False)
     def static(name: str) -> Response:
         return _page(assets, name)
@@ -569,10 +546,13 @@ def _add_routes(app: FastAPI, db_path: Path, clock: Clock, assets: dict[str, byt
 def create_app(
     db_path: Path,
     *,
+    runs_dir: Path | None = None,
+    scenarios_dir: Path | None = None,
     clock: Clock | None = None,
     allowed_hosts: Sequence[str] | None = None,
     origins: Sequence[str] | None = None,
     secure_cookies: bool | None = None,
+    stream_seconds: float = 30.0,
 ) -> FastAPI:
     """Build the console over one SQLite store.
 
@@ -587,6 +567,8 @@ def create_app(
             when a proxy in front changes scheme or Host. None: the origin each request was sent to.
         secure_cookies: Mark the session cookie Secure (True behind a TLS-terminating proxy); None
             sets it when the request came over https.
+        stream_seconds: How long one server-sent event stream of the live view lasts before the
+            browser reconnects (it does so by itself).
 
     Returns:
         The FastAPI application (serve it with uvicorn, or test it with `TestClient`).
@@ -628,6 +610,16 @@ def create_app(
         return JSONResponse({"detail": printable(str(error))}, status_code=409)
 
     assets = _load_assets()
+    runs = Path(runs_dir) if runs_dir is not None else default_runs_dir(Path(db_path))
     _add_sign_in_routes(app, credentials, assets, the_clock)
     _add_routes(app, Path(db_path), the_clock, assets)
+    add_play_routes(app, Path(db_path), runs, the_clock, scenarios_dir)
+    add_rating_routes(app, Path(db_path), runs, the_clock)
+    add_run_routes(app, runs)
+    add_live_routes(app, Path(db_path), runs, the_clock, limit=stream_seconds)
     return app
+
+
+def default_runs_dir(db_path: Path) -> Path:
+    """Where a console keeps runs when given no folder: `<database>-runs` beside the database."""
+    return db_path.with_name(db_path.name + "-runs")

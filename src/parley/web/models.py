@@ -8,6 +8,7 @@ characters, terminal escape sequences or bidi overrides.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -17,6 +18,7 @@ from parley.governance.escalation import Decision, EscalationOption, EscalationR
 from parley.governance.safe_text import printable
 from parley.governance.session import SessionOutcome
 from parley.governance.tci import TaskCompletenessIndex
+from parley.protocol.events import Event
 
 OptionKey = Annotated[
     str, StringConstraints(strip_whitespace=True, to_upper=True, min_length=1, max_length=8)
@@ -294,3 +296,40 @@ class AuditStatus(Served):
             first_bad=report.first_bad,
             problems=list(report.problems),
         )
+
+
+def _transcript_entry(event: Event) -> TranscriptEntry | None:
+    data = event.data
+    if event.kind in ("delegate_message", "counterparty_message"):
+        speaker = event.party or event.kind.removesuffix("_message")
+        return TranscriptEntry(
+            seq=event.seq, time=event.time, kind="message", speaker=speaker, text=str(data["text"])
+        )
+    if event.kind == "escalation":
+        text = f"escalated ({data['trigger']}): {data['problem']}"
+        return TranscriptEntry(
+            seq=event.seq,
+            time=event.time,
+            kind="escalation",
+            speaker="delegate",
+            text=text,
+            request_id=str(data["request_id"]),
+        )
+    if event.kind == "decision":
+        chosen = f"chose option {data['option']}" if data.get("option") else "gave guidance"
+        guidance = f": {data['guidance']}" if data.get("guidance") else ""
+        return TranscriptEntry(
+            seq=event.seq,
+            time=event.time,
+            kind="decision",
+            speaker=str(data["decided_by"]),
+            text=chosen + guidance,
+            request_id=str(data["request_id"]),
+        )
+    return None
+
+
+def transcript_of(events: Sequence[Event]) -> list[TranscriptEntry]:
+    """The public messages, escalations and decisions of a delegate session, as transcript entries."""
+    entries = (_transcript_entry(event) for event in events if event.is_public)
+    return [entry for entry in entries if entry is not None]

@@ -1,67 +1,9 @@
-// parley console: inbox of escalations, decisions, session transcripts and audit status.
-// Plain DOM, no build step. Every server string is inserted as text (textContent), never as HTML:
-// counterparty messages are untrusted input. Writes carry the sign-in's CSRF token (X-CSRF-Token);
-// decisions name the request they answer and the session version they were made on.
+// parley console: inbox of escalations, decisions, session transcripts and audit status (needs common.js).
+// Every server string is inserted as text, never as HTML: counterparty messages are untrusted input.
+// Decisions name the request they answer and the session version they were made on.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 let currentSession = null;
-let csrfToken = "";
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) {
-    if (child !== null && child !== undefined) {
-      node.append(typeof child === "string" ? document.createTextNode(child) : child);
-    }
-  }
-  return node;
-}
-
-class ApiError extends Error {
-  constructor(status, detail) {
-    super(`${status}: ${detail}`);
-    this.status = status;
-    this.detail = detail;
-  }
-}
-
-function toLogin() {
-  window.location.assign("/login");
-}
-
-async function api(path, body) {
-  const init = body === undefined ? {} : {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken },
-    body: JSON.stringify(body),
-  };
-  const response = await fetch(path, init);
-  const data = await response.json().catch(() => ({ detail: response.statusText }));
-  if (response.status === 401) toLogin();
-  if (!response.ok) throw new ApiError(response.status, data.detail || response.statusText);
-  return data;
-}
-
-function say(text, isError) {
-  const status = $("status");
-  status.textContent = text;
-  status.classList.toggle("error", Boolean(isError));
-}
-
-function percent(value) {
-  return `${Math.round(value * 100)}%`;
-}
-
-function show(value) {
-  return Array.isArray(value) ? value.join(", ") : String(value);
-}
 
 function messageList(messages) {
   return el("div", { class: "messages" }, ...messages.map((m) =>
@@ -220,7 +162,10 @@ async function openSession(sessionId) {
         el("dd", { text: `${percent(detail.tci.tci)} (weighted ${percent(detail.tci.tci_weighted)}); missing: ${detail.tci.missing.join(", ") || "nothing"}` }),
         el("dt", { text: "Terms" }), el("dd", { text: terms || "none agreed" }),
         el("dt", { text: "Audit" }), el("dd", {}, auditLine(audit))),
-      el("p", {}, el("a", { href: `${path}/trajectory`, download: "" }, "Download the trajectory (JSONL)")),
+      el("p", { class: "links" },
+        el("a", { href: `${path}/trajectory`, download: "" }, "Download the trajectory (JSONL)"),
+        el("a", { href: `/live?session=${encodeURIComponent(detail.session_id)}` }, "Watch it live")),
+      detail.terminal ? el("div", { id: "session-rating" }) : null,
       detail.paused || detail.terminal ? null : replyForm(detail),
       el("h4", { id: "transcript-heading", text: "Transcript (latest at the bottom)" }),
       el("ol", { class: "transcript", id: "transcript", tabindex: "0", "aria-labelledby": "transcript-heading" },
@@ -230,6 +175,7 @@ async function openSession(sessionId) {
     ];
     body.replaceChildren(...parts.filter((part) => part !== null));
     $("transcript").scrollTop = $("transcript").scrollHeight;
+    if (detail.terminal) await ratingForm($("session-rating"), { session: detail.session_id, kind: "delegate" });
     await loadSessions();
   } catch (error) {
     say(`Could not load ${sessionId}: ${error.message}`, true);
@@ -242,24 +188,4 @@ async function refresh() {
   await Promise.all([loadInbox(), loadSessions()]);
 }
 
-async function signIn() {
-  const info = await api("/api/session-info");
-  csrfToken = info.csrf_token;
-  $("principal").textContent = `Signed in as ${info.principal} (recorded with every decision)`;
-}
-
-async function signOut() {
-  try {
-    await api("/api/logout", {});
-  } catch (error) {
-    if (error.status !== 401) { say(`Could not sign out: ${error.message}`, true); return; }
-  }
-  toLogin();
-}
-
-document.addEventListener("DOMContentLoaded", () => {
-  $("sign-out").addEventListener("click", signOut);
-  signIn()
-    .then(refresh)
-    .catch((error) => say(`Could not reach the console API: ${error.message}`, true));
-});
+startPage(refresh);
