@@ -23,7 +23,11 @@ NO_VALUE_FIELDS: frozenset[str] = frozenset({"pareto_distance", "nash_distance"}
 """Fields of `parley run` results and tournament rows whose NaN means "no value": there was no deal
 (no final point to measure), no Nash point, or the space was too large to analyse. Written as null."""
 
-FAILED_GAME_NO_VALUE_FIELDS: frozenset[str] = NO_VALUE_FIELDS | {"utility", "normalized_utility"}
+FAILED_GAME_NO_VALUE_FIELDS: frozenset[str] = NO_VALUE_FIELDS | {
+    "utility",
+    "normalized_utility",
+    "discounted_utility",
+}
 """The same for the row of a tournament game that failed (``"failed": true``): a game that could not
 be played has no utility either. In any other row a NaN utility is a bug and raises."""
 

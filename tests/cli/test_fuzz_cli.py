@@ -243,6 +243,8 @@ WORKSPACE_NAMES = (
     "procurement-run",
     "delegate.db",
     "report",
+    "game",
+    "rated",
 )
 
 
@@ -400,10 +402,12 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
         "staffing.yaml": staffing.read_text(encoding="utf-8"),
         "notes.txt": "keep me\n",
         "folder/keep.txt": "keep me too\n",
+        "rated/ratings.jsonl": RATING_LINE,  # (report ratings)
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
+    shutil.copytree(GAME, root / "game")  # an LLM-Deliberation game folder (scenarios import, any SCENARIO)
     with contextlib.chdir(root):
         for scenario in ("casino", "procurement"):
             _invoke("run", scenario, "-a", "boulware", "-a", "conceder", "--save", f"{scenario}-run")
@@ -442,7 +446,7 @@ class Spec:
 
 
 def _scenario_defects(call: Call, ws: Workspace) -> list[CaseStrategy]:
-    """A bad SCENARIO argument: unknown name, missing path, a folder, a broken file."""
+    """A bad SCENARIO argument: unknown name, missing path, a folder, a broken file or game folder."""
     return [
         unknown_name("casino").map(
             lambda n: call.with_argument(0, n).case(*_named(n, "scenario", "not found"))
@@ -451,7 +455,43 @@ def _scenario_defects(call: Call, ws: Workspace) -> list[CaseStrategy]:
         bad_yaml(ws.text("casino.yaml"), SCENARIO_WRONG_FIELDS).map(
             lambda b: call.with_argument(0, b[0]).case(b[0], files=b[1])
         ),
+        bad_game().map(lambda b: call.with_argument(0, "game").case(*b[0], files=b[1])),
     ]
+
+
+GAME = Path(__file__).resolve().parents[1] / "data" / "deliberation" / "harbour_bullets"
+"""The workspace's game folder ("game"): three parties, score files port, fishers and council."""
+BAD_GAME_FILES: dict[str, tuple[bytes, ...]] = {
+    "config.txt": (b"\xff\xfe\n", b"Port,port\x00,p1,c,m\n", b"", b"Only,two\n", b"A,a,p1,c,m\nA,b,p2,c,m\n"),
+    "scores_files/port.txt": (b"\xff\n", b"\x00", b"", b"1, x\n5\n", b"1, 2\n", b"1\n2\n3\n45\n"),
+    "scores_files/council.txt": (b"15, 5\n0, 10, 12\n10, nan\n25\n", b"1\n" * 30),
+    "global_instructions.txt": (b"\xff\xfe", b"text\x00more", b'Issue A: "Same"\nIssue B: Same\n'),
+    "initial_deal.txt": (b"A9, B1, C1\n", b"\xc3\x28", b"A1, A2\n"),
+}
+"""Per file of the game folder, contents that break it: undecodable, binary, malformed, empty."""
+
+
+@st.composite
+def bad_game(draw: st.DrawFn) -> tuple[tuple[str, ...], dict[str, bytes]]:
+    """The workspace's game folder with one file broken, and what the error line may name."""
+    file = draw(st.sampled_from(sorted(BAD_GAME_FILES)))
+    content = draw(st.sampled_from(BAD_GAME_FILES[file]))
+    return (Path(file).name, "game"), {f"game/{file}": content}
+
+
+def _format_defects(call: Call, *wrong: str) -> list[CaseStrategy]:
+    """--format: a name that is no format (a usage error), or a format the SCENARIO is not in."""
+    found: list[CaseStrategy] = [
+        st.sampled_from(("bogus", "xml", "GENIUS", "", "yaml ", f"x{NON_UTF8}")).map(
+            lambda f: call.with_option("--format", f).case("--format", usage=True)
+        )
+    ]
+    if wrong:
+        source = call.arguments[0]
+        found.append(
+            st.sampled_from(wrong).map(lambda f: call.with_option("--format", f).case(*_named(source)))
+        )
+    return found
 
 
 def _config_defects(call: Call, ws: Workspace) -> list[CaseStrategy]:
@@ -555,6 +595,7 @@ def _run_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
         st.integers(-10, 0).map(lambda r: call.with_option("--max-rounds", str(r)).case("--max-rounds")),
         bad_folder_target().map(lambda p: call.with_option("--save", p).case(*_target_names(p))),
         st.just(call.with_option("--coach").case("--coach")),
+        *_format_defects(call, "llm-deliberation", "textarena"),
         *_llm_defects(call),
     ]
 
@@ -571,6 +612,7 @@ def _tournament_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
         .map(lambda n: call.with_option("--agents", f"boulware,{n}").case(*_named(n, "agent"))),
         st.sampled_from(("", ",", " , ")).map(lambda a: call.with_option("--agents", a).case("agent")),
         bad_folder_target().map(lambda p: call.with_option("--out", p).case(*_target_names(p))),
+        *_format_defects(call),  # (a shipped name takes any --format: it names the paths' format)
     ]
 
 
@@ -592,6 +634,7 @@ def _analyze_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
             lambda p: call.with_option("--trajectory", p).case(*_target_names(p))
         ),
         st.just(call.with_option("--trajectory", "procurement-run/trajectory.jsonl").case("procurement")),
+        *_format_defects(call, "llm-deliberation", "textarena"),
     ]
 
 
@@ -615,6 +658,7 @@ def _mediate_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
             lambda p: call.with_option("--plot", p).case(*_target_names(p))
         ),
         st.just(call.with_option("--participants", "llm").case("LLM")),
+        *_format_defects(call, "llm-deliberation", "textarena"),
         *_llm_defects(call),
     ]
 
@@ -635,6 +679,27 @@ def _promediate_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
         ),
         bad_file_target(".md").map(lambda p: call.with_option("--out", p).case(*_target_names(p))),
         *_llm_defects(call)[:2],
+    ]
+
+
+def _import_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
+    """scenarios import: a bad SOURCE (as any SCENARIO), a source in another format than --format
+    says, an --out that cannot be written."""
+    return [
+        *_scenario_defects(call, ws),
+        *_format_defects(call, "yaml", "genius"),
+        bad_file_target(".yaml").map(lambda p: call.with_option("--out", p).case(*_target_names(p))),
+    ]
+
+
+def _export_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
+    """scenarios export: a bad SCENARIO, an unknown format to write, an --out that cannot be made."""
+    return [
+        *_scenario_defects(call, ws),
+        st.sampled_from(("bogus", "llm-deliberation", "XML", "", f"x{NON_UTF8}")).map(
+            lambda f: call.with_option("--format", f).case("--format", usage=True)
+        ),
+        bad_folder_target().map(lambda p: call.with_option("--out", p).case(*_target_names(p))),
     ]
 
 
@@ -773,6 +838,25 @@ def _web_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
     ]
 
 
+RATING_LINE = (
+    '{"schema": 1, "run": "rated", "instrument": "astra", "scores": {"strategicness": 3, "fairness": 4, '
+    '"naturalness": 2}, "comment": "", "rated_by": "fuzz", "rated_at": 1700000000.0}\n'
+)
+
+
+def _report_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
+    """report ratings: a folder that is not one, or whose ratings file holds no readable rating."""
+    return [
+        st.sampled_from(("missing", "notes.txt", "folder/keep.txt", TOO_LONG, f"x{NON_UTF8}")).map(
+            lambda p: call.with_argument(0, p).case("folder")
+        ),
+        st.sampled_from((*MALFORMED_JSON, *WRONG_TYPE_JSON, "", "\n \n", RATING_LINE.replace("3", "9"))).map(
+            lambda c: call.case("ratings", files={"rated/ratings.jsonl": c.encode()})
+        ),
+        st.just(call.case("ratings", files={"rated/ratings.jsonl": b"\xff\xfe\x00"})),
+    ]
+
+
 def _no_defects(ws: Workspace, call: Call) -> list[CaseStrategy]:
     return []  # (nothing to get wrong but the generic defects: no arguments, no options)
 
@@ -797,7 +881,8 @@ SPECS: dict[tuple[str, ...], Spec] = {
     ),
     ("scenarios", "list"): Spec(lambda ws: Call(("scenarios", "list")), _no_defects),
     ("scenarios", "show"): Spec(
-        lambda ws: Call(("scenarios", "show"), ("casino",)), lambda ws, c: _scenario_defects(c, ws)
+        lambda ws: Call(("scenarios", "show"), ("casino",)),
+        lambda ws, c: [*_scenario_defects(c, ws), *_format_defects(c, "llm-deliberation", "textarena")],
     ),
     ("scenarios", "validate"): Spec(
         lambda ws: Call(("scenarios", "validate"), ("casino.yaml",)),
@@ -807,7 +892,20 @@ SPECS: dict[tuple[str, ...], Spec] = {
                 lambda n: replace(c, options=(("-a", "boulware"), ("-a", n))).case(*_named(n, "agent"))
             ),
             st.just(c.with_option("-a", "boulware").case("--agent")),
+            *_format_defects(c, "llm-deliberation", "textarena"),
         ],
+    ),
+    ("scenarios", "import"): Spec(
+        lambda ws: Call(("scenarios", "import"), ("game",), (("--out", "imported.yaml"),)), _import_defects
+    ),
+    ("scenarios", "export"): Spec(
+        lambda ws: Call(("scenarios", "export"), ("casino",), (("--out", "exported"),)), _export_defects
+    ),
+    ("scenarios", "generate"): Spec(
+        lambda ws: Call(
+            ("scenarios", "generate"), (), (("--seed", "1"), ("--issues", "3"), ("--out", "generated"))
+        ),
+        lambda ws, c: [bad_folder_target().map(lambda p: c.with_option("--out", p).case(*_target_names(p)))],
     ),
     ("analyze",): Spec(lambda ws: Call(("analyze",), ("casino",)), _analyze_defects),
     ("mediate",): Spec(lambda ws: Call(("mediate",), ("hmo",), (("--quiet", None),)), _mediate_defects),
@@ -896,6 +994,7 @@ SPECS: dict[tuple[str, ...], Spec] = {
         lambda ws: Call(("audit", "init-key"), (), (("--key-file", "keys/audit.key"),)), _init_key_defects
     ),
     ("web",): Spec(lambda ws: Call(("web",), (), (("--db", "delegate.db"),)), _web_defects),
+    ("report", "ratings"): Spec(lambda ws: Call(("report", "ratings"), ("rated",)), _report_defects),
 }
 
 
@@ -1056,7 +1155,13 @@ def test_bad_input_ends_in_one_line_and_leaves_nothing_behind(
 def test_the_valid_calls_are_valid(workspace: Workspace) -> None:
     """The fuzzer's base calls succeed as they are, so each example's failure is its defect's doing
     (only the quick ones are run here; the experiments' bases are the smallest runs they allow)."""
-    for path in (("run",), ("scenarios", "show"), ("delegate", "check"), ("delegate", "inbox")):
+    for path in (
+        ("run",),
+        ("scenarios", "show"),
+        ("delegate", "check"),
+        ("delegate", "inbox"),
+        ("report", "ratings"),
+    ):
         call = SPECS[path].base(workspace)
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder) / "workspace"

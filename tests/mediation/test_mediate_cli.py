@@ -107,3 +107,50 @@ def test_pattern_findings_report_separation_honestly() -> None:
     assert "the easiest mode here is competing (the seed found accommodating easiest)" in findings[1]
     summary[("competing", "social")] = cell(0.06, 0.05)
     assert "Social is ahead but the 95% intervals overlap" in pattern_findings(summary)[0]
+
+
+GAME = Path(__file__).resolve().parents[1] / "data" / "deliberation" / "harbour_bullets"
+
+
+def _mediate(*arguments: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["mediate", *arguments, "--quiet"])
+    return result.exit_code, result.output
+
+
+@pytest.mark.e2e
+def test_mediate_plays_a_game_whose_p1_earns_the_unanimity_bonus(tmp_path: Path) -> None:
+    code, output = _mediate("deliberation/base", "--seed", "2", "--save", str(tmp_path / "run"))
+    assert code == 0, output
+    assert "Consensus per topic" in output and "Federal Loan" in output
+    trajectory = Trajectory.load(tmp_path / "run" / "trajectory.jsonl")
+    started = trajectory.of_kind("conversation_started")[0].data
+    assert "SportCo" in started["parties"]
+    assert len(trajectory.of_kind("utterance")) + len(trajectory.of_kind("intervention")) > 0
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["interventions"] == len(trajectory.of_kind("intervention"))
+
+
+@pytest.mark.e2e
+def test_mediate_plays_a_bonus_game_from_its_folder_and_from_its_yaml_export(tmp_path: Path) -> None:
+    code, output = _mediate(str(GAME), "--mediator", "generic", "--mode", "competing")
+    assert code == 0, output
+    exported = runner.invoke(app, ["scenarios", "export", str(GAME), "--out", str(tmp_path / "out")])
+    assert exported.exit_code == 0, exported.output
+    (file,) = (tmp_path / "out").glob("*.yaml")
+    assert "type: additive_bonus" in file.read_text(encoding="utf-8")
+    code, output = _mediate(str(file), "--mediator", "social")
+    assert code == 0, output
+    assert "Consensus per topic" in output
+
+
+@pytest.mark.e2e
+def test_mediate_on_a_utility_without_an_additive_part_is_one_line(tmp_path: Path) -> None:
+    from parley.scenarios.writer import scenario_to_yaml
+    from parley.testing.scenarios import table_scenario
+
+    (tmp_path / "table.yaml").write_text(scenario_to_yaml(table_scenario()), encoding="utf-8")
+    code, output = _mediate(str(tmp_path / "table.yaml"))
+    assert code != 0
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert lines == [lines[-1]] and lines[-1].startswith("error: "), output
+    assert "additive part" in output and "Traceback" not in output

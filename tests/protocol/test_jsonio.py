@@ -195,7 +195,7 @@ def test_importing_the_writer_loads_nothing_heavy() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'numpy', 'scipy', 'parley', 'pydantic'}))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert loaded.stdout.strip() == "['parley', 'parley.errors', 'parley.jsonio']"
+    assert loaded.stdout.strip() == "['parley', 'parley._lazy', 'parley.errors', 'parley.jsonio']"
 
 
 # -- trajectories ----------------------------------------------------------------------------------

@@ -93,7 +93,9 @@ def test_save_and_load_round_trip(casino: Scenario, tmp_path: Path) -> None:
     loaded = Trajectory.load(path)
     assert loaded.to_jsonl() == original.to_jsonl()
     assert list(loaded) == list(original)
-    assert path.read_text(encoding="utf-8") == original.to_jsonl()
+    saved = path.read_text(encoding="utf-8")
+    assert saved == original.to_jsonl(versioned=True)
+    assert saved == '{"trajectory_version":2,' + original.to_jsonl()[1:]  # only the first line differs
 
 
 def test_event_json_round_trip() -> None:

@@ -103,6 +103,7 @@ MODELS: dict[type[BaseModel], str] = {
     schema.TableEntrySpec: "table.entries[].",
     schema.RankedSpec: "ranked.",
     schema.RankingSpec: "ranked.preferences[].",
+    schema.AdditiveBonusSpec: "additive_bonus.",
     schema.ProtocolSpec: "protocol.",
     schema.AcceptanceSpec: "protocol.acceptance.",
     schema.StagnationSpec: "protocol.stagnation.",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from parley.domain.utility import LinearAdditiveUtility
+from parley.domain.utility import AdditiveBonusUtility, LinearAdditiveUtility
 from parley.errors import ScenarioError
 from parley.scenarios.importers.deliberation import (
     base_game_folder,
@@ -30,8 +30,7 @@ def test_base_game_has_six_parties_five_issues_and_the_veto_rule() -> None:
     assert game.space.names[0] == "Infrastructure Mix"
     assert game.rules.acceptance.required == 5
     assert set(game.rules.acceptance.vetoes) == {"SportCo", "Department of Tourism"}
-    thresholds = {p.name: p.utility.reservation_value for p in game.parties}
-    assert thresholds == {
+    assert game.metadata["thresholds"] == {
         "Mayor": 30.0,
         "Other cities": 31.0,
         "Local Labour Union": 50.0,
@@ -39,8 +38,21 @@ def test_base_game_has_six_parties_five_issues_and_the_veto_rule() -> None:
         "Department of Tourism": 65.0,
         "Environmental League": 55.0,
     }
-    assert all(isinstance(p.utility, LinearAdditiveUtility) for p in game.parties)
+    # The evaluator counts a party as agreeing above its minimum (whole scores: minimum + 1), p1 at it.
+    batnas = {p.name: p.utility.reservation_value for p in game.parties}
+    for party, threshold in game.metadata["thresholds"].items():
+        strict = game.metadata["threshold_comparison"][party] == ">"
+        assert batnas[party] == threshold + (1 if strict else 0)
+    assert [p.name for p in game.parties if game.metadata["threshold_comparison"][p.name] == ">="] == [
+        "SportCo"
+    ]
+    assert isinstance(game.party("SportCo").utility, AdditiveBonusUtility)  # the unanimity bonus
+    assert all(isinstance(p.utility, LinearAdditiveUtility) for p in game.parties if p.name != "SportCo")
     assert game.metadata["initial_deal"]["Compensation to other cities"] == "E5"
+    # 24 turns (4 per party), then SportCo's final deal suggestion: it proposes in rounds 1 and 25.
+    assert game.metadata["turn_budget"]["turns"] == 24 and game.rules.max_rounds == 25
+    order = game.rules.order(game.party_names)
+    assert order[0] == "SportCo" == order[(game.rules.max_rounds - 1) % len(order)]
 
 
 def test_scores_come_straight_from_the_score_files() -> None:
@@ -65,12 +77,14 @@ def test_recorded_run_final_deal_scores_as_the_log_says() -> None:
     claimed = {label: float(score) for label, score in re.findall(r"([A-E]\d) \((\d+)\)", line)}
     total = re.search(r"= (\d+)", final["full_answer"][final["full_answer"].index(line) :])
     assert total is not None
-    sportco = game.party("SportCo").utility
-    assert isinstance(sportco, LinearAdditiveUtility)
+    rows = read_scores(recorded_run_folder() / "scores_files" / "SportCo.txt").scores
     assert sorted(claimed) == sorted(deal.values())
     for issue, label in deal.items():
         column = game.space.names.index(issue)
-        assert sportco.weighted_tables[column][game.space.issues[column].index_of(label)] == claimed[label]
+        assert rows[column][game.space.issues[column].index_of(label)] == claimed[label]
+    # The Environmental League stays below its minimum (47 < 55): no unanimity, so no bonus for SportCo.
+    assert game.party("Environmental League").utility.evaluate(deal) == 47.0
+    sportco = game.party("SportCo").utility
     assert (
         sportco.evaluate(deal) == pytest.approx(float(total.group(1))) == pytest.approx(sum(claimed.values()))
     )

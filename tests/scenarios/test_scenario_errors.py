@@ -194,7 +194,7 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "unknown utility type",
         _set("parties.0.utility.type", "quadratic"),
         "parties[0].utility",
-        "expected type one of linear_additive, table, ranked, got 'quadratic'",
+        "expected type one of linear_additive, table, ranked, additive_bonus, got 'quadratic'",
     ),
     ("missing utility type", _delete("parties.0.utility.type"), "parties[0].utility", "missing 'type'"),
     (

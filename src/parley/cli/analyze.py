@@ -8,18 +8,18 @@ its best outcome (`OutcomeAnalysis.normalized`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from parley.cli.app import app
-from parley.cli.common import console, fail, load
+from parley.cli.common import console, fail, load, one_line
 from parley.cli.extras import require_extra
+from parley.cli.scenarios import SCENARIO_HELP, FormatOption
 
 if TYPE_CHECKING:
     from parley.protocol.events import Trajectory
@@ -28,17 +28,10 @@ if TYPE_CHECKING:
 PLOT_FORMATS = ("png", "pdf", "svg")
 """File extensions `--plot` writes (the format follows the extension)."""
 
-CONVENTION = (
-    "Solutions are taken over the outcomes acceptable to every party; each party's utility is "
-    "normalised to [0, 1], 0 at its BATNA and 1 at its best outcome (in brackets)."
-)
-
 
 @app.command("analyze")
 def analyze(
-    scenario_name: Annotated[
-        str, typer.Argument(metavar="SCENARIO", help="Shipped scenario name or YAML path.")
-    ],
+    scenario_name: Annotated[str, typer.Argument(metavar="SCENARIO", help=SCENARIO_HELP)],
     plot: Annotated[
         Path | None,
         typer.Option(help="Write a plot of the outcome space (and offers) here: .png, .pdf or .svg."),
@@ -46,6 +39,7 @@ def analyze(
     trajectory: Annotated[
         Path | None, typer.Option(help="A saved trajectory.jsonl of this scenario to overlay on the plot.")
     ] = None,
+    format: FormatOption = None,
 ) -> None:
     """Outcome space size, Pareto frontier, Nash / Kalai–Smorodinsky / max-welfare points.
 
@@ -55,7 +49,9 @@ def analyze(
 
     Plots of 5 or more parties show parallel coordinates of the normalised utilities.
     """
-    scenario = load(scenario_name)
+    scenario = load(scenario_name, format)
+    # The outcome count stays on the first line: a title read from a file is folded to one line.
+    scenario = dataclasses.replace(scenario, title=one_line(scenario.title))
     if plot is not None:
         _check_plot_target(plot)
     if not scenario.space.fits_in_memory():
@@ -67,68 +63,10 @@ def analyze(
 
 
 def _print_analysis(scenario: Scenario) -> None:
-    analysis = scenario.analysis
-    names = scenario.party_names
-    console.print(
-        f"[bold]{escape(scenario.title)}[/]: {scenario.space.size:,} outcomes, "
-        f"{analysis.frontier.size:,} on the Pareto frontier"
-    )
-    everyone = int(analysis.individually_rational.sum())
-    console.print(f"{everyone:,} outcomes acceptable to every party (each at or above its BATNA)")
-    under_rule = _under_rule(scenario)
-    if under_rule:
-        console.print(under_rule)
-    solutions = (
-        ("Nash", analysis.nash),
-        ("Kalai–Smorodinsky", analysis.kalai),
-        ("max welfare", analysis.max_welfare),
-    )
-    if everyone == 0:
-        console.print("No solution: no outcome is acceptable to every party.")
-    console.print(CONVENTION)
-    packages = Table(title="Bargaining solutions")
-    packages.add_column("solution", no_wrap=True)
-    packages.add_column("package")
-    for label, index in solutions:
-        text = "none" if index is None else ", ".join(f"{k}={v}" for k, v in analysis.outcome(index).items())
-        packages.add_row(label, escape(text))
-    console.print(packages)
-    utilities = Table(title="Utility at each solution (normalised)")
-    utilities.add_column("party", no_wrap=True)
-    utilities.add_column("BATNA", justify="right", no_wrap=True)
-    utilities.add_column("best", justify="right", no_wrap=True)
-    for label, _ in solutions:  # (the long name on two lines keeps 4 parties within 80 columns)
-        utilities.add_column(label.replace("–", "–\n"), justify="right", no_wrap=True)
-    per_solution = [_utility_cells(scenario, index) for _, index in solutions]
-    for column, name in enumerate(names):
-        utilities.add_row(
-            escape(name),
-            f"{analysis.reservation[column]:g}",
-            f"{analysis.best[column]:g}",
-            *(values[column] for values in per_solution),
-        )
-    console.print(utilities)
+    from parley.api.tables import analysis_renderables
 
-
-def _utility_cells(scenario: Scenario, index: int | None) -> list[str]:
-    """Each party's utility of one solution, its normalised utility in brackets ("none": no solution)."""
-    if index is None:
-        return ["none"] * len(scenario.parties)
-    utilities = scenario.analysis.points[index]
-    normalised = scenario.analysis.normalized(utilities)
-    return [f"{u:g} ({n:.2f})" for u, n in zip(utilities, normalised, strict=True)]
-
-
-def _under_rule(scenario: Scenario) -> str:
-    """The outcomes that pass a k-of-n acceptance rule (nothing to add under unanimity)."""
-    rule = scenario.rules.acceptance
-    names = scenario.party_names
-    if rule.required is None or rule.required >= len(names):
-        return ""
-    vetoes = [names.index(v) for v in rule.vetoes]
-    passing = int(scenario.analysis.acceptable(rule.required, vetoes).sum())
-    always = f", always including {escape(', '.join(rule.vetoes))}" if rule.vetoes else ""
-    return f"{passing:,} outcomes pass the acceptance rule ({rule.required} of {len(names)} parties{always})"
+    for position, renderable in enumerate(analysis_renderables(scenario)):
+        console.print(renderable, soft_wrap=position == 0)  # (the outcome count: never wrapped)
 
 
 def _check_plot_target(plot: Path) -> None:
@@ -161,12 +99,12 @@ def _write_plot(scenario: Scenario, plot: Path, trajectory: Trajectory | None) -
 
 def _load_trajectory(path: Path, scenario: Scenario) -> Trajectory:
     """Read a saved trajectory and check that it was played on this scenario's parties and space."""
-    from parley.protocol.events import Trajectory
+    from parley.protocol.events import Trajectory, TrajectoryError
 
     try:
         trajectory = Trajectory.load(path)
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        fail(f"cannot read trajectory {path}: {error}")
+    except TrajectoryError as error:
+        fail(f"cannot read trajectory {path}: {error.detail}")
     mismatch = _mismatch(trajectory, scenario)
     if mismatch is not None:
         fail(f"trajectory {path} does not fit {scenario.name}: {mismatch}")
@@ -175,42 +113,48 @@ def _load_trajectory(path: Path, scenario: Scenario) -> Trajectory:
 
 def _mismatch(trajectory: Trajectory, scenario: Scenario) -> str | None:
     """What makes the trajectory another scenario's (None: it fits this one)."""
+    from parley.protocol.actions import Propose
+    from parley.protocol.artefact import Agreement
+    from parley.protocol.payloads import SessionStarted, UntypedPayload
+
     started = trajectory.of_kind("session_started")
     if started:
-        data = started[0].data
-        origin = (
-            f"it is from scenario {data['scenario']!r}"
-            if data.get("scenario")
-            else "it is from another scenario"
-        )
-        parties = data.get("parties")
-        if isinstance(parties, list) and set(map(str, parties)) != set(scenario.party_names):
+        head = started[0].payload
+        if not isinstance(head, SessionStarted):
+            return f"its session_started event is not a bargaining session's ({_problem(head)})"
+        origin = f"it is from scenario {head.scenario!r}" if head.scenario else "it is from another scenario"
+        if set(head.parties) != set(scenario.party_names):
             ours = _listed(scenario.party_names)
-            return f"{origin} with parties {_listed(parties)}, not {scenario.name}'s {ours}"
-        issues = data.get("issues")
-        expected = {issue.name: list(issue.values) for issue in scenario.space.issues}
-        if isinstance(issues, Mapping) and issues != expected:
-            names = list(issues)
+            return f"{origin} with parties {_listed(head.parties)}, not {scenario.name}'s {ours}"
+        expected = {issue.name: tuple(issue.values) for issue in scenario.space.issues}
+        if dict(head.issues) != expected:
+            names = list(head.issues)
             if set(names) != set(expected):
                 return f"{origin} with issues {_listed(names)}, not {scenario.name}'s {_listed(expected)}"
-            differing = [name for name in names if issues[name] != expected[name]]
+            differing = [name for name in names if head.issues[name] != expected[name]]
             return f"{origin}, whose options of {_listed(differing)} differ from {scenario.name}'s"
     for event in trajectory:
-        package: Any = None
-        if event.kind == "action" and event.data.get("kind") == "propose":
-            package = event.data.get("package")
-        elif event.kind == "agreement":
-            package = event.data.get("terms")
-        else:
+        if event.kind not in ("action", "agreement"):
             continue
-        try:
-            if not isinstance(package, Mapping):
-                raise TypeError(f"expected a package, got {package!r}")
-            scenario.space.validate(package)
-        except (ValueError, TypeError, KeyError) as error:
-            what = "offer" if event.kind == "action" else event.kind
-            return f"the {what} in event {event.seq} is not a package of {scenario.name}: {error}"
+        what = "offer" if event.kind == "action" else event.kind
+        match event.payload:
+            case Propose(package=package) | Agreement(terms=package):
+                try:
+                    scenario.space.validate(package)
+                except (ValueError, TypeError, KeyError) as error:
+                    return f"the {what} in event {event.seq} is not a package of {scenario.name}: {error}"
+            case UntypedPayload() as untyped if (
+                event.kind == "agreement" or event.data.get("kind") == "propose"
+            ):
+                problem = _problem(untyped)
+                return f"the {what} in event {event.seq} is not a package of {scenario.name}: {problem}"
+            case _:
+                pass
     return None
+
+
+def _problem(payload: object) -> str:
+    return getattr(payload, "problem", "") or type(payload).__name__
 
 
 def _listed(names: Any) -> str:

@@ -40,12 +40,13 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def load(name_or_path: str) -> Scenario:
-    """Load a scenario by shipped name or path, turning every failure into a one-line error."""
+def load(name_or_path: str, format: str | None = None) -> Scenario:
+    """Load a scenario by shipped name or path (in format, or its detected one), turning every failure
+    into a one-line error."""
     from parley.scenarios import load_scenario
 
     try:
-        return load_scenario(name_or_path)
+        return load_scenario(name_or_path, format=format)
     except ParleyError as error:
         fail(str(error))
     except OSError as error:  # a name too long to be a path, a file that vanished while read

@@ -1,4 +1,4 @@
-"""Rich renderings shared by the CLI commands: transcripts, artefacts and summary tables.
+"""Rich renderings shared by the CLI commands: live transcripts (result tables: `parley.api.tables`).
 
 Agent, LLM and human text (messages, walk reasons, violation details) and scenario text (party
 names, options, units) are plain text: escaped before it is placed in markup, or given as `Text`,
@@ -13,25 +13,16 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
+from parley.api.tables import party_style
 from parley.language import Vocabulary, render
-from parley.protocol.actions import action_from_json
+from parley.protocol.actions import Accept, Propose, Reject, Say, Walk
 from parley.protocol.events import Event
-from parley.protocol.session import SessionResult
+from parley.protocol.payloads import BatnaBreach, MediatorProposal, Stagnation, Violation
 from parley.scenarios.model import Scenario
 
-PARTY_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red")
-
 TraceFormatter = Callable[[Mapping[str, Any]], str]
-
-
-def party_style(scenario: Scenario, party: str | None) -> str:
-    """A stable colour per party."""
-    if party is None or party not in scenario.party_names:
-        return "white"
-    return PARTY_STYLES[scenario.party_names.index(party) % len(PARTY_STYLES)]
 
 
 def _listener(scenario: Scenario, speaker: str) -> str | None:
@@ -46,25 +37,24 @@ def event_line(scenario: Scenario, vocabulary: Vocabulary, event: Event) -> str 
     """
     style = party_style(scenario, event.party)
     who = f"[bold {style}]{escape(str(event.party))}[/]"
-    if event.kind == "action" and event.party is not None:
-        action = action_from_json(event.data)
-        text = render(action, vocabulary, speaker=event.party, listener=_listener(scenario, event.party))
-        tag = f"[dim]({action.kind})[/]"
-        return f"[dim]r{event.round:>2}[/] {who} {tag} {escape(text)}"
     prefix = f"[dim]r{event.round:>2}[/]"
-    if event.kind == "mediator_proposal":
-        from parley.language import describe_package
+    match event.payload:
+        case Propose() | Accept() | Reject() | Walk() | Say() as action if event.party is not None:
+            text = render(action, vocabulary, speaker=event.party, listener=_listener(scenario, event.party))
+            return f"{prefix} {who} [dim]({action.kind})[/] {escape(text)}"
+        case MediatorProposal(package=package):
+            from parley.language import describe_package
 
-        package = describe_package(event.data["package"], vocabulary, speaker=scenario.party_names[0])
-        return f"{prefix} [bold white]mediator[/] proposes: {escape(package)}"
-    if event.kind == "stagnation":
-        return f"{prefix} [yellow]stagnation detected[/] after {event.data['rounds']} rounds without movement"
-    if event.kind == "violation":
-        return f"{prefix} [red]protocol violation[/] by {who}: {escape(str(event.data['detail']))}"
-    if event.kind == "batna_violation":
-        utility, batna = event.data["utility"], event.data["reservation_value"]
-        return f"[red]warning:[/] {who} accepted a deal below its BATNA ({utility:g} < {batna:g})"
-    return None
+            described = describe_package(package, vocabulary, speaker=scenario.party_names[0])
+            return f"{prefix} [bold white]mediator[/] proposes: {escape(described)}"
+        case Stagnation(rounds=rounds):
+            return f"{prefix} [yellow]stagnation detected[/] after {rounds} rounds without movement"
+        case Violation(detail=detail):
+            return f"{prefix} [red]protocol violation[/] by {who}: {escape(detail)}"
+        case BatnaBreach(utility=utility, reservation_value=batna):
+            return f"[red]warning:[/] {who} accepted a deal below its BATNA ({utility:g} < {batna:g})"
+        case _:
+            return None
 
 
 class TranscriptPrinter:
@@ -104,59 +94,3 @@ class TranscriptPrinter:
         self._console.print(Text(f"    ┆ {event.party} trace", style="dim"))
         for line in body.splitlines():
             self._console.print(Text.assemble(("    ┆ ", "dim"), line), highlight=False)
-
-
-def outcome_table(scenario: Scenario, result: SessionResult) -> Table:
-    """The agreement artefact (or no-deal record) with utilities and distances."""
-    table = Table(title="Agreement" if result.agreement else "No deal", show_lines=False)
-    if result.agreement is not None:
-        allocation: Mapping[str, Mapping[str, Any]] = scenario.metadata.get("allocation", {})
-        table.add_column("issue")
-        if allocation and scenario.is_bilateral:
-            for name in scenario.party_names:
-                table.add_column(Text(f"{name} gets"), justify="right")
-        else:
-            table.add_column("agreed")
-        for name, value in result.agreement.terms.items():
-            unit = scenario.space.issue(name).unit
-            share = allocation.get(name)
-            if share is not None and scenario.is_bilateral and isinstance(value, int):
-                owner_gets = {
-                    p: value if p == share["owner"] else int(share["total"]) - value
-                    for p in scenario.party_names
-                }
-                table.add_row(
-                    Text(name), *(Text(f"{owner_gets[p]} {unit}".strip()) for p in scenario.party_names)
-                )
-            else:
-                table.add_row(Text(name), Text(f"{value} {unit}".strip()))
-        return table
-    assert result.no_deal is not None
-    table.add_column("reason")
-    table.add_column("walker")
-    table.add_column("round")
-    table.add_column("detail")
-    record = result.no_deal
-    table.add_row(record.reason, Text(record.walker or "—"), str(record.round), Text(record.detail or ""))
-    return table
-
-
-def party_table(scenario: Scenario, result: SessionResult, agents: Mapping[str, str]) -> Table:
-    """Each party's utility, BATNA and share of its best outcome."""
-    from parley.metrics.bargaining import outcomes
-
-    table = Table(title="Parties")
-    for column in ("party", "agent", "utility", "BATNA", "normalised", "note"):
-        table.add_column(column, justify="right" if column in ("utility", "BATNA", "normalised") else "left")
-    for outcome in outcomes(scenario, result, dict(agents)):
-        reservation = scenario.party(outcome.party).utility.reservation_value
-        note = "[red]below BATNA[/]" if outcome.below_batna else ("walked" if outcome.walked else "")
-        table.add_row(
-            Text(outcome.party, style=party_style(scenario, outcome.party)),
-            Text(outcome.agent),
-            f"{outcome.utility:g}",
-            f"{reservation:g}",
-            f"{outcome.normalized_utility:.2f}",
-            note,
-        )
-    return table

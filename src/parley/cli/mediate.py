@@ -29,6 +29,7 @@ from parley.cli.options import (
     RecordOption,
     ReplayOption,
 )
+from parley.cli.scenarios import FormatOption
 from parley.errors import ParleyError
 from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
 
@@ -61,8 +62,9 @@ PromediateRoleOption = Annotated[
 _SPEAKER_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan")
 
 
-def resolve_conversation_scenario(name: str) -> Scenario:
-    """A ProMediate case by id ("hmo", "promediate/hmo"), else any scenario `load_scenario` knows.
+def resolve_conversation_scenario(name: str, format: str | None = None) -> Scenario:
+    """A ProMediate case by id ("hmo", "promediate/hmo"), else any scenario `load_scenario` knows (a
+    shipped name, or a file or folder in format or its detected one).
 
     Raises:
         ParleyError: unknown name or invalid file.
@@ -70,26 +72,28 @@ def resolve_conversation_scenario(name: str) -> Scenario:
     from parley.scenarios.importers.promediate import PROMEDIATE_CASES, load_promediate_case
 
     case = name.lower().removeprefix("promediate/")
-    if case in PROMEDIATE_CASES:
+    if case in PROMEDIATE_CASES and format is None:
         return load_promediate_case(case)
     from parley.scenarios import load_scenario
 
-    return load_scenario(name)
+    return load_scenario(name, format=format)
 
 
-def _conversation_scenario(name: str) -> Scenario:
+def _conversation_scenario(name: str, format: str | None) -> Scenario:
     """`resolve_conversation_scenario`, with a name that cannot be read as a path a one-line error.
 
     Raises:
         ParleyError: unknown name or invalid file.
     """
     try:
-        return resolve_conversation_scenario(name)
+        return resolve_conversation_scenario(name, format)
     except OSError as error:  # e.g. a name too long to be a path
         fail(f"cannot read scenario {name}: {error.strerror or error}")
 
 
 def _printer(scenario: Scenario) -> Callable[[Event], None]:
+    from parley.protocol.payloads import Consensus, Said
+
     names = scenario.party_names
 
     def show(event: Event) -> None:
@@ -100,18 +104,23 @@ def _printer(scenario: Scenario) -> Callable[[Event], None]:
                 if event.kind == "intervention"
                 else _SPEAKER_STYLES[names.index(speaker) % 7]
             )
-            tag = event.data.get("strategy") or event.data.get("act")
+            said = event.payload
+            if isinstance(said, Said):
+                tag, text = said.strategy or said.act, said.text
+            else:  # a live display shows a mediator plugin's partial record too, as best it can
+                tag, text = event.data.get("strategy") or event.data.get("act"), event.data.get("text", "")
             # What participants, mediators and LLMs say is plain text: escaped, never read as markup.
             console.print(
                 f"[dim]{event.round:>3}[/] [{style}]{escape(speaker)}[/] [dim]({escape(str(tag))})[/] "
-                f"{escape(str(event.data['text']))}",
+                f"{escape(str(text))}",
                 markup=True,
             )
         elif event.kind == "silence":
             console.print(f"[dim]{event.round:>3} … (silence)[/]", markup=True)
         elif event.kind == "consensus" and event.round > 0:
-            topics = "  ".join(f"{name[:14]} {value:.2f}" for name, value in event.data["topics"].items())
-            console.print(f"[dim]    consensus {event.data['group']:.3f} · {escape(topics)}[/]", markup=True)
+            consensus = event.typed(Consensus)
+            topics = "  ".join(f"{name[:14]} {value:.2f}" for name, value in consensus.topics.items())
+            console.print(f"[dim]    consensus {consensus.group:.3f} · {escape(topics)}[/]", markup=True)
 
     return show
 
@@ -134,7 +143,9 @@ def mediate(
     scenario: Annotated[
         str,
         typer.Argument(
-            metavar="SCENARIO", help="ProMediate case (hmo, williams, francis, ias, flagship, river)."
+            metavar="SCENARIO",
+            help="ProMediate case (hmo, williams, francis, ias, flagship, river), or any scenario name, "
+            "file or folder (parley YAML, GENIUS, GeniusWeb, LLM-Deliberation or TextArena game).",
         ),
     ],
     mediator: Annotated[
@@ -161,6 +172,7 @@ def mediate(
     llm_budget_tokens: BudgetTokensOption = None,
     llm_strict: LLMStrictOption = False,
     allow_fallback: AllowFallbackOption = False,
+    format: FormatOption = None,
 ) -> None:
     """Simulate one mediated multi-party conversation and show consensus per topic."""
     if seed < 0:
@@ -182,7 +194,7 @@ def mediate(
     }
     try:
         roles = ConversationRoles(participants, consensus, judge)
-        case = _conversation_scenario(scenario)
+        case = _conversation_scenario(scenario, format)
         conflict = ConflictMode.parse(mode)
         show = None if quiet else _printer(case)
         with _conversation_llm(roles.uses_llm(mediator), flags) as runtime:
@@ -204,7 +216,7 @@ def mediate(
         from parley.cli.common import write_files
 
         files = {
-            "trajectory.jsonl": result.trajectory.to_jsonl(),
+            "trajectory.jsonl": result.trajectory.to_jsonl(versioned=True),
             "metrics.json": _metrics_json(metrics.to_json()) + "\n",
         }
         write_files(save, files)

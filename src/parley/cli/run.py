@@ -25,15 +25,16 @@ from parley.cli.options import (
     RecordOption,
     ReplayOption,
 )
+from parley.cli.scenarios import SCENARIO_HELP, FormatOption
 from parley.errors import ParleyError
 from parley.jsonio import NO_VALUE_FIELDS, JSONValueError, dumps
 
 if TYPE_CHECKING:  # the game's modules load when a game is played, not for `parley --help`
     from parley.cli.display import TraceFormatter
     from parley.cli.human import AdviceHook
+    from parley.language import Vocabulary
     from parley.protocol.judge import TerminationJudge
     from parley.protocol.session import Negotiator, OfferMediator, SessionResult
-    from parley.protocol.view import PartyView
     from parley.scenarios.model import Scenario
 
 HUMAN = "human"
@@ -47,15 +48,10 @@ def _trace_formatter() -> TraceFormatter | None:
     return format_trace
 
 
-def _coach_hook() -> AdviceHook:
-    from parley.agents.astra import Coach, format_advice
+def _coach_hook(vocabulary: Vocabulary) -> AdviceHook:
+    from parley.cli.human import coach_hook  # ASTRA's advice in plain words, in the person's own points
 
-    coach = Coach()
-
-    def advise(view: PartyView) -> str:
-        return format_advice(coach.advise(view))
-
-    return advise
+    return coach_hook(vocabulary)
 
 
 def _negotiators(
@@ -75,7 +71,7 @@ def _negotiators(
     except (ParleyError, ValueError) as error:
         fail(str(error))
     vocabulary = Vocabulary.from_scenario(scenario)
-    advise = _coach_hook() if coach else None
+    advise = _coach_hook(vocabulary) if coach else None
     for party, agent in zip(scenario.party_names, agents, strict=True):
         if agent == HUMAN:
             negotiators[party] = HumanNegotiator(
@@ -155,9 +151,7 @@ def _llm(
 
 @app.command("run")
 def run(
-    scenario_name: Annotated[
-        str, typer.Argument(metavar="SCENARIO", help="Shipped scenario name or YAML path.")
-    ],
+    scenario_name: Annotated[str, typer.Argument(metavar="SCENARIO", help=SCENARIO_HELP)],
     agent: Annotated[
         list[str], typer.Option("--agent", "-a", help="Agent per party, in party order ('human' to play).")
     ],
@@ -188,6 +182,7 @@ def run(
     llm_budget_tokens: BudgetTokensOption = None,
     llm_strict: LLMStrictOption = False,
     allow_fallback: AllowFallbackOption = False,
+    format: FormatOption = None,
 ) -> None:
     """Play SCENARIO once with the given agents and show the transcript and the outcome.
 
@@ -205,7 +200,7 @@ def run(
         from parley.cli.common import check_writable
 
         check_writable(save, "save to", folder=True)
-    scenario = load(scenario_name)
+    scenario = load(scenario_name, format)
     if len(agent) != len(scenario.parties):
         fail(
             f"{scenario.name} has {len(scenario.parties)} parties ({', '.join(scenario.party_names)}); "
@@ -301,7 +296,7 @@ def _report(
     save: Path | None,
     usage: Any,
 ) -> None:
-    from parley.cli.display import outcome_table, party_table
+    from parley.api.tables import outcome_table, party_table
 
     summary = _summary(scenario, result, agents)
     if usage is not None:
@@ -310,7 +305,7 @@ def _report(
     # Strict JSON (docs/schemas/result.schema.json): a distance with no value (no deal) is null.
     try:
         text = dumps(summary, no_value=NO_VALUE_FIELDS, indent=2)
-        events = result.trajectory.to_jsonl() if save is not None else ""
+        events = result.trajectory.to_jsonl(versioned=True) if save is not None else ""
     except JSONValueError as error:
         fail(f"{error}; nothing was written", code=1)
     if save is not None:

@@ -10,51 +10,34 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from parley.cli.app import app
 from parley.cli.common import console, fail, report_error
 from parley.cli.extras import require_extra
 from parley.cli.options import MAX_COUNT, MAX_JOBS
+from parley.cli.scenarios import check_format
 from parley.errors import ParleyError
+from parley.scenarios.sources import FORMATS
 
 if TYPE_CHECKING:  # the tournament's modules (and scipy's statistics) load when one is played
-    from parley.experiments.tournament import AgentSummary, Game, Row, TournamentSpec
+    from parley.experiments.tournament import Game, Row, TournamentSpec
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
     return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
 
 
-def summary_table(summaries: list[AgentSummary]) -> Table:
-    """Mean ± 95% CI per agent over its played games; failed games counted in their own column."""
-    table = Table(title="Tournament results (mean ± 95% CI per party-game; failed games left out)")
-    for column in (
-        "agent",
-        "games",
-        "failed",
-        "utility (norm.)",
-        "utility",
-        "agreement",
-        "walk-away",
-        "rounds",
-        "Pareto dist.",
-    ):
-        table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
-    for s in summaries:
-        table.add_row(
-            escape(s.agent),
-            str(s.games),
-            f"[bold red]{s.failed}[/]" if s.failed else "0",
-            str(s.normalized_utility),
-            str(s.utility),
-            str(s.agreement_rate),
-            str(s.walk_rate),
-            str(s.rounds),
-            str(s.pareto_distance),
-        )
-    return table
+def _with_format(scenarios: tuple[str, ...], format: str | None) -> tuple[str, ...]:
+    """Each scenario path as "FORMAT:PATH" when --format names the paths' format (the workers load
+    scenarios by these strings); shipped names and already prefixed paths stay as they are."""
+    if format is None:
+        return scenarios
+    from parley.scenarios.sources import is_path_like, split_reference
+
+    return tuple(
+        f"{format}:{name}" if split_reference(name)[0] is None and is_path_like(name) else name
+        for name in scenarios
+    )
 
 
 class _FailedGames:
@@ -104,7 +87,13 @@ def _stopped(message: str, code: int, *, pool: bool) -> NoReturn:
 @app.command("tournament")
 def tournament(
     agents: Annotated[list[str], typer.Option("--agents", help="Agent names (repeat or comma-separate).")],
-    scenarios: Annotated[list[str], typer.Option("--scenarios", help="Scenario names or paths.")],
+    scenarios: Annotated[
+        list[str],
+        typer.Option(
+            "--scenarios",
+            help="Scenario names, or scenario files and folders (YAML, GENIUS, GeniusWeb, game folders).",
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="Folder for results.jsonl / results.csv (reused to resume).")],
     repetitions: Annotated[
         int, typer.Option(min=1, max=MAX_COUNT, help="Games per pairing and scenario.")
@@ -116,6 +105,14 @@ def tournament(
     self_play: Annotated[bool, typer.Option("--self-play", help="Also pair each agent with itself.")] = False,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask distributed scheduler address (tcp://host:8786).")
+    ] = None,
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help=f"Format of the --scenarios paths: {', '.join(FORMATS)} (default: detected per path).",
+            callback=check_format,
+        ),
     ] = None,
 ) -> None:
     """Play a tournament and print per-agent means with 95% confidence intervals.
@@ -135,6 +132,7 @@ def tournament(
         TimeRemainingColumn,
     )
 
+    from parley.api.tables import summary_table
     from parley.experiments.tournament import (
         Interrupted,
         ResultStore,
@@ -145,7 +143,9 @@ def tournament(
 
     if scheduler is not None:
         require_extra("dask", "--scheduler")
-    spec = TournamentSpec(_split(agents), _split(scenarios), repetitions, seed, self_play)
+    spec = TournamentSpec(
+        _split(agents), _with_format(_split(scenarios), format), repetitions, seed, self_play
+    )
     games = _plan(spec)
     try:
         store = ResultStore(out)

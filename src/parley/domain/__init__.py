@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from parley.domain.ranking import RankedOutcomes
     from parley.domain.space import IndexArray, OutcomeSpace
     from parley.domain.utility import (
+        AdditiveBonusUtility,
         LinearAdditiveUtility,
         RankedPreferenceUtility,
         TableUtility,
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "AdditiveBonusUtility",
     "IndexArray",
     "Issue",
     "LinearAdditiveUtility",
@@ -39,6 +41,7 @@ __getattr__, __dir__ = lazy_exports(
         "parley.domain.ranking": ("RankedOutcomes",),
         "parley.domain.space": ("IndexArray", "OutcomeSpace"),
         "parley.domain.utility": (
+            "AdditiveBonusUtility",
             "LinearAdditiveUtility",
             "RankedPreferenceUtility",
             "TableUtility",

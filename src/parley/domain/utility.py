@@ -1,7 +1,14 @@
-"""Private utility functions: linear-additive, explicit table and ranked preferences.
+"""Private utility functions: linear-additive, explicit table, ranked preferences, and linear-additive
+with a bonus on a set of outcomes.
 
 Each evaluates one outcome or many at once (rows of option indices, vectorised with numpy),
-carries its owner's reservation value (the BATNA's worth) and can be normalised to [0, 1].
+carries its owner's reservation value (the BATNA's worth) and time-discount factor, and can be
+normalised to [0, 1].
+
+Time discounting follows GENIUS/ANAC: a party with discount factor d in (0, 1] values a package
+worth u at normalised time t in [0, 1] at u·d^t, and its reservation value r at r·d^t (d = 1: no
+discounting). The undiscounted `evaluate` is what analyses (Pareto frontier, Nash point) use, as in
+GENIUS; `discounted` applies the factor where an agreement or a no-deal is scored.
 
 The built-in utilities are immutable: frozen dataclasses whose mappings are read-only views and
 whose numpy arrays are not writeable. The engine hands a party's own utility object to its
@@ -52,11 +59,50 @@ def _set(instance: object, name: str, value: object) -> None:
     object.__setattr__(instance, name, value)
 
 
+def checked_discount(discount: float) -> float:
+    """A time-discount factor as a float in (0, 1].
+
+    Raises:
+        ScenarioError: the factor is not a number in (0, 1] (1 means no discounting).
+    """
+    try:
+        value = float(discount)
+    except (TypeError, ValueError):
+        raise ScenarioError(
+            f"expected a discount factor in (0, 1], got {discount!r}", field="discount"
+        ) from None
+    if not 0.0 < value <= 1.0:  # (also rejects NaN)
+        raise ScenarioError(
+            f"expected a discount factor in (0, 1] (1: no discounting), got {discount!r}", field="discount"
+        )
+    return value
+
+
+def _mixed_radix(space: OutcomeSpace) -> NDArray[np.int64]:
+    """Per issue, the stride of its option index in the space's flat index (rows @ radix → index)."""
+    shape = np.array(space.shape, dtype=np.int64)
+    return np.concatenate([np.cumprod(shape[::-1])[::-1][1:], [1]]).astype(np.int64)
+
+
+def normalised_time(round_number: int, max_rounds: int) -> float:
+    """GENIUS's normalised time of a round: round / max_rounds, clamped to [0, 1].
+
+    Args:
+        round_number: The round (1-based) in which the session was decided.
+        max_rounds: The session's round bound (its deadline).
+    """
+    if max_rounds <= 0:
+        return 1.0
+    return min(1.0, max(0.0, round_number / max_rounds))
+
+
 class UtilityFunction(ABC):
     """How one party scores packages. Private to its owner: never placed in another party's view."""
 
     space: OutcomeSpace
     reservation_value: float
+    discount: float = 1.0
+    """Time-discount factor d in (0, 1]: u·d^t at normalised time t (1: no discounting)."""
 
     @abstractmethod
     def evaluate_indices(self, indices: IndexArray) -> FloatArray:
@@ -118,6 +164,28 @@ class UtilityFunction(ABC):
         _set(copy, "reservation_value", float(reservation_value))  # (a fresh object, frozen or not)
         return copy
 
+    def with_discount(self, discount: float) -> Self:
+        """A copy with a different time-discount factor (the utilities themselves unchanged).
+
+        Raises:
+            ScenarioError: the factor is not in (0, 1].
+        """
+        factor = checked_discount(discount)
+        copy = self.affine(1.0, 0.0)
+        _set(copy, "discount", factor)  # (a fresh object, frozen or not)
+        return copy
+
+    def discounted(self, utility: float, time: float) -> float:
+        """utility·d^t: a utility (or the reservation value) as worth at normalised time t.
+
+        Args:
+            utility: An undiscounted utility of this party.
+            time: Normalised time in [0, 1] (clamped), e.g. `normalised_time(round, max_rounds)`.
+        """
+        if self.discount == 1.0:
+            return float(utility)
+        return float(utility) * self.discount ** min(1.0, max(0.0, float(time)))
+
 
 @dataclass(eq=False, frozen=True)
 class LinearAdditiveUtility(UtilityFunction):
@@ -130,6 +198,7 @@ class LinearAdditiveUtility(UtilityFunction):
             read-only mapping of tuples.
         reservation_value: Utility of walking away (the BATNA).
         offset: Constant added to every outcome.
+        discount: Time-discount factor in (0, 1] (1: none); see the module docstring.
     """
 
     space: OutcomeSpace
@@ -137,6 +206,7 @@ class LinearAdditiveUtility(UtilityFunction):
     values: Mapping[str, Sequence[float]]
     reservation_value: float = 0.0
     offset: float = 0.0
+    discount: float = 1.0
     _tables: tuple[FloatArray, ...] = field(init=False, repr=False)
     _lookups: tuple[tuple[str, dict[Value, float]], ...] = field(init=False, repr=False)
 
@@ -182,11 +252,28 @@ class LinearAdditiveUtility(UtilityFunction):
         _set(self, "values", _frozen_lists(self.values))
         _set(self, "reservation_value", float(self.reservation_value))
         _set(self, "offset", float(self.offset))
+        _set(self, "discount", checked_discount(self.discount))
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt through the constructor, so a copy or an unpickled utility is frozen again.
         values = {name: list(table) for name, table in self.values.items()}
-        return (type(self), (self.space, dict(self.weights), values, self.reservation_value, self.offset))
+        arguments = (
+            self.space,
+            dict(self.weights),
+            values,
+            self.reservation_value,
+            self.offset,
+            self.discount,
+        )
+        return (type(self), arguments)
+
+    def with_discount(self, discount: float) -> Self:
+        """A copy with a different time-discount factor (weights and values kept as given)."""
+        return replace(self, discount=checked_discount(discount))
+
+    def with_reservation(self, reservation_value: float) -> Self:
+        """A copy with a different reservation value (weights and values kept as given)."""
+        return replace(self, reservation_value=float(reservation_value))
 
     @classmethod
     def from_tables(
@@ -267,11 +354,13 @@ class TableUtility(UtilityFunction):
         table: Utility of each outcome in the space's index order (a read-only copy of the array
             given).
         reservation_value: Utility of walking away.
+        discount: Time-discount factor in (0, 1] (1: none); see the module docstring.
     """
 
     space: OutcomeSpace
     table: FloatArray
     reservation_value: float = 0.0
+    discount: float = 1.0
 
     def __post_init__(self) -> None:
         table = _frozen_array(self.table)
@@ -281,9 +370,10 @@ class TableUtility(UtilityFunction):
             )
         _set(self, "table", table)
         _set(self, "reservation_value", float(self.reservation_value))
+        _set(self, "discount", checked_discount(self.discount))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.space, self.table, self.reservation_value))
+        return (type(self), (self.space, self.table, self.reservation_value, self.discount))
 
     @classmethod
     def from_mapping(
@@ -302,8 +392,7 @@ class TableUtility(UtilityFunction):
 
     @cached_property
     def _radix(self) -> NDArray[np.int64]:
-        shape = np.array(self.space.shape, dtype=np.int64)
-        return np.concatenate([np.cumprod(shape[::-1])[::-1][1:], [1]]).astype(np.int64)
+        return _mixed_radix(self.space)
 
     def evaluate_indices(self, indices: IndexArray) -> FloatArray:
         return self.table[indices @ self._radix]
@@ -319,6 +408,141 @@ class TableUtility(UtilityFunction):
         return replace(
             self, table=self.table * scale + shift, reservation_value=self.reservation_value * scale + shift
         )
+
+
+@dataclass(eq=False, frozen=True)
+class AdditiveBonusUtility(UtilityFunction):
+    """u(x) = base(x) + bonus · [x earns the bonus]: a linear-additive utility plus a fixed bonus on a
+    set of outcomes.
+
+    For rewards that depend on the deal as a whole rather than issue by issue, such as the +10 that
+    LLM-Deliberation's p1 earns on every deal all the other parties agree with. `evaluate`,
+    `evaluate_indices`, `evaluate_space` and `bounds` are exact, bonus included: they are what a
+    party's acceptance, the analyses and the metrics use. `additive` is the linear-additive part
+    alone, for components that reason issue by issue (per-topic positions, solvers) and so cannot
+    see the bonus; they must say so where they use it.
+
+    The bonus region is listed outcome by outcome, so the space must be small enough to list
+    (`OutcomeSpace.fits_in_memory`).
+
+    Attributes:
+        space: The outcome space.
+        base: The linear-additive part. It is rebuilt with this utility's reservation value and
+            discount, so `additive` scores exactly what this utility scores off the region.
+        bonus: Points added on the region (a finite number; may be negative).
+        region: Per outcome in the space's index order, whether it earns the bonus (a read-only
+            boolean copy of the array given).
+        reservation_value: Utility of walking away (the BATNA), bonus or not.
+        discount: Time-discount factor in (0, 1] (1: none); see the module docstring.
+    """
+
+    space: OutcomeSpace
+    base: LinearAdditiveUtility
+    bonus: float
+    region: NDArray[np.bool_]
+    reservation_value: float = 0.0
+    discount: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.base.space != self.space:
+            raise ScenarioError("the bonus utility's linear-additive part is over a different outcome space")
+        bonus = float(self.bonus)
+        if not math.isfinite(bonus):
+            raise ScenarioError(f"expected a finite bonus, got {self.bonus!r}", field="bonus")
+        _set(self, "bonus", bonus)
+        _set(self, "region", _frozen_region(self.region, self.space))
+        _set(self, "reservation_value", float(self.reservation_value))
+        _set(self, "discount", checked_discount(self.discount))
+        if (self.base.reservation_value, self.base.discount) != (self.reservation_value, self.discount):
+            _set(
+                self,
+                "base",
+                replace(self.base, reservation_value=self.reservation_value, discount=self.discount),
+            )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        arguments = (self.space, self.base, self.bonus, self.region, self.reservation_value, self.discount)
+        return (type(self), arguments)
+
+    @property
+    def additive(self) -> LinearAdditiveUtility:
+        """The linear-additive part without the bonus (same reservation value and discount)."""
+        return self.base
+
+    def earns_bonus(self, outcome: Outcome) -> bool:
+        """Whether the package is in the bonus region.
+
+        Raises:
+            ValueError: the package is not an outcome of this space.
+        """
+        try:
+            return bool(self.region[self.space.index(outcome)])
+        except KeyError as error:
+            raise ValueError(f"package does not name issue {error}") from None
+
+    @cached_property
+    def _radix(self) -> NDArray[np.int64]:
+        return _mixed_radix(self.space)
+
+    def evaluate(self, outcome: Outcome) -> float:
+        value = self.base.evaluate(outcome)
+        return value + self.bonus if self.earns_bonus(outcome) else value
+
+    def evaluate_indices(self, indices: IndexArray) -> FloatArray:
+        earned = self.region[indices @ self._radix]
+        return self.base.evaluate_indices(indices) + np.where(earned, self.bonus, 0.0)
+
+    def evaluate_space(self) -> FloatArray:
+        """The linear-additive part over the whole space, plus the bonus on the region."""
+        return self.base.evaluate_space() + np.where(self.region, self.bonus, 0.0)
+
+    @cached_property
+    def _bounds(self) -> tuple[float, float]:
+        values = self.evaluate_space()
+        return float(values.min()), float(values.max())
+
+    def bounds(self) -> tuple[float, float]:
+        """Exact lowest and highest utility, bonus included (one sweep of the space, then cached)."""
+        return self._bounds
+
+    def affine(self, scale: float, shift: float) -> Self:
+        return replace(
+            self,
+            base=self.base.affine(scale, shift),
+            bonus=self.bonus * scale,
+            reservation_value=self.reservation_value * scale + shift,
+        )
+
+    def with_reservation(self, reservation_value: float) -> Self:
+        """A copy with a different reservation value (its linear-additive part alike)."""
+        return replace(self, reservation_value=float(reservation_value))
+
+    def with_discount(self, discount: float) -> Self:
+        """A copy with a different time-discount factor (its linear-additive part alike).
+
+        Raises:
+            ScenarioError: the factor is not in (0, 1].
+        """
+        return replace(self, discount=checked_discount(discount))
+
+
+def _frozen_region(region: Any, space: OutcomeSpace) -> NDArray[np.bool_]:
+    """A read-only boolean copy of a bonus region, one entry per outcome of space.
+
+    Raises:
+        ScenarioError: not one entry per outcome, or entries that are neither booleans nor 0/1.
+    """
+    array = np.array(region)
+    if array.shape != (space.size,):
+        raise ScenarioError(
+            f"bonus region has {array.size} entries for a space of {space.size} outcomes", field="region"
+        )
+    if array.dtype != np.bool_:
+        if array.dtype.kind not in "iu" or not np.isin(array, (0, 1)).all():
+            raise ScenarioError("expected the bonus region as booleans (or 0 and 1)", field="region")
+        array = array.astype(np.bool_)
+    array.flags.writeable = False
+    return array
 
 
 DEFAULT_RANK_SCORES: tuple[float, ...] = (1.0, 0.6, 0.3)
@@ -342,6 +566,7 @@ class RankedPreferenceUtility(UtilityFunction):
         rank_scores: Worth of the 1st, 2nd, ... choice.
         unacceptable_score: Worth of an unacceptable option at most (lowered when needed so it dominates).
         reservation_value: Utility of walking away.
+        discount: Time-discount factor in (0, 1] (1: none); see the module docstring.
     """
 
     space: OutcomeSpace
@@ -351,6 +576,7 @@ class RankedPreferenceUtility(UtilityFunction):
     rank_scores: tuple[float, ...] = DEFAULT_RANK_SCORES
     unacceptable_score: float = -1.0
     reservation_value: float = 0.0
+    discount: float = 1.0
     _inner: LinearAdditiveUtility = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -376,7 +602,11 @@ class RankedPreferenceUtility(UtilityFunction):
         _set(self, "unacceptable", _frozen_lists(self.unacceptable))
         _set(self, "weights", _frozen_floats(self.weights))
         _set(self, "rank_scores", tuple(float(score) for score in self.rank_scores))
-        _set(self, "_inner", LinearAdditiveUtility(self.space, weights, tables, self.reservation_value))
+        _set(self, "discount", checked_discount(self.discount))
+        inner = LinearAdditiveUtility(
+            self.space, weights, tables, self.reservation_value, discount=self.discount
+        )
+        _set(self, "_inner", inner)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Through the constructor (frozen again), then the inner utility, which `affine` rescales.
@@ -388,6 +618,7 @@ class RankedPreferenceUtility(UtilityFunction):
             self.rank_scores,
             self.unacceptable_score,
             self.reservation_value,
+            self.discount,
         )
         return (_rebuild_ranked, (arguments, self._inner))
 
@@ -437,6 +668,13 @@ class RankedPreferenceUtility(UtilityFunction):
     def affine(self, scale: float, shift: float) -> Self:
         copy = replace(self, reservation_value=self.reservation_value * scale + shift)
         _set(copy, "_inner", self._inner.affine(scale, shift))
+        return copy
+
+    def with_discount(self, discount: float) -> Self:
+        """A copy with a different time-discount factor (its inner linear utility alike)."""
+        factor = checked_discount(discount)
+        copy = replace(self, discount=factor)
+        _set(copy, "_inner", self._inner.with_discount(factor))
         return copy
 
 

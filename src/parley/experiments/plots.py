@@ -15,7 +15,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from parley.domain.utility import FloatArray
-from parley.protocol.events import Trajectory
+from parley.protocol.actions import Propose
+from parley.protocol.artefact import Agreement
+from parley.protocol.events import Trajectory, TrajectoryError
 from parley.scenarios.model import Scenario
 
 MAX_SCATTER_POINTS = 200_000
@@ -221,11 +223,12 @@ def _offers(
     agreements: list[FloatArray] = []
     try:
         for event in trajectory:
-            if event.kind == "action" and event.data.get("kind") == "propose" and event.party:
-                by_party.setdefault(event.party, []).append(analysis.utilities_of(event.data["package"]))
+            if event.kind == "action" and event.party and event.data.get("kind") == "propose":
+                package = event.typed(Propose).package
+                by_party.setdefault(event.party, []).append(analysis.utilities_of(package))
             elif event.kind == "agreement":
-                agreements.append(analysis.utilities_of(event.data["terms"]))
-    except (KeyError, TypeError) as error:
+                agreements.append(analysis.utilities_of(event.typed(Agreement).terms))
+    except (KeyError, TypeError, TrajectoryError) as error:
         raise ValueError(f"a package of the trajectory is not in {scenario.name}'s space: {error}") from None
     offers = {party: np.array(rows, dtype=np.float64) for party, rows in by_party.items()}
     return offers, tuple(agreements)

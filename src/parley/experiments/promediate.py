@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from parley.experiments.deliberation import deliberation_findings, deliberation_table
+from parley.experiments.deliberation import deliberation_section
 from parley.mediation.mediators import create_mediator
 from parley.metrics.consensus import ConversationMetrics, conversation_metrics
 from parley.metrics.stats import Estimate, mean_ci
@@ -385,21 +385,7 @@ def write_report(
         "",
     ]
     if deliberation:
-        seeds = len({r["seed"] for r in deliberation})
-        lines += [
-            "## LLM-Deliberation base game with the Pareto mediator",
-            "",
-            f"Six registered baseline negotiators play the base game (5 of 6 must accept, SportCo and the "
-            f"Department of Tourism hold vetoes; 24 rounds) over {seeds} seeds per row. Without a mediator "
-            'stagnation is only logged (`on_stagnation="continue"`); with it the engine asks the '
-            '`ParetoMediator` (`on_stagnation="mediate"`). Stagnation: 2 rounds in which no party moves '
-            "more than 30% of an issue's range.",
-            "",
-            *deliberation_table(deliberation),
-            "",
-            *[f"- {finding}" for finding in deliberation_findings(deliberation)],
-            "",
-        ]
+        lines += deliberation_section(deliberation)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
     return out

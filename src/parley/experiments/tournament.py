@@ -86,7 +86,7 @@ class TournamentSpec:
     """What to play.
 
     Attributes:
-        agents: Registered agent names.
+        agents: Agent names: registered, installed plugins, or "package.module:factory" specs.
         scenarios: Shipped scenario names or file paths.
         repetitions: Games per pairing and scenario.
         seed: Base seed (each game's seed derives from it and the repetition).
@@ -129,14 +129,12 @@ def plan(spec: TournamentSpec) -> list[Game]:
     """Every game of the tournament, in a fixed order.
 
     Raises:
-        ScenarioError: an agent or scenario is unknown, or nothing would be played.
+        ScenarioError: an agent or scenario is unknown, a plugin cannot be loaded, or nothing
+            would be played.
     """
-    from parley.agents.registry import available
+    from parley.agents.registry import check_names
 
-    known = available()
-    unknown = [a for a in spec.agents if a not in known]
-    if unknown:
-        raise ScenarioError(f"unknown agents {unknown}; available: {', '.join(known)}")
+    check_names(spec.agents)  # names, installed plugins and module:factory specs, before any game
     if spec.repetitions < 1:
         raise ScenarioError(f"repetitions must be at least 1, got {spec.repetitions}")
     games: list[Game] = []

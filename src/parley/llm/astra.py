@@ -1,4 +1,4 @@
-"""ASTRA's LLM stages (see docs/llm.md, "ASTRA roles"); importing this module registers ``astra-llm``.
+"""ASTRA's LLM stages (see docs/llm.md, "ASTRA roles") and agent ``astra-llm`` (an entry point).
 
 - `LLMPreferenceInterpreter` (twin `RuleInterpreter`): the partner's messages and offers → priorities, offer.
 - `LLMParameterChooser` (twin `TitForTatParameters`): λ and S_max.
@@ -7,7 +7,7 @@
 - `AstraLLMNegotiator` / agent ``astra-llm``: ASTRA with those stages; the MILP computes the candidates.
 """
 
-from parley.agents.registry import register
+from parley.agents.registry import AgentEntry
 from parley.llm.roles.astra_agent import AGENT_NAME, AstraLLMNegotiator, create_astra_llm
 from parley.llm.roles.astra_common import (
     INTERPRETER_ROLE,
@@ -36,14 +36,16 @@ from parley.llm.roles.astra_stages import (
     ranking_to_scores,
 )
 
-register(
+ASTRA_LLM_AGENT = AgentEntry(
     AGENT_NAME,
     create_astra_llm,
     "ASTRA with LLM-played stages (needs --llm): interpretation, λ/S_max, virtual partner, tactics",
 )
+"""Agent ``astra-llm``: the registry finds it through the ``parley.agents`` entry point in pyproject.toml."""
 
 __all__ = [
     "AGENT_NAME",
+    "ASTRA_LLM_AGENT",
     "INTERPRETER_ROLE",
     "PARAMETERS_ROLE",
     "PARTNER_ROLE",

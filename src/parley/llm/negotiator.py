@@ -16,7 +16,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from parley.agents.registry import create, register
+from parley.agents.registry import AgentEntry, create
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.errors import ScenarioError
@@ -380,6 +380,7 @@ def create_llm_negotiator(
     return LLMNegotiator(party, llm, twin_negotiator, **options)
 
 
-register(
+LLM_AGENT = AgentEntry(
     "llm", create_llm_negotiator, "LLM-backed O13 stakeholder (needs --llm); falls back to a baseline twin"
 )
+"""Agent ``llm``: the registry finds it through the ``parley.agents`` entry point in pyproject.toml."""

@@ -19,7 +19,9 @@ from parley.domain.space import OutcomeSpace
 from parley.domain.utility import LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
 from parley.errors import ScenarioError
 from parley.llm.untrusted import quoted
+from parley.protocol.actions import Accept, Propose, Reject, Say, Walk
 from parley.protocol.events import Event
+from parley.protocol.payloads import MediatorProposal
 from parley.protocol.view import TableOffer
 
 
@@ -193,7 +195,8 @@ def history_text(events: Iterable[Event], limit: int) -> str:
         if event.kind == "action":
             lines.append(_move_line(event))
         elif event.kind == "mediator_proposal":
-            lines.append(f"round {event.round}, mediator proposed {package_text(event.data['package'])}")
+            package = event.typed(MediatorProposal).package
+            lines.append(f"round {event.round}, mediator proposed {package_text(package)}")
     if not lines:
         return "(no moves yet)"
     skipped = len(lines) - limit
@@ -202,13 +205,14 @@ def history_text(events: Iterable[Event], limit: int) -> str:
 
 
 def _move_line(event: Event) -> str:
-    data = event.data
-    kind = str(data.get("kind", "?"))
-    text = f"round {event.round}, {event.party} {_VERBS.get(kind, kind)}"
-    if kind == "propose":
-        text += f" {package_text(data['package'])}"
-    if data.get("message"):
-        text += f" — {quoted(str(data['message']))}"
+    action = event.payload
+    if not isinstance(action, Propose | Accept | Reject | Walk | Say):
+        return f"round {event.round}, {event.party} ?"  # (a malformed record: nothing to quote)
+    text = f"round {event.round}, {event.party} {_VERBS[action.kind]}"
+    if isinstance(action, Propose):
+        text += f" {package_text(action.package)}"
+    if action.message:
+        text += f" — {quoted(action.message)}"
     return text
 
 

@@ -17,6 +17,7 @@ from typing import Any, cast
 import numpy as np
 import yaml
 
+from parley._plugins import Plugin, cause, discover, is_spec, load_spec, non_ascii_note, quoted
 from parley.errors import ScenarioError
 from parley.mediation.breakdowns import DEFAULT_RUBRIC, BreakdownRubric, detect_breakdowns
 from parley.mediation.conversation import (
@@ -345,18 +346,69 @@ MEDIATORS: Mapping[str, Callable[[], ConversationMediator]] = {
 }
 """Built-in conversation mediators by name."""
 
+MEDIATOR_GROUP = "parley.mediators"
+"""The entry-point group other distributions declare conversation mediators in: each names a factory
+called with no arguments (``threshold=`` added when the caller sets one) that returns a
+`ConversationMediator`."""
+
+_plugins: dict[str, Plugin] | None = None
+
+
+def _discovered() -> dict[str, Plugin]:
+    global _plugins
+    if _plugins is None:
+        _plugins = discover(MEDIATOR_GROUP, "mediator", reserved=set(MEDIATORS))
+    return _plugins
+
+
+def mediator_names() -> list[str]:
+    """The built-in mediators, then the installed plugins' (nothing is imported)."""
+    return [*MEDIATORS, *sorted(_discovered())]
+
 
 def create_mediator(name: str, *, threshold: float | None = None) -> ConversationMediator:
-    """Build a built-in conversation mediator ("none", "generic", "social").
+    """Build a conversation mediator: a built-in ("none", "generic", "social"), a `parley.mediators`
+    plugin, or a "package.module:factory" spec.
+
+    Args:
+        name: Which one (built-in names in any case; "noagent" means "none").
+        threshold: Motivation needed to speak (default `DEFAULT_THRESHOLD`); passed to a plugin's
+            factory as ``threshold=`` only when given.
 
     Raises:
-        ScenarioError: unknown name.
+        ScenarioError: unknown name; a plugin or module that cannot be imported; a factory that raises
+            or returns no mediator (one line each).
     """
     key = name.lower().replace("noagent", "none")
-    if key not in MEDIATORS:
-        raise ScenarioError(f"unknown mediator {name!r}; expected one of {list(MEDIATORS)}")
     if key == "generic":
         return GenericMediator(threshold if threshold is not None else DEFAULT_THRESHOLD)
     if key == "social":
         return SocialMediator(threshold if threshold is not None else DEFAULT_THRESHOLD)
-    return NoAgentMediator()
+    if key == "none":
+        return NoAgentMediator()
+    plugin = _discovered().get(name)
+    if plugin is not None:
+        return _build(plugin.load(), plugin.label, threshold)
+    if is_spec(name):
+        return _build(load_spec("mediator", name), f"mediator {quoted(name)}", threshold)
+    raise ScenarioError(
+        f"unknown mediator {quoted(name)}{non_ascii_note(name)}; expected one of {mediator_names()} "
+        "(or package.module:factory)"
+    )
+
+
+def _build(factory: object, label: str, threshold: float | None) -> ConversationMediator:
+    if not callable(factory):
+        raise ScenarioError(f"{label} is a {type(factory).__name__}, not a mediator factory")
+    try:
+        mediator = factory() if threshold is None else factory(threshold=threshold)
+    except ScenarioError:
+        raise
+    except Exception as error:  # the plugin's bug: one line naming it
+        raise ScenarioError(f"{label} failed to build a mediator: {cause(error)}") from None
+    if not all(callable(getattr(mediator, method, None)) for method in ("assess", "intervene")):
+        raise ScenarioError(
+            f"{label}: its factory returned a {type(mediator).__name__}, not a conversation mediator "
+            "(an object with assess(view) and intervene(view, assessment))"
+        )
+    return cast(ConversationMediator, mediator)

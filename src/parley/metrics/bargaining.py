@@ -26,6 +26,9 @@ class PartyOutcome:
         pareto_distance: Normalised distance of the final point to the Pareto frontier (nan if no deal).
         nash_distance: Normalised distance of the final point to the Nash point (nan if no deal or none).
         below_batna: The party accepted a deal worth less than its BATNA.
+        discounted_utility: utility discounted to the session's end, u·d^t with the party's
+            discount factor d and t = rounds / max_rounds (GENIUS/ANAC time discounting); equal
+            to utility when the party does not discount (nan only in a failed game's row).
     """
 
     party: str
@@ -38,6 +41,7 @@ class PartyOutcome:
     pareto_distance: float
     nash_distance: float
     below_batna: bool
+    discounted_utility: float = math.nan
 
 
 def _normalize(value: float, low: float, high: float) -> float:
@@ -79,6 +83,7 @@ def outcomes(scenario: Scenario, result: SessionResult, agents: dict[str, str]) 
                 pareto_distance=pareto,
                 nash_distance=nash,
                 below_batna=point is not None and utility < party.utility.reservation_value - 1e-9,
+                discounted_utility=party.utility.discounted(utility, result.time),
             )
         )
     return rows

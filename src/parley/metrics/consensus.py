@@ -18,6 +18,7 @@ from parley.mediation.breakdowns import detect_breakdowns
 from parley.mediation.conversation import BreakdownKind, ConversationView, Utterance
 from parley.mediation.mediators import STRATEGY_FIT
 from parley.protocol.events import Trajectory
+from parley.protocol.payloads import AttitudeChange, Consensus, ConversationStarted, Preferences
 from parley.simulation.consensus import AgreementScorer, Attitude, AttitudeExtractor, ConsensusTracker
 
 TAU = 0.1
@@ -112,21 +113,23 @@ def read_record(trajectory: Trajectory) -> ConversationRecord:
     """Extract the conversation from a trajectory written by `parley.simulation`.
 
     Raises:
-        ValueError: the trajectory is not a conversation (no "conversation_started" event).
+        ValueError: the trajectory is not a conversation (no "conversation_started" event), or
+            (a TrajectoryError) an event's data does not fit its kind.
     """
     started = trajectory.of_kind("conversation_started")
     if not started:
         raise ValueError("trajectory has no 'conversation_started' event; is it a ProMediate conversation?")
-    head = started[0].data
-    parties, topics = tuple(head["parties"]), tuple(head["topics"])
-    initial = {e.party or "": _attitudes(e.data["attitudes"]) for e in trajectory.of_kind("preferences")}
+    head = started[0].typed(ConversationStarted)
+    initial = {
+        e.party or "": _attitudes(e.typed(Preferences).attitudes) for e in trajectory.of_kind("preferences")
+    }
     turns: list[Utterance | None] = []
     times: list[float] = [started[0].time]
     for event in trajectory.of_kind("utterance", "intervention", "silence"):
         turns.append(None if event.kind == "silence" else Utterance.from_json(event.data))
         times.append(event.time)
     return ConversationRecord(
-        parties, topics, head["options"], int(head["max_turns"]), initial, tuple(turns), tuple(times)
+        head.parties, head.topics, head.options, head.max_turns, initial, tuple(turns), tuple(times)
     )
 
 
@@ -329,12 +332,13 @@ def recorded_series(trajectory: Trajectory) -> ConsensusSeries:
     group: list[float] = []
     topics: dict[str, list[float]] = {t: [] for t in record.topics}
     for event in trajectory.of_kind("consensus"):
-        group.append(float(event.data["group"]))
+        consensus = event.typed(Consensus)
+        group.append(consensus.group)
         for topic in record.topics:
-            topics[topic].append(float(event.data["topics"][topic]))
+            topics[topic].append(consensus.topics[topic])
     mentions: dict[str, list[int]] = {t: [] for t in record.topics}
     for event in trajectory.of_kind("attitude"):
-        for topic in event.data["attitudes"]:
+        for topic in event.typed(AttitudeChange).attitudes:
             mentions[topic].append(event.round)
     return ConsensusSeries(
         tuple(group), {t: tuple(v) for t, v in topics.items()}, {t: tuple(v) for t, v in mentions.items()}

@@ -15,6 +15,13 @@ from typing import Any
 
 from parley.governance.config import DomainConfig
 from parley.protocol.events import Event
+from parley.protocol.payloads import (
+    DelegateAgreement,
+    DelegateViolation,
+    Escalation,
+    StateTransition,
+    TciLedgerEntry,
+)
 
 OPENING_KINDS = frozenset({"stcc"})
 QUESTION_KINDS = frozenset({"stcc", "screen", "open", "clarify", "reconfirm"})
@@ -84,10 +91,10 @@ class SessionMetrics:
         }
 
 
-def _first_turn(ledger: Sequence[Mapping[str, Any]], threshold: float) -> float:
+def _first_turn(ledger: Sequence[TciLedgerEntry], threshold: float) -> float:
     for entry in ledger:
-        if float(entry["tci_weighted"]) >= threshold - 1e-12:
-            return float(entry["turn"])
+        if entry.tci_weighted >= threshold - 1e-12:
+            return float(entry.turn)
     return math.nan
 
 
@@ -111,23 +118,23 @@ def normalized_utility(config: DomainConfig, terms: Mapping[str, Any]) -> float:
 
 def _final_state(events: Sequence[Event]) -> str:
     transitions = [e for e in events if e.kind == "state_transition"]
-    return str(transitions[-1].data["to"]) if transitions else "START"
+    return transitions[-1].typed(StateTransition).to if transitions else "START"
 
 
 def session_metrics(config: DomainConfig, events: Sequence[Event]) -> SessionMetrics:
     """Compute one session's metrics from its trajectory."""
-    ledger = [dict(e.data) for e in events if e.kind == "tci_ledger"]
+    ledger = [e.typed(TciLedgerEntry) for e in events if e.kind == "tci_ledger"]
     thresholds = config.thresholds
-    gains = [(str(entry["question_kind"]), float(entry["information_gain"])) for entry in ledger]
+    gains = [(entry.question_kind, entry.information_gain) for entry in ledger]
     stcc = sum(gain for kind, gain in gains if kind in OPENING_KINDS)
     screen = sum(gain for kind, gain in gains if kind not in OPENING_KINDS)
-    agreements = [dict(e.data) for e in events if e.kind == "agreement"]
-    terms = dict(agreements[-1]["terms"]) if agreements else {}
+    agreements = [e.typed(DelegateAgreement) for e in events if e.kind == "agreement"]
+    terms = dict(agreements[-1].terms) if agreements else {}
     violations: Counter[str] = Counter()
     for event in events:
         if event.kind == "violation":
-            violations.update(str(level) for level in event.data["severity"])
-    escalations = Counter(str(e.data["trigger"]) for e in events if e.kind == "escalation")
+            violations.update(event.typed(DelegateViolation).severity)
+    escalations = Counter(e.typed(Escalation).trigger for e in events if e.kind == "escalation")
     final = _final_state(events)
     return SessionMetrics(
         final,
@@ -144,7 +151,7 @@ def session_metrics(config: DomainConfig, events: Sequence[Event]) -> SessionMet
         dict(violations),
         sum(1 for e in events if e.kind == "delegate_message"),
         sum(1 for e in events if e.kind == "reversal"),
-        tuple(float(entry["tci_weighted"]) for entry in ledger),
+        tuple(entry.tci_weighted for entry in ledger),
     )
 
 

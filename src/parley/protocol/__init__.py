@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     )
     from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal
     from parley.protocol.clock import Clock, FakeClock, SystemClock
-    from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
+    from parley.protocol.events import PUBLIC, TRAJECTORY_VERSION, Event, PartyId, Trajectory, TrajectoryError
     from parley.protocol.judge import Judgement, JudgeView, RuleJudge, TerminationJudge, Verdict
+    from parley.protocol.payloads import Payload, UntypedPayload, parse_payload
     from parley.protocol.replay import replay
     from parley.protocol.rules import AcceptanceRule, Rules
     from parley.protocol.session import (
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PUBLIC",
+    "TRAJECTORY_VERSION",
     "Accept",
     "AcceptanceRule",
     "Action",
@@ -50,6 +52,7 @@ __all__ = [
     "PartyId",
     "PartySetup",
     "PartyView",
+    "Payload",
     "Phase",
     "Propose",
     "Record",
@@ -63,10 +66,13 @@ __all__ = [
     "TableOffer",
     "TerminationJudge",
     "Trajectory",
+    "TrajectoryError",
+    "UntypedPayload",
     "Verdict",
     "Walk",
     "action_from_json",
     "action_to_json",
+    "parse_payload",
     "replay",
 ]
 
@@ -85,7 +91,15 @@ __getattr__, __dir__ = lazy_exports(
         ),
         "parley.protocol.artefact": ("Agreement", "BatnaViolation", "NoDeal"),
         "parley.protocol.clock": ("Clock", "FakeClock", "SystemClock"),
-        "parley.protocol.events": ("PUBLIC", "Event", "PartyId", "Trajectory"),
+        "parley.protocol.events": (
+            "PUBLIC",
+            "TRAJECTORY_VERSION",
+            "Event",
+            "PartyId",
+            "Trajectory",
+            "TrajectoryError",
+        ),
+        "parley.protocol.payloads": ("Payload", "UntypedPayload", "parse_payload"),
         "parley.protocol.judge": ("Judgement", "JudgeView", "RuleJudge", "TerminationJudge", "Verdict"),
         "parley.protocol.replay": ("replay",),
         "parley.protocol.rules": ("AcceptanceRule", "Rules"),

@@ -9,8 +9,9 @@ from typing import Any
 
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
-from parley.protocol.actions import Action, action_from_json
-from parley.protocol.events import PartyId, Trajectory
+from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
+from parley.protocol.events import Event, PartyId, Trajectory, TrajectoryError
+from parley.protocol.payloads import MediatorProposal, Trace
 from parley.protocol.rules import Rules
 from parley.protocol.session import MediatorView, PartySetup, Session, SessionResult
 from parley.protocol.view import PartyView
@@ -46,6 +47,7 @@ def replay(
 
     Raises:
         ProtocolViolation: the trajectory's moves are not legal under these rules.
+        TrajectoryError: an action, trace or mediator proposal's data does not fit its kind.
     """
     moves: dict[PartyId, list[tuple[Action, Mapping[str, Any] | None]]] = {p.name: [] for p in parties}
     traces: dict[PartyId, Mapping[str, Any]] = {}
@@ -53,15 +55,29 @@ def replay(
         if event.party not in moves:
             continue
         if event.kind == "trace":  # a move's trace is recorded before the move itself
-            traces[event.party] = event.data
+            traces[event.party] = event.typed(Trace).extra
         elif event.kind == "action":
-            moves[event.party].append((action_from_json(event.data), traces.pop(event.party, None)))
+            moves[event.party].append((_action(event), traces.pop(event.party, None)))
     started = trajectory.of_kind("session_started")
+    # (metadata is free-form, and its key order is part of the bytes the replay must rebuild)
     metadata = (
         {k: v for k, v in started[0].data.items() if k not in ("parties", "issues", "rules")}
         if started
         else {}
     )
-    mediator = _ReplayMediator(iter([e.data["package"] for e in trajectory.of_kind("mediator_proposal")]))
+    packages = [e.typed(MediatorProposal).package for e in trajectory.of_kind("mediator_proposal")]
+    mediator = _ReplayMediator(iter(packages))
     negotiators = {name: _ReplayNegotiator(iter(actions)) for name, actions in moves.items()}
     return Session(space, parties, negotiators, rules, mediator=mediator, metadata=metadata).run()
+
+
+def _action(event: Event) -> Action:
+    """The recorded move of an "action" event.
+
+    Raises:
+        TrajectoryError: its data is not a move.
+    """
+    payload = event.payload
+    if isinstance(payload, Propose | Accept | Reject | Walk | Say):
+        return payload
+    raise TrajectoryError(f"action event {event.seq}: not a move: {getattr(payload, 'problem', '')}")

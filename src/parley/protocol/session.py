@@ -18,7 +18,7 @@ from typing import Any, NoReturn, Protocol
 
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
-from parley.domain.utility import UtilityFunction
+from parley.domain.utility import UtilityFunction, normalised_time
 from parley.errors import ProtocolViolation, ScenarioError
 from parley.protocol.actions import Action, Propose, action_to_json
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
@@ -119,11 +119,21 @@ class SessionResult:
         trajectory: Every event, in order.
         agreement: The agreement artefact, if one passed.
         no_deal: The no-deal record otherwise.
+        max_rounds: The round bound as played (None: unknown), for the normalised end time.
     """
 
     trajectory: Trajectory
     agreement: Agreement | None
     no_deal: NoDeal | None
+    max_rounds: int | None = None
+
+    @property
+    def time(self) -> float:
+        """Normalised time at which the session ended, round / max_rounds in [0, 1] (for discounting).
+
+        1 when the round bound is unknown (a result built by hand).
+        """
+        return normalised_time(self.rounds, self.max_rounds) if self.max_rounds else 1.0
 
     @property
     def rounds(self) -> int:
@@ -740,7 +750,7 @@ class Session:
             self._emit("agreement", None, agreement.to_json())
         elif self._no_deal is not None:
             self._emit("no_deal", self._no_deal.walker, self._no_deal.to_json())
-        return SessionResult(self._trajectory, agreement, self._no_deal)
+        return SessionResult(self._trajectory, agreement, self._no_deal, self._rules.max_rounds)
 
     def _agreement(self) -> Agreement:
         table = self._table
@@ -764,6 +774,7 @@ class Session:
                     name,
                     {"utility": utilities[name], "reservation_value": reservations[name]},
                 )
+        discounted, time = self._discounted(utilities)
         return Agreement(
             dict(package),
             self._round,
@@ -772,7 +783,20 @@ class Session:
             utilities,
             reservations,
             tuple(violations),
+            discounted,
+            time,
         )
+
+    def _discounted(self, utilities: Mapping[PartyId, float]) -> tuple[dict[PartyId, float], float | None]:
+        # GENIUS/ANAC time discounting, u·d^t at t = round / max_rounds; nothing when nobody discounts
+        # (so transcripts of undiscounted scenarios stay as they were).
+        parties = self._parties
+        if all(party.utility.discount == 1.0 for party in parties.values()):
+            return {}, None
+        time = normalised_time(self._round, self._rules.max_rounds)
+        return {
+            name: parties[name].utility.discounted(value, time) for name, value in utilities.items()
+        }, time
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,9 @@ from typing import Any, overload
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import UtilityFunction
+from parley.protocol.actions import Accept, Propose, Reject, Say, Walk
 from parley.protocol.events import Event, PartyId
+from parley.protocol.payloads import MediatorProposal
 from parley.protocol.rules import Rules
 
 
@@ -56,10 +58,12 @@ class Record(Sequence[Event]):
         """Every package put forward so far (proposals, counters, mediator proposals), in order."""
         found: list[tuple[PartyId, Mapping[str, Value]]] = []
         for event in self.__events:
-            if event.kind == "action" and event.data.get("kind") == "propose":
-                found.append((event.party or "", event.data["package"]))
-            elif event.kind == "mediator_proposal":
-                found.append(("mediator", event.data["package"]))
+            if event.kind in ("action", "mediator_proposal"):
+                payload = event.payload
+                if isinstance(payload, Propose):
+                    found.append((event.party or "", payload.package))
+                elif isinstance(payload, MediatorProposal):
+                    found.append(("mediator", payload.package))
         return found
 
     def offers_by(self, party: PartyId) -> list[Mapping[str, Value]]:
@@ -68,11 +72,16 @@ class Record(Sequence[Event]):
 
     def messages(self) -> list[tuple[PartyId, str]]:
         """(speaker, text) for every move that carried text."""
-        return [
-            (event.party or "", str(event.data.get("message", "")))
-            for event in self.__events
-            if event.kind == "action" and event.data.get("message")
-        ]
+        found: list[tuple[PartyId, str]] = []
+        for event in self.__events:
+            if event.kind == "action":
+                payload = event.payload
+                if isinstance(payload, _ACTIONS) and payload.message:
+                    found.append((event.party or "", payload.message))
+        return found
+
+
+_ACTIONS = (Propose, Accept, Reject, Walk, Say)
 
 
 # TableOffer, PartyView (and Event) are built several times per move. They stay frozen

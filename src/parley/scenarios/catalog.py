@@ -1,8 +1,10 @@
-"""Find scenarios by name: the shipped YAML files, imported collections ("lamen/hotel"), or a file path."""
+"""Find scenarios by name: the shipped YAML files, imported collections ("lamen/hotel"), or a path
+(read by `parley.scenarios.sources` in its detected format)."""
 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -105,23 +107,36 @@ def shipped_scenario_names() -> list[str]:
     return sorted(path.stem for path in data_directory().glob("*.yaml"))
 
 
-def load_scenario(name_or_path: str | Path) -> Scenario:
-    """A shipped scenario by name ("casino", "lamen/hotel") or a scenario file by path.
+def load_scenario(name_or_path: str | Path, *, format: str | None = None) -> Scenario:
+    """A shipped scenario by name ("casino", "lamen/hotel"), or the scenario a file or folder holds.
+
+    A path is read in its detected format (`parley.scenarios.sources.detect_format`): a parley YAML
+    file, a GENIUS domain file or folder, a GeniusWeb profile or folder, an LLM-Deliberation or
+    TextArena game folder. "FORMAT:PATH" (e.g. "genius:my/domain") or `format` names the format.
+
+    Args:
+        name_or_path: A shipped name, a path, or "FORMAT:PATH".
+        format: The format of a path (one of `sources.FORMATS`; None: detect it).
 
     Raises:
-        ScenarioError: no such scenario or file, or the file is invalid.
+        ScenarioError: no such scenario, file or folder, or the source is invalid.
     """
+    from parley.scenarios.sources import is_path_like, load_path, split_reference
+
     text = str(name_or_path)
-    if isinstance(name_or_path, Path) or text.endswith((".yaml", ".yml")) or Path(text).is_file():
-        return validate_file(Path(text))
-    prefix, _, rest = text.partition("/")
+    prefixed, rest = split_reference(text)
+    if format is not None or prefixed is not None or isinstance(name_or_path, Path) or is_path_like(text):
+        return load_path(rest, format=format or prefixed)
+    prefix, _, tail = text.partition("/")
     for collection in collections():
-        if rest and prefix == collection.prefix:
-            return collection.load(rest)
+        if tail and prefix == collection.prefix:
+            return collection.load(tail)
     if text in shipped_scenario_names():
         return validate_file(data_directory() / f"{text}.yaml")
+    if "/" in text or os.sep in text:  # a path rather than a name: say so, not the list of names
+        raise ScenarioError("no such file or folder, nor a shipped scenario", source=text)
     raise ScenarioError(
-        f"unknown scenario {text!r}; expected a file path or one of: {', '.join(scenario_names())}"
+        f"unknown scenario {text!r}; expected a file or folder path or one of: {', '.join(scenario_names())}"
     )
 
 

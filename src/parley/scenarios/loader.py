@@ -217,6 +217,8 @@ def _party_names(specs: Sequence[PartySpec], source: str | None) -> tuple[str, .
 def _party(spec: PartySpec, position: int, space: OutcomeSpace, source: str | None) -> Party:
     path = f"parties[{position}]"
     utility = build_utility(spec.utility, space, spec.batna, SpecContext(source, f"{path}.utility"))
+    if spec.discount != 1.0:
+        utility = utility.with_discount(spec.discount)
     _check_batna(spec, utility.bounds(), path, source)
     signals = _signals(spec, space, SpecContext(source, f"{path}.signals"))
     return Party(spec.name, spec.role, utility, dict(spec.persona), spec.brief, signals)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from parley.errors import ScenarioError
 
-UTILITY_TYPES = ("linear_additive", "table", "ranked")
+UTILITY_TYPES = ("linear_additive", "table", "ranked", "additive_bonus")
 """The `type` tags a party's utility may carry."""
 
 
@@ -109,16 +109,32 @@ class RankedSpec(_Strict):
     unacceptable_score: float = -1.0
 
 
-UtilitySpec = Annotated[LinearAdditiveSpec | TableSpec | RankedSpec, Field(discriminator="type")]
+class AdditiveBonusSpec(_Strict):
+    """A linear-additive utility (`weights`, `values`, `offset` as in `linear_additive`) plus `bonus`
+    points on each outcome listed in `bonus_outcomes` (every issue named, no outcome twice)."""
+
+    type: Literal["additive_bonus"]
+    weights: dict[str, float] = Field(default_factory=lambda: {})
+    values: dict[str, Any] = Field(default_factory=lambda: {})
+    offset: float = 0.0
+    bonus: float
+    bonus_outcomes: list[dict[str, Any]] = Field(default_factory=lambda: [])
+
+
+UtilitySpec = Annotated[
+    LinearAdditiveSpec | TableSpec | RankedSpec | AdditiveBonusSpec, Field(discriminator="type")
+]
 
 
 class PartySpec(_Strict):
-    """One party: private utility and BATNA (in utility units), persona, brief, public signals."""
+    """One party: private utility, BATNA (in utility units) and time-discount factor, persona,
+    brief, public signals."""
 
     name: str = Field(min_length=1)
     role: str = ""
     utility: UtilitySpec
     batna: float
+    discount: float = Field(default=1.0, gt=0.0, le=1.0)
     persona: dict[str, Any] = Field(default_factory=lambda: {})
     brief: str = ""
     signals: SignalsSpec = Field(default_factory=SignalsSpec)
@@ -289,6 +305,7 @@ _UTILITY_MODELS: dict[str, type[BaseModel]] = {
     "linear_additive": LinearAdditiveSpec,
     "table": TableSpec,
     "ranked": RankedSpec,
+    "additive_bonus": AdditiveBonusSpec,
 }
 
 _FIELD_MODELS: dict[tuple[type[BaseModel], str], type[BaseModel]] = {

@@ -17,13 +17,14 @@ from parley.domain.issues import Issue, Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import (
     DEFAULT_RANK_SCORES,
+    AdditiveBonusUtility,
     LinearAdditiveUtility,
     RankedPreferenceUtility,
     TableUtility,
     UtilityFunction,
 )
 from parley.errors import ScenarioError
-from parley.scenarios.schema import LinearAdditiveSpec, RankedSpec, TableSpec, UtilitySpec
+from parley.scenarios.schema import AdditiveBonusSpec, LinearAdditiveSpec, RankedSpec, TableSpec, UtilitySpec
 
 MAX_TABLE_OUTCOMES = 1_000_000
 """A `type: table` utility stores one number per outcome, so its space must stay this small."""
@@ -91,10 +92,15 @@ def build_utility(
             return _table(spec, space, reservation_value, context)
         case RankedSpec():
             return _ranked(spec, space, reservation_value, context)
+        case AdditiveBonusSpec():
+            return _additive_bonus(spec, space, reservation_value, context)
 
 
 def _linear(
-    spec: LinearAdditiveSpec, space: OutcomeSpace, reservation_value: float, context: SpecContext
+    spec: LinearAdditiveSpec | AdditiveBonusSpec,
+    space: OutcomeSpace,
+    reservation_value: float,
+    context: SpecContext,
 ) -> LinearAdditiveUtility:
     for name in spec.weights:
         context.issue(space, name, f".weights.{name}")
@@ -180,6 +186,29 @@ def _table(
         seen[index] = row
         table[index] = entry.utility
     return TableUtility(space, table, reservation_value)
+
+
+def _additive_bonus(
+    spec: AdditiveBonusSpec, space: OutcomeSpace, reservation_value: float, context: SpecContext
+) -> AdditiveBonusUtility:
+    if space.size > MAX_TABLE_OUTCOMES:
+        raise context.error(
+            ".bonus_outcomes",
+            f"a bonus region is listed outcome by outcome: at most {MAX_TABLE_OUTCOMES:,} outcomes, "
+            f"the space has {space.size:,}",
+        )
+    region = np.zeros(space.size, dtype=bool)
+    seen: dict[int, int] = {}
+    for row, outcome in enumerate(spec.bonus_outcomes):
+        index = _outcome_index(space, outcome, context, f".bonus_outcomes[{row}]")
+        if index in seen:
+            raise context.error(
+                f".bonus_outcomes[{row}]", f"the same outcome as bonus_outcomes[{seen[index]}]"
+            )
+        seen[index] = row
+        region[index] = True
+    base = _linear(spec, space, reservation_value, context)
+    return AdditiveBonusUtility(space, base, spec.bonus, region, reservation_value)
 
 
 def _outcome_index(space: OutcomeSpace, outcome: Mapping[str, Any], context: SpecContext, suffix: str) -> int:

@@ -12,6 +12,7 @@ import yaml
 
 from parley.domain.issues import Issue
 from parley.domain.utility import (
+    AdditiveBonusUtility,
     LinearAdditiveUtility,
     RankedPreferenceUtility,
     TableUtility,
@@ -107,6 +108,8 @@ def _range_step(issue: Issue) -> int | None:
 def _party(party: Party, source: str | None) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": party.name, "role": party.role}
     entry["batna"] = float(party.utility.reservation_value)
+    if party.utility.discount != 1.0:  # (left out when there is none, as files usually do)
+        entry["discount"] = float(party.utility.discount)
     entry["utility"] = utility_to_data(party.utility, source)
     if party.persona:
         entry["persona"] = _plain(dict(party.persona))
@@ -130,6 +133,8 @@ def utility_to_data(utility: UtilityFunction, source: str | None = None) -> dict
             return _linear(utility)
         case TableUtility():
             return _table(utility)
+        case AdditiveBonusUtility():
+            return _additive_bonus(utility)
         case _:
             raise ScenarioError(f"cannot write a {type(utility).__name__} as YAML", source=source)
 
@@ -140,6 +145,15 @@ def _linear(utility: LinearAdditiveUtility) -> dict[str, Any]:
     data["values"] = {name: [float(v) for v in values] for name, values in utility.values.items()}
     if utility.offset:
         data["offset"] = float(utility.offset)
+    return data
+
+
+def _additive_bonus(utility: AdditiveBonusUtility) -> dict[str, Any]:
+    """The linear-additive part's fields, then the bonus and the outcomes that earn it (index order)."""
+    data: dict[str, Any] = {"type": "additive_bonus"}
+    data |= {key: value for key, value in _linear(utility.additive).items() if key != "type"}
+    data["bonus"] = float(utility.bonus)
+    data["bonus_outcomes"] = [utility.space.outcome(int(row)) for row in np.flatnonzero(utility.region)]
     return data
 
 

@@ -94,7 +94,9 @@ def simulated_participants(scenario: Scenario, mode: ConflictMode, seed: int) ->
         values, weights = topic_values(party.utility, scenario.space)
         speaking = SpeakingSettings.from_mapping(party.persona.get("speaking", {}))
         rng = np.random.default_rng(stream)
-        participants[party.name] = SimulatedParticipant(party.name, values, weights, mode, speaking, rng)
+        participants[party.name] = SimulatedParticipant(
+            party.name, values, weights, mode, speaking, rng, party.utility
+        )
     return participants
 
 

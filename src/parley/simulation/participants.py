@@ -4,6 +4,10 @@ Each turn every participant forms candidate thoughts about unresolved topics, ea
 motivation score (1–5); the conversation lets the most motivated one speak (appendix B.2). The
 deterministic `SimulatedParticipant` is the default; anything implementing `Participant` (for
 example an LLM-backed one) plugs into the same loop.
+
+Topics are argued one at a time, so positions, concessions and per-topic reactions use the
+additive part of a party's utility (`additive_part`). A whole package put forward is judged with
+the party's true utility, whatever it rewards beyond the sum of its topics (`judge_package`).
 """
 
 from __future__ import annotations
@@ -14,8 +18,14 @@ from typing import Protocol
 
 import numpy as np
 
+from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
-from parley.domain.utility import LinearAdditiveUtility, RankedPreferenceUtility, UtilityFunction
+from parley.domain.utility import (
+    AdditiveBonusUtility,
+    LinearAdditiveUtility,
+    RankedPreferenceUtility,
+    UtilityFunction,
+)
 from parley.errors import ScenarioError
 from parley.mediation.conversation import ActKind, ConversationView, Strategy, Utterance
 from parley.simulation.modes import MODE_PROFILES, ConflictMode, ModeProfile
@@ -95,17 +105,54 @@ class Participant(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class PackageVerdict:
+    """A participant's judgement of a whole package.
+
+    Attributes:
+        acceptable: With its true utility (a bonus included), the package is worth at least its BATNA.
+        acceptable_by_topics: With the additive part alone (the sum of its topics), it is.
+    """
+
+    acceptable: bool
+    acceptable_by_topics: bool
+
+    @property
+    def decided_beyond_topics(self) -> bool:
+        """Whether what the utility rewards beyond its topics (a bonus) changes the verdict."""
+        return self.acceptable != self.acceptable_by_topics
+
+
+def additive_part(utility: UtilityFunction) -> LinearAdditiveUtility:
+    """The part of a utility that adds up topic by topic: ranked preferences' equivalent linear
+    utility, a bonus utility's linear-additive part (without the bonus), a linear-additive one itself.
+
+    Raises:
+        ScenarioError: the utility has no additive part (a table of outcomes, a user's own class).
+    """
+    if isinstance(utility, RankedPreferenceUtility):
+        return utility.linear
+    if isinstance(utility, AdditiveBonusUtility):
+        return utility.additive
+    if isinstance(utility, LinearAdditiveUtility):
+        return utility
+    raise ScenarioError(
+        f"simulated participants argue topic by topic and need a utility with an additive part "
+        f"(linear-additive, ranked, or additive with a bonus), got {type(utility).__name__}"
+    )
+
+
 def topic_values(
     utility: UtilityFunction, space: OutcomeSpace
 ) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     """Per topic, each option's worth scaled so the first choice is 1; and each topic's weight.
 
+    Read from the utility's additive part: a bonus on whole packages has no per-topic worth.
+
     Raises:
-        ScenarioError: the utility is not additive over topics.
+        ScenarioError: the utility has no additive part.
     """
-    linear = utility.linear if isinstance(utility, RankedPreferenceUtility) else utility
-    if not isinstance(linear, LinearAdditiveUtility):
-        raise ScenarioError(f"simulated participants need an additive utility, got {type(utility).__name__}")
+    linear = additive_part(utility)
     values: dict[str, dict[str, float]] = {}
     weights: dict[str, float] = {}
     for issue, table in zip(space.issues, linear.weighted_tables, strict=True):
@@ -121,6 +168,15 @@ def topic_values(
 class SimulatedParticipant:
     """A deterministic, rule-driven participant.
 
+    Per-topic reasoning (its positions, concessions, and its reaction to one option) uses `values`
+    and `weights`, read from the additive part of its utility. A full package the mediator tables is
+    judged with `utility`, its true utility (a bonus included), and that verdict overrides the
+    per-topic answer where the two disagree: a package the bonus lifts to its BATNA draws support
+    for its options, one that something beyond its topics pushes below draws objections where it
+    departs from the participant's positions. (For a utility that is additive through and through,
+    such as ranked preferences, the two never disagree.) Without `utility` every package is judged
+    topic by topic.
+
     Attributes:
         name: Participant name.
         values: Per topic, option worth (first choice 1, unranked 0, unacceptable < 0).
@@ -128,6 +184,7 @@ class SimulatedParticipant:
         mode: Conflict mode.
         speaking: Speaking-motivation settings.
         rng: Its own random generator (noise in motivation, phrasing variants).
+        utility: Its true utility, private to it (None: judge packages topic by topic).
     """
 
     name: str
@@ -136,6 +193,7 @@ class SimulatedParticipant:
     mode: ConflictMode
     speaking: SpeakingSettings
     rng: np.random.Generator
+    utility: UtilityFunction | None = None
     profile: ModeProfile = field(init=False)
     concession: dict[str, float] = field(init=False)
     frustration: float = field(init=False, default=0.0)
@@ -153,6 +211,18 @@ class SimulatedParticipant:
         self.stated = set()
         self.heard = {}
         self.public = {}
+
+    def judge_package(self, package: Mapping[str, str]) -> PackageVerdict | None:
+        """Its verdict on a package with its true utility; None without one, or when the package
+        does not settle every issue of its utility (options are given as their public labels)."""
+        if self.utility is None:
+            return None
+        outcome = _outcome(self.utility.space, package)
+        if outcome is None:
+            return None
+        batna = self.utility.reservation_value - 1e-9
+        summed = additive_part(self.utility).evaluate(outcome)
+        return PackageVerdict(self.utility.evaluate(outcome) >= batna, summed >= batna)
 
     def acceptable(self, topic: str, option: str) -> bool:
         """Whether it could currently live with option on topic."""
@@ -339,6 +409,11 @@ class SimulatedParticipant:
         if last is None or not last.is_intervention:
             return []
         option = last.option or (last.package or {}).get(topic)
+        verdict = self.judge_package(last.package) if last.package else None
+        if option is not None and verdict is not None:
+            answer = self._answer_package(topic, option, base, verdict)
+            if answer is not None:
+                return [answer]
         if option is not None and self.acceptable(topic, option):
             return [
                 self._thought(
@@ -364,6 +439,25 @@ class SimulatedParticipant:
         return [
             self._thought(ActKind.STATE, topic, self.position[topic], base + 0.5, None, "answer the mediator")
         ]
+
+    def _answer_package(
+        self, topic: str, option: str, base: float, verdict: PackageVerdict
+    ) -> Thought | None:
+        """Its answer on topic to a tabled package its true utility judges differently from the
+        sum of its topics (None: the per-topic answer stands)."""
+        if not verdict.decided_beyond_topics:
+            return None
+        if verdict.acceptable and self.values[topic].get(option, -1.0) >= 0:
+            motivation = base + 0.8 + self.profile.cooperativeness
+            return self._thought(
+                ActKind.SUPPORT, topic, option, motivation, None, "the package as a whole pays"
+            )
+        if not verdict.acceptable and option != self.position[topic]:
+            motivation = base + 0.6 + self.profile.assertiveness
+            return self._thought(
+                ActKind.OBJECT, topic, option, motivation, None, "the package as a whole fails me"
+            )
+        return None
 
     def _summary_thought(
         self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]
@@ -469,6 +563,18 @@ class SimulatedParticipant:
 
 
 _POSITION_ACTS = frozenset({ActKind.STATE, ActKind.PROPOSE, ActKind.SUPPORT, ActKind.CONCEDE})
+
+
+def _outcome(space: OutcomeSpace, package: Mapping[str, str]) -> dict[str, Value] | None:
+    """The outcome a package of public option labels names (None: an issue unsettled or unknown)."""
+    outcome: dict[str, Value] = {}
+    for issue in space.issues:
+        label = package.get(issue.name)
+        value = next((v for v in issue.values if str(v) == label), None) if label is not None else None
+        if value is None:
+            return None
+        outcome[issue.name] = value
+    return outcome
 
 
 def _redundant(thought: Thought, public: str | None) -> bool:

@@ -15,17 +15,16 @@ from typing import Any
 
 import numpy as np
 
+from parley.agents.registry import NegotiatorFactory
 from parley.domain.utility import TableUtility
 from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk, action_to_json
 from parley.protocol.events import PartyId
+from parley.protocol.payloads import Violation
 from parley.protocol.session import Negotiator, PartySetup, Session, SessionResult
 from parley.protocol.view import PartyView
 from parley.scenarios.model import Scenario
 from parley.testing.negotiators import ScriptedNegotiator, ScriptStep, accept_or
 from parley.testing.scenarios import conformance_scenarios
-
-NegotiatorFactory = Callable[[str, int], Negotiator]
-"""Builds a fresh negotiator: factory(party, seed)."""
 
 CHECKS = (
     "legal_moves",
@@ -220,7 +219,10 @@ def check_negotiator(
     and it tolerates scripted opponents that walk, accept everything, or say odd things.
 
     Args:
-        factory: Builds a fresh negotiator as factory(party, seed).
+        factory: Builds a fresh negotiator, called as ``factory(party=..., seed=...)``: the one
+            factory signature (`parley.agents.registry.NegotiatorFactory`) the registry uses too, so
+            a registered agent's factory is checked as it is, and a negotiator class whose
+            ``__init__`` takes ``party`` and ``seed`` is a factory.
         scenarios: Scenarios to play (default: `parley.testing.scenarios.conformance_scenarios()`).
         seeds: Seeds; each scenario is played once per seed and per check.
         act_timeout: Seconds one move may take (None: unbounded), so a hanging negotiator fails
@@ -273,7 +275,7 @@ def _party_seed(seed: int, index: int) -> int:
 
 def _self_play(factory: NegotiatorFactory, scenario: Scenario, seed: int, tally: _Tally) -> SessionResult:
     recorders = {
-        party.name: _Recorder(factory(party.name, _party_seed(seed, i)))
+        party.name: _Recorder(factory(party=party.name, seed=_party_seed(seed, i)))
         for i, party in enumerate(scenario.parties)
     }
     return _run(scenario, scenario.setups(), recorders, recorders, tally, label="self-play")
@@ -312,10 +314,11 @@ def _check_ending(
 ) -> None:
     for event in result.trajectory.of_kind("violation"):
         if event.party in checked:
-            slow = "took longer than" in str(event.data["detail"])
+            detail = event.typed(Violation).detail
+            slow = "took longer than" in detail
             raise _Fail(
                 "terminates" if slow else check,
-                f"{label}: the engine flagged {event.party!r}: {event.data['detail']}",
+                f"{label}: the engine flagged {event.party!r}: {detail}",
             )
     if (result.agreement is None) == (result.no_deal is None):
         raise _Fail("terminates", f"{label}: the session ended with neither (or both) agreement and no-deal")
@@ -367,7 +370,7 @@ def _against_scripts(
 ) -> _Recorder:
     """The negotiator under test plays the first party; every other party follows script."""
     checked_party = scenario.parties[0].name
-    recorder = _Recorder(factory(checked_party, _party_seed(seed, 0)))
+    recorder = _Recorder(factory(party=checked_party, seed=_party_seed(seed, 0)))
     negotiators: dict[PartyId, Negotiator] = {checked_party: recorder}
     for party in scenario.parties[1:]:
         negotiators[party.name] = ScriptedNegotiator(script)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from parley.governance.config import DomainConfig
 from parley.governance.preflight import preflight
 from parley.protocol.events import Event
+from parley.protocol.payloads import StateTransition
 
 
 def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> None:
@@ -26,10 +27,14 @@ def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> 
     previous = (0.0, 0.0)
     approved_next = False
     for event in events:
-        data = event.data
-        if event.kind == "state_transition" and data["to"] == "NEGOTIATE":  # from SCREEN or a decision
-            _require(float(data["tci_weighted"]) >= gate - 1e-9, "I1: NEGOTIATE below the gate")
-        elif event.kind == "tci_ledger":
+        data = event.data  # (kinds without a payload type yet: authorization_change, safety_event, ...)
+        if (
+            event.kind == "state_transition"
+            and (transition := event.typed(StateTransition)).to == "NEGOTIATE"
+        ):
+            weighted = transition.tci_weighted  # from SCREEN or a decision: a delegate's, with its TCI
+            _require(weighted is not None and weighted >= gate - 1e-9, "I1: NEGOTIATE below the gate")
+        elif event.kind == "tci_ledger":  # (checked on partial ledger entries too: read leniently)
             current = (float(data["tci"]), float(data["tci_weighted"]))
             _require(current[0] >= previous[0] and current[1] >= previous[1], "I2: TCI decreased")
             previous = current

@@ -24,6 +24,7 @@ from parley.mediation.conversation import (
 )
 from parley.protocol.actions import Accept, Action, Propose
 from parley.protocol.events import Trajectory
+from parley.protocol.payloads import MediatorProposal
 from parley.protocol.rules import Rules
 from parley.protocol.session import OfferMediator, PartySetup, Session
 from parley.protocol.view import PartyView
@@ -223,7 +224,7 @@ def _offer_session(
     )
     mediator: OfferMediator = factory(seed)
     result = Session(scenario.space, setups, negotiators, rules, mediator=mediator).run()
-    return [dict(e.data["package"]) for e in result.trajectory.of_kind("mediator_proposal")]
+    return [dict(e.typed(MediatorProposal).package) for e in result.trajectory.of_kind("mediator_proposal")]
 
 
 def _best_package(party: Party) -> dict[str, Any]:
