@@ -14,7 +14,7 @@ import hmac
 import secrets
 import sqlite3
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,20 @@ _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
 _MAX_TOKEN = 200  # tokens are 43 characters; anything far longer is not worth hashing
 _MAX_NAME = 100
 _CSRF_LABEL = b"parley console csrf v1"
+
+
+@contextmanager
+def connected(path: str, *, rows: bool = False) -> Generator[sqlite3.Connection]:
+    """One autocommit connection to the console's SQLite file (waits up to 30 s for a lock), closed on
+    exit; `rows`: rows as `sqlite3.Row`."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    if rows:
+        connection.row_factory = sqlite3.Row
+    try:
+        connection.execute("PRAGMA busy_timeout=30000")
+        yield connection
+    finally:
+        connection.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +118,8 @@ class Credentials:
         with self._connected() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def _connected(self) -> Generator[sqlite3.Connection]:
-        connection = sqlite3.connect(self.path, isolation_level=None)
-        try:
-            connection.execute("PRAGMA busy_timeout=30000")
-            yield connection
-        finally:
-            connection.close()
+    def _connected(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connected(self.path)
 
     def principals(self) -> list[str]:
         """The names of every principal who can sign in."""

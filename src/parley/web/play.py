@@ -19,8 +19,8 @@ import secrets
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Generator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from parley.protocol.events import Event, Trajectory
 from parley.protocol.session import Negotiator, SessionResult
 from parley.protocol.view import PartyView
 from parley.scenarios.model import Scenario
+from parley.web.auth import connected
 from parley.web.shelf import Shelf, UnknownScenario
 
 __all__ = [
@@ -157,15 +158,8 @@ class GameStore:
         with self._connected() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def _connected(self) -> Generator[sqlite3.Connection]:
-        connection = sqlite3.connect(self.path, isolation_level=None)
-        connection.row_factory = sqlite3.Row
-        try:
-            connection.execute("PRAGMA busy_timeout=30000")
-            yield connection
-        finally:
-            connection.close()
+    def _connected(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connected(self.path, rows=True)
 
     def create(
         self, principal: str, scenario: str, agent: str, party: str, seed: int, coach: bool, *, now: float
