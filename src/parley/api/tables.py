@@ -107,30 +107,18 @@ def distances_line(pareto_distance: float, nash_distance: float) -> Text:
 def summary_table(summaries: Sequence[AgentSummary]) -> Table:
     """Mean ± 95% CI per agent over its played games; failed games counted in their own column."""
     table = Table(title="Tournament results (mean ± 95% CI per party-game; failed games left out)")
-    for column in (
-        "agent",
-        "games",
-        "failed",
-        "utility (norm.)",
-        "utility",
-        "agreement",
-        "walk-away",
-        "rounds",
-        "Pareto dist.",
-    ):
+    discounted = any(s.discounted for s in summaries)  # a column only where some game discounts
+    extra = ["discounted"] if discounted else []
+    columns = ["agent", "games", "failed", "utility (norm.)", "utility", *extra, "agreement", "walk-away"]
+    columns += ["rounds", "Pareto dist."]
+    for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right", no_wrap=column == "agent")
     for s in summaries:
-        table.add_row(
-            escape(s.agent),
-            str(s.games),
-            f"[bold red]{s.failed}[/]" if s.failed else "0",
-            str(s.normalized_utility),
-            str(s.utility),
-            str(s.agreement_rate),
-            str(s.walk_rate),
-            str(s.rounds),
-            str(s.pareto_distance),
-        )
+        cells = [escape(s.agent), str(s.games), f"[bold red]{s.failed}[/]" if s.failed else "0"]
+        cells += [str(s.normalized_utility), str(s.utility)]
+        cells += [str(s.discounted_utility)] if discounted else []
+        cells += [str(s.agreement_rate), str(s.walk_rate), str(s.rounds), str(s.pareto_distance)]
+        table.add_row(*cells)
     return table
 
 

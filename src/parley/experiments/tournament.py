@@ -593,6 +593,9 @@ class AgentSummary:
         failed: Of those, the ones in failed games (set-up errors, protocol violations); they are
             left out of every mean.
         first_error: Why the first of them failed ("" when none did).
+        discounted_utility: The utility discounted to the session's end (u·d^t, GENIUS discount
+            factors); equal to `utility` when no party discounts.
+        discounted: Whether some game of this agent's discounted its utility (the table then shows it).
     """
 
     agent: str
@@ -605,20 +608,31 @@ class AgentSummary:
     pareto_distance: Estimate
     failed: int = 0
     first_error: str = ""
+    discounted_utility: Estimate | None = None
+    discounted: bool = False
 
 
-_MEAN_FIELDS = ("utility", "normalized_utility", "agreement", "walked", "rounds", "pareto_distance")
+_MEAN_FIELDS = (
+    "utility",
+    "discounted_utility",
+    "normalized_utility",
+    "agreement",
+    "walked",
+    "rounds",
+    "pareto_distance",
+)
 
 
 class _Tally:
     """One agent's running statistics: constant memory however many rows stream past."""
 
-    __slots__ = ("failed", "first_error", "games", "means")
+    __slots__ = ("discounted", "failed", "first_error", "games", "means")
 
     def __init__(self) -> None:
         self.games = 0
         self.failed = 0
         self.first_error = ""
+        self.discounted = False
         self.means = {name: RunningEstimate() for name in _MEAN_FIELDS}
 
     def add(self, row: Row) -> None:
@@ -628,6 +642,11 @@ class _Tally:
             if not self.first_error:
                 self.first_error = str(row.get("error") or row.get("end") or "failed")
             return
+        discounted = row.get("discounted_utility")
+        if discounted is None:  # rows written before discounting existed: undiscounted
+            row = {**row, "discounted_utility": row.get("utility")}
+        elif discounted != row.get("utility"):
+            self.discounted = True
         for name, running in self.means.items():
             value = row.get(name)
             running.add(float(value) if isinstance(value, bool) else value)
@@ -645,6 +664,8 @@ class _Tally:
             pareto_distance=means["pareto_distance"],
             failed=self.failed,
             first_error=self.first_error,
+            discounted_utility=means["discounted_utility"],
+            discounted=self.discounted,
         )
 
 
