@@ -90,6 +90,7 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
             "agent": r.agent,
             "utility": r.utility,
             "normalized_utility": r.normalized_utility,
+            "discounted_utility": r.discounted_utility,
             "below_batna": r.below_batna,
         }
         for r in rows
