@@ -21,7 +21,9 @@ from parley.governance.drafting import format_amount
 from parley.governance.escalation import Decision, EscalationOption, EscalationRequest, Trigger
 from parley.governance.safe_text import printable
 from parley.governance.values import find_money
+from parley.protocol.artefact import Agreement
 from parley.protocol.events import Event
+from parley.protocol.payloads import DelegateAgreement
 
 if TYPE_CHECKING:
     from parley.governance.store import SessionStore
@@ -157,8 +159,8 @@ def _approved(
     for event in events:
         if event.kind == "authorization_change" and (limit := _number(event.data.get("maximum"))) is not None:
             approved[str(event.data.get("term"))] = limit
-        if event.kind == "agreement":
-            for name, value in dict(event.data.get("terms", {})).items():
+        if event.kind == "agreement" and isinstance(agreed := event.payload, Agreement | DelegateAgreement):
+            for name, value in agreed.terms.items():
                 if (amount := _number(value)) is not None:
                     approved.setdefault(str(name), amount)
     term = request.boundary_at_risk.get("term")

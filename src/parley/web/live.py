@@ -38,6 +38,7 @@ from parley.governance.store import SessionStore
 from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
 from parley.protocol.clock import Clock
 from parley.protocol.events import Event, Trajectory
+from parley.protocol.payloads import Consensus, ConversationStarted, Said
 from parley.web.models import Escalation, Ledger, Served, TranscriptEntry, transcript_of
 from parley.web.routing import READ_ERRORS, WRITE_ERRORS, SignedInPrincipal, fail
 from parley.web.run_plots import tci_points
@@ -220,26 +221,20 @@ class _Conversation:
 
 def _shown(event: Event) -> dict[str, Any] | None:
     """What the live page shows of a conversation event (None for events it does not show)."""
-    data = event.data
-    if event.kind in ("utterance", "intervention"):
-        return {
-            "kind": event.kind,
-            "turn": event.round,
-            "speaker": event.party or "",
-            "text": data.get("text", ""),
-        }
-    if event.kind == "consensus":
-        topics = data.get("topics", {})
-        return {"kind": "consensus", "turn": event.round, "group": data.get("group"), "topics": topics}
-    if event.kind == "conversation_started":
+    if event.kind in ("utterance", "intervention") and isinstance(said := event.payload, Said):
+        return {"kind": event.kind, "turn": event.round, "speaker": event.party or "", "text": said.text}
+    if event.kind == "consensus" and isinstance(consensus := event.payload, Consensus):
+        topics = dict(consensus.topics)
+        return {"kind": "consensus", "turn": event.round, "group": consensus.group, "topics": topics}
+    if event.kind == "conversation_started" and isinstance(started := event.payload, ConversationStarted):
         return {
             "kind": "started",
             "turn": 0,
-            "parties": list(data.get("parties", [])),
-            "topics": list(data.get("topics", [])),
+            "parties": list(started.parties),
+            "topics": list(started.topics),
         }
-    if event.kind == "conversation_ended":
-        return {"kind": "ended", "turn": event.round, "reason": str(data.get("reason", ""))}
+    if event.kind == "conversation_ended":  # (the reason is no declared field of ConversationEnded)
+        return {"kind": "ended", "turn": event.round, "reason": str(event.data.get("reason", ""))}
     return None
 
 

@@ -17,8 +17,9 @@ from parley.cli.human import GLOSSARY, Brief, PlainAdvice, additive_of, number, 
 from parley.domain.issues import Value
 from parley.language import render
 from parley.language.render import format_value
-from parley.protocol.actions import Propose, action_from_json
+from parley.protocol.actions import Action, Propose
 from parley.protocol.events import Event
+from parley.protocol.payloads import MediatorProposal
 from parley.web.models import Served
 from parley.web.play import Game, Position
 from parley.web.shelf import ScenarioChoice
@@ -361,14 +362,14 @@ def _line(position: Position, event: Event) -> TranscriptLine | None:
         )
 
     data = event.data
-    if event.kind == "action" and event.party is not None:
-        action = action_from_json(data)
+    action = event.payload
+    if event.kind == "action" and event.party is not None and isinstance(action, Action):
         listener = position.other if speaker == position.party else position.party
         text = render(action, position.vocabulary, speaker=speaker, listener=listener)
         offer = offer_model(position, action.package, side) if isinstance(action, Propose) else None
         return line(text, kind=action.kind, offer=offer)
-    if event.kind == "mediator_proposal":
-        offer = offer_model(position, data["package"], "mediator")
+    if isinstance(action, MediatorProposal):
+        offer = offer_model(position, action.package, "mediator")
         return line("The mediator proposes a package.", who="mediator", offer=offer)
     texts = {
         "stagnation": f"No movement for {data.get('rounds')} rounds.",

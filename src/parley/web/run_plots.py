@@ -11,7 +11,9 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from parley.protocol.actions import Propose
 from parley.protocol.events import Event, Trajectory
+from parley.protocol.payloads import StateTransition
 from parley.scenarios.model import Scenario
 
 if TYPE_CHECKING:
@@ -66,9 +68,9 @@ def utility_png(scenario: Scenario, trajectory: Trajectory) -> bytes:
     from parley.experiments.plots import plt
 
     offers = [
-        (event.round, str(event.party), event.data["package"])
+        (event.round, str(event.party), move.package)
         for event in trajectory
-        if event.kind == "action" and event.data.get("kind") == "propose"
+        if event.kind == "action" and isinstance(move := event.payload, Propose)
     ]
     with _lock:
         figure, axes = plt.subplots(figsize=(7.0, 4.0))
@@ -149,9 +151,9 @@ def tci_points(trajectory: Iterable[Event]) -> list[dict[str, Any]]:
     return [
         {
             "turn": event.round,
-            "tci": float(event.data.get("tci_weighted", 0.0)),
-            "state": str(event.data.get("to", "")),
+            "tci": 0.0 if moved.tci_weighted is None else moved.tci_weighted,
+            "state": moved.to,
         }
         for event in trajectory
-        if event.kind == "state_transition"
+        if event.kind == "state_transition" and isinstance(moved := event.payload, StateTransition)
     ]

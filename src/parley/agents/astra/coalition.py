@@ -19,6 +19,7 @@ from parley.agents.astra.opponent import PartnerModel
 from parley.agents.astra.signals import POINTS_SCALE
 from parley.domain.space import IndexArray
 from parley.domain.utility import FloatArray
+from parley.protocol.actions import Propose
 from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView
 
@@ -151,6 +152,11 @@ def focal_partner(view: PartyView, offers_by_party: Mapping[PartyId, int]) -> Pa
         return table.proposer
     for event in reversed(view.record):
         party = event.party
-        if party is not None and party in offers_by_party and event.data.get("kind") == "propose":
+        if (
+            party is not None
+            and party in offers_by_party
+            and event.kind == "action"
+            and isinstance(event.payload, Propose)
+        ):
             return party
     return next(iter(offers_by_party), view.opponents[0])

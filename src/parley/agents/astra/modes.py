@@ -132,7 +132,7 @@ def _asked_for_priorities(view: PartyView) -> bool:
             continue
         if event.party == view.party:
             return False  # answered already, or no question since
-        if event.data.get("kind") == "say" and event.data.get("asks_priorities"):
+        if isinstance(move := event.payload, Say) and move.asks_priorities:
             return True
     return False
 

@@ -23,6 +23,7 @@ from parley.domain.utility import (
     RankedPreferenceUtility,
     UtilityFunction,
 )
+from parley.protocol.actions import Propose, Say
 from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView
 
@@ -77,20 +78,19 @@ def collect_evidence(view: PartyView, partner: PartyId | None = None) -> Evidenc
     for event in view.record:
         if event.kind != "action" or event.party is None:
             continue
-        data = event.data
+        move = event.payload
         mine = event.party == view.party
         if not mine and partner is not None and event.party != partner:
             continue
-        if mine and data.get("kind") == "say" and data.get("asks_priorities"):
+        if mine and isinstance(move, Say) and move.asks_priorities:
             asked, answered = True, False
         if not mine:
             moves += 1
             answered = answered or asked
-            stated = tuple(str(name) for name in data.get("priorities", ()) if name in space.names)
-            if data.get("kind") == "say" and stated:
+            if isinstance(move, Say) and (stated := tuple(n for n in move.priorities if n in space.names)):
                 statements.append(tuple(dict.fromkeys(stated)))
-        if data.get("kind") == "propose":
-            row = _row(space, data.get("package", {}))
+        if isinstance(move, Propose):
+            row = _row(space, move.package)
             if row is None:
                 continue
             (own_offers if mine else partner_offers).append(row)

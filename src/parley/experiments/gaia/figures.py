@@ -20,7 +20,9 @@ from parley.governance.draft import attribute_amounts, parse
 from parley.governance.strategy import preferences
 from parley.governance.terms import reader_for
 from parley.governance.values import find_money
+from parley.protocol.artefact import Agreement
 from parley.protocol.events import Event
+from parley.protocol.payloads import DelegateAgreement
 
 _APPROVING = ("counter_at_limit", "raise_limit", "counter_at_guidance", "approve_terms", "approve_draft")
 """Decision effects that name a figure the principal approved (or approve a draft as written)."""
@@ -158,7 +160,8 @@ def figure_problems(config: DomainConfig, events: Iterable[Event]) -> list[Figur
         elif event.kind == "authorization_change":
             audit.widen(event.data)
         elif event.kind == "agreement":
-            audit.agree(event.data.get("terms", {}))
+            agreed = event.payload
+            audit.agree(agreed.terms if isinstance(agreed, Agreement | DelegateAgreement) else {})
         elif event.kind == "draft" and event.data.get("intent") == "proposal":
             offer = {}
         elif event.kind == "question" or (event.kind == "draft" and event.data.get("intent") == "reconfirm"):
