@@ -14,7 +14,7 @@ import pytest
 
 from parley.protocol.clock import FakeClock
 from parley.web import create_app
-from parley.web.ratings import INSTRUMENTS
+from parley.web.ratings import INSTRUMENTS, read_ratings
 
 from .support import (
     PRINCIPAL,
@@ -210,3 +210,14 @@ def test_every_instrument_has_anchors_for_each_point() -> None:
     for instrument in INSTRUMENTS.values():
         for item in instrument.items:
             assert item.scale in (4, 5) and all(item.anchors)
+
+
+def test_a_rating_after_a_torn_line_is_kept_on_a_line_of_its_own(rater: TestClient, runs: Path) -> None:
+    store = runs / "games" / "g1" / "ratings.jsonl"
+    assert rate(rater, "games/g1", "astra", ASTRA_SCORES).status_code == 201
+    with store.open("a", encoding="utf-8") as handle:
+        handle.write('{"instrument": "astra", "sco')  # a process killed mid-append
+    assert rate(rater, "games/g1", "astra", {**ASTRA_SCORES, "fairness": 1}).status_code == 201
+    ratings, problems = read_ratings(store, "games/g1")
+    assert [rating.scores["fairness"] for rating in ratings] == [4, 1]
+    assert len(problems) == 1 and "ratings.jsonl:2" in problems[0]

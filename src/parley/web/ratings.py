@@ -276,13 +276,19 @@ _append_lock = threading.Lock()
 def append_rating(folder: Path, rating: Rating) -> None:
     """Append rating to folder/ratings.jsonl as one line (flushed to disk before returning).
 
+    A process killed mid-append leaves a torn last line without its newline; the next rating starts
+    on a line of its own, so only the torn line is lost (read_ratings reports it), never the new one.
+
     Raises:
         OSError: the file cannot be written.
     """
     line = dumps(rating.to_json()) + "\n"
     with _append_lock:
-        descriptor = os.open(folder / RATINGS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        descriptor = os.open(folder / RATINGS_FILE, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
+            size = os.fstat(descriptor).st_size
+            if size and os.pread(descriptor, 1, size - 1) != b"\n":
+                line = "\n" + line
             os.write(descriptor, line.encode("utf-8"))
             os.fsync(descriptor)
         finally:
