@@ -215,7 +215,17 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
         driver_process.wait(timeout=10)
 
 
+_CONTRAST = (Path(__file__).parent / "contrast.js").read_text(encoding="utf-8")
+
+
+def _readable(browser: Browser, name: str) -> None:
+    """Every visible text on the current page meets WCAG 2.1 AA contrast (measured in the browser)."""
+    measured = browser.run(_CONTRAST)
+    assert not measured["failures"], f"{name}: text below WCAG AA contrast: {measured['failures']}"
+
+
 def _shot(browser: Browser, tmp_path: Path, name: str) -> None:
+    _readable(browser, name)
     path = browser.screenshot(tmp_path / name)
     assert path.read_bytes().startswith(b"\x89PNG")
     keep = os.environ.get("PARLEY_SCREENSHOTS")
