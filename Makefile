@@ -20,7 +20,7 @@ run: $(STAMP)
 test: $(STAMP) browser
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/pyright
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # The web console's tests on the lowest FastAPI (and the Starlette, httpx and anyio of its day) that
 # pyproject.toml allows: CSRF and origin checks must not depend on a newer FastAPI's body parsing.

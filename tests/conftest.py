@@ -11,6 +11,11 @@ from hypothesis import HealthCheck, settings
 from parley.scenarios.model import Scenario
 from parley.testing.scenarios import casino_like_scenario, table_scenario, three_party_scenario
 
+# A rich console created while COLUMNS is set keeps that width for good; created without it, it reads
+# the width on every print, so each test's CliRunner(env={"COLUMNS": ...}) applies. Keep it unset
+# when the CLI modules are first imported, whichever test (or xdist worker) imports them.
+os.environ.pop("COLUMNS", None)
+
 # Shared CI machines are slow and noisy: never fail a property test on wall-clock time.
 settings.register_profile("parley", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # CI replays a fixed set of examples so a run cannot fail by luck; local runs keep exploring.

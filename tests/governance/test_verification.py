@@ -277,6 +277,9 @@ def make_test_verifier(argument: str) -> _Always:
 
 
 def test_a_verifier_is_loaded_from_the_entry_point_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The entry point names this module the way an installed plugin names its own: importable from
+    # the repository root, which `pytest` (unlike `python -m pytest`) does not put on sys.path.
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[2]))
     point = EntryPoint(
         "acme", "tests.governance.test_verification:make_test_verifier", verification.VERIFIER_GROUP
     )
