@@ -49,7 +49,7 @@ def _trace_formatter() -> TraceFormatter | None:
 
 
 def _coach_hook(vocabulary: Vocabulary) -> AdviceHook:
-    from parley.cli.human import coach_hook  # ASTRA's advice in plain words, in the person's own points
+    from parley.cli.coaching import coach_hook  # ASTRA's advice in plain words, in the person's own points
 
     return coach_hook(vocabulary)
 

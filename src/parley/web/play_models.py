@@ -13,7 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, StringConstraints
 
-from parley.cli.human import GLOSSARY, Brief, PlainAdvice, additive_of, number, package_text
+from parley.cli.coaching import GLOSSARY, PlainAdvice
+from parley.cli.human import Brief, additive_of, number, package_text
 from parley.domain.issues import Value
 from parley.language import render
 from parley.language.render import format_value

@@ -16,7 +16,8 @@ from typing import NoReturn
 
 from fastapi import FastAPI
 
-from parley.cli.human import brief_of, number, plain_advice, read_move
+from parley.cli.coaching import plain_advice
+from parley.cli.human import brief_of, number, read_move
 from parley.errors import ParleyError
 from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
 from parley.protocol.clock import Clock

@@ -56,6 +56,7 @@ from parley.agents.astra.proposing import (
     tit_for_tat_floor,
     top_candidates,
 )
+from parley.agents.astra.reasons import Reason, Why
 from parley.agents.astra.selection import TacticContext, best_candidate, score_candidates
 from parley.agents.astra.signals import (
     POINTS_SCALE,
@@ -265,9 +266,11 @@ class AstraNegotiator:
             return planned
         if best.row == chosen.row:
             return planned
-        reason = (
+        reason = Reason(
+            Why.PROPOSE_BACK,
             f"a package offered to me earlier gives me {best.agent_points:.1f} points, at least what I "
-            f"planned ({chosen.agent_points:.1f}): propose it back"
+            f"planned ({chosen.agent_points:.1f}): propose it back",
+            {"best": best.agent_points, "planned": chosen.agent_points},
         )
         return replace(
             planned, action=proposal(view, best, []).action, reasons=[*planned.reasons, reason], chosen=best
@@ -299,7 +302,11 @@ class AstraNegotiator:
         index = int(members[np.lexsort((-agent[members], -np.round(partner[members], 6)))[0]])
         row = tuple(int(v) for v in rows[index])
         other = Candidate(row, float(agent[index]), float(partner[index]))
-        reason = f"vary my offer ({other.agent_points:.1f} points) rather than repeat it"
+        reason = Reason(
+            Why.VARY,
+            f"vary my offer ({other.agent_points:.1f} points) rather than repeat it",
+            {"points": other.agent_points},
+        )
         return replace(
             planned, action=proposal(view, other, []).action, reasons=[*planned.reasons, reason], chosen=other
         )
@@ -351,12 +358,28 @@ class AstraNegotiator:
             last_move=time.last_move,
             share=self.config.reciprocal_share,
         )
-        reasons = [choice.reason, *why]
+        signals_values: dict[str, float | str] = {
+            "stance": signals.stance.value,
+            "fairness": signals.fairness.value,
+        }
+        reasons = [
+            Reason(
+                Why.PARAMETERS,
+                choice.reason,
+                {**signals_values, "lambda": choice.lambda_, "s_max": choice.s_max},
+            ),
+            *why,
+        ]
         slack = self.config.aspiration_slack
         if slack is not None and not time.last_move and wanted - slack > floor + 1e-9:
             floor = min(choice.s_max, wanted - slack)
             reasons.append(
-                f"deadline curve: concede no faster than {wanted:.1f} - {slack:g} points (floor {floor:.1f})"
+                Reason(
+                    Why.DEADLINE_CURVE,
+                    f"deadline curve: concede no faster than {wanted:.1f} - {slack:g} points "
+                    f"(floor {floor:.1f})",
+                    {"wanted": wanted, "slack": slack, "floor": floor},
+                )
             )
         floors = Floors(floor, model.reservation_points)
         self._skipped_cells = 0
@@ -364,7 +387,11 @@ class AstraNegotiator:
         if all(s.row is None for s in solutions):
             floors = Floors(floor, float("-inf"))
             solutions = self._solve(own, reading, lambdas, s_values, floors)
-            reasons.append("no offer meets both floors: dropped the partner's estimated floor")
+            reasons.append(
+                Reason(
+                    Why.FLOORS_RELAXED, "no offer meets both floors: dropped the partner's estimated floor"
+                )
+            )
         info = stage2_info(choice, lambdas, s_values, floors, own.method, solutions, self._skipped_cells)
         return Stage2Result(top_candidates(own, model, solutions, self.config.top_n), info, reasons)
 
@@ -391,7 +418,14 @@ class AstraNegotiator:
         )
         best = best_candidate(scored)
         chosen = Candidate(best.row, best.agent_points, best.partner_points)
-        reasons = [*stage2.reasons, f"tactic {tactic.value} ({tactic.strategy.value}): {why}"]
+        reasons = [
+            *stage2.reasons,
+            Reason(
+                Why.TACTIC,
+                f"tactic {tactic.value} ({tactic.strategy.value}): {why}",
+                {"tactic": tactic.value, "strategy": tactic.strategy.value},
+            ),
+        ]
         tactic_info = {
             "name": tactic.value,
             "strategy": tactic.strategy.value,
@@ -473,8 +507,10 @@ class AstraNegotiator:
         solutions = self._solve(own, reading, (-999.0,), (POINTS_SCALE,), floors)
         row = solutions[0].row or best_row(own)
         chosen = Candidate(row, own.points(row), reading.estimate.points_of(row))
-        reason = (
-            f"time-based target {target:.1f} points (t={view.relative_time:.2f}); best for the partner at it"
+        reason = Reason(
+            Why.TIME_TARGET,
+            f"time-based target {target:.1f} points (t={view.relative_time:.2f}); best for the partner at it",
+            {"target": target, "time": view.relative_time},
         )
         return proposal(view, chosen, [reason])
 

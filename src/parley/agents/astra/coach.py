@@ -14,6 +14,7 @@ from parley.agents.astra.agent import AstraNegotiator
 from parley.agents.astra.config import AstraConfig
 from parley.agents.astra.decision import Memory
 from parley.agents.astra.opponent import collect_evidence
+from parley.agents.astra.reasons import Reason
 from parley.agents.astra.trace import format_trace
 from parley.domain.issues import Value
 from parley.protocol.view import PartyView
@@ -33,7 +34,7 @@ class Advice:
         accept: Whether to accept the offer on the table.
         walk: Whether to walk away.
         tactic: The tactic behind the recommended offer (e.g. "RC"), if any.
-        reasons: Plain-words reasons.
+        reasons: Why, as ASTRA gives it (code, figures and the trace's wording).
         trace: The full ASTRA decision trace behind the advice.
     """
 
@@ -46,7 +47,7 @@ class Advice:
     accept: bool
     walk: bool
     tactic: str | None
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     trace: Mapping[str, Any] = field(default_factory=lambda: {})
 
 
@@ -133,7 +134,7 @@ def format_advice(advice: Advice) -> str:
             f"    {package}  (you {advice.offer_points[0]:.1f}, them about {advice.offer_points[1]:.1f})"
             + (f", tactic {advice.tactic}" if advice.tactic else "")
         )
-    lines.extend(f"  - {reason}" for reason in advice.reasons)
+    lines.extend(f"  - {reason.text}" for reason in advice.reasons)
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parley.agents.astra.opponent import PartnerModel
+from parley.agents.astra.reasons import Reason
 from parley.agents.astra.selection import ScoredCandidate
 from parley.agents.astra.signals import Fairness, Stance
 from parley.agents.astra.stages import Candidate
@@ -51,7 +52,7 @@ class Decision:
 
     action: Action
     mode: str
-    reasons: list[str] = field(default_factory=lambda: [])
+    reasons: list[Reason] = field(default_factory=lambda: [])
     stage2: dict[str, Any] | None = None
     tactic: dict[str, Any] | None = None
     candidates: list[ScoredCandidate] = field(default_factory=lambda: [])

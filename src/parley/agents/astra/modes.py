@@ -11,6 +11,7 @@ from parley.agents.astra.deadline import horizon, reservation_margin
 from parley.agents.astra.decision import Decision, Memory
 from parley.agents.astra.opponent import ConsistencyFinding, Evidence
 from parley.agents.astra.own import OwnSide
+from parley.agents.astra.reasons import Reason, Why
 from parley.agents.astra.walkaway import walk_or_warn
 from parley.protocol.actions import Accept, Say
 from parley.protocol.view import PartyView
@@ -28,7 +29,9 @@ def opening_move(config: AstraConfig, view: PartyView, own: OwnSide, evidence: E
         return answer
     if should_ask(config, view, evidence):
         return Decision(
-            Say(ASK_MESSAGE, asks_priorities=True), "ask", ["no partner priorities known yet: ask"]
+            Say(ASK_MESSAGE, asks_priorities=True),
+            "ask",
+            [Reason(Why.ASK_PRIORITIES, "no partner priorities known yet: ask")],
         )
     return None
 
@@ -92,11 +95,23 @@ def accept_offer(
     planned = proposal.chosen.agent_points if proposal.chosen is not None else None
     reason = None
     if latest is not None and offered >= latest - 1e-9:
-        reason = f"offer gives me {offered:.1f} points, at least my last offer ({latest:.1f})"
+        reason = Reason(
+            Why.ACCEPT_AT_LEAST_LAST,
+            f"offer gives me {offered:.1f} points, at least my last offer ({latest:.1f})",
+            {"offered": offered, "latest": latest},
+        )
     elif planned is not None and offered >= planned - 1e-9:
-        reason = f"offer gives me {offered:.1f} points, at least what I would propose ({planned:.1f})"
+        reason = Reason(
+            Why.ACCEPT_AT_LEAST_PLANNED,
+            f"offer gives me {offered:.1f} points, at least what I would propose ({planned:.1f})",
+            {"offered": offered, "planned": planned},
+        )
     elif config.accept_at_deadline and is_last_move(view):
-        reason = f"my last move before the deadline: {offered:.1f} points beats my BATNA ({reservation:.1f})"
+        reason = Reason(
+            Why.ACCEPT_LAST_MOVE,
+            f"my last move before the deadline: {offered:.1f} points beats my BATNA ({reservation:.1f})",
+            {"offered": offered, "reservation": reservation},
+        )
     return None if reason is None else Decision(Accept(), "accept", [reason])
 
 
@@ -108,7 +123,7 @@ def reask(config: AstraConfig, memory: Memory, findings: Sequence[ConsistencyFin
         and not memory.reasked
     ):
         memory.reasked = True
-        return Decision(Say(REASK_MESSAGE, asks_priorities=True), "reask", [f.detail for f in findings])
+        return Decision(Say(REASK_MESSAGE, asks_priorities=True), "reask", [f.reason for f in findings])
     return None
 
 
@@ -121,7 +136,10 @@ def answer_priorities(
     order = own.priorities()
     ask_back = should_ask(config, view, evidence)
     text = ANSWER_MESSAGE.format(order=", ".join(order)) + (f" {ASK_BACK_MESSAGE}" if ask_back else "")
-    reason = "the partner asked for my priorities: answer truthfully (it helps find integrative trades)"
+    reason = Reason(
+        Why.ANSWER_PRIORITIES,
+        "the partner asked for my priorities: answer truthfully (it helps find integrative trades)",
+    )
     return Decision(Say(text, priorities=order, asks_priorities=ask_back), "answer", [reason])
 
 

@@ -9,12 +9,13 @@ per-option values of categorical issues from how often the partner offers them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from parley.agents.astra.reasons import Reason, Why
 from parley.agents.astra.signals import POINTS_SCALE, PointScale
 from parley.domain.space import IndexArray, OutcomeSpace
 from parley.domain.utility import (
@@ -307,10 +308,24 @@ class ConsistencyFinding:
     Attributes:
         check: "offer_below_agent_offer", "stated_vs_offers" or "stated_vs_ipp".
         detail: Plain-words explanation.
+        values: The figures and names behind it (see `parley.agents.astra.reasons.Why`).
     """
 
     check: str
     detail: str
+    values: Mapping[str, float | str] = field(default_factory=lambda: {})
+
+    @property
+    def reason(self) -> Reason:
+        """The finding as a reason for a move."""
+        return Reason(_FINDING_CODES[self.check], self.detail, self.values)
+
+
+_FINDING_CODES = {
+    "offer_below_agent_offer": Why.OFFER_BELOW_MINE,
+    "stated_vs_offers": Why.STATED_VS_OFFERS,
+    "stated_vs_ipp": Why.STATED_VS_ESTIMATE,
+}
 
 
 def check_consistency(
@@ -333,6 +348,7 @@ def check_consistency(
                 ConsistencyFinding(
                     "offer_below_agent_offer",
                     f"partner's offer gives it {theirs:.1f} points, less than the {own:.1f} in my last offer",
+                    {"theirs": theirs, "mine": own},
                 )
             )
     if evidence.statements:
@@ -343,6 +359,7 @@ def check_consistency(
                 ConsistencyFinding(
                     "stated_vs_offers",
                     f"partner says {stated[0]} matters most but keeps least of it in its offers",
+                    {"issue": stated[0]},
                 )
             )
         if previous is not None and _statement_changes(previous, model, stated):

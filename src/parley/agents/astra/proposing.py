@@ -18,6 +18,7 @@ from parley.agents.astra.decision import Decision, Signals
 from parley.agents.astra.opponent import Evidence
 from parley.agents.astra.optimizer import Floors, GridSolution, top_optima
 from parley.agents.astra.own import OwnSide
+from parley.agents.astra.reasons import Reason, Why
 from parley.agents.astra.selection import ScoredCandidate, TacticContext, keeps_talks_alive, phase_of
 from parley.agents.astra.stages import Candidate, ParameterChoice
 from parley.agents.astra.walkaway import no_concession_streak
@@ -37,7 +38,7 @@ class Stage2Result:
 
     candidates: list[Candidate]
     info: dict[str, Any]
-    reasons: list[str]
+    reasons: list[Reason]
 
 
 def tit_for_tat_floor(
@@ -53,7 +54,7 @@ def tit_for_tat_floor(
     received: float | None = None,
     last_move: bool = False,
     share: float = RECIPROCAL_SHARE,
-) -> tuple[float, list[str]]:
+) -> tuple[float, list[Reason]]:
     """The agent's floor for this proposal (points) and why it is where it is.
 
     Args:
@@ -72,17 +73,35 @@ def tit_for_tat_floor(
     """
     reservation = own.reservation_points
     floor = reservation + (0.0 if last_move else reservation_margin(reservation))
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     cap = concession_cap(evidence, own, context, deadlock, share)
     if forced:
         floor = max(floor, s_max - max(band, cap or 0.0))
-        reasons.append(f"deadline: ask at most {s_max:.1f} points now (floor {floor:.1f})")
+        reasons.append(
+            Reason(
+                Why.DEADLINE_FLOOR,
+                f"deadline: ask at most {s_max:.1f} points now (floor {floor:.1f})",
+                {"s_max": s_max, "floor": floor},
+            )
+        )
     elif previous is not None and cap is not None:
         floor = max(floor, min(previous, s_max) - cap)
-        reasons.append(f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})")
+        reasons.append(
+            Reason(
+                Why.TIT_FOR_TAT,
+                f"tit-for-tat: concede at most {cap:.1f} points (floor {floor:.1f})",
+                {"cap": cap, "floor": floor},
+            )
+        )
     if received is not None and received > floor + 1e-9:
         floor = received
-        reasons.append(f"never ask less than the best offer I received ({received:.1f} points)")
+        reasons.append(
+            Reason(
+                Why.BEST_RECEIVED,
+                f"never ask less than the best offer I received ({received:.1f} points)",
+                {"received": received},
+            )
+        )
     return min(floor, s_max), reasons
 
 
@@ -181,7 +200,10 @@ def repeat_offer(
     """The proposal when stage 2 found no candidate: the agent's previous offer, or its best package."""
     fallback = evidence.own_offers[-1] if evidence.own_offers else best_row(own)
     chosen = Candidate(fallback, own.points(fallback), model.points_of(fallback))
-    reasons = [*stage2.reasons, "no feasible candidate: repeat my previous (or best) offer"]
+    reasons = [
+        *stage2.reasons,
+        Reason(Why.NO_CANDIDATE, "no feasible candidate: repeat my previous (or best) offer"),
+    ]
     return proposal(view, chosen, reasons, stage2=stage2.info)
 
 
@@ -208,7 +230,7 @@ def best_received(
 def proposal(
     view: PartyView,
     chosen: Candidate,
-    reasons: list[str],
+    reasons: list[Reason],
     *,
     stage2: dict[str, Any] | None = None,
     tactic: dict[str, Any] | None = None,

@@ -52,7 +52,7 @@ def build_trace(
         "phase": view.phase.value,
         "mode": decision.mode,
         "action": action_to_json(decision.action),
-        "reasons": list(decision.reasons),
+        "reasons": [reason.text for reason in decision.reasons],
         "fairness": signals.fairness.value,
         "stance": signals.stance.value,
         "partner_offer": None

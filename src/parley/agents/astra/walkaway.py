@@ -19,6 +19,7 @@ from parley.agents.astra.deadline import Horizon, better_reachable, stall_limit
 from parley.agents.astra.decision import Decision, Memory
 from parley.agents.astra.opponent import Evidence
 from parley.agents.astra.own import OwnSide
+from parley.agents.astra.reasons import Reason, Why
 from parley.protocol.actions import Say, Walk
 
 WARNING_MESSAGE = "That offer is worse for me than walking away. If it stays below that, I will leave."
@@ -68,15 +69,25 @@ def walk_or_warn(
     """
     reservation = own.reservation_points
     if offered < reservation - 1e-9 and not better_reachable(REACHABLE_ANYTIME, reservation - 1e-9):
-        reason = f"no package is worth my BATNA ({reservation:.1f} points): nothing to negotiate for"
-        return Decision(Walk(reason), "walk", [reason])
+        reason = Reason(
+            Why.NOTHING_TO_GAIN,
+            f"no package is worth my BATNA ({reservation:.1f} points): nothing to negotiate for",
+            {"reservation": reservation},
+        )
+        return Decision(Walk(reason.text), "walk", [reason])
     received = [own.points(row) for row in evidence.partner_offers]
     streak = no_concession_streak(received)
     limit = stall_limit(time, config.stall_share)
     if streak >= limit and memory.deadlock_warned_at is None and offered >= reservation - 1e-9:
         memory.deadlock_warned_at = len(evidence.partner_offers)
-        reason = f"partner made no concession in {streak} consecutive offers ({limit} is my limit)"
-        why = "its offer beats my BATNA and a deal is still reachable: warn, do not walk"
+        reason = Reason(
+            Why.NO_CONCESSION,
+            f"partner made no concession in {streak} consecutive offers ({limit} is my limit)",
+            {"streak": streak, "limit": limit},
+        )
+        why = Reason(
+            Why.WARN_NOT_WALK, "its offer beats my BATNA and a deal is still reachable: warn, do not walk"
+        )
         return Decision(Say(DEADLOCK_MESSAGE), "warn", [reason, why])
     if offered < reservation - 1e-9 and not time.last_move:
         return below_batna_warning(memory, own, evidence)
@@ -94,5 +105,8 @@ def below_batna_warning(memory: Memory, own: OwnSide, evidence: Evidence) -> Dec
     if own.points(offers[-1]) > own.points(offers[-2]) + 1e-9:
         return None
     memory.warned_at = len(offers)
-    reason = "offer below my BATNA and no better than the previous one: warn (I walk only at the bound)"
+    reason = Reason(
+        Why.WARN_BELOW_BATNA,
+        "offer below my BATNA and no better than the previous one: warn (I walk only at the bound)",
+    )
     return Decision(Say(WARNING_MESSAGE), "warn", [reason])
