@@ -435,3 +435,63 @@ def test_a_portfolio_id_is_answered_with_its_sessions_not_as_unknown(
     assert "is a portfolio of sessions" in detail
     assert all(c.member.session_id in detail for c in outcome.candidates), detail
     assert client.get("/api/sessions/nope").json()["detail"] == "no session 'nope'"
+
+
+def test_a_portfolio_recommendation_is_answered_from_the_inbox(
+    client: TestClient, paused: PausedSession
+) -> None:
+    from parley.governance import ScriptedCounterparty, StoredPrincipal
+    from parley.governance.portfolio import run_portfolio
+
+    def candidate(name: str, ask: str) -> ScriptedCounterparty:
+        return ScriptedCounterparty(
+            [
+                "I'm a U.S. citizen.",
+                "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
+                "I have 8 years of professional experience. I could start in January.",
+                f"I'm after a permanent role. My salary expectation is {ask}.",
+                "Hybrid suits me, 3 days a week in the office.",
+                "I can provide references. A background check is fine.",
+                f"I'd need {ask}.",
+                f"{ask} works for me.",
+                "Thanks, that summary looks right to me.",
+            ],
+            name=name,
+        )
+
+    config = load_config("staffing")
+    store = SessionStore(paused.db)
+    try:  # every decision left to the principal in the inbox
+        outcome = run_portfolio(
+            config,
+            [candidate("ada", "$93,700"), candidate("linus", "$87,900")],
+            StoredPrincipal(),
+            store,
+            config_source="staffing",
+            seed=50,
+            clock=FakeClock(),
+        )
+    finally:
+        store.close()
+    assert outcome.pending is not None
+    portfolio = outcome.portfolio_id
+    items = {item["session_id"]: item for item in client.get("/api/inbox").json()["items"]}
+    request = items[portfolio]["request"]
+    assert request["trigger"] == "final_approval" and request["request_id"] == outcome.pending.request_id
+    assert "linus" in request["problem"]  # the recommendation names the best offer for the principal
+    body = {"request_id": request["request_id"], "version": items[portfolio]["version"]}
+
+    def decide(**extra: Any) -> Any:
+        return client.post(f"/api/sessions/{portfolio}/decide", json=body | extra)
+
+    assert "option letter" in decide(guidance="pick the cheaper one").json()["detail"]
+    assert decide(option="Z").status_code == 422
+    stale = decide(option="A", version=0)
+    assert stale.status_code == 409 and "changed since you loaded it" in stale.json()["detail"]
+    approved = decide(option="A")
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["state"] == "AGREE"
+    assert portfolio not in {item["session_id"] for item in client.get("/api/inbox").json()["items"]}
+    again = decide(option="A")  # a repeated request (a double click, a second tab) changes nothing
+    assert again.status_code in (200, 409), again.text
+    assert client.get(f"/api/sessions/{outcome.ranking[0]}").json()["state"] == "AGREE"
