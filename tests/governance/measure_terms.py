@@ -15,14 +15,25 @@ reader attributed that match no label; quotes that match none are counted apart 
 Dates resolve against the day the set was written (its first line: "written YYYY-MM-DD").
 `--baseline` scores the extractor the delegate used before the term reader (pattern + lexicon,
 mapped onto term names), for the before/after comparison.
+
+Each set's line is followed by its errors counted by kind (`KINDS`: a missed term, a wrong value, a
+wrong unit conversion, a condition dropped silently, a condition attributed to the wrong term, a
+spurious term, a question read as a statement, a correction not applied, a competing figure read as
+an ask, ...). `--show KIND SOURCE` prints the errors of one kind ("all" for every kind) of the sets
+whose path or folder name is SOURCE ("all" for every set given):
+
+    .venv/bin/python tests/governance/measure_terms.py tests/data/gaia/*/messages.yaml \
+        --show condition_dropped heldout_terms2
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -221,12 +232,177 @@ def _describe(item: Mapping[str, Any], reading: TermReading) -> str:
     )
 
 
+# -- errors by kind ------------------------------------------------------------------------------------
+KINDS = (
+    "missed_term",
+    "wrong_value",
+    "wrong_unit",
+    "condition_dropped",
+    "condition_wrong_term",
+    "condition_quoted_only",
+    "spurious_condition",
+    "spurious_term",
+    "question_as_statement",
+    "statement_as_question",
+    "correction_not_applied",
+    "competing_as_ask",
+    "competing_missed",
+)
+"""Error kinds, in the order they are printed. "condition_quoted_only" is a labelled condition the
+reader did not attribute but quoted (surfaced, not dropped); "condition_wrong_term" one it attributed
+to another term (not surfaced by the score's rule); "condition_dropped" one that reached the
+principal in neither way."""
+_UNIT_FACTORS = (12.0, 52.0, 52.0 / 12.0, 7.0, 5.0, 1000.0, 2080.0, 3.0, 4.0, 21.0, 30.0, 250.0)
+"""Ratios between a value read and the labelled one that mark a unit or period read wrongly."""
+
+
+@dataclass(frozen=True, slots=True)
+class TermError:
+    """One error of the reader on one message: its kind, the message and what went wrong."""
+
+    kind: str
+    source: str
+    message: str
+    text: str
+    detail: str
+
+
+def _unit_slip(predicted: Any, gold: Any) -> bool:
+    if isinstance(gold, Mapping):
+        gold = gold["low"]
+    if isinstance(predicted, tuple):
+        predicted = predicted[0]
+    if isinstance(gold, bool) or not isinstance(gold, int | float) or not isinstance(predicted, int | float):
+        return False
+    if not gold or not predicted:
+        return False
+    ratio = max(abs(predicted / gold), abs(gold / predicted))
+    return any(abs(ratio - f) <= 0.02 * f for f in _UNIT_FACTORS)
+
+
+def classify(item: Mapping[str, Any], reading: TermReading, source: str = "") -> list[TermError]:
+    """The errors of reading against the labels of item, each of one kind of `KINDS`."""
+    found: list[TermError] = []
+
+    def add(kind: str, detail: str) -> None:
+        found.append(TermError(kind, source, str(item["id"]), str(item["text"]), detail))
+
+    gold: Mapping[str, Any] = item.get("terms") or {}
+    competing: Mapping[str, Any] = item.get("competing") or {}
+    read = {s.term: _value(s) for s in reading.terms}
+    read_competing = {s.term: _value(s) for s in reading.competing}
+    correction = bool(item.get("correction"))
+    taken: set[str] = set()
+    for name, value in competing.items():
+        if (
+            name in read
+            and _close(read[name], value)
+            and not (name in gold and _close(read[name], gold[name]))
+        ):
+            add("competing_as_ask", f"{name}={read[name]} is a competing offer")
+            taken.add(name)
+        elif not (name in read_competing and _close(read_competing[name], value)):
+            add("competing_missed", f"{name}={value} not read as competing")
+    for name, value in gold.items():
+        if name not in read:
+            add("correction_not_applied" if correction else "missed_term", f"{name}={value} not read")
+        elif not _close(read[name], value):
+            kind = (
+                "correction_not_applied"
+                if correction
+                else "wrong_unit"
+                if _unit_slip(read[name], value)
+                else "wrong_value"
+            )
+            add(kind, f"{name}: read {read[name]}, labelled {value}")
+    question = bool(item.get("question"))
+    for name, value in read.items():
+        if name not in gold and name not in taken:
+            add("question_as_statement" if question else "spurious_term", f"{name}={value} read, not stated")
+    if question and not reading.question:
+        add("question_as_statement", "not read as a question")
+    elif reading.question and not question:
+        add("statement_as_question", "read as a question")
+    if correction and not reading.correction:
+        add("correction_not_applied", "not read as a correction")
+    found += _condition_errors(item, reading, add)
+    return found
+
+
+def _condition_errors(
+    item: Mapping[str, Any], reading: TermReading, add: Callable[[str, str], None]
+) -> list[TermError]:
+    labelled: list[Mapping[str, Any]] = list(item.get("conditions") or [])
+    attributed = [c for c in reading.conditions if not c.quoted]
+    matched = [c for c in attributed if any(_condition_found(g, [c]) for g in labelled)]
+    stray = [c for c in attributed if c not in matched]
+    for g in labelled:
+        if _condition_found(g, reading.conditions):
+            continue
+        label = f"{g['field']}={g.get('value', g.get('text'))}"
+        if _condition_surfaced(g, reading.conditions):
+            add("condition_quoted_only", f"{label} only quoted")
+        elif stray:
+            wrong = stray.pop(0)
+            add("condition_wrong_term", f"{label} read as {wrong.term}={wrong.value} ({wrong.text!r})")
+        else:
+            add("condition_dropped", f"{label} dropped silently")
+    for c in stray:
+        add("spurious_condition", f"{c.term}={c.value if c.term != 'other' else c.text!r}")
+    return []
+
+
+def errors_of(path: Path, reader: Reader = read_with_terms) -> list[TermError]:
+    """Every error of reader on the set at path, by kind."""
+    today = reference_day(path)
+    configs = {name: load_config(name) for name in ("staffing", "procurement", "leasing")}
+    source = path.parent.name
+    return [
+        e
+        for item in _load(path)
+        for e in classify(item, reader(configs[item["domain"]], item["text"], today), source)
+    ]
+
+
+def _summary(errors: Sequence[TermError]) -> str:
+    counts = Counter(e.kind for e in errors)
+    return (
+        "    errors by kind: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if counts[k])
+        if counts
+        else "    errors by kind: none"
+    )
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="measure_terms.py", description="Term-level scores of the term reader."
+    )
+    parser.add_argument("paths", nargs="*", type=Path, help="labelled sets (default: the development set)")
+    parser.add_argument("--baseline", action="store_true", help="score the extractor before the term reader")
+    parser.add_argument("--errors", action="store_true", help="print every message read with an error")
+    parser.add_argument(
+        "--show",
+        nargs=2,
+        metavar=("KIND", "SOURCE"),
+        help="print the errors of KIND (or all) in SOURCE (or all)",
+    )
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    """Print the scores of each set given (default: the development set)."""
-    paths = [Path(a) for a in argv if not a.startswith("--")] or [DEV]
-    reader = read_with_baseline if "--baseline" in argv else read_with_terms
+    """Print the scores of each set given (default: the development set), and its errors by kind."""
+    args = _arguments(argv)
+    if args.show is not None and args.show[0] not in (*KINDS, "all"):
+        print(f"error: unknown kind {args.show[0]!r}; one of: all, {', '.join(KINDS)}", file=sys.stderr)
+        return 2
+    paths: list[Path] = args.paths or [DEV]
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        print(f"error: no labelled set at {missing[0]}", file=sys.stderr)
+        return 2
+    reader = read_with_baseline if args.baseline else read_with_terms
     for path in paths:
-        errors: list[str] | None = [] if "--errors" in argv else None
+        errors: list[str] | None = [] if args.errors else None
         precision, recall, f1, (found, total), counts = term_f1(path, reader, errors)
         print(
             f"{path}: precision {precision:.3f} recall {recall:.3f} F1 {f1:.3f} "
@@ -238,8 +414,14 @@ def main(argv: list[str]) -> int:
             f"{counts['messages']}; correction {counts['correction_right']}/{counts['messages']}; "
             f"competing {counts['competing_found']}/{counts['competing']}"
         )
+        kinds = errors_of(path, reader)
+        print(_summary(kinds))
         for line in errors or []:
             print(line)
+        if args.show is not None and args.show[1] in ("all", str(path), path.parent.name):
+            for e in kinds:
+                if args.show[0] in ("all", e.kind):
+                    print(f"  [{e.kind}] {e.source}/{e.message}: {e.detail}\n      {e.text}")
     return 0
 
 

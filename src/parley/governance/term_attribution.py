@@ -21,6 +21,7 @@ from functools import cache
 from parley.governance.amounts import convert_duration, convert_rate
 from parley.governance.draft import Draft
 from parley.governance.term_figures import Figure
+from parley.governance.term_guard import conditional_markers
 from parley.governance.term_vocabulary import TermDef
 from parley.governance.text import phrase_pattern
 
@@ -101,8 +102,19 @@ class KeywordIndex:
             )
             for term in terms
         }
-        self._clause_starts = [c.start for c in draft.clauses()]
+        # A conditional marker opens a clause of its own for keyword distances, also where the parse
+        # keeps it in one ("Happy with 107k so long as the sign-on is 10k": "sign-on" is far from 107k).
+        self._markers = sorted(
+            m.start() + len(m.group(0)) - len(m.group(0).lstrip(" .;:!?,("))
+            for m in conditional_markers(lowered)
+        )
+        self._clause_starts = sorted({c.start for c in draft.clauses()} | set(self._markers))
         self._figures: list[int] = []
+
+    def separated(self, start: int, end: int) -> bool:
+        """Whether a conditional marker stands in [start, end) (a condition and what it conditions)."""
+        index = bisect.bisect_left(self._markers, start)
+        return index < len(self._markers) and self._markers[index] < end
 
     def mark_figures(self, starts: Sequence[int]) -> None:
         """Where the message's figures stand: a keyword beyond another figure belongs to that one."""

@@ -99,8 +99,10 @@ def _totals(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list
             and sentence.start <= h.start < sentence.end
             and h.role in ("own", "condition")
         ]
-        derived = _remainder(draft, total, same, terms, sentence.start, sentence.end) or _per_unit(
-            total, same, terms
+        derived = (
+            _remainder(draft, total, same, terms, sentence.start, sentence.end)
+            or _per_unit(total, same, terms)
+            or _per_period(total, same, terms)
         )
         if derived is not None:
             hits = [*hits, derived]
@@ -146,6 +148,33 @@ def _per_unit(total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef]) ->
         return None
     value = round(float(total.low) / float(counts[-1].low), 4)
     return Hit(price, value, value, total.start, total.end, 0.85, "own")
+
+
+_MONTHS_IN = {"months": 1.0, "years": 12.0, "weeks": 12.0 / 52.0}
+_PERIOD_MONTHS = {"month": 1.0, "year": 12.0}
+
+
+def _per_period(total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef]) -> Hit | None:
+    """The rate of a total over a stated duration ("total rent over the 36-month term comes to
+    $198,000" is $5,500 a month): the negotiated rate term, when the total is money and no rate of
+    that term was stated beside it."""
+    figure = total.figure
+    if figure is not None and figure.kind != "money":
+        return None
+    rate = next(
+        (t for t in terms.values() if t.negotiated and t.shape == "money" and t.unit in _PERIOD_MONTHS), None
+    )
+    spans = [
+        h
+        for h in parts
+        if h.term.shape == "duration" and h.term.unit in _MONTHS_IN and isinstance(h.low, float) and h.low > 0
+    ]
+    if rate is None or not spans or any(h.term is rate for h in parts) or not isinstance(total.low, float):
+        return None
+    span = spans[-1]
+    months = float(span.low) * _MONTHS_IN[str(span.term.unit)]
+    value = round(total.low / months * _PERIOD_MONTHS[str(rate.unit)], 2)
+    return Hit(rate, value, value, total.start, total.end, 0.85, "own")
 
 
 def _restated(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:

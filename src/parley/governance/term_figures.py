@@ -107,7 +107,15 @@ class Cues:
 def cues() -> Cues:
     """The cue lexicon of the term reader."""
     raw: dict[str, Any] = load_yaml_data("term_cues.yaml")
-    special = {"condition_frames", "hypothetical_frames", "periods", "unit_nouns", "other_costs", "not_nouns"}
+    special = {
+        "condition_frames",
+        "hypothetical_frames",
+        "periods",
+        "unit_nouns",
+        "other_costs",
+        "not_nouns",
+        "condition_forms",  # patterns with a named group each, read by `term_clauses`
+    }
     patterns = {
         key: re.compile("|".join(f"(?:{alternative})" for alternative in value))
         for key, value in raw.items()
@@ -199,6 +207,17 @@ def find_dates(text: str, today: date | None) -> list[DateMention]:
     return sorted(found, key=lambda d: d.start)
 
 
+_JOINER = re.compile(r"\\?[-\s]+")
+
+
+@cache
+def _option_pattern(phrase: str) -> re.Pattern[str]:
+    """An option phrase, its words joined by a hyphen, a space or nothing alike ("on-site full time"
+    finds "onsite full-time")."""
+    escaped = phrase_pattern(phrase).pattern
+    return re.compile(_JOINER.sub(lambda _: r"[-\s]?", escaped), re.IGNORECASE)
+
+
 def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
     """Options of enumerated terms (phrases and patterns) named in text, longest phrase first where
     two overlap."""
@@ -208,7 +227,7 @@ def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
             for phrase in phrases:
                 hits += [
                     OptionMention(term.name, option, m.start(), m.end())
-                    for m in phrase_pattern(phrase).finditer(text)
+                    for m in _option_pattern(phrase).finditer(text)
                 ]
         for option, pattern in term.patterns:
             for m in pattern.finditer(text):
@@ -292,13 +311,35 @@ def _overlaps(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
     return any(s < end and start < e for s, e in spans)
 
 
+_COUNTED_BEFORE = re.compile(
+    r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|a couple of)\s*-?\s*"
+    r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?\s*$"
+)
+"""Before a period phrase, a count of something else makes the period that count's ("1 day a week",
+"3 releases a week"): it is no period of another figure in the clause."""
+
+
+_OBJECT_AFTER = re.compile(r"^\s*(?:me|us|him|her|them|you)\b")
+"""A word after a number followed by an object pronoun is a verb ("102 suits me"), no counted noun."""
+
+
 def _clause_period(draft: Draft, offset: int) -> str | None:
     clause = draft.clause_at(offset)
     sentence = draft.sentence_at(offset)
-    text = (clause.text if clause is not None else sentence.text if sentence is not None else "").lower()
+    holder = clause if clause is not None else sentence
+    if holder is None:
+        return None
+    text = holder.text.lower()
     for period, pattern in cues().periods.items():
-        if pattern.search(text):
-            return period
+        for match in pattern.finditer(text):
+            begin = max(0, match.start() - 30)
+            counted = _COUNTED_BEFORE.search(text, begin, match.start())
+            own = (
+                counted is not None
+                and holder.start + counted.start() <= offset < holder.start + match.start()
+            )
+            if counted is None or own:  # "9,000 a month": the count before the period is the figure itself
+                return period
     return None
 
 
@@ -338,6 +379,12 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
         context = next(named, "year")  # a rent per square foot is quoted by the year unless it says so
     noun = _noun_after(text, amount.end, keywords) if kind == "number" and amount.per is None else None
     unit = amount.unit
+    if (
+        kind == "count"
+        and unit is not None
+        and (unit.lower() in cues().not_nouns or _OBJECT_AFTER.match(after))
+    ):
+        kind, unit = "number", None  # "105 works for me", "102 suits me": a verb, not what is counted
     if noun is not None and noun in cues().unit_nouns:
         kind, unit, noun = "count", cues().unit_nouns[noun], None  # "1,600-sq-ft", "10 parking spots"
     if kind == "duration" and "-" in text[amount.start : amount.end]:
@@ -349,8 +396,7 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
     )
     return Figure(
         kind,
-        amount.low,
-        amount.high,
+        *_unscaled(amount, noun),
         amount.start,
         amount.end,
         amount.per,
@@ -364,6 +410,19 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
         amount.alternative,
         amount.inherited,
     )
+
+
+_PLAIN_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def _unscaled(amount: Amount, noun: str | None) -> tuple[float, float]:
+    """A bare number that took the previous figure's multiplier but counts a noun of its own ("99k,
+    20 PTO days" is 20 days, not 20,000) keeps its digits as written."""
+    written = amount.text.strip()
+    if amount.inherited and amount.kind == "number" and noun is not None and _PLAIN_DIGITS.fullmatch(written):
+        value = float(written.replace(",", ""))
+        return value, value
+    return amount.low, amount.high
 
 
 def find_figures(draft: Draft, masked: Sequence[tuple[int, int]], keywords: Iterable[str]) -> list[Figure]:

@@ -4,7 +4,8 @@ The term reader (`governance.terms`) attributes values and conditions to terms; 
 module makes sure the principal still sees what was said:
 
 - every conditional construction ("provided", "as long as", "if", "only if", "unless", "subject to",
-  "assuming", "contingent on", "in exchange for", "should you ...", "otherwise", ..., in any word
+  "assuming", "contingent on", "in exchange for", "should you ...", "otherwise", "but only at",
+  "assumes", "throw in ... and", "... and we have a deal", "to hold the price", ..., in any word
   order) that no condition of the reading covers becomes a condition on no term (`term == "other"`)
   quoting its clause;
 - every amount of money that no term claims, and that the message does not set aside for a stated
@@ -53,6 +54,14 @@ _MARKER = re.compile(
     r"|in (?:the )?(?:case|event) (?:of|that)"
     r"|in case|only (?:with|once|when|after)|as a condition|pre-?conditions?|prerequisites?"
     r"|otherwise|or else|failing (?:that|this|which)|without (?:which|it|that|this|them)"
+    r"|(?:but|and) only (?:at|on|for)|assumes|presumes|presupposes|hinges on|(?:predicated|premised) on"
+    r"|throw in|and (?:we|you)(?:'ve| have)? (?:got )?(?:a|our) deal"
+    r"|(?:in order )?to (?:hold|lock in) (?:the|this|that|our)"
+    r"|(?:^|(?<=[.;:!?]\s))(?:give|add|take|make|sign|include|commit to|bump|raise|lower|drop|get|put|meet"
+    r"|match|order|pay|accept|agree to|bring|cut|extend|shorten|knock)\b(?=[^.;!?\n]{1,80}?,?\s+and "
+    r"(?:i|we|you|they|he|she|it)(?:'ll| will| can| could| would|'d|'ve got| have got| have| get)\b)"
+    r"|only (?:do|go to|offer|accept|agree to|manage|pay|hold|stretch to|meet|match|sign|take)\b"
+    r"(?=[^.;!?\n]{1,40}?\b(?:with|once|if)\b)"
     r")\b"
     r"|(?:^|[.;:!?,(]\s*)(?:should|were|had) (?:you|we|they|he|she|it|your \w+|the \w+)\b",
     re.IGNORECASE | re.MULTILINE,

@@ -57,10 +57,20 @@ def is_total(draft: Draft, figure: Figure) -> bool:
     text = draft.text.lower()
     clause = draft.clause_at(figure.start)
     begin = clause.start if clause is not None else max(0, figure.start - 40)
+    sentence = draft.sentence_at(figure.start)
+    headed = sentence is not None and _TOTAL_HEADING.match(text[sentence.start : figure.start]) is not None
     return bool(
-        cues().search("total_before", text[begin : figure.start])
+        headed
+        or cues().search("total_before", text[begin : figure.start])
         or cues().search("total_after", text[figure.end : figure.end + 20])
     )
+
+
+_TOTAL_HEADING = re.compile(
+    r"^\W*(?:the\s+|our\s+)?(?:total|grand total|all-in|all in)\b[^:;.!?$]{0,80}?"
+    r"(?::|\s(?:is|are|would be|will be|comes? to|works? out to|at|of|=))\s*$"
+)
+"""A sentence headed by a total ("Total for 2,500 brackets: $11,250"): the figure after the colon."""
 
 
 def role(draft: Draft, hit: Hit) -> Role:
@@ -77,7 +87,9 @@ def role(draft: Draft, hit: Hit) -> Role:
     c = cues()
     if c.search("old_before", before):
         return "rejected"
-    if is_question(sentence.text) and _asks_about(clause, before, after):
+    if is_question(sentence.text) and (
+        _asks_about(clause, before, after) or _opens_with_condition(draft, clause)
+    ):
         return "aside"
     if (c.search("theirs_before", before) and not c.search("accepting_before", before)) or c.search(
         "theirs_after", after
@@ -91,7 +103,12 @@ def role(draft: Draft, hit: Hit) -> Role:
         or c.search("context", _segment(draft, clause, hit))
     ):
         return "aside"
-    if hit.figure is not None and is_total(draft, hit.figure) and not rate_total(hit):
+    if (
+        hit.figure is not None
+        and hit.figure.kind in ("money", "number")  # "Total for the 2,500 units": the count is no total
+        and is_total(draft, hit.figure)
+        and not rate_total(hit)
+    ):
         return "total"
     if c.search("old_clause", clause.text.lower()):
         return "old"
@@ -134,6 +151,14 @@ def _asks_about(clause: Clause, before: str, after: str) -> bool:
     return yes_no and (" your " in f" {lowered} " or opener in ("did", "was", "were"))
 
 
+def _opens_with_condition(draft: Draft, clause: Clause) -> bool:
+    """Whether the question clause's sentence opens with a condition ("If we gave you 2 months free,
+    would your client do 5 years?"): a hypothesis, whose values are all asked about."""
+    first = draft.sentences[clause.sentence].clauses[0]
+    opener = first.text.lower().lstrip(" \"'(").split(" ", 1)[0]
+    return opener in ("if", "suppose", "supposing", "say", "assuming")
+
+
 def _competing(draft: Draft, clause: Clause) -> bool:
     """Whether a value reports another party's offer: its clause names a competitor (or follows one
     after a colon: "she has an offer from Google: 130k base") and the sentence an offer."""
@@ -142,6 +167,8 @@ def _competing(draft: Draft, clause: Clause) -> bool:
     if c.search("offer_verb", sentence) is None:
         return False
     if c.search("competitor", clause.text.lower()) is not None:
+        return True
+    if c.search("competitor_named", clause.text) is not None:
         return True
     clauses = [k for k in draft.clauses() if k.sentence == clause.sentence]
     position = clauses.index(clause)
@@ -197,17 +224,25 @@ def _in_condition(draft: Draft, clause: Clause, offset: int) -> bool:
         body = draft.text[begin : clause.end].lower()
         subject = len(body) - len(body.lstrip()) + len(" ".join(body.split()[:2]))
         main = _MAIN_CLAUSE.search(body, subject) if clause.frame_start == clause.start else None
-        return main is None or offset < begin + main.start()
+        opening = clause.frame_start == draft.sentences[clause.sentence].start
+        comma = _PHRASE_END.search(body, subject) if opening else None  # "If you sign for 5 years, ..."
+        ends = [m.start() for m in (main, comma) if m is not None]
+        return not ends or offset < begin + min(ends)
     lowered = draft.text.lower()
     inside = cues().search("condition_inside", lowered[clause.start : offset])
     if inside is not None:
-        return True
+        # "Subject to the lender's consent, rent is $10,200": the condition ends at its comma
+        return _PHRASE_END.search(lowered, clause.start + inside.end(), offset) is None
     clauses = [c for c in draft.clauses() if c.sentence == clause.sentence]
     position = clauses.index(clause)
     if position > 0 and _after_contrast(draft, clauses[position - 1], clause):
         return bool(cues().search("requirement", clause.text.lower()))
     following = clauses[position + 1] if position + 1 < len(clauses) else None
     return following is not None and bool(cues().search("consequence", following.text.lower()))
+
+
+_PHRASE_END = re.compile(r"[,;]\s")
+"""Where a condition opened inside a clause ("subject to", "contingent on") ends."""
 
 
 def _after_contrast(draft: Draft, previous: Clause, clause: Clause) -> bool:
@@ -229,8 +264,12 @@ def other_conditions(draft: Draft, hits: Sequence[Hit]) -> list[tuple[int, str]]
         if clause.sentence in framed or (clause.mood == "conditional" and clause.frame in frames):
             continue  # a hypothesis (`hypothetical`), read once per sentence
         end = ends.get(clause.start, clause.end)
-        if any(clause.start <= h.start < end and h.term is not UNCLAIMED for h in hits):
+        if any(clause.start <= h.start < end and h.term is not UNCLAIMED and h.role != "aside" for h in hits):
             continue
+        if cues().search(
+            "whether_before", draft.text[max(0, clause.frame_start - 30) : clause.frame_start].lower()
+        ):
+            continue  # "let me know if that's a problem": "if" is "whether"
         body = draft.text[clause.frame_start + len(clause.frame) : end].strip(" .,;:!")
         if body and not cues().search("empty_condition", body.lower()):
             found.append((clause.start, body))
@@ -248,7 +287,7 @@ def inline_conditions(draft: Draft, hits: Sequence[Hit]) -> list[tuple[int, str]
         if cue is None:
             continue
         begin = clause.start + cue.start()
-        if any(begin <= h.start < clause.end and h.term is not UNCLAIMED for h in hits):
+        if any(begin <= h.start < clause.end and h.term is not UNCLAIMED and h.role != "aside" for h in hits):
             continue
         body = clause.text[cue.start() :].strip(" .,;:!")
         if len(body.split()) > 2 and not cues().search("empty_condition", body.lower()):

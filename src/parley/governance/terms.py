@@ -2,7 +2,9 @@
 
 `TermReader(config).read(message)` parses the message once (`governance.draft`: sentences, clauses and
 their mood, amounts), finds every value (figures, dates, options; `term_figures`), attributes each to
-a term of the domain (`term_attribution`) and decides what part it plays:
+a term of the domain (`term_attribution`), decides what part it plays (`term_roles`) and then reads the
+conditions clause by clause (`term_clauses`: the condition forms the parse has no frame for, whether a
+condition names the term of a value inside it, what an anaphoric "if that works" points back to):
 
 - a term the counterparty states (also inside a question that proposes it: "can we agree on 24 PTO
   days?"), or a condition it attaches ("100 is fine provided the relocation package of 20k is
@@ -41,6 +43,7 @@ from parley.governance.term_attribution import (
     inherit,
     names_other_cost,
 )
+from parley.governance.term_clauses import ClauseReading, read_clauses
 from parley.governance.term_derivation import area_figure, derive, zero_hits
 from parley.governance.term_figures import (
     DateMention,
@@ -256,7 +259,8 @@ class TermReader:
             return reading
         hits = self._hits(draft, today, asked)
         hits = [_with_role(draft, h) for h in hits]
-        reading = _assemble(draft, derive(draft, hits, self._by_name))
+        clauses = read_clauses(draft, hits)
+        reading = _assemble(draft, derive(draft, list(clauses.hits), self._by_name), clauses)
         self._last = (key, reading)
         return reading
 
@@ -293,7 +297,8 @@ class TermReader:
             same_sentence = previous is not None and draft.sentence_at(
                 previous.figure.start
             ) == draft.sentence_at(figure.start)
-            last = previous if same_sentence else None
+            joined = previous is not None and not index.separated(previous.figure.end, figure.start)
+            last = previous if same_sentence and joined else None
             found = attribute(figure, self._numeric, index)
             if figure.inherited and last is not None and (found is None or not found.keyed):
                 found = inherit(figure, last) or found
@@ -417,7 +422,7 @@ def _last_per_term(hits: Sequence[Hit]) -> list[Hit]:
     return sorted(chosen.values(), key=lambda h: h.start)
 
 
-def _assemble(draft: Draft, hits: Sequence[Hit]) -> TermReading:
+def _assemble(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None = None) -> TermReading:
     own = _last_per_term(
         [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
     )
@@ -432,10 +437,10 @@ def _assemble(draft: Draft, hits: Sequence[Hit]) -> TermReading:
         for h in hits
         if h.role == "condition" and h.term is not UNCLAIMED
     ]
-    others = other_conditions(draft, hits)
+    others = _others(draft, hits, clauses)
     conditions += [Condition("other", None, None, text) for _, text in others]
     covered = [h.start for h in hits if h.role == "condition" and h.term is not UNCLAIMED]
-    covered += [offset for offset, _ in others]
+    covered += [offset for offset, _ in others] + list(clauses.covered if clauses else ())
     conditions += [
         Condition("other", None, None, q.text, quoted=True) for q in uncovered_conditions(draft, covered)
     ]
@@ -462,6 +467,21 @@ def _assemble(draft: Draft, hits: Sequence[Hit]) -> TermReading:
         tuple(sorted(aside)),
         tuple(dict.fromkeys(q.text for q in unread_amounts(draft, hits))),
     )
+
+
+def _others(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None) -> list[tuple[int, str]]:
+    """The conditions on no term: those of the conditional clauses and cues (`other_conditions`) and
+    those the clause-level reading found, once each; none from an anaphoric clause the clause-level
+    reading tied to the terms it points back to."""
+    attached = set(clauses.attached) if clauses else set()
+    found = [o for o in other_conditions(draft, hits) if o[0] not in attached]
+    seen = {" ".join(text.lower().split()) for _, text in found}
+    for offset, text in clauses.others if clauses else ():
+        key = " ".join(text.lower().split())
+        if key not in seen and not any(key in s or s in key for s in seen):
+            seen.add(key)
+            found.append((offset, text))
+    return sorted(found)
 
 
 def _clause_text(draft: Draft, offset: int) -> str:

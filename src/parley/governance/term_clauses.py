@@ -1,0 +1,262 @@
+"""Clause-level conditions for the term reader (`governance.terms`): which stretch of a message is a
+condition, whether that condition names a term, and which terms an anaphoric condition points back to.
+
+The parse (`governance.draft`) opens a conditional clause at "if", "provided", "as long as", "unless"
+and their kin, and `term_roles` makes a value inside such a clause a condition. This module reads on
+top of that, one clause at a time:
+
+- the condition forms the parse has no frame for (`condition_forms` in data/term_cues.yaml: "but only
+  at $5.10 a unit", "the lead time assumes drawings are frozen", "we need a PO by the 15th to hold
+  the price", "throw in parking and we'll sign", "105 and we have a deal", "with relocation
+  included", "for tenants with good credit"): the values inside are conditions, and a form with no
+  value is a condition on no term with its text;
+- a value inside a condition is the condition's term only when the condition names that term: a
+  figure that counts something else ("six months of rent", "two years of financial statements"),
+  a stretch of time it qualifies ("the first two years"), a date with no word of its term ("if the
+  lease is signed by December 18"), or an option only partly stated ("pay half up front") is no
+  term's value, and the condition is kept as text on no term;
+- an anaphoric condition ("If this is possible I am ready to sign", "if you can do that") conditions
+  the terms asked for just before it (after the last "but" of the sentence before, when it has one).
+
+Nothing here drops a condition: a form it cannot attach to a term still becomes a condition on no term,
+and `term_guard` quotes every conditional construction no condition covers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+
+from parley.governance.config import load_yaml_data
+from parley.governance.draft import Clause, Draft
+from parley.governance.term_attribution import keyword_pattern
+from parley.governance.term_figures import cues
+from parley.governance.term_roles import UNCLAIMED, Hit, condition_ends, condition_frame, is_question
+
+__all__ = ["ClauseReading", "FormMatch", "condition_form_matches", "names_term", "read_clauses"]
+
+
+@dataclass(frozen=True, slots=True)
+class FormMatch:
+    """A condition form found in the text.
+
+    Attributes:
+        start: Offset of the condition's words (group "c" of the form).
+        end: Their end.
+        marker: Offset where the form's marker begins.
+    """
+
+    start: int
+    end: int
+    marker: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseReading:
+    """What the clause-level reading changes.
+
+    Attributes:
+        hits: The hits with their roles revised.
+        others: Conditions on no term it found (offset, text as written).
+        covered: Offsets of conditional constructions it read (so the guard does not quote them again).
+        attached: Starts of anaphoric conditional clauses it tied to the terms they point back to (no
+            condition on no term is read from them).
+    """
+
+    hits: tuple[Hit, ...]
+    others: tuple[tuple[int, str], ...]
+    covered: tuple[int, ...]
+    attached: tuple[int, ...] = ()
+
+
+@cache
+def _forms() -> tuple[re.Pattern[str], ...]:
+    raw = load_yaml_data("term_cues.yaml")
+    return tuple(re.compile(str(p)) for p in raw["condition_forms"])
+
+
+def condition_form_matches(text: str) -> list[FormMatch]:
+    """Every condition form of data/term_cues.yaml `condition_forms` in text (lower case), in order."""
+    found = [
+        FormMatch(m.start("c"), m.end("c"), m.start())
+        for pattern in _forms()
+        for m in pattern.finditer(text)
+        if m.group("c") and m.group("c").strip()
+    ]
+    return sorted(found, key=lambda f: f.start)
+
+
+_OF_NOUN = re.compile(r"^\s*of\s+(?:the\s+|your\s+|their\s+|our\s+|his\s+|her\s+)?([a-z][\w'-]*)")
+_SPAN_BEFORE = re.compile(r"\b(?:the|its|their)\s+(?:first|last|next|past|previous|initial|final)\s+$")
+_PARTIAL_BEFORE = re.compile(
+    r"\b(?:half|a third|a quarter|part|partly|partially|some|\d+(?:\.\d+)?\s*%|\d+ percent)"
+    r"\s+(?:of\s+it\s+)?$"
+)
+
+
+def names_term(draft: Draft, hit: Hit, start: int, end: int) -> bool:
+    """Whether the condition [start, end) names hit's term with hit's value (see the module docstring)."""
+    text = draft.text.lower()
+    keywords = {k.lower() for k in hit.term.keywords}
+    before = text[max(start, hit.start - 30) : hit.start]
+    if hit.figure is None and hit.term.shape == "enum":
+        return not _PARTIAL_BEFORE.search(before)  # "pay half up front" is no prepayment
+    if hit.term.shape == "date":
+        body = text[start:end]
+        return any(keyword_pattern(k).search(body) for k in keywords)
+    if _SPAN_BEFORE.search(before):
+        return False  # "guarantees the first two years"
+    noun = _OF_NOUN.match(text[hit.end : min(end, hit.end + 40)])
+    if noun is not None and hit.figure is not None and hit.figure.kind == "duration":
+        word = noun.group(1)
+        named = word in keywords or word.rstrip("s") in keywords or word in cues().not_nouns
+        return named  # "six months of rent" counts rent; "12 months of warranty" is the warranty
+    return True
+
+
+def _body(draft: Draft, clause: Clause, end: int) -> tuple[int, str]:
+    """The condition's words after its frame ("she signs by Friday"), with their offset."""
+    begin = clause.frame_start + len(clause.frame) if condition_frame(clause) else clause.start
+    raw = draft.text[begin:end]
+    lead = len(raw) - len(raw.lstrip(" .,;:!"))
+    return begin + lead, raw.strip(" .,;:!")
+
+
+_ANAPHORIC = re.compile(
+    r"^(?:you (?:can|could|are able to|'re able to) (?:do|agree to|accept|accommodate|manage|meet|offer|"
+    r"approve|make)\s+)?(?:all (?:of )?)?(?:this|that|these|those|so|it|both|them)\b"
+    r"(?:\s+(?:is|are|'s|would be|will be|were|can be|could be|works?|would work|sounds?|seems?)\b[^.;!?]*)?$"
+)
+"""The body of a condition that points back ("this is possible", "that works", "you can do that")."""
+_CONTRAST = re.compile(r"\b(?:but|however|though|although)\b")
+
+
+def _anaphoric(draft: Draft, clause: Clause, body: str) -> bool:
+    first = body.lower().split(",")[0].strip()
+    main = re.split(r"\s+(?:i|we|i'm|we're|i'll|we'll|then)\b", first, maxsplit=1)[0].strip()
+    return condition_frame(clause) and bool(_ANAPHORIC.match(main))
+
+
+def _pointed_to(draft: Draft, clause: Clause, hits: Sequence[Hit]) -> list[int]:
+    """Indexes of the hits an anaphoric condition in clause points back to: the counterparty's own
+    values in the sentence before it (after that sentence's last contrast word, when it has one), or,
+    for a condition ending its sentence, in the same sentence before it."""
+    sentence = draft.sentences[clause.sentence]
+    if clause.start > sentence.start + 1:
+        begin, end = sentence.start, clause.start
+    elif clause.sentence > 0:
+        previous = draft.sentences[clause.sentence - 1]
+        begin, end = previous.start, previous.end
+    else:
+        return []
+    text = draft.text.lower()
+    contrasts = [m.end() for m in _CONTRAST.finditer(text, begin, end)]
+    begin = contrasts[-1] if contrasts else begin
+    return [
+        i
+        for i, h in enumerate(hits)
+        if begin <= h.start < end and h.term is not UNCLAIMED and h.role in ("own", "condition")
+    ]
+
+
+def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
+    """Revise the roles of hits clause by clause (see the module docstring) and find the conditions on no
+    term that the condition forms, unnamed values and anaphoric conditions give."""
+    revised = list(hits)
+    others: list[tuple[int, str]] = []
+    covered: list[int] = []
+    ends = condition_ends(draft)
+    for i, hit in enumerate(revised):
+        if hit.role != "condition" or hit.term is UNCLAIMED:
+            continue
+        clause = draft.clause_at(hit.start)
+        if clause is None:
+            continue
+        end = ends.get(clause.start, clause.end)
+        begin, body = _body(draft, clause, end)
+        if not names_term(draft, hit, begin if begin <= hit.start else clause.start, end):
+            revised[i] = replace(hit, role="aside")
+            if body and all(offset != begin for offset, _ in others):
+                others.append((begin, body))
+    _forms_read(draft, revised, others, covered)
+    _proposals_read(draft, revised, others, covered, ends)
+    attached = _anaphora_read(draft, revised, ends)
+    return ClauseReading(tuple(revised), tuple(others), tuple(covered + attached), tuple(attached))
+
+
+def _forms_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]], covered: list[int]) -> None:
+    for form in condition_form_matches(draft.text.lower()):
+        sentence = draft.sentence_at(form.start)
+        if sentence is None or is_question(sentence.text):
+            continue
+        inside = [
+            i
+            for i, h in enumerate(hits)
+            if form.start <= h.start < form.end and h.term is not UNCLAIMED and h.role in ("own", "condition")
+        ]
+        named = [i for i in inside if names_term(draft, hits[i], form.start, form.end)]
+        for i in inside:
+            hits[i] = replace(hits[i], role="condition" if i in named else "aside")
+        covered.append(form.marker)
+        if not named and not any(form.start <= offset < form.end for offset, _ in others):
+            text = draft.text[form.start : form.end].strip(" .,;:!")
+            if text and not cues().search("empty_condition", text.lower()):
+                others.append((form.start, text))
+
+
+def _proposals_read(
+    draft: Draft, hits: list[Hit], others: list[tuple[int, str]], covered: list[int], ends: dict[int, int]
+) -> None:
+    """A question that proposes terms and then states a condition ("Would you do 108 if I can start on
+    January 4?"): the condition's values are conditions of the proposal, not asked about. A question
+    that opens with its condition ("If we gave you 2 months free, would ...?") stays a hypothesis."""
+    for clause in draft.clauses():
+        sentence = draft.sentences[clause.sentence]
+        opener = _opener(clause)
+        if opener is None or not is_question(sentence.text) or clause.start <= sentence.start:
+            continue
+        proposed = any(
+            sentence.start <= h.start < clause.start and h.role == "own" and h.term is not UNCLAIMED
+            for h in hits
+        )
+        if not proposed:
+            continue
+        end = ends.get(clause.start, clause.end)
+        begin = clause.start + opener
+        body = draft.text[begin:end].strip(" .,;:!?")
+        inside = [i for i, h in enumerate(hits) if clause.start <= h.start < end and h.term is not UNCLAIMED]
+        named = [i for i in inside if names_term(draft, hits[i], begin, end)]
+        for i in named:
+            hits[i] = replace(hits[i], role="condition")
+        covered.append(clause.start)
+        if not named and body and not cues().search("empty_condition", body.lower()):
+            others.append((begin, body))
+
+
+def _opener(clause: Clause) -> int | None:
+    """The length of the condition word a clause opens with ("if", "provided", "as long as"), if any."""
+    lowered = clause.text.lower()
+    stripped = lowered.lstrip(" \"'(")
+    lead = len(lowered) - len(stripped)
+    for frame in sorted(cues().condition_frames, key=len, reverse=True):
+        if stripped.startswith(frame + " "):
+            return lead + len(frame)
+    return None
+
+
+def _anaphora_read(draft: Draft, hits: list[Hit], ends: dict[int, int]) -> list[int]:
+    attached: list[int] = []
+    for clause in draft.clauses():
+        if not condition_frame(clause) or is_question(draft.sentences[clause.sentence].text):
+            continue
+        _, body = _body(draft, clause, ends.get(clause.start, clause.end))
+        if not _anaphoric(draft, clause, body):
+            continue
+        pointed = _pointed_to(draft, clause, hits)
+        for i in pointed:
+            hits[i] = replace(hits[i], role="condition")
+        if pointed:
+            attached.append(clause.start)
+    return attached
