@@ -4,6 +4,8 @@ labelled set; rates on the GAIA development set are floors at the end (see measu
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -323,3 +325,365 @@ def test_disclosure_confusion_on_the_development_set() -> None:
     confusion = disclosure_confusion()
     assert confusion.false_negatives <= 1, confusion.missed
     assert confusion.false_positives <= 1, confusion.false_alarms
+
+
+# == issue 14: every form, read by its grammar (examples written for these tests) =========================
+def _values(config: DomainConfig, text: str, term: str) -> list[tuple[float, float]]:
+    return [(t.low, t.high) for t in term_amounts(config, text) if t.term == term]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("a hundred and five thousand dollars", 105_000),
+        ("one hundred and two thousand, five hundred dollars", 102_500),
+        ("eleven thousand, two hundred and fifty dollars", 11_250),
+        ("one million, two hundred thousand dollars", 1_200_000),
+        ("ninety-five K", 95_000),
+        ("seventy-one K", 71_000),
+        ("one point two million dollars", 1_200_000),
+        ("three point seven five million dollars", 3_750_000),
+        ("a quarter million dollars", 250_000),
+        ("a quarter of a million dollars", 250_000),
+        ("half a million dollars", 500_000),
+        ("83 thou", 83_000),
+        ("1,5 Mio EUR", 1_500_000),
+        ("2.4M units", 2_400_000),
+        ("1.1m units", 1_100_000),
+        ("$3.3M", 3_300_000),
+    ],
+)
+def test_spelled_out_numbers_and_multipliers(text: str, value: float) -> None:
+    amount = _one(text)
+    assert amount.low == amount.high == pytest.approx(value), amount
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We met at one point two of us.", "5m of cable", "It is one of a kind.", "Quarter three results"],
+)
+def test_words_that_only_look_like_numbers(text: str) -> None:
+    assert [a for a in find_amounts(text) if a.low >= 1000] == [], find_amounts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("120.000 € per year", 120_000),  # thousands groups
+        ("1.200.000 €", 1_200_000),
+        ("9.500,50 €", 9_500.5),  # European decimal
+        ("9,500.50 USD", 9_500.5),
+        ("14,25 EUR", 14.25),
+        ("€ 7.350", 7_350),
+    ],
+)
+def test_separator_conventions_are_decided_by_group_sizes(text: str, value: float) -> None:
+    assert _one(text).low == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "currency"),
+    [
+        ("37 cents", 0.37, "USD"),
+        ("seventy-two cents", 0.72, "USD"),
+        ("1450 cents", 14.5, "USD"),
+        ("45p", 0.45, "GBP"),
+        ("$14 and 15 cents", 14.15, "USD"),
+        ("fourteen dollars, fifteen cents", 14.15, "USD"),
+        ("a dollar ninety", 1.9, "USD"),
+        ("one euro twenty", 1.2, "EUR"),
+        ("$12.80/unit", 12.8, "USD"),
+    ],
+)
+def test_cents_in_every_form(text: str, value: float, currency: str) -> None:
+    amount = _one(text)
+    assert (amount.low, amount.currency) == (pytest.approx(value), currency), amount
+
+
+@pytest.mark.parametrize(
+    ("text", "per"),
+    [
+        ("$61 each hour worked", "hour"),
+        ("$61 for each hour", "hour"),
+        ("$61 every hour", "hour"),
+        ("$2,050/wk", "week"),
+        ("$8,100 monthly", "month"),
+        ("$98,000 per annum", "year"),
+        ("$11 apiece", "unit"),
+    ],
+)
+def test_rates_read_after_each_and_every(text: str, per: str) -> None:
+    assert _one(text).per == per
+
+
+def test_conversions_to_the_terms_unit(staffing: DomainConfig, leasing: DomainConfig) -> None:
+    assert _values(staffing, "We'd pay $1,850 a week.", "annual_salary") == [(96_200, 96_200)]
+    assert _values(staffing, "That's 7.800 € im Monat.", "annual_salary") == [(93_600, 93_600)]
+    assert _values(leasing, "They want €126.000 per year for the unit.", "monthly_rent") == [(10_500, 10_500)]
+    assert _values(leasing, "A lease of three and a half years.", "lease_term") == [(42, 42)]
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("90-100K", 90_000, 100_000),
+        ("95 to 105k", 95_000, 105_000),
+        ("between eighty and ninety thousand dollars", 80_000, 90_000),
+        ("$8,400–$9,100 a month", 8_400, 9_100),
+        ("from $11.20 to $11.80 per unit", 11.2, 11.8),
+    ],
+)
+def test_ranges_give_both_ends(text: str, low: float, high: float) -> None:
+    amount = _one(text)
+    assert (amount.low, amount.high) == (pytest.approx(low), pytest.approx(high)), amount
+
+
+def test_a_change_or_a_sequence_is_several_figures_typed_like_the_last(
+    procurement: DomainConfig, leasing: DomainConfig, staffing: DomainConfig
+) -> None:
+    """A change "from X to Y" and a sequence "X to Y to Z" are steps, not a range; each step takes
+    the unit, currency and multiplier written after the last one."""
+    assert _values(procurement, "They raised it from 2,000 to 2,600 units.", "order_volume") == [
+        (2000, 2000),
+        (2600, 2600),
+    ]
+    assert _values(leasing, "We went from 60 to 48 to 36 months.", "lease_term") == [
+        (60, 60),
+        (48, 48),
+        (36, 36),
+    ]
+    assert _values(staffing, "We moved from 88 to 91 to 94k.", "annual_salary") == [
+        (88_000, 88_000),
+        (91_000, 91_000),
+        (94_000, 94_000),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's meet on March 3.",
+        "Due 3/15, signed 2025.",
+        "Doors open at 9am.",
+        "Can you start on the 3rd?",
+        "A 7% raise.",
+        "Net-60 terms.",
+        "Deliver to 1800 Commerce Blvd.",
+        "Our suite number is 2200.",
+        "Call +44 20 7946 0958.",
+        "Use version 4.2 of the form.",
+        "Somewhere in the low 90s.",  # a vague band names no figure: not read
+    ],
+)
+def test_more_distractors_are_not_amounts(text: str) -> None:
+    assert find_amounts(text) == [], find_amounts(text)
+
+
+def test_headcounts_and_spans_are_no_term_amounts(staffing: DomainConfig, leasing: DomainConfig) -> None:
+    assert term_amounts(staffing, "We have 12 engineers and 3 designers.") == []
+    assert _values(leasing, "Rent is paid 2 months in advance.", "deposit") == []
+    assert _values(leasing, "The first 4 months are rent-free on a 5-year lease.", "lease_term") == [(60, 60)]
+    assert _values(leasing, "Give 60 days' notice.", "lease_term") == []
+
+
+def test_money_beside_another_cost_or_a_total_is_not_the_term(
+    procurement: DomainConfig, leasing: DomainConfig, staffing: DomainConfig
+) -> None:
+    assert _values(procurement, "It's $48,000 for the whole lot; $12 a unit.", "unit_price") == [(12, 12)]
+    assert _values(leasing, "Rent $9,700 plus $450 in service charges.", "monthly_rent") == [(9700, 9700)]
+    assert _values(staffing, "Payroll is $2.4M; her salary would be $93,000.", "annual_salary") == [
+        (93_000, 93_000)
+    ]
+
+
+def test_a_rate_named_after_a_percentage_is_not_carried_to_the_next_figure(procurement: DomainConfig) -> None:
+    text = "Interest 1% per month on late invoices; unit price stays at $11.70."
+    assert _values(procurement, text, "unit_price") == [(11.7, 11.7)]
+
+
+# -- obfuscation: what a person reads is what is read ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("１２０，０００ €", 120_000),  # fullwidth digits and comma
+        ("＄９５，０００", 95_000),
+        ("$9\u200b8,000", 98_000),  # zero-width space
+        ("$98\u00ad,000", 98_000),  # soft hyphen
+        ("$98,\u2060000", 98_000),  # word joiner
+        ("$98\x00,000", 98_000),  # NUL
+        ("٩٨٠٠٠ USD", 98_000),  # Arabic-Indic digits
+        ("ninety-eight th\u043eusand dollars", 98_000),  # Cyrillic o
+        ("$\U0001d7d7\U0001d7d6,000", 98_000),  # mathematical bold digits
+    ],
+)
+def test_lookalike_and_invisible_characters(text: str, value: float) -> None:
+    amount = _one(text)
+    assert amount.low == pytest.approx(value), amount
+    assert text[amount.start : amount.end] == amount.text
+
+
+def test_spans_index_the_text_as_given_when_characters_were_removed(staffing: DomainConfig) -> None:
+    text = "Sa\u200blary\u200b: $9\u200b5,000 and $9\u200b6,000."
+    found = find_amounts(text)
+    assert [a.low for a in found] == [95_000, 96_000]
+    assert [a.text for a in found] == ["$9\u200b5,000", "$9\u200b6,000"]
+    assert [(t.start, t.end) for t in term_amounts(staffing, text)] == [(a.start, a.end) for a in found]
+
+
+def test_keywords_are_found_in_the_text_as_read(staffing: DomainConfig) -> None:
+    assert term_amounts(staffing, "A $5,000 sign\u200bing bonus.") == []  # "signing" names another cost
+    assert _values(staffing, "Sal\u00adary: 96 thou.", "annual_salary") == [(96_000, 96_000)]
+
+
+def test_superscripts_and_fractions_are_not_folded_into_digits() -> None:
+    assert [a.low for a in find_amounts("2,400 ft² for $9,000")] == [2400, 9000]
+
+
+# -- robustness: bounded work, never an exception --------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$1," * 333_334,
+        "1 " * 500_000,
+        "one " * 250_000,
+        "from 1 to " * 100_000,
+        "$1-$1 " * 170_000,
+        "\u200b1" * 500_000,
+        "９" * 1_000_000,
+    ],
+    ids=["dollar-comma", "ones", "words", "chains", "ranges", "zero-width", "fullwidth"],
+)
+def test_a_megabyte_of_crafted_text_is_read_in_bounded_time(text: str) -> None:
+    import time
+
+    find_amounts("$1")  # build the folding tables outside the timing
+    began = time.process_time()  # CPU time: the test machine is shared, wall time is not the reader's
+    found = find_amounts(text)
+    elapsed = time.process_time() - began
+    assert elapsed < 1.0, elapsed  # 0.01–0.45 s of CPU on the development machine
+    assert all(text[a.start : a.end] == a.text for a in found[:50])
+
+
+def test_a_text_within_the_preflight_limit_is_read_whole() -> None:
+    from parley.governance.amounts import MAX_READ_CHARS, MAX_READ_TOKENS
+    from parley.governance.normalize import DEFAULT_MAX_CHARS
+
+    assert min(MAX_READ_CHARS, MAX_READ_TOKENS) >= DEFAULT_MAX_CHARS
+    text = "$1 " * (DEFAULT_MAX_CHARS // 3)
+    assert len(find_amounts(text)) == DEFAULT_MAX_CHARS // 3
+
+
+@pytest.mark.parametrize("text", ["", " ", "\x00", "\ud800", "$", "1" * 5000, "," * 100, "k" * 100])
+def test_odd_inputs_do_not_raise(text: str) -> None:
+    find_amounts(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None), max_size=200))
+def test_any_unicode_text_never_raises_and_spans_match(text: str) -> None:
+    for amount in find_amounts(text):
+        assert 0 <= amount.start < amount.end <= len(text)
+        assert text[amount.start : amount.end] == amount.text
+        assert amount.low <= amount.high
+        assert math.isfinite(amount.low) and math.isfinite(amount.high)
+
+
+# -- round trips: an amount written in each supported style reads back as itself --------------------------
+def _english(value: int) -> str:
+    return f"{value:,}"
+
+
+def _european(value: int) -> str:
+    return f"{value:,}".replace(",", ".")
+
+
+def _spaced(value: int) -> str:
+    return f"{value:,}".replace(",", " ")
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+_STYLES: dict[str, tuple[str, float]] = {
+    # style → (format with {e} English digits, {u} European, {s} space-grouped, {w} words, {k} thousands
+    # with "k"; the factor that turns the drawn integer into the amount read)
+    "$E": ("${e}", 1.0),
+    "E USD": ("{e} USD", 1.0),
+    "USD E": ("USD {e}", 1.0),
+    "U €": ("{u} €", 1.0),
+    "EUR U": ("EUR {u}", 1.0),
+    "S EUR": ("{s} EUR", 1.0),
+    "£E": ("£{e}", 1.0),
+    "W dollars": ("{w} dollars", 1.0),
+    "W euros": ("{w} euros", 1.0),
+    "E dollars a month": ("{e} dollars a month", 1.0),
+    "$Kk": ("${k}k", 1000.0),
+    "fullwidth": ("{f} €", 1.0),
+    "E cents": ("{e} cents", 0.01),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(min_value=1, max_value=9_999_999), st.sampled_from(sorted(_STYLES)))
+def test_an_amount_formatted_in_each_style_reads_back(value: int, style: str) -> None:
+    from num2words import num2words  # pyright: ignore[reportMissingTypeStubs]
+
+    template, factor = _STYLES[style]
+    if style == "E cents" and value >= 100_000:
+        value //= 100
+    text = template.format(
+        e=_english(value),
+        u=_european(value),
+        s=_spaced(value),
+        w=str(num2words(value)),  # pyright: ignore[reportUnknownArgumentType]
+        k=value,
+        f=_fullwidth(_english(value)),
+    )
+    amount = _one(f"We said {text}.")
+    assert amount.low == amount.high == pytest.approx(value * factor), (text, amount)
+    assert amount.kind == "money", (text, amount)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=100, max_value=999_999), st.integers(min_value=0, max_value=99))
+def test_dollars_and_cents_read_back(dollars: int, cents: int) -> None:
+    expected = dollars + cents / 100
+    for text in (
+        f"${dollars:,}.{cents:02d}",
+        f"{_european(dollars)},{cents:02d} €",
+        f"${dollars} and {cents} cents",
+    ):
+        if cents == 0 and "and" in text:
+            continue
+        assert _one(text).low == pytest.approx(expected), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=999), st.integers(min_value=1, max_value=999))
+def test_ranges_read_back(low: int, span: int) -> None:
+    high = low + span
+    for text, factor in (
+        (f"${low}-{high}K", 1000),
+        (f"between {low} and {high} dollars", 1),
+        (f"{low} to {high}k", 1000),
+    ):
+        amount = _one(text)
+        assert (amount.low, amount.high) == (low * factor, high * factor), text
+
+
+# -- the form sets (tests/governance/amount_forms*.yaml) and the spent held-out sets ----------------------
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/governance/amount_forms.yaml",
+        "tests/governance/amount_forms_fresh.yaml",
+        "tests/data/gaia/heldout/amounts.yaml",
+        "tests/data/gaia/heldout2/amounts.yaml",
+    ],
+)
+def test_amount_accuracy_on_the_form_and_spent_sets(path: str) -> None:
+    from pathlib import Path
+
+    score = amount_accuracy(Path(__file__).resolve().parents[2] / path)
+    assert score.accuracy >= 0.98, score.errors

@@ -1,24 +1,50 @@
 """Value mentions in every written form, and their attribution to a domain's boundary terms.
 
-`find_amounts(text)` reads every amount once, left to right, in time linear in the text: digits with
-or without thousands separators ("105,000", "105000"), European separators ("120.000 €",
-"9.500,00 EUR"), decimals and cents ("$12.80", "12 dollars and 80 cents", "sixty-eight dollars fifty",
-"thirteen ninety-five"), multipliers ("105k", "$98 thousand", "110 grand", "1.2 million", "2 mil"),
-spelled-out numbers ("one hundred and five thousand dollars", "two and a half years", "half a million"),
-currencies ($, USD, dollars, bucks, €, EUR, euros, £, GBP), ranges ("$90–100K", "between 9 and 11
-dollars", "from $8.5k to $9k a month", "3-5 year lease") and rates ("per hour", "an hour", "/mo",
-"annually", "each", "pro Stück"). Dates, years, suite and part numbers, percentages, ordinals and phone
-numbers are not amounts. Thousands may be grouped by single spaces ("3 000 units", "11 750 USD"); a
-list number opening a line ("1. $92K base") is no amount; a duration that is a frequency or a span of
-something else ("every 2 years", "14 months left") is read but marked `incidental` (no term's).
+`find_amounts(text)` reads every amount once, left to right, in time linear in the text, by a small
+grammar of number expressions rather than by sentences:
+
+* Figures with any separator convention, decided by group sizes: "105,000" and "120.000" group
+  thousands, "1.200.000" too; "9.500,50" and "1,234.56" mix both (the last separator is the decimal
+  point); "75,50" is a European decimal, "10.5" an English one; single spaces may group thousands
+  ("3 000 units", "97 500,00 EUR"). A lone dot before three digits keeps the decimal reading as an
+  alternative ("$13.400 per unit" is 13.4 for a unit price).
+* Spelled-out numbers: "one hundred and five thousand", "eleven thousand, two hundred and fifty",
+  "a hundred", "two and a half", "half a million", "a quarter million", "one point two million".
+* Multipliers glued or written after a figure: "105k", "ninety-five K", "$98 thousand", "92 thou",
+  "110 grand", "1.2 million", "1,5 Mio", "2 mil", "1.2M units" (a lone lower-case "m" is a million
+  only with a currency or a count: "5m" may be metres). No "lakh"/"crore": no labelled use.
+* Currencies before or after: $, USD, US$, dollars, bucks, €, EUR, euros, £, GBP, pounds, quid.
+* Cents: "$12.80", "12 dollars and 80 cents", "$12 and 40 cents", "fourteen dollars, fifteen cents",
+  "sixty-eight dollars fifty", "a dollar twenty", "thirteen ninety-five per unit", "95 cents",
+  "1280 cents", "45p".
+* Rates: "per hour", "an hour", "/hr", "each hour", "for each hour", "/wk", "a month", "monthly",
+  "/mo", "p.a.", "per annum", "annually", "each", "apiece", "a piece", "/ea", "pro Stück", "per
+  thousand units"; and a rate word opening the sentence ("Monthly I'd want $9k"), until a ";".
+* Ranges: "$90–100K" and "95 to 105k" (both ends take the multiplier), "between eighty and ninety
+  thousand", "from $8.5k to $9k a month". After a verb of change ("went from 36 to 48 months") or in
+  a sequence ("85k to 90k to 93k") the figures are separate values, each typed like the last one.
+  Vague bands ("the low 90s") are not read: they name no figure a boundary check could hold.
+* Not amounts: dates ("March 3", "3/15", "2025-11-03"), years, times ("9am", "10:30"), ordinals
+  ("the 3rd"), percentages, identifiers ("Suite 210", "net-30", "PO 77812", "version 4.2", "the suite
+  number is 1100"), street addresses ("4400 Industrial Pkwy"), phone numbers ("+44 20 7946 0958",
+  "call (415) 555-0199") and list numbers opening a line ("1. $92K base"). Headcounts ("12
+  engineers") are counts of their noun, never a term's. A duration that is a frequency or a span of
+  something else ("every 2 years", "14 months left", "the first 6 months", "3 months in advance",
+  "30 days' notice") is read but marked `incidental` (no term's).
+
+The text is read as a person sees it (`amount_text.fold`: fullwidth and other scripts' digits, Latin
+lookalikes, zero-width and control characters), with every span into the text as given.
 
 `term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
 rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
-annual salary is 120,000 a year). Every check (boundary, disclosure) reads amounts through these two.
+annual salary is 120,000 a year). Money named beside another cost ("a $5,000 signing bonus", "$800 in
+CAM charges", "payroll is $1.2M") or as a total ("$150,000 for the whole batch") is no term's. Every
+check (boundary, disclosure) reads amounts through these two.
 
 No regular expression here repeats a group that itself repeats: the text is split into tokens by one
 flat pattern and every later step looks a bounded number of tokens ahead, so a megabyte of "$1,$1,"
-is read in one pass.
+is read in one pass; the reader reads at most `MAX_READ_CHARS` characters and `MAX_READ_TOKENS`
+tokens of one text (more than the preflight ever passes it), and never raises.
 """
 
 from __future__ import annotations
@@ -26,11 +52,12 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Literal
 
+from parley.governance.amount_text import Offsets, fold
 from parley.governance.config import BoundaryTerm, DomainConfig
 
 AmountKind = Literal["money", "count", "duration", "number"]
@@ -70,6 +97,7 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SUFFIX_SCALES = {
     "k": 1e3,
     "thousand": 1e3,
+    "thou": 1e3,
     "grand": 1e3,
     "tausend": 1e3,
     "million": 1e6,
@@ -100,6 +128,7 @@ _CURRENCY_AFTER = {
     "quid": "GBP",
 }
 _CENTS = {"cents", "cent", "pence", "p", "ct", "cts"}
+_CENT_WORDS = {"cents", "cent", "pence", "p", "cts", "¢"}  # after a figure with no currency: cents
 _PERIODS = {
     "hour": "hour",
     "hr": "hour",
@@ -343,6 +372,15 @@ _CHANGE_VERBS = {
     "shifted",
     "escalate",
     "escalates",
+    "upped",
+    "brought",
+    "revised",
+    "adjusted",
+    "lifted",
+    "slashed",
+    "trimmed",
+    "pushed",
+    "pulled",
     "step",
     "steps",
     "stepped",
@@ -437,6 +475,11 @@ class TermAmount:
 
 
 # -- tokens ---------------------------------------------------------------------------------------------
+_PAD = 64
+"""Empty words after the last token: every look-ahead and look-behind here is a few tokens, so
+`_Tokens.word(i)` for i in [-_PAD, len + _PAD) is a plain list index ("" outside the tokens)."""
+
+
 @dataclass(slots=True)
 class _Tokens:
     text: str
@@ -445,6 +488,10 @@ class _Tokens:
     ends: list[int]
     kinds: list[str]  # "d" digits (merged with separators), "w" word, "p" anything else
     breaks: list[bool]  # a sentence boundary (or a line break) lies before the token
+    word: Callable[[int], str] = field(init=False)  # the word at i, or "" outside the tokens
+
+    def __post_init__(self) -> None:
+        self.word = (self.words + [""] * _PAD).__getitem__
 
     def __len__(self) -> int:
         return len(self.words)
@@ -453,12 +500,11 @@ class _Tokens:
         """Whether token i follows token i - 1 with no space."""
         return 0 < i < len(self.words) and self.starts[i] == self.ends[i - 1]
 
-    def word(self, i: int) -> str:
-        return self.words[i] if 0 <= i < len(self.words) else ""
-
 
 def _tokenise(text: str) -> _Tokens:
     pairs = _TOKEN.findall(text)
+    if len(pairs) > MAX_READ_TOKENS:
+        del pairs[MAX_READ_TOKENS:]
     raw = [token for _, token in pairs]
     lengths = [len(space) + len(token) for space, token in pairs]
     ends = list(accumulate(lengths))
@@ -487,7 +533,11 @@ def _group_thousands(tokens: _Tokens) -> _Tokens:
     if not any(tokens.kinds[i] == "d" and tokens.kinds[i + 1] == "d" for i in range(n - 1)):
         return tokens
     text = tokens.text
-    out = _Tokens(text, [], [], [], [], [])
+    words: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    kinds: list[str] = []
+    breaks: list[bool] = []
     i = 0
     while i < n:
         j = i
@@ -512,16 +562,16 @@ def _group_thousands(tokens: _Tokens) -> _Tokens:
             ):
                 j += 1
         if j > i and "%" not in (tokens.word(j + 1),):
-            out.words.append("".join(tokens.words[i : j + 1]))
+            words.append("".join(tokens.words[i : j + 1]))
         else:
             j = i
-            out.words.append(word)
-        out.starts.append(tokens.starts[i])
-        out.ends.append(tokens.ends[j])
-        out.kinds.append(tokens.kinds[i])
-        out.breaks.append(tokens.breaks[i])
+            words.append(word)
+        starts.append(tokens.starts[i])
+        ends.append(tokens.ends[j])
+        kinds.append(tokens.kinds[i])
+        breaks.append(tokens.breaks[i])
         i = j + 1
-    return out
+    return _Tokens(text, words, starts, ends, kinds, breaks)
 
 
 def _digits_value(raw: str) -> tuple[float, float | None] | None:
@@ -560,28 +610,32 @@ def _digits_value(raw: str) -> tuple[float, float | None] | None:
 
 
 # -- spelled-out numbers -------------------------------------------------------------------------------
-def _spelled(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
+_CURRENCY_NOUNS = frozenset({"dollar", "buck", "euro", "pound", "quid"})
+_DIGIT_WORDS = {w: float(i) for i, w in enumerate(ONES_WORDS[:10])} | {"oh": 0.0}
+
+
+def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float] | None:
     """A spelled-out number starting at token i: (value, index after it, the largest scale word used or 1).
 
     "one hundred and five thousand", "ninety-five", "twelve-thousand-one-hundred", "two and a half",
-    "a hundred", "half a million". Stops at the first word that cannot continue the number.
+    "a hundred", "half a million", "a quarter million", "one point two million", "eleven thousand, two
+    hundred and fifty" (a smaller group after a comma), "a dollar" (one, before a currency noun).
+    Stops at the first word that cannot continue the number; `depth` bounds the comma groups read.
     """
+    special = _spelled_fraction(tokens, i)
+    if special is not None:
+        return None if special[1] < 0 else special
     n = len(tokens)
     total, current = 0.0, 0.0
     seen = False
     scaled = 1.0
+    smallest = 0.0  # the last scale word's factor
     last_small = ""  # "ones", "tens", "hundred" or "" — what the last word was
     j = i
     end = i
     if tokens.word(j) == "a" and tokens.word(j + 1) in ("hundred", "thousand", "million", "billion", "dozen"):
         current, seen, j, last_small = 1.0, True, j + 1, "a"
         end = j
-    elif tokens.word(j) == "half" and tokens.word(j + 1) == "a":
-        scale = tokens.word(j + 2)
-        if scale in _SCALES or scale in ("hundred", "dozen"):
-            factor = _SCALES.get(scale, 100.0 if scale == "hundred" else 12.0)
-            return 0.5 * factor, j + 3, _SCALES.get(scale, 1.0)
-        return 0.5, j + 2, 1.0
     while j < n:
         word = tokens.words[j]
         if (word in _ONES and last_small in ("", "hundred", "scale")) or (
@@ -592,17 +646,20 @@ def _spelled(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
         elif word in _TENS and last_small in ("", "hundred", "scale"):
             current += _TENS[word]
             last_small = "tens"
-        elif word == "hundred" and seen and last_small in ("ones", "teens", "tens", "a"):
-            current = max(current, 1.0) * 100.0
-            last_small = "hundred"
-        elif word == "dozen" and seen:
-            current = max(current, 1.0) * 12.0
+        elif seen and (word == "dozen" or (word == "hundred" and last_small in _HUNDRED_AFTER)):
+            current = max(current, 1.0) * (100.0 if word == "hundred" else 12.0)
             last_small = "hundred"
         elif word in _SCALES and seen and last_small != "scale":
             total += max(current, 1.0) * _SCALES[word]
             current = 0.0
             scaled = max(scaled, _SCALES[word])
+            smallest = _SCALES[word]
             last_small = "scale"
+        elif word in ("point", ",") and seen:
+            tail = _spelled_tail(tokens, j, (total, current, scaled, smallest), last_small, depth)
+            if tail is None:
+                break
+            return tail
         elif word == "and" and seen and tokens.word(j + 1) == "a" and tokens.word(j + 2) == "half":
             current += 0.5
             end, j = j + 3, j + 3
@@ -636,6 +693,76 @@ def _spelled(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
     return total + current, end, scaled
 
 
+def _spelled_tail(
+    tokens: _Tokens, j: int, state: tuple[float, float, float, float], last_small: str, depth: int
+) -> tuple[float, int, float] | None:
+    """The end of a spelled number at token j, "point" or ",": "one point two million" (digits and a
+    scale word after "point"), "eleven thousand, two hundred and fifty" (a group smaller than the last
+    scale word after a comma). `state` is (total, current, largest scale, last scale). None: no tail."""
+    total, current, scaled, smallest = state
+    if tokens.word(j) == "point":
+        if total != 0.0 or last_small not in ("ones", "teens", "tens"):
+            return None
+        decimal = _point_decimals(tokens, j + 1)
+        if decimal is None:
+            return None
+        fraction, k = decimal
+        scale = _SCALES[tokens.word(k)]
+        return (current + fraction) * scale, k + 1, scale
+    if last_small != "scale" or depth >= 3 or not tokens.glued(j):
+        return None
+    group = _spelled(tokens, j + 1, depth + 1)
+    if group is None or group[0] >= smallest or group[2] >= smallest or group[0] < 1:
+        return None
+    return total + group[0], group[1], scaled
+
+
+_NO_NUMBER = (0.0, -1, 1.0)
+_HUNDRED_AFTER = ("ones", "teens", "tens", "a")  # what "hundred" may follow
+
+
+def _spelled_fraction(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
+    """Forms that open with "a", "half" or "quarter": "a dollar" (1, before cents or a rate),
+    "half a million", "half a", "a quarter million", "a quarter of a million". `_NO_NUMBER` when
+    "quarter" is no number; None when none of these forms starts at i."""
+    first, second = tokens.word(i), tokens.word(i + 1)
+    if first == "a" and second in _CURRENCY_NOUNS:
+        # a price ("a dollar twenty", "a dollar a unit"), not a difference ("a dollar off", "a dollar more")
+        third = tokens.word(i + 2)
+        priced = third in _ONES or third in _TENS or third in _RATE_MARKERS or third in _RATE_ADVERBS
+        return (1.0, i + 1, 1.0) if priced else _NO_NUMBER
+    if first == "half" and second == "a":
+        scale = tokens.word(i + 2)
+        if scale in _SCALES or scale in ("hundred", "dozen"):
+            factor = _SCALES.get(scale, 100.0 if scale == "hundred" else 12.0)
+            return 0.5 * factor, i + 3, _SCALES.get(scale, 1.0)
+        return 0.5, i + 2, 1.0
+    if first == "quarter" or (first in ("a", "one") and second == "quarter"):
+        k = i + (first != "quarter") + 1
+        if tokens.word(k) == "of" and tokens.word(k + 1) == "a":
+            k += 2
+        scale = tokens.word(k)
+        if scale in _SCALES:
+            return 0.25 * _SCALES[scale], k + 1, _SCALES[scale]
+        return _NO_NUMBER
+    return None
+
+
+def _point_decimals(tokens: _Tokens, i: int) -> tuple[float, int] | None:
+    """The digits after "point" in "one point two five million": (fraction, index of the scale word).
+
+    Only before a scale word ("thousand", "million", "billion"): "at one point two of us" is no number.
+    """
+    fraction, place, k = 0.0, 0.1, i
+    while k < i + 6 and tokens.word(k) in _DIGIT_WORDS:
+        fraction += _DIGIT_WORDS[tokens.word(k)] * place
+        place /= 10.0
+        k += 1
+    if k == i or tokens.word(k) not in _SCALES:
+        return None
+    return fraction, k
+
+
 def _number_at(tokens: _Tokens, i: int) -> tuple[float, float | None, int, float, bool] | None:
     """A number at token i: (value, alternative, index after, scale word factor or 1, spelled)."""
     if tokens.kinds[i] == "d" if i < len(tokens) else False:
@@ -650,15 +777,23 @@ def _number_at(tokens: _Tokens, i: int) -> tuple[float, float | None, int, float
     return value, None, after, scaled, True
 
 
-def _scale_after(tokens: _Tokens, i: int, has_currency: bool) -> tuple[float, int]:
-    """A multiplier word at token i ("k", "thousand", "grand", "million"): (factor, index after)."""
+def _scale_after(tokens: _Tokens, i: int, has_currency: bool, spelled: bool = False) -> tuple[float, int]:
+    """A multiplier word at token i ("k", "thousand", "grand", "million"): (factor, index after).
+
+    "k", "m", "mn", "mm" and "bn" count glued to the figure ("105k", "$1.2m"); a capital "K" also after a
+    space ("95 K", "ninety-five K"). Without a currency, "m" is a million only as a capital ("1.2M") or
+    before a count ("1.5m units"): "5m" alone may be metres.
+    """
     word = tokens.word(i)
     if word not in _SUFFIX_SCALES or tokens.kinds[i] != "w":
         return 1.0, i
-    if word in _ATTACHED_ONLY and not tokens.glued(i):
+    capital = tokens.text[tokens.starts[i]].isupper()
+    if word in _ATTACHED_ONLY and not tokens.glued(i) and not (word == "k" and (capital or spelled)):
         return 1.0, i
     if word in ("m", "mm", "mn") and not has_currency:
-        return 1.0, i
+        counted = tokens.word(i + 1) in _COUNT_UNITS
+        if not (tokens.glued(i) and ((word == "m" and capital) or counted)):
+            return 1.0, i
     if tokens.glued(i + 1) and tokens.kinds[i + 1] == "w":
         return 1.0, i  # "105kg", "5min"
     return _SUFFIX_SCALES[word], i + 1
@@ -674,8 +809,8 @@ def _currency_after(tokens: _Tokens, i: int) -> tuple[str | None, int]:
 
 
 def _cents_after(tokens: _Tokens, i: int) -> tuple[float, int]:
-    """Cents after a currency word: "and 80 cents", "fifty", "seventy-five cents"."""
-    j = i + 1 if tokens.word(i) == "and" else i
+    """Cents after a currency word: "and 80 cents", ", eighty cents", "fifty", "seventy-five cents"."""
+    j = i + 1 if tokens.word(i) in ("and", ",") else i
     if j >= len(tokens):
         return 0.0, i
     number = _number_at(tokens, j)
@@ -699,7 +834,7 @@ def _cents_after(tokens: _Tokens, i: int) -> tuple[float, int]:
     ):
         return 0.0, i
     if j != i:
-        return 0.0, i  # "and 80" without "cents" is another figure
+        return 0.0, i  # "and 80" or ", 80" without "cents" is another figure
     return value / 100.0, after
 
 
@@ -710,7 +845,11 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     for _ in range(2):
         if tokens.word(j) in _FILLERS and tokens.word(j + 1) not in _PERIODS:
             j += 1
+    if tokens.word(j) == "for" and tokens.word(j + 1) in ("each", "every"):
+        j += 1  # "$81 for each hour"
     word = tokens.word(j)
+    if word in ("each", "every") and tokens.word(j + 1) in _PERIODS and tokens.word(j + 1) != "each":
+        return _PERIODS[tokens.word(j + 1)], 1.0, j + 2  # "84 dollars each hour", "every month"
     if word in _RATE_ADVERBS and not (word == "each" and tokens.word(j + 1) == "other"):
         return _RATE_ADVERBS[word], 1.0, j + 1
     if word == "p" and tokens.word(j + 1) == "." and tokens.word(j + 2) == "a":
@@ -784,6 +923,12 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
         raw = tokens.words[i]
         if (before in _IDENTIFIERS and not tokens.breaks[i]) or before in ("#", "№", "+"):
             return True
+        if before in ("is", ":", "was") and tokens.word(i - 2) in ("number", "no", "nr", "#", "id"):
+            return True  # "The suite number is 1100"
+        if before == "-" and tokens.glued(i) and tokens.glued(i - 1) and tokens.word(i - 2) in _IDENTIFIERS:
+            return True  # "net-30", "Suite-210"
+        if _street_address(tokens, after):
+            return True  # "4400 Industrial Pkwy"
         if (before == "." and tokens.word(i - 2) in ("no", "nr")) or (before in ("'",) and tokens.glued(i)):
             return True
         if (
@@ -827,18 +972,98 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
             return True  # the rest of 2025-11-03 or 555-867-5309 once its head was refused
         if nxt == "(" and tokens.word(after + 1) in ("k", "b") and tokens.word(after + 2) == ")":
             return True  # 401(k)
-        if nxt in ("st", "nd", "rd", "th") and tokens.glued(after):
-            return True
+        if nxt in ("st", "nd", "rd", "th", "s") and tokens.glued(after):
+            return True  # "the 3rd", "the low 90s"
         if len(raw) <= 2 and nxt in (".", ")") and tokens.glued(after) and _list_number(tokens, i, after):
             return True  # "1. $92K base" on a line of its own
         if nxt in _CLOCK or (nxt == "." and tokens.word(after + 1) == "m"):
             return True
         if raw.isdigit() and len(raw) == 4 and 1900 <= int(raw) <= 2100:
             unit_kind, _, _ = _unit_after(tokens, after)
-            return unit_kind is None and tokens.word(after) not in _SUFFIX_SCALES
+            nxt = tokens.word(after)
+            return (
+                unit_kind is None
+                and nxt not in _SUFFIX_SCALES
+                and nxt not in _CURRENCY_AFTER
+                and nxt not in _SYMBOLS
+                and nxt not in _CENT_WORDS
+            )
         if tokens.word(after) in _PERCENT:
             return True
     return False
+
+
+_STREET_TYPES = frozenset(
+    {
+        "st",
+        "street",
+        "ave",
+        "avenue",
+        "blvd",
+        "boulevard",
+        "rd",
+        "road",
+        "dr",
+        "drive",
+        "ln",
+        "lane",
+        "way",
+        "pkwy",
+        "parkway",
+        "hwy",
+        "highway",
+        "ct",
+        "court",
+        "pl",
+        "place",
+        "plaza",
+        "terrace",
+        "straße",
+        "strasse",
+        "str",
+        "weg",
+        "allee",
+    }
+)
+
+
+def _street_address(tokens: _Tokens, after: int) -> bool:
+    """Whether the figure ending before token `after` is a house number: one to three capitalised
+    words follow it, the last a street type ("4400 Industrial Pkwy", "12 Main Street")."""
+    for k in range(after, min(after + 3, len(tokens))):
+        if tokens.kinds[k] != "w" or not tokens.text[tokens.starts[k]].isupper():
+            return False
+        if k > after and tokens.words[k] in _STREET_TYPES:
+            return True
+    return False
+
+
+_PHONE_WORDS = frozenset(
+    {"call", "phone", "tel", "telephone", "fax", "mobile", "cell", "whatsapp", "ring", "dial"}
+)
+_PHONE_JOINS = frozenset({"-", ".", "(", ")", "/"})
+
+
+def _phone_end(tokens: _Tokens, i: int) -> int | None:
+    """The token after a phone number starting at token i, or None: digit groups joined by spaces,
+    hyphens, dots or brackets after a "+" ("+44 20 7946 0958") or a phone word ("call (415) 555-0199")."""
+    start = i - 1 if tokens.word(i - 1) == "(" else i
+    before = tokens.word(start - 1)
+    if tokens.kinds[i] != "d" or not (
+        (before == "+" and tokens.glued(start))
+        or (before in _PHONE_WORDS or (before == ":" and tokens.word(start - 2) in _PHONE_WORDS))
+    ):
+        return None
+    k, groups = i, 0
+    while k < len(tokens) and groups < 8:
+        if tokens.kinds[k] == "d" and tokens.words[k].isdigit():
+            groups += 1
+            k += 1
+        elif tokens.words[k] in _PHONE_JOINS and k + 1 < len(tokens) and not tokens.breaks[k + 1]:
+            k += 1
+        else:
+            break
+    return k if groups >= 2 or (before == "+" and groups == 1) else None
 
 
 def _list_number(tokens: _Tokens, i: int, after: int) -> bool:
@@ -885,7 +1110,7 @@ def _single(tokens: _Tokens, i: int, tail: bool = False) -> _Reading | None:
     if number is None:
         return None
     value, alternative, after, word_scale, spelled = number
-    factor, after = _scale_after(tokens, after, currency is not None)
+    factor, after = _scale_after(tokens, after, currency is not None, spelled)
     value *= factor
     scale_factor = max(factor, word_scale)
     scaled = scale_factor > 1.0
@@ -895,15 +1120,25 @@ def _single(tokens: _Tokens, i: int, tail: bool = False) -> _Reading | None:
         tokens, j, after, currency is not None or scaled, tail
     ):
         return None
-    if currency is None:
+    if currency is None and not scaled and tokens.word(after) in _CENT_WORDS and value == int(value):
+        # "95 cents", "ninety-nine cents", "1280 cents", "80p"
+        currency = "GBP" if tokens.word(after) in ("pence", "p") else "USD"
+        if tokens.word(after) == "p" and not tokens.glued(after):
+            return None
+        value, after, alternative = value / 100.0, after + 1, None
+    elif currency is None:
         found, after2 = _currency_after(tokens, after)
         if found is not None:
             currency, after = found, after2
             if tokens.word(after - 1) in ("dollars", "dollar", "bucks", "euros", "euro", "buck"):
                 cents, after = _cents_after(tokens, after)
                 value += cents
-    elif tokens.word(after) in ("dollars", "usd", "bucks"):
-        after += 1
+    else:
+        if tokens.word(after) in ("dollars", "usd", "bucks"):
+            after += 1
+        if not scaled and value == int(value) and tokens.word(after) == "and":
+            cents, after = _cents_after(tokens, after)  # "$12 and 40 cents"
+            value += cents
     return _Reading(
         value,
         value,
@@ -926,60 +1161,100 @@ def _range_second(tokens: _Tokens, first: _Reading, between: bool) -> _Reading |
     return _single(tokens, j + 1, tail=True)
 
 
-def _read(tokens: _Tokens, i: int) -> _Reading | None:
-    """The amount starting at token i, or None."""
-    first = _single(tokens, i)
-    if first is None:
-        return None
+def _chain_last(tokens: _Tokens, second: _Reading) -> _Reading:
+    """The last figure of "X to Y to Z ..." (at most five steps), from the second figure."""
+    last = second
+    for _ in range(4):
+        if tokens.word(last.end_token) != "to":
+            break
+        step = _single(tokens, last.end_token + 1, tail=True)
+        if step is None:
+            break
+        last = step
+    return last
+
+
+def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tuple[_Reading, int]:
+    """A range that starts with first ("$90-100K", "between 9 and 11 dollars"), or first alone: (the
+    reading, the token where its rate or unit is looked for). After a verb of change ("went from 36 to
+    48 months") or in a sequence ("85k to 90k to 93k") first is one value typed like the last step."""
     before = tokens.word(i - 1)
     between = before == "between"
     from_ = before == "from"
     reading = first
     dash_glued = tokens.word(first.end_token) in _RANGE_DASHES
     second = _range_second(tokens, first, between)
-    if second is not None:
-        change = from_ and any(tokens.word(k) in _CHANGE_VERBS for k in range(max(0, i - 4), i - 1))
-        plausible = not change
-        if plausible and dash_glued and first.spelled != second.spelled:
-            plausible = False
-        if plausible:
-            low, high = first.low, second.high
-            if not first.scaled and second.scaled and second.scale_factor > 1.0:
-                base = second.high / second.scale_factor
-                if low <= base:
-                    low *= second.scale_factor
-            elif first.scaled and not second.scaled and first.scale_factor > 1.0 and second.high < first.low:
-                high *= first.scale_factor
-            if low <= high:
-                reading = _Reading(
-                    low,
-                    high,
-                    i,
-                    second.end_token,
-                    first.currency or second.currency,
-                    scaled=first.scaled or second.scaled,
-                    spelled=first.spelled and second.spelled,
-                    scale_factor=max(first.scale_factor, second.scale_factor),
-                )
+    if second is None:
+        return first, first.end_token
+    change = from_ and any(tokens.word(k) in _CHANGE_VERBS for k in range(max(0, i - 6), i - 1))
+    to = tokens.word(first.end_token) == "to"
+    if to and (step or change or tokens.word(second.end_token) == "to"):
+        # a change or a sequence: each figure is one value, typed like the last one ("from 36 to 48
+        # months", "from 9,000 to 11,000 units", "from $92k to $96k")
+        last = _chain_last(tokens, second)
+        if first.currency is None:
+            first.currency = last.currency
+        if not first.scaled and last.scaled and first.low <= 20 * last.high / last.scale_factor:
+            first.low *= last.scale_factor
+            first.high *= last.scale_factor
+            first.scaled, first.scale_factor, first.alternative = True, last.scale_factor, None
+        return first, last.end_token
+    if change or (dash_glued and first.spelled != second.spelled):
+        return first, first.end_token
+    low, high = first.low, second.high
+    if not first.scaled and second.scaled and second.scale_factor > 1.0:
+        base = second.high / second.scale_factor
+        if low <= base:
+            low *= second.scale_factor
+    elif first.scaled and not second.scaled and first.scale_factor > 1.0 and second.high < first.low:
+        high *= first.scale_factor
+    if low > high:
+        return first, first.end_token
+    reading = _Reading(
+        low,
+        high,
+        i,
+        second.end_token,
+        first.currency or second.currency,
+        scaled=first.scaled or second.scaled,
+        spelled=first.spelled and second.spelled,
+        scale_factor=max(first.scale_factor, second.scale_factor),
+    )
+    return reading, reading.end_token
+
+
+def _read(tokens: _Tokens, i: int, step: bool = False) -> _Reading | None:
+    """The amount starting at token i, or None.
+
+    `step`: the figure follows "to" right after another figure ("from 85k to 90k to 93k"), so it is one
+    step of a sequence, not the low end of a range.
+    """
+    first = _single(tokens, i)
+    if first is None:
+        return None
+    reading, look = _range_or_step(tokens, i, first, step)
     # what follows: a rate, or what is counted
     reading.figure_end_token = reading.end_token
-    rate, divisor, after = _rate_after(tokens, reading.end_token)
+    own = look == reading.end_token  # the rate or unit follows the reading itself (not a later step)
+    rate, divisor, after = _rate_after(tokens, look)
     if rate is not None:
         reading.per = rate
         reading.low /= divisor
         reading.high /= divisor
-        reading.end_token = after
+        reading.end_token = after if own else reading.end_token
         if reading.alternative is not None:
             reading.alternative = (reading.alternative[0] / divisor, reading.alternative[1] / divisor)
         return reading
-    unit_kind, unit, after = _unit_after(tokens, reading.end_token)
+    unit_kind, unit, after = _unit_after(tokens, look)
     if unit_kind is not None and reading.currency is None:
-        reading.unit_kind, reading.unit, reading.end_token = unit_kind, unit, after
-        rate, divisor, after = _rate_after(tokens, after)
-        if rate is not None and rate != "unit":
+        reading.unit_kind, reading.unit = unit_kind, unit
+        if own:
             reading.end_token = after
+            rate, divisor, after = _rate_after(tokens, after)
+            if rate is not None and rate != "unit":
+                reading.end_token = after
         return reading
-    if reading.currency is None:
+    if reading.currency is None and own:
         nxt = tokens.word(reading.end_token)
         if nxt in _PERCENT:
             return None
@@ -1044,7 +1319,7 @@ def _starts_amount(tokens: _Tokens, i: int) -> bool:
         return True
     if kind != "w":
         return False
-    return word in _ONES or word in _TENS or word in ("a", "half") or word in _CODES_BEFORE
+    return word in _ONES or word in _TENS or word in ("a", "half", "quarter") or word in _CODES_BEFORE
 
 
 def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amount:
@@ -1081,9 +1356,21 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
     )
 
 
-_FREQUENCY_BEFORE = {"every", "each", "per", "remaining", "after"}
+_FREQUENCY_BEFORE = {"every", "each", "per", "remaining", "after", "first"}
 _SPAN_BEFORE = {"last", "past", "previous"}  # after "the": "the last 3 years" (not "anything past 8 weeks")
-_SPAN_AFTER = {"left", "remaining", "ago", "old", "overdue", "behind", "earlier", "later", "prior", "since"}
+_SPAN_AFTER = {
+    "left",
+    "remaining",
+    "ago",
+    "old",
+    "overdue",
+    "behind",
+    "earlier",
+    "later",
+    "prior",
+    "since",
+    "notice",  # "30 days' notice"
+}
 
 
 def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
@@ -1092,7 +1379,10 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
     before = tokens.word(start - 1)
     if before in _SPAN_BEFORE:
         return tokens.word(start - 2) in ("the", "these", "those")
-    return before in _FREQUENCY_BEFORE or tokens.word(end) in _SPAN_AFTER
+    after = tokens.word(end)
+    if after == "in" and tokens.word(end + 1) == "advance":
+        return True  # "payable 3 months in advance"
+    return before in _FREQUENCY_BEFORE or after in _SPAN_AFTER
 
 
 def _context_rate(word: str) -> str | None:
@@ -1104,13 +1394,83 @@ def _context_rate(word: str) -> str | None:
     return None
 
 
+MAX_READ_CHARS = 100_000
+"""Longest prefix of a text the reader reads (five times the preflight's size limit,
+`normalize.DEFAULT_MAX_CHARS`, so a text the preflight accepts is always read whole)."""
+MAX_READ_TOKENS = 20_000
+"""Most tokens (figures, words, signs) read from one text; the rest is not read. A text within the
+preflight's limit has at most that many tokens (a token is at least one character)."""
+
+
 def find_amounts(text: str) -> list[Amount]:
     """Every value mention in text, in order, with spans into text (see the module docstring).
 
     Spelled-out numbers count when a currency, rate, unit or scale word goes with them ("ninety-five
     thousand", "eighteen months", "twelve dollars") or when they follow a typed amount in the same
     sentence ("four months' security, but could accept three"); bare digits always count.
+
+    The text is read as a person sees it (`amount_text.fold`: fullwidth and other scripts' digits,
+    Latin lookalikes, zero-width and control characters removed), with spans into the text as given.
+    Only the first `MAX_READ_CHARS` characters and `MAX_READ_TOKENS` tokens are read, so the work is
+    bounded on any input; callers that must fail closed refuse longer texts first (the preflight
+    refuses texts over `normalize.DEFAULT_MAX_CHARS`, well inside both bounds). Never raises.
     """
+    if not isinstance(text, str) or not text:  # pyright: ignore[reportUnnecessaryIsInstance]
+        return []
+    folded, offsets = fold(text[:MAX_READ_CHARS])
+    found = _find(folded)
+    if folded is text or (not offsets.shifts and len(folded) == len(text) and folded == text):
+        return found
+    out: list[Amount] = []
+    for amount in found:
+        start, end = offsets.start(amount.start), offsets.end(amount.end)
+        figure_end = offsets.end(amount.figure_end)
+        out.append(replace(amount, start=start, end=end, text=text[start:end], figure_end=figure_end))
+    return out
+
+
+def _context_at(tokens: _Tokens, i: int) -> str | None:
+    """The rate a word at token i gives the figures after it in its sentence ("Monthly I'd want $9k",
+    "Rent per month: $9,000", "Die Jahresmiete beträgt"), or None ("2% per week" gives none)."""
+    word = tokens.words[i]
+    rate = _context_rate(word)
+    if rate is not None:
+        return rate
+    if (
+        word == "per"
+        and tokens.word(i + 1) in _PERIODS
+        and tokens.kinds[i - 1 if i > 0 else 0] != "d"
+        and tokens.word(i - 1) not in _PERCENT
+    ):
+        return _PERIODS[tokens.word(i + 1)]
+    return None
+
+
+def _spelled_price(tokens: _Tokens, reading: _Reading) -> _Reading | None:
+    """Spelled dollars then spelled cents with a currency or rate after them ("thirteen ninety-five per
+    unit"), from the bare dollars' reading; None when no such cents follow."""
+    if not (0 < reading.high < 100 and reading.low == reading.high):
+        return None
+    following = tokens.word(reading.end_token)
+    if following not in _TENS and following not in _ONES:
+        return None
+    cents = _read(tokens, reading.end_token)
+    if (
+        cents is None
+        or not cents.spelled
+        or cents.scaled
+        or not 10 <= cents.high < 100
+        or cents.low != cents.high
+        or (cents.per is None and cents.currency is None)
+        or cents.unit_kind is not None
+    ):
+        return None
+    value = reading.high + cents.high / 100.0
+    end = cents.end_token
+    return _Reading(value, value, reading.start_token, end, cents.currency, cents.per, spelled=True)
+
+
+def _find(text: str) -> list[Amount]:
     tokens = _tokenise(text)
     found: list[Amount] = []
     n = len(tokens)
@@ -1118,52 +1478,30 @@ def find_amounts(text: str) -> list[Amount]:
     context: str | None = None
     previous: Amount | None = None
     previous_token = -1
+    last_end = -2  # the token after the last amount found
     while i < n:
         if tokens.breaks[i]:
             context, previous = None, None
-        word = tokens.words[i]
+        elif tokens.word(i - 1) == ";":
+            context = None  # "The annual contract is worth $1.2M; the unit price is $12.00."
         if not _starts_amount(tokens, i):
             if tokens.kinds[i] == "w":
-                rate = _context_rate(word)
-                if rate is not None:
-                    context = rate
-                elif word == "per" and tokens.word(i + 1) in _PERIODS:
-                    context = _PERIODS[tokens.word(i + 1)]
+                context = _context_at(tokens, i) or context
             i += 1
             continue
-        reading = _read(tokens, i)
+        phone = _phone_end(tokens, i)
+        if phone is not None:
+            i = phone
+            continue
+        reading = _read(tokens, i, step=last_end == i - 1 and tokens.word(i - 1) == "to")
         if reading is None:
             i += 1
             continue
         bare = reading.currency is None and reading.per is None and reading.unit_kind is None
-        # "thirteen ninety-five per unit": dollars then cents, both spelled
-        if (
-            bare
-            and reading.spelled
-            and not reading.scaled
-            and 0 < reading.high < 100
-            and reading.low == reading.high
-        ):
-            cents = _read(tokens, reading.end_token) if reading.end_token < n else None
-            if (
-                cents is not None
-                and cents.spelled
-                and not cents.scaled
-                and 10 <= cents.high < 100
-                and cents.low == cents.high
-                and (cents.per is not None or cents.currency is not None)
-                and cents.unit_kind is None
-            ):
-                reading = _Reading(
-                    reading.high + cents.high / 100.0,
-                    reading.high + cents.high / 100.0,
-                    reading.start_token,
-                    cents.end_token,
-                    cents.currency,
-                    cents.per,
-                    spelled=True,
-                )
-                bare = False
+        if bare and reading.spelled and not reading.scaled:
+            priced = _spelled_price(tokens, reading)
+            if priced is not None:
+                reading, bare = priced, False
         if (
             bare
             and not reading.scaled
@@ -1173,9 +1511,8 @@ def find_amounts(text: str) -> list[Amount]:
         ):
             inherited = _inherit(previous, reading)
             if inherited is not None:
-                amount = _amount(tokens, inherited, inherited=True)
-                found.append(amount)
-                previous_token = reading.end_token
+                found.append(_amount(tokens, inherited, inherited=True))
+                last_end = previous_token = reading.end_token
                 i = max(reading.end_token, i + 1)
                 continue
         if bare and reading.spelled and not reading.scaled:
@@ -1190,6 +1527,7 @@ def find_amounts(text: str) -> list[Amount]:
             reading.per = context
         amount = _amount(tokens, reading)
         found.append(amount)
+        last_end = reading.end_token
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
@@ -1265,6 +1603,12 @@ _OTHER_MONEY = (
     "discount",
     "credit",
     "per diem",
+    "service charge",
+    "charges",
+    "cam",
+    "payroll",
+    "worth",
+    "nebenkosten",
     "in total",
     "total",
     "overall",
@@ -1288,17 +1632,19 @@ class _Keywords:
     positions: dict[str, list[int]]  # term name → sorted keyword offsets (and "_other")
 
 
-def _keyword_offsets(text: str, phrases: Iterable[str]) -> list[int]:
+def _keyword_offsets(text: str, phrases: Iterable[str], offsets: Offsets | None = None) -> list[int]:
+    """Sorted offsets of the phrases in text (mapped back through offsets when text was folded)."""
     lowered = text.lower()
-    offsets: list[int] = []
+    found: list[int] = []
     for phrase in {p.lower() for p in phrases if p}:
         pattern = re.compile(
             (r"\b" if phrase[0].isalnum() else "")
             + re.escape(phrase)
             + (r"\b" if phrase[-1].isalnum() else "")
         )
-        offsets += [m.start() for m in pattern.finditer(lowered)]
-    return sorted(offsets)
+        found += [m.start() for m in pattern.finditer(lowered)]
+    found.sort()
+    return found if offsets is None or not offsets.shifts else [offsets.start(p) for p in found]
 
 
 def _nearest(offsets: Sequence[int], position: int, low: int, high: int) -> int | None:
@@ -1401,18 +1747,21 @@ def term_amounts(
     terms = [t for t in config.boundary.terms if t.kind in ("money", "quantity", "duration")]
     if not mentions or not terms:
         return []
+    # keywords are found in the text as read ("sal\u200bary" is "salary"), at offsets into the text given
+    folded, offsets = fold(text)
     keywords = {
         t.name: _keyword_offsets(
-            text,
+            folded,
             (
                 *t.keywords,
                 *(_EXTRA_KEYWORDS.get(t.unit or "", ()) if t.kind == "money" else ()),
                 *_TERM_EXTRA_KEYWORDS.get(t.name, ()),
             ),
+            offsets,
         )
         for t in terms
     }
-    others = _keyword_offsets(text, _OTHER_MONEY)
+    others = _keyword_offsets(folded, _OTHER_MONEY, offsets)
     bounds = _sentence_bounds(text) if sentence_starts is None else [0, *sentence_starts]
     results: list[TermAmount] = []
     for amount in mentions:
@@ -1422,7 +1771,8 @@ def term_amounts(
         low_bound = bounds[s]
         high_bound = bounds[s + 1] if s + 1 < len(bounds) else len(text)
         detached = _detached_other(text, others, amount, high_bound)
-        chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound, detached)
+        total = amount.per is None and _TOTAL_AFTER.match(text, amount.end) is not None
+        chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound, detached, total)
         if chosen is not None:
             results.append(
                 TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
@@ -1430,7 +1780,11 @@ def term_amounts(
     return results
 
 
-_DETACHING = re.compile(r"[,;+]|\b(?:plus|and|with|also)\b")
+# A total named right after a money figure: "$150,000 for the whole batch", "$1.2M in total".
+_TOTAL_AFTER = re.compile(
+    r"\s{0,3}(?:for (?:the |all (?:the )?)?(?:whole|entire|full|complete)\b|in total\b)"
+)
+_DETACHING = re.compile(r"[,;+]|\b(?:plus|and|with|also|if|when|once|provided|unless|but|so)\b")
 
 
 def _detached_other(text: str, others: Sequence[int], amount: Amount, high_bound: int) -> bool:
@@ -1451,10 +1805,13 @@ def _attribute(
     low_bound: int,
     high_bound: int,
     other_after: bool = False,
+    total: bool = False,
 ) -> _Candidate | None:
     position = amount.start
     candidates: list[_Candidate] = []
     for term in terms:
+        if total and term.kind == "money":
+            continue  # a total for a whole lot is no rate or price of one
         converted = _convert(term, amount)
         if converted is None:
             continue
@@ -1474,8 +1831,9 @@ def _attribute(
         if not typed:
             if distance is None and not (amount.scaled and misfit < 1.2):
                 continue
-            if misfit > 1.2:
-                continue
+            label = _nearest(keywords[term.name], position, max(low_bound, position - 15), position)
+            if misfit > (2.5 if label is not None else 1.2):
+                continue  # far outside the band, unless named right before it ("Volume: 18k")
         if amount.kind == "duration" and not explicit:
             continue
         if amount.kind == "duration" and distance is None and misfit > 1.2:

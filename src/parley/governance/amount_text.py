@@ -1,0 +1,120 @@
+"""The text the amount reader reads: folded character by character, with a map back to the original.
+
+`fold(text)` returns the text with
+
+* compatibility forms folded to ASCII one character for one (NFKC where it gives one ASCII character:
+  fullwidth "１２０，０００", "＄", mathematical digits; superscripts, subscripts, circled numbers
+  and vulgar fractions are left alone, so "m²" does not become "m2"),
+* decimal digits of every script folded to ASCII digits ("١٢٠" is "120"),
+* Latin lookalikes of other scripts folded to the Latin letter (Cyrillic "о" in "thоusand"; the TR#39
+  table of `data/confusables.yaml`), and hyphen lookalikes to "-",
+* invisible format characters (Unicode Cf: zero-width spaces and joiners, the soft hyphen, bidi
+  controls, the BOM, tags), variation selectors, the combining grapheme joiner and control characters
+  (Cc except tab, line feed and carriage return) removed,
+
+and an `Offsets` map from positions in the folded text back to the original, so that every mention
+keeps a span into the text the caller gave. Each step is one C-level pass (`str.translate`, one
+regular expression of single characters); the map is a sorted list of the removed positions.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+from parley.governance.config import load_yaml_data
+
+_SKIPPED_DECOMPOSITIONS = ("<super>", "<sub>", "<circle>", "<fraction>")
+_HYPHENS = (
+    "\u2010\u2011\u2043\u2212\ufe63\uff0d"  # hyphen, non-breaking hyphen, bullet, minus, small/fullwidth
+)
+_SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
+_KEPT_CONTROLS = frozenset("\t\n\r")
+
+
+@cache
+def _table() -> dict[int, str]:
+    """One character for one: compatibility forms, digits of other scripts, Latin lookalikes, hyphens."""
+    table: dict[int, str] = {}
+    for block in _SCANNED:
+        for code in block:
+            char = chr(code)
+            digit = unicodedata.decimal(char, None)
+            if digit is not None:
+                table[code] = str(digit)
+                continue
+            folded = unicodedata.normalize("NFKC", char)
+            if (
+                len(folded) == 1
+                and folded != char
+                and folded.isascii()
+                and not unicodedata.decomposition(char).startswith(_SKIPPED_DECOMPOSITIONS)
+            ):
+                table[code] = folded
+    for key, value in load_yaml_data("confusables.yaml")["latin"].items():
+        if len(str(key)) == 1 and len(str(value)) == 1:
+            table.setdefault(ord(str(key)), str(value))
+    for char in _HYPHENS:
+        table[ord(char)] = "-"
+    return table
+
+
+@cache
+def _removed() -> re.Pattern[str]:
+    """One character class: format characters, variation selectors, the CGJ and control characters."""
+    codes = [c for c in range(0x20) if chr(c) not in _KEPT_CONTROLS] + list(range(0x7F, 0xA0))
+    for block in _SCANNED:
+        codes += [code for code in block if unicodedata.category(chr(code)) == "Cf"]
+    codes += [0x034F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
+    ranges: list[tuple[int, int]] = []
+    for code in sorted(set(codes)):
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1] = (ranges[-1][0], code)
+        else:
+            ranges.append((code, code))
+    parts = [re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges]
+    return re.compile("[" + "".join(parts) + "]")
+
+
+@dataclass(frozen=True, slots=True)
+class Offsets:
+    """Positions in a folded text mapped back to the original.
+
+    Attributes:
+        shifts: For the k-th removed character (in order), its original position minus k: the folded
+            position it was removed before. Empty when nothing was removed (the map is the identity).
+    """
+
+    shifts: tuple[int, ...] = ()
+
+    def start(self, position: int) -> int:
+        """The original offset of the folded character at position (a span's start)."""
+        if not self.shifts:
+            return position
+        return position + bisect.bisect_right(self.shifts, position)
+
+    def end(self, position: int) -> int:
+        """The original offset just after the folded character before position (a span's end)."""
+        if not self.shifts or position <= 0:
+            return position
+        return self.start(position - 1) + 1
+
+
+def fold(text: str) -> tuple[str, Offsets]:
+    """The folded text and its map back to text (see the module docstring). Linear; never raises."""
+    if text.isascii():
+        pattern = _removed()
+        if pattern.search(text) is None:
+            return text, Offsets()
+        folded = text
+    else:
+        folded = text.translate(_table())
+        pattern = _removed()
+    positions = [m.start() for m in pattern.finditer(folded)]
+    if not positions:
+        return folded, Offsets()
+    shifts = tuple(p - k for k, p in enumerate(positions))
+    return pattern.sub("", folded), Offsets(shifts)

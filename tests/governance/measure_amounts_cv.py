@@ -1,0 +1,237 @@
+"""Amount reading per source and per form on the spent GAIA amount sets (issue 14, amounts).
+
+Reads tests/data/gaia/{dev,heldout,heldout2}/amounts.yaml (all three are development data now; the
+blind sets being written are never opened here) and the form examples written with the tests
+(tests/governance/amount_forms.yaml, source `forms`; amount_forms_fresh.yaml, source `fresh`), and
+scores `amounts.term_amounts` the way `measure_detectors.amount_accuracy` does: a labelled mention
+is right when a mention attributed to the item's term has its value (or range) within 0.5%; an
+attributed mention that matches no label is an error too. Accuracy is right / (labelled + spurious).
+
+The form breakdown tags each item by the forms its text shows (spelled-out numbers, multipliers,
+European separators, cents, rates, ranges, several mentions, distractors, currency before or after).
+The tags come from patterns over the text written for this script, independent of the reader, so an
+item counts towards every form it shows.
+
+Run from the repository root::
+
+    .venv/bin/python tests/governance/measure_amounts_cv.py            # per source and per form
+    .venv/bin/python tests/governance/measure_amounts_cv.py --show heldout2   # that source's errors
+    .venv/bin/python tests/governance/measure_amounts_cv.py --json     # the figures as JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
+
+from parley.governance.amounts import term_amounts  # noqa: E402
+from parley.governance.config import DomainConfig, load_config  # noqa: E402
+
+GAIA = ROOT / "tests" / "data" / "gaia"
+SOURCES = ("dev", "heldout", "heldout2", "forms", "fresh")
+# The form examples written with the tests, beside the GAIA sets: `forms` before the reader was changed
+# for them, `fresh` after it (measured once, then development data too).
+OWN_FILES = {
+    "forms": Path(__file__).resolve().parent / "amount_forms.yaml",
+    "fresh": Path(__file__).resolve().parent / "amount_forms_fresh.yaml",
+}
+
+
+def source_path(source: str) -> Path:
+    """The amounts file of a source name."""
+    return OWN_FILES.get(source, GAIA / source / "amounts.yaml")
+
+
+_TOLERANCE = 0.005
+
+_NUMBER_WORD = (
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+    r"hundred|thousand|million|half|quarter|dozen)\b"
+)
+# Form name -> a pattern over the item's text (case-insensitive). Flat patterns: no nested repetition.
+FORMS: dict[str, re.Pattern[str]] = {
+    "spelled-out": re.compile(_NUMBER_WORD, re.IGNORECASE),
+    "multiplier (k/grand/thousand/million)": re.compile(
+        r"\d\s?(?:k|grand|thousand|million|mio|mn|m|bn)\b|\b(?:thousand|million|grand)\b", re.IGNORECASE
+    ),
+    "European separators": re.compile(r"\d\.\d{3}(?![\d.])|\d,\d{1,2}\b(?![.,]\d)|\d \d{3}\b"),
+    "cents": re.compile(r"\bcents?\b|\bpence\b|\d\.\d\d\b|\d,\d\d\b", re.IGNORECASE),
+    "per hour": re.compile(r"hour|\bhr\b|/h\b|hourly|stunde", re.IGNORECASE),
+    "per week": re.compile(r"\bweek\b|/wk\b|weekly", re.IGNORECASE),
+    "per month": re.compile(r"month\b|/mo\b|monthly|\bmonat", re.IGNORECASE),
+    "per year": re.compile(r"\byear\b|/yr\b|annual|annum|\bp\.a\.|yearly|jahr", re.IGNORECASE),
+    "per unit": re.compile(
+        r"per unit|a unit|/unit|\beach\b|apiece|a piece|/ea\b|st(?:ü|ue)ck|stk", re.IGNORECASE
+    ),
+    "range": re.compile(r"\bbetween\b|\d\s?[-–—]\s?[$€£]?\d|\bto\s[$€£]?\d|\bto\s" + _NUMBER_WORD[2:], re.I),
+    "distractor (date/year/%/id/headcount/time)": re.compile(
+        r"\b(?:19|20)\d\d\b|%|\bpercent\b|\b(?:suite|room|unit|floor|no\.?|part|po|req|week|net)[\s#-]?\d"
+        r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s\d|\d/\d|\d:\d\d|\d\s?(?:am|pm)\b"
+        r"|\d\s(?:engineers|people|staff|employees|developers|warehouses|sites|stores|trucks|locations)\b",
+        re.IGNORECASE,
+    ),
+    "currency before": re.compile(r"[$€£]\s?\d|\b(?:usd|eur|gbp)\s?\d", re.IGNORECASE),
+    "currency after": re.compile(
+        r"\d\s?(?:k\s)?(?:€|£|\$|usd\b|eur\b|gbp\b|dollars?\b|euros?\b|bucks\b|pounds\b)|"
+        + _NUMBER_WORD[:-3]
+        + r")\s(?:dollars?|euros?|bucks)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+@dataclass(slots=True)
+class Tally:
+    """Labelled mentions, right ones and spurious attributions."""
+
+    expected: int = 0
+    correct: int = 0
+    spurious: int = 0
+
+    def add(self, expected: int, correct: int, spurious: int) -> None:
+        self.expected += expected
+        self.correct += correct
+        self.spurious += spurious
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / max(self.expected + self.spurious, 1)
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "expected": self.expected,
+            "correct": self.correct,
+            "spurious": self.spurious,
+            "accuracy": round(self.accuracy, 4),
+        }
+
+
+@dataclass(slots=True)
+class SourceScore:
+    """One source's tally, its tallies by form and the items it got wrong."""
+
+    total: Tally = field(default_factory=Tally)
+    forms: dict[str, Tally] = field(default_factory=dict[str, Tally])
+    errors: list[str] = field(default_factory=list[str])
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _TOLERANCE * max(abs(a), abs(b), 1e-9)
+
+
+def _labels(mentions: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    return [
+        (float(m["value"]), float(m["value"])) if "value" in m else (float(m["low"]), float(m["high"]))
+        for m in mentions
+    ]
+
+
+def forms_of(text: str, mentions: int) -> list[str]:
+    """The forms an item shows (a text with no labelled mention is a distractor item)."""
+    found = [name for name, pattern in FORMS.items() if pattern.search(text)]
+    if mentions >= 2:
+        found.append("several mentions")
+    if mentions == 0:
+        found.append("no mention of the term")
+    return found
+
+
+def score_source(path: Path) -> SourceScore:
+    """Score term_amounts on one amounts file."""
+    with path.open(encoding="utf-8") as handle:
+        items: list[dict[str, Any]] = list(yaml.safe_load(handle)["amounts"])
+    configs: dict[str, DomainConfig] = {}
+    score = SourceScore()
+    for item in items:
+        domain = str(item["domain"])
+        config = configs.setdefault(domain, load_config(domain))
+        text = str(item["text"])
+        labels = _labels(list(item["mentions"]))
+        found = [(a.low, a.high) for a in term_amounts(config, text) if a.term == item["term"]]
+        unmatched = list(found)
+        hits = 0
+        for low, high in labels:
+            match = next((f for f in unmatched if _close(f[0], low) and _close(f[1], high)), None)
+            if match is not None:
+                unmatched.remove(match)
+                hits += 1
+        score.total.add(len(labels), hits, len(unmatched))
+        for form in forms_of(text, len(labels)):
+            tally = score.forms.setdefault(form, Tally())
+            if labels:
+                tally.add(len(labels), hits, len(unmatched))
+            else:  # an item with nothing to find counts once: right when nothing was attributed
+                tally.add(1, int(not unmatched), 0)
+        if hits < len(labels) or unmatched:
+            score.errors.append(f"{item['id']} [{item['term']}] {text!r}: expected {labels}, found {found}")
+    return score
+
+
+def measure(sources: tuple[str, ...] = SOURCES) -> dict[str, SourceScore]:
+    """Every source's score, by name."""
+    return {source: score_source(source_path(source)) for source in sources}
+
+
+def _table(scores: dict[str, SourceScore]) -> str:
+    names = list(scores)
+    rows = [f"{'':44}" + "".join(f"{n:>18}" for n in names) + f"{'all':>18}"]
+
+    def cell(tally: Tally | None) -> str:
+        if tally is None or tally.expected + tally.spurious == 0:
+            return f"{'-':>18}"
+        return f"{tally.correct:>5}/{tally.expected + tally.spurious:<4} {100 * tally.accuracy:6.1f}%"
+
+    def combined(tallies: list[Tally | None]) -> Tally:
+        out = Tally()
+        for tally in tallies:
+            if tally is not None:
+                out.add(tally.expected, tally.correct, tally.spurious)
+        return out
+
+    totals = [scores[n].total for n in names]
+    rows.append(f"{'ALL MENTIONS':44}" + "".join(cell(t) for t in totals) + cell(combined(list(totals))))
+    forms = [*FORMS, "several mentions", "no mention of the term"]
+    for form in forms:
+        tallies = [scores[n].forms.get(form) for n in names]
+        rows.append(f"{form[:44]:44}" + "".join(cell(t) for t in tallies) + cell(combined(tallies)))
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--show", choices=SOURCES, action="append", default=[], help="print its errors")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    scores = measure()
+    if args.json:
+        payload = {
+            name: {
+                "total": s.total.as_dict(),
+                "forms": {f: t.as_dict() for f, t in sorted(s.forms.items())},
+            }
+            for name, s in scores.items()
+        }
+        print(json.dumps(payload, indent=2, allow_nan=False))
+    else:
+        print(_table(scores))
+    for name in args.show:
+        print(f"\n{name}: {len(scores[name].errors)} items wrong")
+        for error in scores[name].errors:
+            print("  " + error)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
