@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -14,21 +16,40 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from parley.experiments.gaia.figures import figure_problems
 from parley.experiments.runner import run_negotiation
 from parley.governance.config import load_config
-from parley.governance.counterparties import ScriptedCounterparty
-from parley.governance.escalation import PolicyPrincipal
+from parley.governance.counterparties import ScriptedCounterparty, SimulatedCounterparty
+from parley.governance.escalation import EscalationRequest, PolicyPrincipal
+from parley.governance.memory import PrincipalMemory
+from parley.governance.portfolio import member_seed, run_portfolio
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
 from parley.governance.strategy import with_strategy
 from parley.mediation.mediators import create_mediator
 from parley.protocol.actions import Propose, Say
 from parley.protocol.artefact import Agreement, NoDeal
+from parley.protocol.clock import FakeClock
 from parley.protocol.events import TRAJECTORY_VERSION, Event, Trajectory, TrajectoryError
+from parley.protocol.governed import (
+    GOVERNED,
+    ClaimVerification,
+    CounterpartyMessage,
+    DelegateMessage,
+    Escalation,
+    FactUpdated,
+    NoReply,
+    PreflightSkipped,
+    Reconfirmed,
+    Reversal,
+    SafetyEvent,
+    SessionStopped,
+)
 from parley.protocol.payloads import (
     PAYLOADS,
     Consensus,
     DelegateViolation,
+    LlmUsage,
     MediatorProposal,
     SessionStarted,
     StateTransition,
@@ -45,7 +66,29 @@ from parley.simulation.conversation import run_conversation
 from parley.simulation.modes import ConflictMode
 
 EVENT = Draft202012Validator(json.loads(PUBLISHED.read_text(encoding="utf-8")))
+PERSONAS = ("cooperative", "adversarial")
+SCREENED = [
+    "I'm a U.S. citizen.",
+    "I can do a 6-hour overlap with Pacific time. Mostly Python and React.",
+    "I have 8 years of professional experience. I could start in January.",
+    "I'm after a permanent role. My salary expectation is $95K.",
+    "Hybrid suits me, 3 days a week in the office.",
+]
 NO_DEAL = {"reason": "walk", "round": 3, "walker": "A", "detail": ""}
+TOTALS = {
+    "calls": 2,
+    "prompt_tokens": 10,
+    "completion_tokens": 5,
+    "latency_s": 0.5,
+    "cost_usd": 0.0,
+    "unpriced_calls": 2,
+    "decisions": 2,
+    "fallbacks": 1,
+    "fallback_share": 0.5,
+    "fallback_causes": {"timeout": 1},
+    "models": ["fake"],
+}
+LLM_USAGE: dict[str, Any] = {"total": TOTALS, "by_role": {"negotiator": TOTALS}, "by_session": {}}
 
 
 # -- the published schema --------------------------------------------------------------------------
@@ -143,6 +186,236 @@ def test_a_governed_delegation_has_typed_records() -> None:
     transitions = [e.typed(StateTransition) for e in events.of_kind("state_transition")]
     assert transitions and all(t.rationale for t in transitions)
     assert transitions[0].source == "START"
+
+
+# -- every kind parley emits has a type -----------------------------------------------------------
+
+
+def emitted(events: Iterable[Event]) -> set[str]:
+    """The kinds of events; fails on a kind with no registered payload type, on data that fits none,
+    and on a line the published schema refuses."""
+    kinds: set[str] = set()
+    for event in events:
+        assert event.kind in PAYLOADS or event.kind == "action", f"{event.kind!r} has no payload type"
+        assert not isinstance(event.payload, UntypedPayload), (event.kind, event.payload.problem)
+        EVENT.validate(json.loads(json.dumps(event.to_json())))
+        kinds.add(event.kind)
+    return kinds
+
+
+def governed_events() -> list[Event]:
+    """A delegate session (an ask above the band: a widened limit and guidance), its principal's
+    memory log before and after forgetting, and a two-counterparty portfolio with its members."""
+    store = SessionStore()
+    config = load_config("staffing")
+    script = [*SCREENED, "I need $110K.", "$110K works for me.", "Thanks, that summary looks right to me."]
+    principal = PolicyPrincipal({"boundary": "B"}, guidance={"boundary": "Go to $110K at most."})
+    legacy = with_strategy(config, "legacy")  # (an ask above the band escalates at once)
+    outcome = run_session(legacy, ScriptedCounterparty(script), principal, store, config_source="staffing")
+    events = store.load_events(outcome.session_id)
+    PrincipalMemory(store).forget(by="test", now=1.0)
+    events += store.load_events(store.memory_log)
+    members = [SimulatedCounterparty(config, name, member_seed(3, i)) for i, name in enumerate(PERSONAS)]
+    policy = PolicyPrincipal({"boundary": "A", "final_approval": "A"})
+    portfolio = run_portfolio(
+        config, members, policy, store, config_source="staffing", seed=3, clock=FakeClock()
+    )
+    for session_id in (portfolio.portfolio_id, *(c.member.session_id for c in portfolio.candidates)):
+        events += store.load_events(session_id)
+    return events
+
+
+def test_every_kind_a_governed_delegation_emits_has_a_payload_type() -> None:
+    kinds = emitted(governed_events())
+    assert {
+        "session_started",
+        "state_transition",
+        "counterparty_message",
+        "moderator_label",
+        "terms_read",
+        "tci_ledger",
+        "question",
+        "guidance",
+        "draft",
+        "preflight",
+        "delegate_message",
+        "negotiation_strategy",
+        "escalation",
+        "decision",
+        "human_override",
+        "authorization_change",
+        "fact_updated",
+        "agreement",
+        "session_ended",
+        "memory_recorded",
+        "memory_forgotten",
+        "portfolio_started",
+        "portfolio_comparison",
+        "member_decision",
+    } <= kinds
+
+
+def test_every_kind_a_mediated_conversation_emits_has_a_payload_type() -> None:
+    scenario = load_promediate_case("hmo")
+    result = run_conversation(scenario, create_mediator("social"), mode=ConflictMode.GENERAL, seed=2)
+    kinds = emitted(result.trajectory)
+    assert {
+        "mediator_assessment",
+        "speaker_selection",
+        "utterance",
+        "intervention",
+        "conversation_ended",
+    } <= kinds
+
+
+def test_every_kind_a_bargaining_session_emits_has_a_payload_type() -> None:
+    result = run_negotiation(load_scenario("casino"), ["boulware", "conceder"], seed=7)
+    assert {"session_started", "action", "agreement"} <= emitted(result.trajectory)
+
+
+LLM_GOLDENS = sorted((Path(__file__).parents[1] / "llm").rglob("trajectory.jsonl"))
+
+
+@pytest.mark.parametrize("path", LLM_GOLDENS, ids=lambda p: p.parent.name)
+def test_every_kind_of_the_recorded_llm_sessions_has_a_payload_type(path: Path) -> None:
+    kinds = emitted(Trajectory.load(path))  # (ASTRA, GAIA and ProMediate with LLM roles)
+    assert "llm_usage" in kinds
+
+
+def test_the_llm_goldens_cover_the_llm_layers_notes() -> None:
+    kinds = set[str]().union(*(emitted(Trajectory.load(path)) for path in LLM_GOLDENS))
+    assert {"llm_fallback", "llm_guard", "mediator_candidates", "llm_usage"} <= kinds
+
+
+RARE_RECORDS: list[tuple[str, dict[str, Any], type[Any]]] = [
+    # (kinds the sessions above do not reach, written as their emitters write them)
+    ("reconfirmed", {"field": "seniority", "value": "senior", "rationale": "r"}, Reconfirmed),
+    (
+        "fact_updated",
+        {"field": "compensation", "old": 9.0, "new": "95k", "reason": "correction"},
+        FactUpdated,
+    ),
+    (
+        "claim_verification",
+        {"field": "f", "claim": "c", "status": "verified", "detail": "", "source": "s"},
+        ClaimVerification,
+    ),
+    ("session_stopped", {"session_id": "s", "error": "did not end", "rationale": "r"}, SessionStopped),
+    (
+        "safety_event",
+        {"type": "limit_disclosure", "findings": [{"term": "x"}], "rationale": "r"},
+        SafetyEvent,
+    ),
+    (
+        "safety_event",
+        {"type": "prompt_injection", "family": None, "reason": None, "count": 1, "since_decision": 1},
+        SafetyEvent,
+    ),
+    ("safety_event", {"type": "holding_fallback"}, SafetyEvent),
+    ("preflight", {"skipped": True, "rationale": "preflight disabled (ablation)"}, PreflightSkipped),
+    ("no_reply", {"silent_rounds": 2, "rationale": "r"}, NoReply),
+    ("reversal", {"fields": ["seniority"]}, Reversal),
+    ("llm_usage", LLM_USAGE, LlmUsage),
+]
+
+
+@pytest.mark.parametrize(("kind", "data", "expected"), RARE_RECORDS)
+def test_records_the_sessions_do_not_reach_are_typed(
+    kind: str, data: dict[str, Any], expected: type[Any]
+) -> None:
+    assert isinstance(parse_payload(kind, data), expected)
+    assert EVENT.is_valid(Event(0, kind, data=data).to_json())
+
+
+def test_a_record_keeps_the_keys_its_type_does_not_declare() -> None:
+    data = {"text": "hello", "state": "SCREEN", "rationale": "sent", "tone": "new field"}
+    message = parse_payload("delegate_message", data)
+    assert message == DelegateMessage("hello", "SCREEN", "sent", {"tone": "new field"})
+
+
+def test_an_escalation_gives_back_the_request_it_stored() -> None:
+    store = SessionStore()
+    config = load_config("staffing")
+    outcome = run_session(
+        config,
+        SimulatedCounterparty(config, "adversarial", 1),
+        PolicyPrincipal(),
+        store,
+        config_source="staffing",
+    )
+    asked = [e for e in store.load_events(outcome.session_id) if e.kind == "escalation"]
+    assert asked
+    for event in asked:
+        request = event.typed(Escalation)
+        assert request.request_json() == {k: v for k, v in event.data.items() if k != "rationale"}
+        assert EscalationRequest.from_json(request.request_json()).to_json() == request.request_json()
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        (
+            "decision",
+            {
+                "request_id": 1,
+                "option": "A",
+                "guidance": "",
+                "decided_by": "p",
+                "decided_at": 0.0,
+                "trigger": "x",
+            },
+        ),
+        ("authorization_change", {"term": "salary", "minimum": None, "maximum": float("nan")}),
+        ("authorization_change", {"term": "salary", "minimum": None, "maximum": float("inf")}),
+        ("authorization_change", {"term": "salary", "minimum": None, "maximum": True}),
+        (
+            "tci_ledger",
+            {"turn": 1, "tci": "high", "tci_weighted": 0.1, "question_kind": "q", "information_gain": 0},
+        ),
+        ("question", {"kind": "stcc", "fields": "seniority", "expected_gain": 0.1}),
+        (
+            "moderator_label",
+            {
+                "label": "cooperative",
+                "top_label": "x",
+                "confidence": 1,
+                "family": None,
+                "scores": {"a": "b"},
+                "cues": {},
+            },
+        ),
+        ("delegate_message", {"text": None, "state": "SCREEN"}),
+        ("escalation", {"trigger": "boundary"}),  # a request without its situation, problem and options
+        ("memory_forgotten", {"principal": None, "domain": None, "request_ids": [1], "by": "x"}),
+        ("preflight", {"skipped": False}),
+        ("llm_usage", {**LLM_USAGE, "total": {**LLM_USAGE["total"], "fallback_share": 2.0}}),
+        ("speaker_selection", {"speaker": None, "motivations": {"a": float("nan")}, "thought": None}),
+        ("llm_fallback", {"role": "negotiator", "reason": "timeout", "detail": "", "calls": -1}),
+        ("llm_guard", {"guard": None}),
+        ("mediator_candidates", {"candidates": [], "rated_by": "vibes", "delivered": 0}),
+    ],
+)
+def test_malformed_governance_and_conversation_records_are_untyped(kind: str, data: dict[str, Any]) -> None:
+    assert isinstance(parse_payload(kind, data), UntypedPayload)
+
+
+def test_huge_and_disguised_text_parses_as_text_in_bounded_time() -> None:
+    huge = "\u200b" + "\u0430" * 2_000_000  # zero-width space, then Cyrillic a
+    started = time.perf_counter()
+    message = parse_payload("counterparty_message", {"text": huge, "rationale": "inbound"})
+    assert message == CounterpartyMessage(huge, "inbound") and time.perf_counter() - started < 1.0
+    assert isinstance(parse_payload("counterparty_message", {"text": [huge]}), UntypedPayload)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["text", "state", "type", "kind", "term", "maximum", "fields", "rationale"]),
+        st.none() | st.booleans() | st.floats() | st.integers() | st.text() | st.lists(st.text()),
+    )
+)
+def test_parsing_governance_records_never_raises(data: dict[str, Any]) -> None:
+    for kind in GOVERNED:
+        parse_payload(kind, data)
 
 
 # -- parsing rules ---------------------------------------------------------------------------------
@@ -317,3 +590,98 @@ def test_a_record_lists_typed_offers_and_messages_and_skips_malformed_ones() -> 
     record = Record(events)
     assert record.offers() == [("A", {"x": 1}), ("mediator", {"x": 2})]
     assert record.messages() == [("A", "hi"), ("B", "ok")]
+
+
+# -- converted governance and web readers -------------------------------------------------------------
+
+LABEL = {
+    "label": "pressure",
+    "top_label": "pressure",
+    "confidence": 0.9,
+    "family": None,
+    "scores": {},
+    "cues": {},
+}
+PREFLIGHT: dict[str, Any] = {
+    "draft": "We accept $130K.",
+    "binding": True,
+    "commitments": [{"sentence": "We accept $130K.", "cue": "we accept", "reason": "rule"}],
+    "breaches": [],
+    "approaching": [],
+    "prohibited": [],
+    "disclosures": [],
+    "rewrite": None,
+    "requires_approval": True,
+    "sendable": None,
+    "problems": [],
+    "normalization": [],
+    "refused": False,
+    "classifier": None,
+    "cleared": [],
+    "rationale": "requires approval",
+}
+
+
+def test_the_live_safety_list_reads_typed_records_and_skips_malformed_ones() -> None:
+    from parley.web.live import _safety  # pyright: ignore[reportPrivateUsage]
+
+    events = [
+        Event(0, "moderator_label", 1, "delegate", {**LABEL, "label": "cooperative"}),
+        Event(1, "moderator_label", 2, "delegate", LABEL),
+        Event(2, "moderator_label", 3, "delegate", {"label": "pressure"}),  # fits no type: skipped
+        Event(3, "preflight", 3, "delegate", PREFLIGHT),
+        Event(4, "preflight", 3, "delegate", {**PREFLIGHT, "refused": "yes"}),  # skipped
+        Event(
+            5, "violation", 4, "delegate", {"slips": ["binding"], "severity": ["high"], "rationale": "unsafe"}
+        ),
+        Event(6, "violation", 5, "A", {"detail": "bad move", "action": None}),
+    ]
+    assert [(s.kind, s.text) for s in _safety(events)] == [
+        ("counterparty", "labelled pressure"),
+        ("preflight", "draft needs approval: requires approval"),
+        ("violation", "{'rationale': 'unsafe', 'severity': ['high'], 'slips': ['binding']}"),
+        ("violation", "bad move"),
+    ]
+
+
+def test_the_figures_check_reads_typed_messages_and_skips_malformed_ones() -> None:
+    config = load_config("staffing")
+    above = "We can offer $150K for the role."
+    events = [
+        Event(0, "delegate_message", 1, "delegate", {"text": above, "state": "NEGOTIATE", "rationale": "r"}),
+        Event(1, "delegate_message", 2, "delegate", {"state": "NEGOTIATE"}),  # no text: skipped, no KeyError
+        Event(
+            2,
+            "authorization_change",
+            3,
+            "principal",
+            {"term": "annual_salary", "minimum": None, "maximum": "x"},
+        ),
+    ]
+    problems = figure_problems(config, events)
+    assert [(p.turn, p.value, p.rule) for p in problems] == [(1, 150000.0, "beyond_authority")]
+    widened = Event(
+        3,
+        "authorization_change",
+        3,
+        "principal",
+        {"term": "annual_salary", "minimum": None, "maximum": 160000},
+    )
+    assert figure_problems(config, [widened, *events[:1]]) == []  # (within the widened limit)
+
+
+def test_the_run_browser_reads_both_versions_and_refuses_an_unknown_one_in_one_line(tmp_path: Path) -> None:
+    from parley.web.runs import RunNotFound, read_trajectory, scenario_name
+
+    trajectory, saved = saved_game(tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    target = folder / "trajectory.jsonl"
+    for text in (saved.read_text(encoding="utf-8"), trajectory.to_jsonl()):  # version 2, then 1
+        target.write_text(text, encoding="utf-8")
+        assert list(read_trajectory(folder)) == list(trajectory)
+        assert scenario_name(read_trajectory(folder), None) == "casino"
+    target.write_text(json.dumps({"trajectory_version": 3, **Event(0, "note").to_json()}) + "\n", "utf-8")
+    with pytest.raises(RunNotFound) as error:
+        read_trajectory(folder)
+    assert "unsupported trajectory version" in str(error.value) and "\n" not in str(error.value)

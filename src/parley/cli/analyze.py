@@ -144,7 +144,7 @@ def _mismatch(trajectory: Trajectory, scenario: Scenario) -> str | None:
                 except (ValueError, TypeError, KeyError) as error:
                     return f"the {what} in event {event.seq} is not a package of {scenario.name}: {error}"
             case UntypedPayload() as untyped if (
-                event.kind == "agreement" or event.data.get("kind") == "propose"
+                event.kind == "agreement" or untyped.data.get("kind") == "propose"
             ):
                 problem = _problem(untyped)
                 return f"the {what} in event {event.seq} is not a package of {scenario.name}: {problem}"

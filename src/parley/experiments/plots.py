@@ -18,6 +18,7 @@ from parley.domain.utility import FloatArray
 from parley.protocol.actions import Propose
 from parley.protocol.artefact import Agreement
 from parley.protocol.events import Trajectory, TrajectoryError
+from parley.protocol.payloads import Payload, UntypedPayload
 from parley.scenarios.model import Scenario
 
 MAX_SCATTER_POINTS = 200_000
@@ -223,7 +224,7 @@ def _offers(
     agreements: list[FloatArray] = []
     try:
         for event in trajectory:
-            if event.kind == "action" and event.party and event.data.get("kind") == "propose":
+            if event.kind == "action" and event.party and _is_proposal(event.payload):
                 package = event.typed(Propose).package
                 by_party.setdefault(event.party, []).append(analysis.utilities_of(package))
             elif event.kind == "agreement":
@@ -232,3 +233,10 @@ def _offers(
         raise ValueError(f"a package of the trajectory is not in {scenario.name}'s space: {error}") from None
     offers = {party: np.array(rows, dtype=np.float64) for party, rows in by_party.items()}
     return offers, tuple(agreements)
+
+
+def _is_proposal(move: Payload) -> bool:
+    """A proposal, or a move tagged "propose" that fits no type (refused by `_offers`, not skipped)."""
+    return isinstance(move, Propose) or (
+        isinstance(move, UntypedPayload) and move.data.get("kind") == "propose"
+    )

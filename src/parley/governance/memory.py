@@ -23,6 +23,7 @@ from parley.governance.safe_text import printable
 from parley.governance.values import find_money
 from parley.protocol.artefact import Agreement
 from parley.protocol.events import Event
+from parley.protocol.governed import AuthorizationChange, MemoryForgotten, MemoryRecorded
 from parley.protocol.payloads import DelegateAgreement
 
 if TYPE_CHECKING:
@@ -157,8 +158,8 @@ def _approved(
 ) -> dict[str, float]:
     approved: dict[str, float] = {}
     for event in events:
-        if event.kind == "authorization_change" and (limit := _number(event.data.get("maximum"))) is not None:
-            approved[str(event.data.get("term"))] = limit
+        if event.kind == "authorization_change" and isinstance(change := event.payload, AuthorizationChange):
+            approved[change.term] = change.maximum
         if event.kind == "agreement" and isinstance(agreed := event.payload, Agreement | DelegateAgreement):
             for name, value in agreed.terms.items():
                 if (amount := _number(value)) is not None:
@@ -418,11 +419,13 @@ class PrincipalMemory:
         backed: dict[tuple[str, int], dict[str, Any]] = {}
         for chain in sorted({chain for chain, _ in stored} | {current}):
             events = self.store.load_events(chain)  # (verified, or AuditError)
-            forgotten = {str(i) for e in events if e.kind == FORGOTTEN for i in e.data.get("request_ids", [])}
+            removals = [e.payload for e in events if e.kind == FORGOTTEN]
+            forgotten = {i for r in removals if isinstance(r, MemoryForgotten) for i in r.request_ids}
             for event in events:
-                data = {k: v for k, v in event.data.items() if k != "rationale"}
-                if event.kind == RECORDED and str(data.get("request_id")) not in forgotten:
-                    backed[(chain, event.seq)] = data
+                if event.kind != RECORDED or not isinstance(entry := event.payload, MemoryRecorded):
+                    continue
+                if entry.request_id not in forgotten:  # (the row must equal the whole audited record)
+                    backed[(chain, event.seq)] = {k: v for k, v in event.data.items() if k != "rationale"}
         live = {
             (chain, seq)
             for (chain, seq), data in backed.items()

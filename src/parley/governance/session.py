@@ -30,6 +30,7 @@ from parley.governance.memory import PrincipalMemory
 from parley.governance.moderator import Classifier
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock, FakeClock
+from parley.protocol.governed import DelegateMessage
 
 logger = logging.getLogger(__name__)
 MAX_STEPS = 400
@@ -529,8 +530,9 @@ def resume_session(
         return runner.outcome()
     if isinstance(runner.counterparty, DetachedCounterparty):
         return runner.outcome()
-    sent = [e for e in delegate.trajectory if e.kind == "delegate_message"]
-    last = str(sent[-1].data["text"]) if sent else None
+    sent = [e.payload for e in delegate.trajectory if e.kind == "delegate_message"]
+    texts = [message.text for message in sent if isinstance(message, DelegateMessage)]
+    last = texts[-1] if texts else None
     return runner.run(principal or StoredPrincipal(), Step(last, delegate.state, delegate.pending))
 
 

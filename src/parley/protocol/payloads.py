@@ -3,13 +3,15 @@
 `Event.payload` parses an event's JSON data into the type registered for its kind (`PAYLOADS`);
 a kind nobody registered, or data that does not fit, gives an `UntypedPayload` holding the raw
 data, never an exception. `docs/schemas/trajectory-event.schema.json` is generated from these
-types (`parley.protocol.trajectory_schema`).
+types (`parley.protocol.trajectory_schema`). Governed delegation's own record types live in
+`parley.protocol.governed` and are registered here.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import numbers
 import types
 import typing
@@ -21,6 +23,16 @@ from parley.domain.issues import Value
 from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
 from parley.protocol.fields import meta
+from parley.protocol.governed import (
+    GOVERNED,
+    DelegateAgreement,
+    DelegateSessionStarted,
+    DelegateViolation,
+    Escalation,
+    GovernedPayload,
+    StateTransition,
+    TciLedgerEntry,
+)
 
 EXTRA = "extra"
 """Name of the field that collects the keys a lenient payload type does not declare."""
@@ -127,17 +139,6 @@ class BatnaBreach:
     kind: Literal["batna_violation"] = field(default="batna_violation", init=False)
 
 
-@dataclass(frozen=True, slots=True)
-class DelegateSessionStarted:
-    """A governed delegation began: its domain configuration and options."""
-
-    config: str
-    options: Mapping[str, Any] = field(default_factory=lambda: {}, metadata=meta(optional=True))
-    rationale: str = field(default="", metadata=meta(optional=True))
-    extra: Mapping[str, Any] = field(default_factory=lambda: {})
-    kind: Literal["session_started"] = field(default="session_started", init=False)
-
-
 # -- mediated conversations (parley.simulation) ---------------------------------------------------
 
 
@@ -223,69 +224,121 @@ class ConversationEnded:
     kind: Literal["conversation_ended"] = field(default="conversation_ended", init=False)
 
 
-# -- governed delegation (parley.governance): every record carries a rationale ---------------------
-
-
 @dataclass(frozen=True, slots=True)
-class StateTransition:
-    """The delegate's state machine moved."""
+class BreakdownSeen:
+    """A socio-cognitive breakdown the mediator saw (ProMediate §3.2)."""
 
-    source: str = field(metadata=meta(key="from"))
-    to: str
-    action: str | None = field(
-        default=None, metadata=meta("The machine's action (a delegate's).", optional=True)
+    breakdown: str = field(
+        metadata=meta('"perceptual", "emotional", "cognitive" or "communication".', key="kind")
     )
-    tci: float | None = field(default=None, metadata=meta("TCI when it moved (a delegate's).", optional=True))
-    tci_weighted: float | None = field(default=None, metadata=meta("Weighted TCI then.", optional=True))
-    rationale: str = field(default="", metadata=meta(optional=True))
-    extra: Mapping[str, Any] = field(default_factory=lambda: {})
-    kind: Literal["state_transition"] = field(default="state_transition", init=False)
+    parties: tuple[str, ...]
+    topic: str | None
+    severity: float
 
 
 @dataclass(frozen=True, slots=True)
-class Escalation:
-    """The delegate paused for its principal."""
+class MediatorAssessment:
+    """The mediator's private reading of a turn: whether to intervene, and why."""
 
-    trigger: str
-    rationale: str = field(default="", metadata=meta(optional=True))
-    extra: Mapping[str, Any] = field(default_factory=lambda: {})
-    kind: Literal["escalation"] = field(default="escalation", init=False)
-
-
-@dataclass(frozen=True, slots=True)
-class TciLedgerEntry:
-    """One turn of the task-completeness index (TCI) ledger."""
-
-    turn: int
-    tci: float
-    tci_weighted: float
-    question_kind: str
-    information_gain: float
-    rationale: str = field(default="", metadata=meta(optional=True))
-    extra: Mapping[str, Any] = field(default_factory=lambda: {})
-    kind: Literal["tci_ledger"] = field(default="tci_ledger", init=False)
+    intervene: bool
+    motivation: float
+    reasons: tuple[str, ...]
+    breakdowns: tuple[BreakdownSeen, ...]
+    kind: Literal["mediator_assessment"] = field(default="mediator_assessment", init=False)
 
 
 @dataclass(frozen=True, slots=True)
-class DelegateViolation:
-    """Unapproved slips that reached the counterparty, with their severities."""
+class SpeakerThought:
+    """What the chosen speaker meant to say."""
 
-    slips: tuple[str, ...]
-    severity: tuple[str, ...]
-    rationale: str = field(default="", metadata=meta(optional=True))
-    extra: Mapping[str, Any] = field(default_factory=lambda: {})
-    kind: Literal["violation"] = field(default="violation", init=False)
+    act: str
+    topic: str | None
+    option: str | None
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
-class DelegateAgreement:
-    """The human-approved terms of a governed delegation, with the facts confirmed on the way."""
+class SpeakerSelection:
+    """Who spoke this turn (None: nobody) and every participant's motivation (None: no thought)."""
 
-    terms: Mapping[str, Any]
-    facts: Mapping[str, Any] = field(default_factory=lambda: {}, metadata=meta(optional=True))
-    rationale: str = field(default="", metadata=meta(optional=True))
+    speaker: str | None
+    motivations: Mapping[str, float | None]
+    thought: SpeakerThought | None
+    kind: Literal["speaker_selection"] = field(default="speaker_selection", init=False)
+
+
+# -- LLM accounting (parley.llm) -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UsageTotals:
+    """LLM calls, tokens, cost and rule-twin fallbacks, summed (over a run, a role or a session)."""
+
+    calls: int = field(metadata=meta(minimum=0))
+    prompt_tokens: int = field(metadata=meta(minimum=0))
+    completion_tokens: int = field(metadata=meta(minimum=0))
+    latency_s: float = field(metadata=meta(minimum=0))
+    cost_usd: float = field(metadata=meta(minimum=0))
+    unpriced_calls: int = field(metadata=meta(minimum=0))
+    decisions: int = field(metadata=meta(minimum=0))
+    fallbacks: int = field(metadata=meta(minimum=0))
+    fallback_share: float = field(
+        metadata=meta("Fallbacks per decision (0 without decisions).", minimum=0, maximum=1)
+    )
+    fallback_causes: Mapping[str, int]
+    models: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LlmUsage:
+    """The LLM usage of a session: totals, per role and per session."""
+
+    total: UsageTotals
+    by_role: Mapping[str, UsageTotals]
+    by_session: Mapping[str, UsageTotals]
+    kind: Literal["llm_usage"] = field(default="llm_usage", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class LlmFallback:
+    """An LLM role fell back to its deterministic twin (why, and after how many calls)."""
+
+    role: str
+    reason: str
+    detail: str
+    calls: int = field(metadata=meta(minimum=0))
+    kind: Literal["llm_fallback"] = field(default="llm_fallback", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class LlmGuard:
+    """A guard changed or refused what an LLM role produced; each guard records its own fields."""
+
+    guard: str
+    role: str | None = field(
+        default=None, metadata=meta("The role guarded (absent: the negotiator).", optional=True)
+    )
     extra: Mapping[str, Any] = field(default_factory=lambda: {})
-    kind: Literal["agreement"] = field(default="agreement", init=False)
+    kind: Literal["llm_guard"] = field(default="llm_guard", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RatedCandidate:
+    """One intervention an LLM mediator drafted, with its rating."""
+
+    strategy: str | None
+    rating: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class MediatorCandidates:
+    """An LLM mediator's drafted interventions, rated, and the one delivered (private to the mediator)."""
+
+    candidates: tuple[RatedCandidate, ...]
+    rated_by: Literal["rubric", "model"]
+    delivered: int = field(metadata=meta("Index of the delivered candidate.", minimum=0))
+    kind: Literal["mediator_candidates"] = field(default="mediator_candidates", init=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,11 +376,13 @@ Payload = (
     | Silence
     | Said
     | ConversationEnded
-    | StateTransition
-    | Escalation
-    | TciLedgerEntry
-    | DelegateViolation
-    | DelegateAgreement
+    | MediatorAssessment
+    | SpeakerSelection
+    | LlmUsage
+    | LlmFallback
+    | LlmGuard
+    | MediatorCandidates
+    | GovernedPayload
     | UntypedPayload
 )
 
@@ -350,11 +405,16 @@ PAYLOADS: Mapping[str, tuple[type[Any], ...]] = {
     "utterance": (Said,),
     "intervention": (Said,),
     "conversation_ended": (ConversationEnded,),
-    "state_transition": (StateTransition,),
-    "escalation": (Escalation,),
-    "tci_ledger": (TciLedgerEntry,),
+    "mediator_assessment": (MediatorAssessment,),
+    "speaker_selection": (SpeakerSelection,),
+    "llm_usage": (LlmUsage,),
+    "llm_fallback": (LlmFallback,),
+    "llm_guard": (LlmGuard,),
+    "mediator_candidates": (MediatorCandidates,),
+    **GOVERNED,
 }
-"""Payload types by event kind, tried in order (governed delegation reuses two engine kinds).
+"""Payload types by event kind, tried in order (governed delegation reuses three engine kinds:
+`session_started`, `violation` and `agreement`; its own kinds are `parley.protocol.governed.GOVERNED`).
 "action" events hold one of the `ACTIONS`, told apart by their "kind" tag."""
 
 ACTIONS: tuple[type[Any], ...] = (Propose, Accept, Reject, Walk, Say)
@@ -400,8 +460,8 @@ def parse_payload(kind: str, data: Mapping[str, Any]) -> Payload:
 def parse(hint: Any, value: Any, path: str = "$") -> Any:
     """Value, checked against the type hint and converted (lists to tuples, ints to floats).
 
-    Supports str, int, float, bool, None, Any, Literal, unions, tuple[X, ...], Mapping[str, X]
-    and dataclasses (lenient ones collect unknown keys in an `extra` field).
+    Supports str, int, float (finite only: strict JSON has no NaN), bool, None, Any, Literal, unions,
+    tuple[X, ...], Mapping[str, X] and dataclasses (lenient ones collect unknown keys in an `extra` field).
 
     Raises:
         ValueError: the value does not fit, naming the JSON path.
@@ -424,7 +484,13 @@ def parse(hint: Any, value: Any, path: str = "$") -> Any:
     if hint is float:
         if type(value) is bool or not isinstance(value, numbers.Real):
             raise ValueError(f"{path}: expected a number, got {_shown(value)}")
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # (an integer too large for a float)
+            number = math.inf
+        if not math.isfinite(number):  # (strict JSON has no NaN or infinity)
+            raise ValueError(f"{path}: expected a finite number, got {_shown(value)}")
+        return number
     if hint is type(None):
         if value is not None:
             raise ValueError(f"{path}: expected null, got {_shown(value)}")
@@ -444,7 +510,8 @@ def _parse_generic(hint: Any, value: Any, path: str) -> Any:
             raise ValueError(f"{path}: expected one of {', '.join(map(repr, args))}, got {_shown(value)}")
         return value
     if origin in (Union, types.UnionType):
-        if type(value) in args and type(value) in _PLAIN:  # the usual case, without a failed try
+        plain = type(value) in args and type(value) in _PLAIN
+        if plain and (type(value) is not float or math.isfinite(value)):  # the usual case, at once
             return value
         problems: list[str] = []
         for arg in args:
@@ -535,6 +602,7 @@ __all__ = [
     "AttitudeChange",
     "BatnaBreach",
     "BatnaViolation",
+    "BreakdownSeen",
     "Consensus",
     "ConversationEnded",
     "ConversationStarted",
@@ -543,19 +611,28 @@ __all__ = [
     "DelegateViolation",
     "Escalation",
     "JudgementRecord",
+    "LlmFallback",
+    "LlmGuard",
+    "LlmUsage",
+    "MediatorAssessment",
+    "MediatorCandidates",
     "MediatorProposal",
     "NoDeal",
     "Payload",
     "Preferences",
+    "RatedCandidate",
     "RulesRecord",
     "Said",
     "SessionStarted",
     "Silence",
+    "SpeakerSelection",
+    "SpeakerThought",
     "Stagnation",
     "StateTransition",
     "TciLedgerEntry",
     "Trace",
     "UntypedPayload",
+    "UsageTotals",
     "Violation",
     "Withdrawal",
     "parse",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from parley.governance.config import DomainConfig
 from parley.governance.preflight import preflight
 from parley.protocol.events import Event
+from parley.protocol.governed import AuthorizationChange, DelegateMessage, SafetyEvent
 from parley.protocol.payloads import StateTransition
 
 
@@ -27,7 +28,7 @@ def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> 
     previous = (0.0, 0.0)
     approved_next = False
     for event in events:
-        data = event.data  # (kinds without a payload type yet: authorization_change, safety_event, ...)
+        payload = event.payload
         if (
             event.kind == "state_transition"
             and (transition := event.typed(StateTransition)).to == "NEGOTIATE"
@@ -35,21 +36,23 @@ def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> 
             weighted = transition.tci_weighted  # from SCREEN or a decision: a delegate's, with its TCI
             _require(weighted is not None and weighted >= gate - 1e-9, "I1: NEGOTIATE below the gate")
         elif event.kind == "tci_ledger":  # (checked on partial ledger entries too: read leniently)
-            current = (float(data["tci"]), float(data["tci_weighted"]))
+            current = (float(event.data["tci"]), float(event.data["tci_weighted"]))
             _require(current[0] >= previous[0] and current[1] >= previous[1], "I2: TCI decreased")
             previous = current
         elif event.kind == "authorization_change":
-            limits[str(data["term"])] = (data["minimum"], data["maximum"])
+            change = event.typed(AuthorizationChange)
+            limits[change.term] = (change.minimum, change.maximum)
         elif event.kind == "agreement" or (
-            event.kind == "safety_event" and data["type"] == "approved_override"
+            isinstance(payload, SafetyEvent) and payload.event_type == "approved_override"
         ):
             approved_next = True
         elif event.kind == "delegate_message":
+            text = event.typed(DelegateMessage).text
             if not approved_next:
-                result = preflight(str(data["text"]), config, overrides=limits)
+                result = preflight(text, config, overrides=limits)
                 for disclosure in result.disclosures:
                     _require(False, f"I3: a private limit was disclosed: {disclosure.describe()}")
-                _require(not result.requires_approval, f"I3: sent without approval: {data['text']!r}")
+                _require(not result.requires_approval, f"I3: sent without approval: {text!r}")
             approved_next = False
         elif event.kind == "violation":
             _require(False, "I3: an unsafe slip reached the counterparty")

@@ -38,7 +38,8 @@ from parley.governance.store import SessionStore
 from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
 from parley.protocol.clock import Clock
 from parley.protocol.events import Event, Trajectory
-from parley.protocol.payloads import Consensus, ConversationStarted, Said
+from parley.protocol.governed import DelegateViolation, ModeratorLabel, Preflight
+from parley.protocol.payloads import Consensus, ConversationEnded, ConversationStarted, Said, Violation
 from parley.web.models import Escalation, Ledger, Served, TranscriptEntry, transcript_of
 from parley.web.routing import READ_ERRORS, WRITE_ERRORS, SignedInPrincipal, fail
 from parley.web.run_plots import tci_points
@@ -88,21 +89,25 @@ class LiveSession(Served):
 def _safety(events: list[Event]) -> list[SafetyEvent]:
     found: list[SafetyEvent] = []
     for event in events:
-        data = event.data
-        if event.kind == "moderator_label" and data.get("label") not in ("cooperative", None):
+        payload = event.payload  # (data no payload type fits is skipped)
+        if isinstance(payload, ModeratorLabel) and payload.label != "cooperative":
+            found.append(SafetyEvent(turn=event.round, kind="counterparty", text=f"labelled {payload.label}"))
+        elif isinstance(payload, Preflight) and (payload.requires_approval or payload.refused):
+            why = "refused" if payload.refused else "needs approval"
             found.append(
-                SafetyEvent(turn=event.round, kind="counterparty", text=f"labelled {data.get('label')}")
+                SafetyEvent(turn=event.round, kind="preflight", text=f"draft {why}: {payload.rationale}")
             )
-        elif event.kind == "preflight" and (data.get("requires_approval") or data.get("refused")):
-            why = "refused" if data.get("refused") else "needs approval"
-            found.append(
-                SafetyEvent(turn=event.round, kind="preflight", text=f"draft {why}: {data.get('rationale')}")
-            )
-        elif event.kind == "violation":
-            found.append(
-                SafetyEvent(turn=event.round, kind="violation", text=str(data.get("detail", data))[:300])
-            )
+        elif isinstance(payload, Violation | DelegateViolation):
+            found.append(SafetyEvent(turn=event.round, kind="violation", text=_violation_text(payload)[:300]))
     return found
+
+
+def _violation_text(violation: Violation | DelegateViolation) -> str:
+    """The engine's detail; a delegate's record shown as stored (keys sorted, as the audit writes them)."""
+    if isinstance(violation, Violation):
+        return violation.detail
+    record = {"slips": list(violation.slips), "severity": list(violation.severity), **violation.extra}
+    return str(dict(sorted({**record, "rationale": violation.rationale}.items())))
 
 
 def live_session(store: SessionStore, session_id: str, clock: Clock) -> LiveSession:
@@ -233,8 +238,8 @@ def _shown(event: Event) -> dict[str, Any] | None:
             "parties": list(started.parties),
             "topics": list(started.topics),
         }
-    if event.kind == "conversation_ended":  # (the reason is no declared field of ConversationEnded)
-        return {"kind": "ended", "turn": event.round, "reason": str(event.data.get("reason", ""))}
+    if event.kind == "conversation_ended" and isinstance(event.payload, ConversationEnded):
+        return {"kind": "ended", "turn": event.round, "reason": ""}  # (ConversationEnded has no reason)
     return None
 
 

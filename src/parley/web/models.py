@@ -18,6 +18,7 @@ from parley.governance.escalation import Decision, EscalationOption, EscalationR
 from parley.governance.safe_text import printable
 from parley.governance.session import SessionOutcome
 from parley.governance.tci import TaskCompletenessIndex
+from parley.protocol import governed
 from parley.protocol.events import Event
 
 OptionKey = Annotated[
@@ -299,32 +300,33 @@ class AuditStatus(Served):
 
 
 def _transcript_entry(event: Event) -> TranscriptEntry | None:
-    data = event.data
-    if event.kind in ("delegate_message", "counterparty_message"):
+    """The transcript line of a message, escalation or decision (None for other records, and for
+    data no payload type fits)."""
+    payload = event.payload
+    if isinstance(payload, governed.DelegateMessage | governed.CounterpartyMessage):
         speaker = event.party or event.kind.removesuffix("_message")
         return TranscriptEntry(
-            seq=event.seq, time=event.time, kind="message", speaker=speaker, text=str(data["text"])
+            seq=event.seq, time=event.time, kind="message", speaker=speaker, text=payload.text
         )
-    if event.kind == "escalation":
-        text = f"escalated ({data['trigger']}): {data['problem']}"
+    if isinstance(payload, governed.Escalation):
         return TranscriptEntry(
             seq=event.seq,
             time=event.time,
             kind="escalation",
             speaker="delegate",
-            text=text,
-            request_id=str(data["request_id"]),
+            text=f"escalated ({payload.trigger}): {payload.problem}",
+            request_id=payload.request_id,
         )
-    if event.kind == "decision":
-        chosen = f"chose option {data['option']}" if data.get("option") else "gave guidance"
-        guidance = f": {data['guidance']}" if data.get("guidance") else ""
+    if isinstance(payload, governed.Decision):
+        chosen = f"chose option {payload.option}" if payload.option else "gave guidance"
+        guidance = f": {payload.guidance}" if payload.guidance else ""
         return TranscriptEntry(
             seq=event.seq,
             time=event.time,
             kind="decision",
-            speaker=str(data["decided_by"]),
+            speaker=payload.decided_by,
             text=chosen + guidance,
-            request_id=str(data["request_id"]),
+            request_id=payload.request_id,
         )
     return None
 

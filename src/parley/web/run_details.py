@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from parley.metrics.stats import Estimate
-from parley.protocol.actions import action_from_json
+from parley.protocol.actions import Accept, Propose, Reject, Say, Walk
 from parley.protocol.events import Event, Trajectory
+from parley.protocol.governed import CounterpartyMessage, Decision, DelegateMessage, Escalation
+from parley.protocol.payloads import Said, Trace
 from parley.scenarios.model import Scenario
 from parley.web.models import Served
 from parley.web.ratings import (
@@ -234,17 +236,18 @@ def _bargaining_lines(trajectory: Trajectory, scenario: Scenario | None) -> list
     for event in trajectory:
         if not event.is_public or event.kind != "action" or event.party is None:
             continue
-        text = str(event.data.get("message") or "")
+        action = event.payload
+        if not isinstance(action, Propose | Accept | Reject | Walk | Say):  # (a move nothing fits: skipped)
+            continue
+        text = action.message
         if vocabulary is not None and scenario is not None:
             from parley.language import render
 
             with contextlib.suppress(ValueError, KeyError, TypeError):
-                text = render(action_from_json(event.data), vocabulary, speaker=event.party)
-        if not text and event.data.get("kind") == "propose":
-            text = ", ".join(f"{k} = {v}" for k, v in dict(event.data.get("package", {})).items())
-        lines.append(
-            Line(round=event.round, speaker=event.party, kind=str(event.data.get("kind")), text=text)
-        )
+                text = render(action, vocabulary, speaker=event.party)
+        if not text and isinstance(action, Propose):
+            text = ", ".join(f"{k} = {v}" for k, v in action.package.items())
+        lines.append(Line(round=event.round, speaker=event.party, kind=action.kind, text=text))
     return lines[:MAX_LINES]
 
 
@@ -263,25 +266,32 @@ def _conversation_lines(trajectory: Trajectory) -> list[Line]:
     for event in trajectory:
         if event.kind not in _CONVERSATION_KINDS or not event.is_public:
             continue
+        text = _conversation_text(event)
+        if text is None:  # (data no payload type fits is skipped)
+            continue
+        payload = event.payload
+        decider = payload.decided_by if isinstance(payload, Decision) else ""
         lines.append(
             Line(
                 round=event.round,
-                speaker=str(event.party or event.data.get("decided_by") or ""),
+                speaker=event.party or decider,
                 kind=_CONVERSATION_KINDS[event.kind],
-                text=_conversation_text(event),
+                text=text,
             )
         )
     return lines[:MAX_LINES]
 
 
-def _conversation_text(event: Event) -> str:
-    data = event.data
-    if event.kind == "escalation":
-        return f"escalated ({data.get('trigger')}): {data.get('problem', '')}"
-    if event.kind == "decision":
-        chosen = f"chose option {data['option']}" if data.get("option") else "gave guidance"
-        return chosen + (f": {data['guidance']}" if data.get("guidance") else "")
-    return str(data.get("text", ""))
+def _conversation_text(event: Event) -> str | None:
+    payload = event.payload
+    if isinstance(payload, Escalation):
+        return f"escalated ({payload.trigger}): {payload.problem}"
+    if isinstance(payload, Decision):
+        chosen = f"chose option {payload.option}" if payload.option else "gave guidance"
+        return chosen + (f": {payload.guidance}" if payload.guidance else "")
+    if isinstance(payload, Said | DelegateMessage | CounterpartyMessage):
+        return payload.text
+    return None
 
 
 def _traces(trajectory: Trajectory) -> list[TraceBlock]:
@@ -289,9 +299,10 @@ def _traces(trajectory: Trajectory) -> list[TraceBlock]:
 
     blocks: list[TraceBlock] = []
     for event in trajectory.of_kind("trace"):
-        if str(event.data.get("agent", "")).startswith("astra"):
+        trace = event.payload  # (free-form: every key is in `extra`)
+        if isinstance(trace, Trace) and str(trace.extra.get("agent", "")).startswith("astra"):
             try:
-                text = format_trace(event.data)
+                text = format_trace(trace.extra)
             except (KeyError, TypeError, ValueError):
                 continue
             blocks.append(TraceBlock(round=event.round, party=str(event.party or ""), text=text))

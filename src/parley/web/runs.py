@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from parley.errors import ParleyError
-from parley.protocol.events import Event, Trajectory
+from parley.protocol.events import Trajectory
+from parley.protocol.payloads import SessionStarted
 from parley.web.ratings import RATINGS_FILE, instrument_for
 
 __all__ = [
@@ -111,14 +112,9 @@ def read_trajectory(folder: Path) -> Trajectory:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise RunNotFound(f"{folder.name}: trajectory.jsonl is larger than {MAX_FILE_BYTES // 2**20} MB")
-        events = [
-            Event.from_json(json.loads(line, parse_constant=_no_constant))
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        ]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return Trajectory.loads(path.read_text(encoding="utf-8"))  # (an unknown version is refused)
+    except (OSError, ValueError) as error:  # (TrajectoryError is a ValueError)
         raise RunNotFound(f"{folder.name}: no readable trajectory.jsonl ({str(error)[:120]})") from None
-    return Trajectory(events)
 
 
 def run_kind(folder: Path) -> str | None:
@@ -232,6 +228,5 @@ def scenario_name(trajectory: Trajectory, result: Mapping[str, Any] | None) -> s
     """The scenario a bargaining run was played on, as recorded (None if not recorded)."""
     if result is not None and isinstance(result.get("scenario"), str):
         return str(result["scenario"])
-    started = trajectory.of_kind("session_started")
-    name = started[0].data.get("scenario") if started else None
-    return str(name) if isinstance(name, str) else None
+    started = [e.payload for e in trajectory.of_kind("session_started")[:1]]
+    return started[0].scenario if started and isinstance(started[0], SessionStarted) else None

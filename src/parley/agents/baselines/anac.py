@@ -126,9 +126,10 @@ class AnacNegotiator(BaselineNegotiator):
             party = event.party
             if event.kind != "action" or party is None or party == view.party:
                 continue
-            if event.data.get("kind") != "propose":
+            move = event.payload  # (a move no action type fits is skipped)
+            if not isinstance(move, Propose):
                 continue
-            package = event.data["package"]
+            package = move.package
             row = ranked.space.to_indices(package)
             received.offers.append((party, package, ranked.assess(package)[0], row))
             received.distinct.setdefault(party, set()).add(row)

@@ -34,6 +34,7 @@ from parley.governance.verification import (
 )
 from parley.protocol.clock import Clock, FakeClock
 from parley.protocol.events import PUBLIC, Trajectory
+from parley.protocol.governed import Decision
 
 _ESCALATIONS_PER_TURN = 4
 
@@ -236,7 +237,8 @@ class DelegateCore:
         """What the principal's earlier sessions suggest (the last decider here, if any, first)."""
         if self.recall is None:
             return None
-        deciders = [str(e.data.get("decided_by")) for e in self.trajectory.of_kind("decision")]
+        decisions = [e.payload for e in self.trajectory.of_kind("decision")]
+        deciders = [d.decided_by for d in decisions if isinstance(d, Decision)]
         return self.recall.suggest(self.config, request, principal=deciders[-1] if deciders else None)
 
     def end(self, target: State, rationale: str) -> Step:

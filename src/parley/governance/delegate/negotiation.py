@@ -28,6 +28,7 @@ from parley.governance.offers import counterparty_ask, opening_range, package_te
 from parley.governance.stcc import screening_question
 from parley.governance.strategy import RESTATED, Move, Position, PrincipalStrategy, TermValue
 from parley.governance.terms import reader_for
+from parley.protocol.governed import CounterpartyMessage, NegotiationStrategy
 
 _FLAG_NAMES = {Label.PROMPT_INJECTION: "injection", Label.SOCIAL_ENGINEERING: "social-engineering attempt"}
 STRATEGY_EVENT = "negotiation_strategy"
@@ -84,10 +85,10 @@ def _position(core: DelegateCore) -> Position:
     for event in reversed(events):
         if event.kind == "no_reply":
             waited += 1
-        if event.kind == STRATEGY_EVENT:
-            if event.data["term"] != core.term_name():
+        if event.kind == STRATEGY_EVENT and isinstance(record := event.payload, NegotiationStrategy):
+            if record.term != core.term_name():
                 return Position().with_silences(silences)
-            return Position.from_json(event.data["position"]).with_wait(waited).with_silences(silences)
+            return Position.from_json(record.position).with_wait(waited).with_silences(silences)
     return Position().with_silences(silences)
 
 
@@ -99,8 +100,8 @@ def _unheard(core: DelegateCore, *, answering: bool) -> list[str]:
     for event in reversed(list(core.trajectory)):
         if event.kind == STRATEGY_EVENT:
             break
-        if event.kind == "counterparty_message":
-            texts.append(str(event.data["text"]))
+        if event.kind == "counterparty_message" and isinstance(message := event.payload, CounterpartyMessage):
+            texts.append(message.text)
     return texts[1 if answering else 0 :][::-1]
 
 
@@ -185,8 +186,8 @@ def _confirm(core: DelegateCore, strategy: PrincipalStrategy, position: Position
 
 def _last_move(core: DelegateCore) -> str | None:
     for event in reversed(list(core.trajectory)):
-        if event.kind == STRATEGY_EVENT:
-            return str(event.data["move"]["kind"])
+        if event.kind == STRATEGY_EVENT and isinstance(record := event.payload, NegotiationStrategy):
+            return record.move.move
     return None
 
 

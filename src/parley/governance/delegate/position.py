@@ -19,13 +19,16 @@ from parley.governance.terms import (
     reader_for,
 )
 from parley.protocol.events import Event
+from parley.protocol.governed import TermsRead
 
 _UNIT_WORDS = {"%/week": "% per week", "days/week": "days a week", "workdays": "working days"}
 
 
 def session_readings(events: Iterable[Event]) -> list[TermReading]:
-    """The term readings recorded over a session, in order."""
-    return [TermReading.from_json(e.data) for e in events if e.kind == "terms_read"]
+    """The term readings recorded over a session, in order (a record no `TermsRead` fits is skipped;
+    `TermReading.from_json` reads the stated terms and conditions into the reader's own types)."""
+    read = [e for e in events if e.kind == "terms_read" and isinstance(e.payload, TermsRead)]
+    return [TermReading.from_json(e.data) for e in read]
 
 
 def describe_term(config: DomainConfig, term: str, value: TermValue | None, high: float | None = None) -> str:

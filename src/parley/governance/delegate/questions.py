@@ -10,6 +10,7 @@ from collections import Counter
 
 from parley.governance.delegate.core import DelegateCore
 from parley.governance.escalation import Trigger
+from parley.protocol.governed import Decision, Question
 
 ASKED_AT_MOST = 2
 """A screening question goes out at most this often (unless the principal asks to continue)."""
@@ -23,10 +24,11 @@ def not_to_ask(core: DelegateCore) -> tuple[str, ...]:
     escalation lifts the count."""
     asked: Counter[str] = Counter()
     for event in core.trajectory.of_kind("question", "decision"):
-        if event.kind == "decision" and event.data.get("trigger") == Trigger.AMBIGUITY.value:
+        payload = event.payload
+        if isinstance(payload, Decision) and payload.trigger == Trigger.AMBIGUITY.value:
             asked.clear()
-        elif event.kind == "question" and event.data.get("kind") in SCREENING_KINDS:
-            asked.update(str(f) for f in event.data.get("fields", []))
+        elif isinstance(payload, Question) and payload.question_kind in SCREENING_KINDS:
+            asked.update(payload.fields)
     return tuple(
         name
         for name in core.config.field_names

@@ -20,6 +20,7 @@ from parley.governance.store import SessionStore
 from parley.governance.strategy import principal_space, term_scales
 from parley.governance.terms import latest_terms
 from parley.protocol.events import Event
+from parley.protocol.governed import ModeratorLabel
 
 FLAGGED = frozenset(
     {
@@ -215,11 +216,8 @@ def _on_the_table(proposal: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _flags(events: Sequence[Event]) -> dict[str, int]:
-    labels = Counter(
-        str(e.data.get("label"))
-        for e in events
-        if e.kind == "moderator_label" and e.data.get("label") in FLAGGED
-    )
+    found = [e.payload for e in events if e.kind == "moderator_label"]
+    labels = Counter(p.label for p in found if isinstance(p, ModeratorLabel) and p.label in FLAGGED)
     return dict(labels.most_common())
 
 

@@ -18,6 +18,7 @@ from parley.governance.session import PORTFOLIO_KIND, SessionOutcome, is_portfol
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock
 from parley.protocol.events import Event, Trajectory
+from parley.protocol.governed import Escalation, PortfolioStarted, SessionEnded, SessionStopped
 
 MessageCallback = Callable[[str, str, str], None]
 """Called with (session id, speaker, text) for every message of every session."""
@@ -41,8 +42,9 @@ class PortfolioRecord:
         self.config = DomainConfig.model_validate(snapshot["config"])
         self.config_source = str(row["config"])
         self.seed = int(row["seed"] or 0)
-        started = [e for e in events if e.kind == "portfolio_started"]  # (the audited list, when stored)
-        listed = started[0].data["members"] if started else snapshot["members"]
+        started = [e.payload for e in events if e.kind == "portfolio_started"]
+        audited = [p.members for p in started if isinstance(p, PortfolioStarted)]  # (when stored)
+        listed = audited[0] if audited else snapshot["members"]
         self.members = tuple(Member.from_json(m) for m in listed)
         self.parallel = bool(snapshot.get("parallel", False))
         self.state = State(str(row["state"])) if row["state"] in {s.value for s in State} else State.START
@@ -133,16 +135,15 @@ class PortfolioRecord:
 
     def compare(self) -> tuple[Candidate, ...]:
         """The members' comparison rows, each noting why it stopped if it did."""
-        stopped = {
-            str(e.data["session_id"]): str(e.data["error"])
-            for e in self.trajectory.of_kind("session_stopped")
-        }
+        records = [e.payload for e in self.trajectory.of_kind("session_stopped")]
+        stopped = {r.session_id: r.error for r in records if isinstance(r, SessionStopped)}
         return compare(self.store, self.config, self.members, stopped)
 
     def latest_request(self) -> EscalationRequest | None:
         """The last recommendation put to the principal, if any."""
-        asked = self.trajectory.of_kind("escalation")
-        return EscalationRequest.from_json(_without_rationale(asked[-1].data)) if asked else None
+        asked = [e.payload for e in self.trajectory.of_kind("escalation")]
+        requests = [r for r in asked if isinstance(r, Escalation)]
+        return EscalationRequest.from_json(requests[-1].request_json()) if requests else None
 
 
 def _snapshot(config: DomainConfig, members: Sequence[Member], parallel: bool) -> dict[str, Any]:
@@ -152,10 +153,6 @@ def _snapshot(config: DomainConfig, members: Sequence[Member], parallel: bool) -
         "members": [m.to_json() for m in members],
         "parallel": parallel,
     }
-
-
-def _without_rationale(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k != "rationale"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,8 +229,9 @@ def outcome_of(
     if latest is not None and decision is None:
         decision = record.store.decision(latest.request_id)
     if chosen is None and record.state == State.AGREE:
-        ended = record.trajectory.of_kind("session_ended")
-        chosen = str(ended[-1].data.get("chosen")) if ended else None
+        ended = [e.payload for e in record.trajectory.of_kind("session_ended")]
+        endings = [p for p in ended if isinstance(p, SessionEnded)]
+        chosen = endings[-1].chosen if endings else None
     ranking = tuple(latest.ledger.get("ranking", [])) if latest is not None else ()
     return PortfolioOutcome(
         record.portfolio_id, record.state, rows, ranking, pending, decision, chosen, record.version
