@@ -125,8 +125,21 @@ def test_rows_carry_the_llm_fallback_share() -> None:
     def usage(decisions: int, fallbacks: int) -> Trajectory:
         trajectory = Trajectory()
         share = fallbacks / decisions if decisions else 0.0
-        total = {"decisions": decisions, "fallbacks": fallbacks, "fallback_share": share}
-        trajectory.append("llm_usage", round=3, data={"total": total})
+        total = {  # as the LLM layer writes it (`parley.llm.accounting`), every field present
+            "calls": decisions,
+            "prompt_tokens": 10 * decisions,
+            "completion_tokens": 2 * decisions,
+            "latency_s": 0.5,
+            "cost_usd": 0.0,
+            "unpriced_calls": 0,
+            "decisions": decisions,
+            "fallbacks": fallbacks,
+            "fallback_share": share,
+            "fallback_causes": {"timeout": fallbacks} if fallbacks else {},
+            "models": ["stub"],
+        }
+        data = {"total": total, "by_role": {"negotiator": total}, "by_session": {"s1": total}}
+        trajectory.append("llm_usage", round=3, data=data)
         return trajectory
 
     assert _fallback_share(Trajectory()) is None  # no LLM in the game

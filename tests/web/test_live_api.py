@@ -153,3 +153,79 @@ def test_at_most_a_few_conversations_run_at_once(live: TestClient) -> None:
 def test_streams_need_a_sign_in(anonymous: TestClient, paused: PausedSession) -> None:
     assert anonymous.get(f"/api/live/sessions/{paused.session_id}/events").status_code == 401
     assert anonymous.post("/api/live/mediations", json={}).status_code == 401
+
+
+def _played_events() -> list[Any]:
+    from parley.experiments.promediate_llm import ConversationRoles, play_conversation
+    from parley.scenarios.importers.promediate import load_promediate_case
+    from parley.simulation.modes import ConflictMode
+
+    played = play_conversation(
+        load_promediate_case("hmo"), "social", ConflictMode.parse("general"), 1, ConversationRoles(), None
+    )
+    return list(played.result.trajectory)
+
+
+def _terminal(client: TestClient) -> dict[str, Any]:
+    found = [
+        m for m in client.get("/api/live/mediations").json()["mediations"] if m["started_by"] == "terminal"
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_conversation_run_from_a_terminal_is_followed_live(live: TestClient, tmp_path: Path) -> None:
+    from parley.protocol.events import Trajectory
+    from parley.protocol.live_log import LiveLog
+
+    played = _played_events()
+    folder = tmp_path / "runs" / "mediations" / "from-terminal"
+    log = LiveLog(folder, {"case": "hmo", "mediator": "social", "mode": "general", "seed": 1})
+    half = len(played) // 2
+    for event in played[:half]:
+        log.add(event)
+    info = _terminal(live)
+    assert (info["case"], info["mediator"], info["seed"], info["done"]) == ("hmo", "social", 1, False)
+
+    def finish_elsewhere() -> None:  # what `parley mediate --save` does as the conversation goes on
+        time.sleep(0.5)
+        for event in played[half:]:
+            log.add(event)
+        (folder / "trajectory.jsonl").write_text(Trajectory(played).to_jsonl(versioned=True), "utf-8")
+        log.close(remove=True)
+
+    thread = threading.Thread(target=finish_elsewhere)
+    thread.start()
+    done = _wait_done(live, info["mediation_id"], timeout=30)
+    thread.join()
+    assert done["error"] == "" and done["run"] == "mediations/from-terminal"
+    stream = events(live.get(f"/api/live/mediations/{info['mediation_id']}/events").text)
+    kinds = [data.get("kind") for name, _, data in stream if name == "event"]
+    assert kinds[0] == "started" and "utterance" in kinds and "ended" in kinds
+    assert stream[-1] == ("end", None, {"run": "mediations/from-terminal", "error": ""})
+    assert len(live.get("/api/live/mediations").json()["mediations"]) == 1  # followed once, not again
+
+
+def test_a_killed_terminal_conversation_is_reported_as_stopped(live: TestClient, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from parley.jsonio import dumps_line
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    folder = tmp_path / "runs" / "killed"
+    folder.mkdir(parents=True)
+    lines = [
+        dumps_line({"live": {"case": "<b>hmo</b>\u200b", "mediator": "social", "seed": "x", "pid": gone.pid}})
+    ]
+    lines += [dumps_line(event.to_json()) for event in _played_events()[:5]]
+    lines += ["not json\n", '{"seq": "NaN"}\n', "[1, 2]\n", '{"kind": "utterance", "seq": 9, "data": {"te']
+    (folder / "live.jsonl").write_text("".join(lines), encoding="utf-8")
+    info = _terminal(live)
+    assert info["seed"] == -1 and "<b>hmo</b>" in info["case"] and "\u200b" not in info["case"]
+    done = _wait_done(live, info["mediation_id"], timeout=10)
+    assert done["run"] is None and done["error"] == f"stopped: process {gone.pid} is gone"
+    stream = events(live.get(f"/api/live/mediations/{info['mediation_id']}/events").text)
+    assert next(data.get("kind") for name, _, data in stream if name == "event") == "started"
+    assert stream[-1][0] == "end"

@@ -15,11 +15,14 @@ Each stream ends after `limit` seconds; the browser's EventSource reconnects by 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
+import os
 import secrets
 import threading
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +40,9 @@ from parley.governance.session import load_runner
 from parley.governance.store import SessionStore
 from parley.jsonio import CONVERSATION_NO_VALUE_FIELDS, dumps
 from parley.protocol.clock import Clock
-from parley.protocol.events import Event, Trajectory
+from parley.protocol.events import Event, Trajectory, TrajectoryError
 from parley.protocol.governed import DelegateViolation, ModeratorLabel, Preflight
+from parley.protocol.live_log import LIVE_FILE, MAX_LIVE_BYTES, read_live
 from parley.protocol.payloads import Consensus, ConversationEnded, ConversationStarted, Said, Violation
 from parley.web.models import Escalation, Ledger, Served, TranscriptEntry, transcript_of
 from parley.web.routing import READ_ERRORS, WRITE_ERRORS, SignedInPrincipal, fail
@@ -52,6 +56,11 @@ MAX_RUNNING = 2
 """Mediated conversations that may run at once (the console shares the machine)."""
 MAX_KEPT = 20
 """Finished conversations kept in memory for their streams (they are saved as runs as well)."""
+MAX_FOLLOWED = 20
+"""Live files of conversations run from a terminal that the console follows at most."""
+FOLLOW_POLL_SECONDS = 0.3
+FOLLOW_STALE_SECONDS = 120.0
+"""A followed conversation whose live file has not grown for this long is reported as stopped."""
 
 
 class TciPoint(Served):
@@ -185,11 +194,17 @@ class MediationList(Served):
 
 @dataclass
 class _Conversation:
-    """A conversation being played in a background thread, its events kept for its streams."""
+    """A conversation played here in a background thread, or followed from another process's live
+    file (`parley mediate --save DIR` under the runs folder), its events kept for its streams."""
 
     mediation_id: str
-    body: MediationBody
+    case: str
+    mediator: str
+    mode: str
+    seed: int
     started_by: str
+    pace: float = 0.0
+    followed: bool = False
     events: list[dict[str, Any]] = field(default_factory=lambda: [])
     done: bool = False
     error: str = ""
@@ -199,10 +214,10 @@ class _Conversation:
     def info(self) -> MediationInfo:
         return MediationInfo(
             mediation_id=self.mediation_id,
-            case=self.body.case,
-            mediator=self.body.mediator,
-            mode=self.body.mode,
-            seed=self.body.seed,
+            case=self.case,
+            mediator=self.mediator,
+            mode=self.mode,
+            seed=self.seed,
             started_by=self.started_by,
             events=len(self.events),
             done=self.done,
@@ -256,20 +271,18 @@ def _play(conversation: _Conversation, runs_dir: Path) -> None:
     from parley.scenarios.importers.promediate import load_promediate_case
     from parley.simulation.modes import ConflictMode
 
-    body = conversation.body
-
     def paced(event: Event) -> None:
         conversation.add(event)
-        if body.pace and event.kind in ("utterance", "intervention"):
-            time.sleep(body.pace)
+        if conversation.pace and event.kind in ("utterance", "intervention"):
+            time.sleep(conversation.pace)
 
     try:
-        case = load_promediate_case(body.case)
+        case = load_promediate_case(conversation.case)
         played = play_conversation(
             case,
-            body.mediator,
-            ConflictMode.parse(body.mode),
-            body.seed,
+            conversation.mediator,
+            ConflictMode.parse(conversation.mode),
+            conversation.seed,
             ConversationRoles(),
             None,
             on_event=paced,
@@ -290,30 +303,94 @@ def _play(conversation: _Conversation, runs_dir: Path) -> None:
         conversation.finish(None, printable(str(error))[:300])
 
 
+def _follow(conversation: _Conversation, path: Path, folder: str) -> None:
+    """Follow a live file (in its own thread) until its conversation ends, its writer stops, or it is
+    removed: each new event goes to the conversation's streams."""
+    last_seq, last_size, last_change = -1, -1, time.monotonic()
+    while True:
+        try:
+            read = read_live(path)
+        except OSError:  # removed: the run finished (its trajectory.jsonl is beside it) or was deleted
+            saved = _saved_events(path.parent)
+            for event in saved or ():  # what was written after the last look, from the finished run
+                if event.seq > last_seq:
+                    conversation.add(event)
+            ok = saved is not None
+            conversation.finish(folder if ok else None, "" if ok else "the live file was removed")
+            return
+        for event in read.events:
+            if event.seq > last_seq:
+                conversation.add(event)
+                last_seq = event.seq
+        ended = any(e.kind == "conversation_ended" for e in read.events)
+        now = time.monotonic()
+        if read.size >= MAX_LIVE_BYTES:
+            conversation.finish(None, "stopped following: the live file is too large")
+            return
+        if read.size != last_size:
+            last_size, last_change = read.size, now
+        pid = read.about.get("pid")
+        gone = isinstance(pid, int) and not _alive(pid)
+        if gone or (not ended and now - last_change > FOLLOW_STALE_SECONDS):
+            why = f"process {pid} is gone" if gone else f"nothing written for {FOLLOW_STALE_SECONDS:.0f} s"
+            saved = (path.parent / "trajectory.jsonl").is_file()
+            conversation.finish(folder if saved else None, "" if saved else f"stopped: {why}")
+            return
+        time.sleep(FOLLOW_POLL_SECONDS)
+
+
+def _saved_events(folder: Path) -> tuple[Event, ...] | None:
+    """The events of the finished run saved in folder, or None when there is none (or it is unreadable)."""
+    try:
+        return tuple(Trajectory.load(folder / "trajectory.jsonl"))
+    except TrajectoryError:
+        return None
+
+
+def _label(value: object) -> str:
+    """A name from a live file's header as the page shows it: printable, no format characters, short."""
+    text = "".join(c for c in printable(str(value)) if unicodedata.category(c) != "Cf").strip()
+    return text[:40] or "?"
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (a live file written elsewhere counts as alive)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else, or the check is not allowed: assume alive
+        return True
+    return True
+
+
 class _Mediations:
     """The console's mediated conversations: started, running, and the last few finished."""
 
     def __init__(self, runs_dir: Path) -> None:
         self.runs_dir = runs_dir
         self._items: dict[str, _Conversation] = {}
+        self._seen: set[Path] = set()
         self._lock = threading.Lock()
 
     def start(self, body: MediationBody, principal: str) -> _Conversation:
         if body.case not in case_names():
             fail(422, f"unknown case {body.case[:40]!r}; cases: {', '.join(case_names())}")
         with self._lock:
-            running = sum(1 for c in self._items.values() if not c.done)
+            running = sum(1 for c in self._items.values() if not c.done and not c.followed)
             if running >= MAX_RUNNING:
                 fail(409, f"{running} conversations are running already: wait for one to end")
-            conversation = _Conversation(secrets.token_urlsafe(9), body, principal)
-            self._items[conversation.mediation_id] = conversation
-            finished = [key for key, c in self._items.items() if c.done]
-            for key in finished[: max(0, len(self._items) - MAX_KEPT)]:
-                del self._items[key]
+            conversation = _Conversation(
+                secrets.token_urlsafe(9), body.case, body.mediator, body.mode, body.seed, principal, body.pace
+            )
+            self._keep(conversation)
         threading.Thread(target=_play, args=(conversation, self.runs_dir), daemon=True).start()
         return conversation
 
     def get(self, mediation_id: str) -> _Conversation:
+        self._discover()
         with self._lock:
             found = self._items.get(mediation_id)
         if found is None:
@@ -321,8 +398,45 @@ class _Mediations:
         return found
 
     def all(self) -> list[_Conversation]:
+        self._discover()
         with self._lock:
             return list(self._items.values())
+
+    def _keep(self, conversation: _Conversation) -> None:
+        """Add a conversation, dropping the oldest finished ones beyond MAX_KEPT (lock held)."""
+        self._items[conversation.mediation_id] = conversation
+        finished = [key for key, c in self._items.items() if c.done]
+        for key in finished[: max(0, len(self._items) - MAX_KEPT)]:
+            del self._items[key]
+
+    def _discover(self) -> None:
+        """Follow every live file a terminal's `parley mediate --save` is writing under the runs folder."""
+        try:
+            found = sorted({*self.runs_dir.glob(f"*/{LIVE_FILE}"), *self.runs_dir.glob(f"*/*/{LIVE_FILE}")})
+        except OSError:
+            return
+        for path in found[:MAX_FOLLOWED]:
+            with self._lock:
+                if path in self._seen:
+                    continue
+                self._seen.add(path)
+                folder = path.parent.relative_to(self.runs_dir).as_posix()
+                try:
+                    about = read_live(path).about
+                except OSError:
+                    continue
+                seed = about.get("seed")
+                conversation = _Conversation(
+                    "t-" + hashlib.sha256(folder.encode()).hexdigest()[:12],
+                    _label(about.get("case")),
+                    _label(about.get("mediator")),
+                    _label(about.get("mode")),
+                    seed if isinstance(seed, int) and not isinstance(seed, bool) else -1,
+                    "terminal",
+                    followed=True,
+                )
+                self._keep(conversation)
+            threading.Thread(target=_follow, args=(conversation, path, folder), daemon=True).start()
 
 
 async def _conversation_stream(
