@@ -17,6 +17,8 @@ adversarial with a one-line reason. Every pattern runs in linear time (see moder
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from bisect import bisect_right
@@ -211,6 +213,8 @@ class RuleModerator:
             messages are refused unscanned and routed as adversarial ("too long").
         use_classifier: Route as adversarial what the trained attack classifier flags, too (False, or
             inside `classifier.rules_only()`: the cues alone, as measured in benchmarks/train_detectors.py).
+        data: The cue data in moderator.yaml's form (default: the shipped moderator.yaml);
+            tests/governance/measure_moderator_cv.py passes a copy with some cues left out.
     """
 
     def __init__(
@@ -220,8 +224,9 @@ class RuleModerator:
         max_chars: int | None = None,
         *,
         use_classifier: bool = True,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
-        raw = load_yaml_data("moderator.yaml")
+        raw = load_yaml_data("moderator.yaml") if data is None else data
         vocabulary = _word_classes(raw["vocabulary"], config.principal_role)
         self._cues = _family_cues(raw, vocabulary) + _label_cues(raw)
         self._structures = _structures(raw)
@@ -282,17 +287,48 @@ class RuleModerator:
                 families[family] = families.get(family, 0.0) + weight
             cues.setdefault(label, []).append(name)
 
-        for cue in self._cues:
-            if cue.pattern.search(text):
-                fire(cue.label, cue.family, cue.weight, cue.name)
-        for structure in self._sentence_structures(text):
-            fire(structure.label, structure.family, structure.weight, structure.name)
+        self._scan(text, fire)
+        self._score_encoded(text, fire)
         self._score_carriers(text, reading.kinds, fire)
         self._score_context(text, scores, cues, relevant)
         decided = self._decide(scores, cues, families)
         if decided.adversarial or not self.use_classifier or not classifiers_enabled():
             return decided
         return _second_opinion(load_classifier("attack"), reading.text, decided)
+
+    def _scan(self, text: str, fire: _Fire) -> None:
+        """Fire every cue and sentence structure found in text."""
+        for cue in self._cues:
+            if cue.pattern.search(text):
+                fire(cue.label, cue.family, cue.weight, cue.name)
+        for structure in self._sentence_structures(text):
+            fire(structure.label, structure.family, structure.weight, structure.name)
+
+    def _score_encoded(self, text: str, fire: _Fire) -> None:
+        """An attack hidden in base64 or in leetspeak counts as an injection ("1gn0r3 y0ur rul3s").
+
+        Each reading is decoded once (linear) and scanned once by the same cues; no reading is
+        decoded again, so nesting cannot multiply the work.
+        """
+        for kind, hidden in _encoded_readings(text):
+            if self._adversarial_score(normalize(hidden, max_chars=None).text) >= self._decisive:
+                fire(
+                    Label.PROMPT_INJECTION,
+                    "instructions",
+                    self._decisive,
+                    f"instructions: an attack in {kind}",
+                )
+
+    def _adversarial_score(self, text: str) -> float:
+        """The summed weight of the adversarial cues and structures found in text."""
+        total = [0.0]
+
+        def tally(label: Label, family: str | None, weight: float, name: str) -> None:
+            if label in ADVERSARIAL:
+                total[0] += weight
+
+        self._scan(text, tally)
+        return total[0]
 
     def _sentence_structures(self, text: str) -> list[_Structure]:
         """The structures with every feature and none of their vetoes in one sentence (each counted once).
@@ -404,6 +440,64 @@ class RuleModerator:
             {k.value: tuple(v) for k, v in cues.items()},
             family,
         )
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_TOKEN = re.compile(r"[A-Za-z0-9@$]+")
+_AMOUNT_LIKE = re.compile(r"\$?\d+([.,]\d+)*[A-Za-z]{0,3}")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_TOKENS = 2
+"""Leetspeak is read only when at least this many words mix letters with digits."""
+_LEET_CONTEXT = 80
+"""Characters of plain text kept on each side of a leetspeak word in its reading."""
+_ENCODED_CHARS = 4000
+"""The longest decoded reading scanned: an encoded fragment is short, and the cap keeps the extra
+scan of a huge message constant."""
+
+
+def _encoded_readings(text: str) -> list[tuple[str, str]]:
+    """(kind, decoded text) for the base64 runs that decode to text and for a leetspeak reading."""
+    readings: list[tuple[str, str]] = []
+    decoded = [piece for m in _BASE64.finditer(text) if (piece := _base64_text(m.group(0)))]
+    if decoded:
+        readings.append(("base64", "\n".join(decoded)[:_ENCODED_CHARS]))
+    leet = [m for m in _TOKEN.finditer(text) if _is_leet(m.group(0))]
+    if len(leet) >= _LEET_TOKENS:
+        readings.append(("leetspeak", _leet_reading(text, leet)[:_ENCODED_CHARS]))
+    return readings
+
+
+def _leet_reading(text: str, leet: list[re.Match[str]]) -> str:
+    """The passages around the leetspeak words, with those words read as letters."""
+    parts: list[str] = []
+    last, size = 0, 0
+    for m in leet:
+        start = max(m.start() - _LEET_CONTEXT, last)
+        if start > last:
+            parts.append("\n")
+        parts += [text[start : m.start()], m.group(0).lower().translate(_LEET)]
+        size += m.end() - start + 1
+        last = m.end()
+        if size > _ENCODED_CHARS:
+            return "".join(parts)
+    return "".join(parts) + text[last : last + _LEET_CONTEXT]
+
+
+def _base64_text(run: str) -> str:
+    """The text a base64 run decodes to, or "" when it is not base64 of readable text."""
+    try:
+        raw = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return ""
+    readable = sum(1 for ch in decoded if ch.isprintable() or ch.isspace())
+    return decoded if len(decoded) >= 8 and readable >= 0.9 * len(decoded) else ""
+
+
+def _is_leet(token: str) -> bool:
+    """A word that mixes at least two letters with digits or @/$, and is not an amount ("120k", "2nd")."""
+    letters = sum(ch.isalpha() for ch in token)
+    return letters >= 2 and letters < len(token) and _AMOUNT_LIKE.fullmatch(token) is None
 
 
 def _second_opinion(model: TextClassifier, text: str, decided: Classification) -> Classification:
