@@ -134,7 +134,6 @@ def tournament(
 
     from parley.api.tables import summary_table
     from parley.experiments.tournament import (
-        Interrupted,
         ResultStore,
         TournamentSpec,
         run_games,
@@ -173,7 +172,7 @@ def tournament(
 
             run_games(games, store, jobs=workers, scheduler=scheduler, on_progress=advance)
     except KeyboardInterrupt as stop:
-        signum = stop.signum if isinstance(stop, Interrupted) else int(signal.SIGINT)
+        signum = int(getattr(stop, "signum", signal.SIGINT))  # batch.Interrupted carries the signal
         _stopped(
             f"stopped by {signal.Signals(signum).name} after {stored:,} of {len(games):,} games; "
             f"{store.path} holds whole games only: run the same command again to resume",

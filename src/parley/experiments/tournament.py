@@ -1,6 +1,7 @@
 """Tournaments: every agent pairing on every scenario, repeated, in parallel, resumable from disk.
 
-Results go to a JSONL store whole games at a time: each batch of games is one write, flushed
+Games run through the batch layer (`parley.experiments.batch`: local processes or Dask, stop
+signals). Results go to a JSONL store whole games at a time: each batch of games is one write, flushed
 and synced, so a crash can tear at most the write in flight. A game is done only once all its
 rows are stored; on resume, torn lines and the rows of incomplete (or repeated) games are
 dropped and those games are played again. SIGINT and SIGTERM stop the worker processes before
@@ -10,33 +11,28 @@ not grow with the tournament.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import itertools
 import json
 import logging
 import math
-import multiprocessing
 import os
-import signal
-import sys
-import threading
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from parley.errors import ScenarioError
+from parley.experiments.batch import run_tasks
 from parley.experiments.runner import run_negotiation
+from parley.experiments.task_store import Result, hold, sync_directory
 from parley.jsonio import result_row_line
 from parley.metrics.bargaining import PartyOutcome, outcomes
 from parley.metrics.stats import Estimate, RunningEstimate
 from parley.protocol.events import Event
+from parley.protocol.payloads import LlmUsage
 from parley.scenarios.model import Scenario
 
 logger = logging.getLogger(__name__)
@@ -191,11 +187,11 @@ def play(game: Game) -> list[Row]:
 
 def _fallback_share(trajectory: Iterable[Event]) -> float | None:
     """The share of LLM decisions the rule twins made instead (None: no LLM decided anything)."""
-    usage = [event for event in trajectory if event.kind == "llm_usage"]
-    if not usage:
+    usage = [event.payload for event in trajectory if event.kind == "llm_usage"]
+    totals = [summary.total for summary in usage if isinstance(summary, LlmUsage)]
+    if not totals:
         return None
-    total = usage[-1].data.get("total", {})
-    return float(total["fallback_share"]) if total.get("decisions") else None
+    return totals[-1].fallback_share if totals[-1].decisions else None
 
 
 def _row(
@@ -227,10 +223,6 @@ def _one_line(text: str) -> str:
 def is_failed(row: Row) -> bool:
     """Whether a row belongs to a failed game (rows stored before `failed` existed: a violation)."""
     return bool(row.get("failed", row.get("end") == "protocol_violation"))
-
-
-def _play_many(games: Sequence[Game]) -> list[list[Row]]:
-    return [play(game) for game in games]
 
 
 def _parse(line: bytes) -> Row | None:
@@ -333,7 +325,7 @@ class ResultStore:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, self.path)
-        _sync_directory(self.directory)
+        sync_directory(self.directory)
         logger.warning(
             "%s: dropped %d torn line(s), the rows of %d incomplete game(s) and %d repeated game(s); "
             "those games are played again",
@@ -374,119 +366,20 @@ class ResultStore:
         os.replace(temporary, target)
         return target
 
-    @contextmanager
-    def writing(self) -> Generator[None]:
+    def store(self, results: Sequence[Result]) -> None:
+        """Append finished games (each game's key with its rows) durably, in one write."""
+        self.add(row for _, rows in results for row in rows)
+
+    def writing(self) -> AbstractContextManager[None]:
         """Hold the store for this process (POSIX advisory lock on its folder).
 
         Raises:
             ScenarioError: another process is writing to the same folder.
         """
-        try:
-            import fcntl
-        except ImportError:  # no advisory locks here (Windows): trust the caller
-            yield
-            return
-        descriptor = os.open(self.directory, os.O_RDONLY)
-        try:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise ScenarioError(
-                    "another tournament is writing to this folder; wait for it or choose another --out",
-                    source=str(self.directory),
-                ) from None
-            yield
-        finally:
-            os.close(descriptor)  # closing releases the lock
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make a rename inside directory durable (where the platform allows opening a folder)."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM stopped the tournament: the workers are gone and every stored game is whole.
-
-    Attributes:
-        signum: The signal that arrived.
-    """
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-class _StopSignals:
-    """While entered (in the main thread): SIGINT and SIGTERM raise `Interrupted`.
-
-    Inside `shield()` a signal is held until the shielded block ends, so a batch of results is
-    stored whole. Signals the process was told to ignore stay ignored.
-    """
-
-    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self._previous: dict[int, Any] = {}
-        self._pending: int | None = None
-        self._shielded = 0
-
-    def __enter__(self) -> _StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            for signum in self._SIGNALS:
-                if signal.getsignal(signum) is not signal.SIG_IGN:
-                    self._previous[signum] = signal.signal(signum, self._arrived)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        for signum, previous in self._previous.items():
-            signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
-        self._previous.clear()
-
-    def _arrived(self, signum: int, frame: FrameType | None) -> None:
-        if self._shielded:
-            self._pending = signum
-            return
-        raise Interrupted(signum)
-
-    @contextmanager
-    def shield(self) -> Generator[None]:
-        """Hold stop signals until the block ends, then raise `Interrupted` if one came."""
-        self._shielded += 1
-        try:
-            yield
-        finally:
-            self._shielded -= 1
-        if not self._shielded and self._pending is not None:
-            signum, self._pending = self._pending, None
-            raise Interrupted(signum)
-
-
-def _start_worker() -> None:
-    """Pool worker set-up: the parent alone decides when workers stop, and they never outlive it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent stops us
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, inherited by fork
-    if sys.platform == "linux":  # even if the parent is SIGKILLed: the kernel sends SIGTERM
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the parent died before the request took hold
-            os._exit(1)
-
-
-def _batches(games: Sequence[Game], size: int) -> Iterator[Sequence[Game]]:
-    for start in range(0, len(games), size):
-        yield games[start : start + size]
+        return hold(
+            self.directory,
+            "another tournament is writing to this folder; wait for it or choose another --out",
+        )
 
 
 def run_games(
@@ -509,79 +402,10 @@ def run_games(
     Raises:
         Interrupted: SIGINT or SIGTERM arrived (called from the main thread); the workers were
             stopped and the store holds whole games only.
-        ScenarioError: another process is writing to the same store.
+        ScenarioError: another process is writing to the same store, or the scheduler cannot be reached.
+        WorkerLost: Dask workers kept dying, or the scheduler went away.
     """
-    with store.writing(), _StopSignals() as stop:
-        done = store.recover()
-        todo = [g for g in games if g.key not in done]
-        del done
-        if on_progress is not None and len(games) - len(todo):
-            on_progress(len(games) - len(todo))
-        batch = max(1, min(64, len(todo) // max(1, jobs * 8)))
-
-        def record(results: list[list[Row]]) -> None:
-            with stop.shield():
-                store.add(row for rows in results for row in rows)
-                if on_progress is not None:
-                    on_progress(len(results))
-
-        if scheduler is not None:
-            _run_dask(todo, scheduler, batch, record)
-        elif jobs <= 1:
-            for chunk in _batches(todo, batch):
-                record(_play_many(chunk))
-        else:
-            _run_pool(todo, jobs, batch, record)
-
-
-def _run_pool(todo: Sequence[Game], jobs: int, batch: int, record: Callable[[list[list[Row]]], None]) -> None:
-    """Play in local worker processes, a few batches in flight at a time (results are not held)."""
-    before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
-    chunks = _batches(todo, batch)
-    window = 2 * jobs
-    try:
-        pending: set[Future[list[list[Row]]]] = {
-            pool.submit(_play_many, chunk) for chunk in itertools.islice(chunks, window)
-        }
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                record(future.result())
-            pending |= {
-                pool.submit(_play_many, chunk) for chunk in itertools.islice(chunks, window - len(pending))
-            }
-    except BaseException:
-        _stop_workers(pool, [p for p in multiprocessing.active_children() if p not in before])
-        raise
-    pool.shutdown()
-
-
-def _stop_workers(pool: ProcessPoolExecutor, workers: Sequence[BaseProcess]) -> None:
-    """Drop the queued batches and end the workers now (their running games are lost, not stored)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for worker in workers:
-        worker.terminate()
-    for worker in workers:
-        worker.join(timeout=5)
-        if worker.is_alive():
-            worker.kill()
-            worker.join()
-
-
-def _run_dask(
-    todo: Sequence[Game], scheduler: str, batch: int, record: Callable[[list[list[Row]]], None]
-) -> None:
-    from distributed import Client
-    from distributed import as_completed as dask_completed
-
-    with Client(scheduler) as client:
-        futures = dask_completed(
-            [client.submit(_play_many, list(chunk), pure=False) for chunk in _batches(todo, batch)]
-        )
-        for future in futures:
-            record(future.result())
-            future.release()  # the cluster may forget this batch's rows now
+    run_tasks(games, play, store, jobs=jobs, scheduler=scheduler, on_progress=on_progress)
 
 
 @dataclass(frozen=True, slots=True)

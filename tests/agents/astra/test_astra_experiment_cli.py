@@ -46,7 +46,7 @@ def test_cli_writes_report_csv_and_heatmap(tmp_path: Path) -> None:
     assert (tmp_path / "figures" / "astra_lambda_heatmap.png").stat().st_size > 0
     with (tmp_path / "astra_runs.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 12  # 2 agents x 3 partners x 2 runs
+    assert len(rows) == 18  # 3 P1 systems (astra, ablation, time-based) x 3 partners x 2 runs
 
 
 def test_cli_rejects_a_bad_run_count(tmp_path: Path) -> None:

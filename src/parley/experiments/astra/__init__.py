@@ -1,9 +1,11 @@
 """The ASTRA experiment: the seed's table 1 on randomised CaSiNo games, the λ heatmap, a tournament.
 
-ASTRA and its ablation (no stages 2-3) each play the `base`, `greedy` and `fair` partners on
-CaSiNo games whose priority orders are drawn per run; ASTRA also plays every registered baseline
-on every shipped bilateral scenario. Runs are independent, so they run in parallel processes.
-`runs` plays the sessions, `tables` aggregates them, `report` writes the CSV, figure and report.
+ASTRA, its ablation (no stages 2-3) and a time-based baseline each play the `base`, `greedy` and
+`fair` partners on CaSiNo games whose priority orders are drawn per run; ASTRA also plays every
+registered baseline on every shipped bilateral scenario. Runs are independent, so they run in
+parallel processes. `config` fixes the disjoint tuning and evaluation seeds and the grids, `tuning`
+chooses each system's free parameter on the tuning seeds, `runs` plays the sessions, `tables`,
+`inference` and `claims` aggregate and test them, `report` writes the CSV, figure and report.
 """
 
 from typing import TYPE_CHECKING
@@ -11,6 +13,25 @@ from typing import TYPE_CHECKING
 from parley._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from parley.experiments.astra.claims import (
+        Claim,
+        Comparison,
+        baseline_comparisons,
+        claims_markdown,
+        comparisons_markdown,
+        seed_claims,
+    )
+    from parley.experiments.astra.config import (
+        EVALUATION_SEEDS,
+        SEED_SPLITS,
+        SYSTEMS,
+        TUNED_FILE,
+        TUNING_SEEDS,
+        TunedConfig,
+        load_tuned,
+        save_tuned,
+        split_seeds,
+    )
     from parley.experiments.astra.prose import (
         CHANGES,
         DISCUSSION,
@@ -42,7 +63,6 @@ if TYPE_CHECKING:
         FAIRNESS,
         STANCES,
         cell_means,
-        comparison_lines,
         lambda_markdown,
         lambda_table,
         paper_markdown,
@@ -52,7 +72,9 @@ if TYPE_CHECKING:
         tactic_markdown,
         tactic_table,
         tournament_markdown,
+        tuning_markdown,
     )
+    from parley.experiments.astra.tuning import choose, tune, tuning_specs
 
 __all__ = [
     "CASINO_BATNA",
@@ -61,25 +83,37 @@ __all__ = [
     "CASINO_UNITS",
     "CHANGES",
     "DISCUSSION",
+    "EVALUATION_SEEDS",
     "FAIRNESS",
     "IMPLEMENTATION",
     "PAPER_TABLE1",
     "PREVIOUS_TABLE1",
     "PREVIOUS_TOURNAMENT",
+    "SEED_SPLITS",
     "STANCES",
+    "SYSTEMS",
     "TABLE1_AGENTS",
     "TABLE1_PARTNERS",
     "TOURNAMENT_SEEDS",
+    "TUNED_FILE",
+    "TUNING_SEEDS",
+    "Claim",
+    "Comparison",
     "ProgressCallback",
     "RunRecord",
     "RunSpec",
+    "TunedConfig",
+    "baseline_comparisons",
     "baseline_names",
     "bilateral_scenarios",
     "casino_game",
     "cell_means",
-    "comparison_lines",
+    "choose",
+    "claims_markdown",
+    "comparisons_markdown",
     "lambda_markdown",
     "lambda_table",
+    "load_tuned",
     "paper_markdown",
     "plan_runs",
     "plot_lambda_heatmap",
@@ -87,10 +121,16 @@ __all__ = [
     "previous_tournament_markdown",
     "run_experiment",
     "run_one",
+    "save_tuned",
+    "seed_claims",
+    "split_seeds",
     "table1_markdown",
     "tactic_markdown",
     "tactic_table",
     "tournament_markdown",
+    "tune",
+    "tuning_markdown",
+    "tuning_specs",
     "write_csv",
     "write_report",
 ]
@@ -98,6 +138,26 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "parley.experiments.astra.claims": (
+            "Claim",
+            "Comparison",
+            "baseline_comparisons",
+            "claims_markdown",
+            "comparisons_markdown",
+            "seed_claims",
+        ),
+        "parley.experiments.astra.config": (
+            "EVALUATION_SEEDS",
+            "SEED_SPLITS",
+            "SYSTEMS",
+            "TUNED_FILE",
+            "TUNING_SEEDS",
+            "TunedConfig",
+            "load_tuned",
+            "save_tuned",
+            "split_seeds",
+        ),
+        "parley.experiments.astra.tuning": ("choose", "tune", "tuning_specs"),
         "parley.experiments.astra.prose": (
             "CHANGES",
             "DISCUSSION",
@@ -129,7 +189,6 @@ __getattr__, __dir__ = lazy_exports(
             "FAIRNESS",
             "STANCES",
             "cell_means",
-            "comparison_lines",
             "lambda_markdown",
             "lambda_table",
             "paper_markdown",
@@ -139,6 +198,7 @@ __getattr__, __dir__ = lazy_exports(
             "tactic_markdown",
             "tactic_table",
             "tournament_markdown",
+            "tuning_markdown",
         ),
     },
 )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -16,7 +15,9 @@ from parley.agents.registry import available
 from parley.domain.issues import Issue
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import LinearAdditiveUtility
-from parley.experiments.runner import run_negotiation
+from parley.experiments.astra.config import SYSTEMS, TunedConfig, agent_of
+from parley.experiments.batch import Row, TaskStore, map_specs, record_from_row, record_row
+from parley.experiments.runner import build_negotiators, run_negotiation
 from parley.metrics.bargaining import outcomes
 from parley.protocol.rules import Rules
 from parley.protocol.session import SessionResult
@@ -29,10 +30,15 @@ CASINO_UNITS = 3
 CASINO_POINTS = (5.0, 4.0, 3.0)
 """Points per unit of a High, Medium and Low priority item."""
 CASINO_BATNA = 5.0
-TABLE1_AGENTS = ("astra", "astra-ablation")
+TABLE1_AGENTS: tuple[str, ...] = tuple(SYSTEMS)
+"""The evaluated (P1) systems of table 1: ASTRA, its ablation and a time-based baseline."""
 TABLE1_PARTNERS = ("base", "greedy", "fair")
 TOURNAMENT_SEEDS = 10
-"""Sessions per (scenario, baseline) pair in the tournament: half with ASTRA moving first."""
+"""Sessions per (scenario, baseline) pair in the tournament (the split's first seeds): half with
+ASTRA moving first."""
+
+Options = tuple[tuple[str, float], ...]
+"""Agent options of the evaluated system, as (name, value) pairs (hashable, for the spec)."""
 
 ProgressCallback = Callable[[int, int], None]
 """Called with (finished, total) after each run."""
@@ -44,11 +50,12 @@ class RunSpec:
 
     Attributes:
         study: "table1" or "tournament".
-        agent: The evaluated agent ("astra" or "astra-ablation").
+        agent: The evaluated system (one of `TABLE1_AGENTS`, or any registered agent name).
         partner: The partner's agent name.
         scenario: Scenario name ("casino-random" for the randomised CaSiNo games).
         seed: The run's seed (also draws the CaSiNo priorities).
         agent_first: Whether the evaluated agent plays the first party (moves first).
+        options: Options for the evaluated agent (its tuned parameter; empty: registered defaults).
     """
 
     study: str
@@ -57,6 +64,7 @@ class RunSpec:
     scenario: str
     seed: int
     agent_first: bool = True
+    options: Options = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +72,7 @@ class RunRecord:
     """What one session produced (one CSV row), scores in the scenario's own units.
 
     Attributes:
+        agent_options: The evaluated agent's options as "name=value" (empty: registered defaults).
         lambdas: (stance, fairness, λ) of every ASTRA proposal (for the heatmap).
         tactics: (stance, fairness, tactic) of every ASTRA proposal.
     """
@@ -87,6 +96,7 @@ class RunRecord:
     pareto_distance_normalized: float
     agent_priorities: str
     partner_priorities: str
+    agent_options: str = ""
     lambdas: tuple[tuple[str, str, float], ...] = field(default=())
     tactics: tuple[tuple[str, str, str], ...] = field(default=())
 
@@ -171,23 +181,46 @@ def _defined_in(factory: Callable[..., object], package: str) -> bool:
 
 
 def plan_runs(
-    runs: int, *, tournament_seeds: int = TOURNAMENT_SEEDS, tournament: bool = True
+    runs: int | None = None,
+    *,
+    seeds: Sequence[int] | None = None,
+    tuned: TunedConfig | None = None,
+    systems: Sequence[tuple[str, Options]] | None = None,
+    tournament_seeds: int = TOURNAMENT_SEEDS,
+    tournament: bool = True,
 ) -> list[RunSpec]:
-    """Every session of the experiment: table 1 cells x runs, then the tournament."""
+    """Every session of the experiment: table-1 cells x seeds, then the tournament.
+
+    Args:
+        runs: Seeds 0..runs-1 (when seeds is not given).
+        seeds: The seeds to play (a split's, see `config.split_seeds`).
+        tuned: Tuned values for the systems (None: registered defaults).
+        systems: (system, options) pairs to evaluate instead of every system of `SYSTEMS` with
+            its tuned (or registered default) options.
+        tournament_seeds: Sessions per scenario x partner pair: the first this many seeds.
+        tournament: Whether to add the tournament.
+    """
+    played = tuple(seeds) if seeds is not None else tuple(range(runs or 0))
+    chosen = list(systems) if systems is not None else [_system(system, tuned) for system in SYSTEMS]
     specs = [
-        RunSpec("table1", agent, partner, "casino-random", seed)
-        for agent in TABLE1_AGENTS
+        RunSpec("table1", agent, partner, "casino-random", seed, options=options)
+        for agent, options in chosen
         for partner in TABLE1_PARTNERS
-        for seed in range(runs)
+        for seed in played
     ]
     if tournament:
+        astra = _system("astra", tuned)[1]
         specs += [
-            RunSpec("tournament", "astra", partner, scenario, seed, agent_first=seed % 2 == 0)
+            RunSpec("tournament", "astra", partner, scenario, seed, agent_first=i % 2 == 0, options=astra)
             for scenario in bilateral_scenarios()
             for partner in [*baseline_names(), "astra"]
-            for seed in range(tournament_seeds)
+            for i, seed in enumerate(played[:tournament_seeds])
         ]
     return specs
+
+
+def _system(system: str, tuned: TunedConfig | None) -> tuple[str, Options]:
+    return (system, tuned.options(system) if tuned is not None else ())
 
 
 def run_one(spec: RunSpec) -> RunRecord:
@@ -196,7 +229,11 @@ def run_one(spec: RunSpec) -> RunRecord:
     names = scenario.party_names
     agent_party, partner_party = (names[0], names[1]) if spec.agent_first else (names[1], names[0])
     agents = {agent_party: spec.agent, partner_party: spec.partner}
-    result = run_negotiation(scenario, [agents[name] for name in names], seed=spec.seed)
+    registered = {agent_party: agent_of(spec.agent), partner_party: spec.partner}
+    negotiators = build_negotiators(
+        scenario, [registered[name] for name in names], spec.seed, {agent_party: dict(spec.options)}
+    )
+    result = run_negotiation(scenario, negotiators, seed=spec.seed, agent_names=agents)
     by_party = {o.party: o for o in outcomes(scenario, result, agents)}
     mine, theirs = by_party[agent_party], by_party[partner_party]
     walker = result.no_deal.walker if result.no_deal is not None else None
@@ -221,6 +258,7 @@ def run_one(spec: RunSpec) -> RunRecord:
         mine.pareto_distance,
         ">".join(priorities.get(agent_party, [])),
         ">".join(priorities.get(partner_party, [])),
+        ";".join(f"{name}={value:g}" for name, value in spec.options),
         *_astra_choices(result, agent_party),
     )
 
@@ -248,21 +286,28 @@ def _astra_choices(
     return tuple(lambdas), tuple(tactics)
 
 
+def run_task(spec: RunSpec) -> list[Row]:
+    """One session as the batch layer's task: its record as the one stored row."""
+    return [record_row(run_one(spec))]
+
+
 def run_experiment(
-    specs: Sequence[RunSpec], *, jobs: int = 1, on_progress: ProgressCallback | None = None
+    specs: Sequence[RunSpec],
+    *,
+    jobs: int = 1,
+    on_progress: ProgressCallback | None = None,
+    store: TaskStore | None = None,
+    scheduler: str | None = None,
 ) -> list[RunRecord]:
-    """Play every spec (in jobs processes) and return the records in spec order."""
-    records: list[RunRecord] = []
-    total = len(specs)
-    if jobs <= 1:
-        for spec in specs:
-            records.append(run_one(spec))
-            if on_progress is not None:
-                on_progress(len(records), total)
-        return records
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for record in pool.map(run_one, specs, chunksize=8):
-            records.append(record)
-            if on_progress is not None:
-                on_progress(len(records), total)
-    return records
+    """Play every spec not yet in store (in jobs processes, or on a Dask scheduler) and return the
+    records in spec order, read back from the store (see `parley.experiments.batch`)."""
+    finished = 0
+
+    def advance(count: int) -> None:
+        nonlocal finished
+        finished += count
+        if on_progress is not None:
+            on_progress(finished, len(specs))
+
+    rows = map_specs(specs, run_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance)
+    return [record_from_row(RunRecord, row) for task in rows for row in task]

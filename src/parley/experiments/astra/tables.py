@@ -1,5 +1,6 @@
 """The ASTRA report's tables: records aggregated per table-1 cell, opponent, scenario and partner
-signal, rendered as markdown (with the seed's and the previous version's numbers alongside)."""
+signal, rendered as markdown (with the seed's and the previous version's numbers alongside): means
+with Student-t 95% intervals, rates with Wilson 95% intervals, the tuning grid."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from parley.experiments.astra.config import TUNABLES, TunedConfig
+from parley.experiments.astra.inference import wilson
 from parley.experiments.astra.prose import PAPER_TABLE1, PREVIOUS_TABLE1, PREVIOUS_TOURNAMENT
 from parley.experiments.astra.runs import RunRecord
 from parley.metrics.stats import mean_ci
@@ -57,21 +60,30 @@ def cell_means(records: Sequence[RunRecord]) -> dict[tuple[str, str], dict[str, 
 
 
 def _fmt(values: Iterable[float], digits: int = 2) -> str:
+    """Mean ± Student-t 95% half-width; "(no spread)" when every value is the same."""
     estimate = mean_ci(values)
     if estimate.count == 0:
         return "—"
     if math.isnan(estimate.half_width):
-        return f"{estimate.mean:.{digits}f}"
+        return f"{estimate.mean:.{digits}f} (n=1)"
+    if estimate.half_width == 0:
+        return f"{estimate.mean:.{digits}f} (no spread)"
     return f"{estimate.mean:.{digits}f} ± {estimate.half_width:.{digits}f}"
+
+
+def _rate(flags: Iterable[bool]) -> str:
+    """A rate in percent with its Wilson 95% interval."""
+    values = list(flags)
+    return wilson(sum(values), len(values)).percent()
 
 
 def table1_markdown(records: Sequence[RunRecord]) -> str:
     """The seed's table 1 layout: scores (all / agreements), walk-away %, agreement %, Pareto distance."""
     lines = [
         "| P1 (evaluated) | P2 (partner) | runs | avg score, all (P1 vs P2) "
-        "| avg score, agreements (P1 vs P2) | walk-away % (P1 / P2 walked) | agreement % "
-        "| Pareto distance (points) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| avg score, agreements (P1 vs P2; n) | walk-away % [95% CI] (P1 / P2 walked) "
+        "| agreement % [95% CI] | Pareto distance (points; agreements) | P1 setting |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     cells: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for record in records:
@@ -79,15 +91,16 @@ def table1_markdown(records: Sequence[RunRecord]) -> str:
             cells[(record.agent, record.partner)].append(record)
     for (agent, partner), group in cells.items():
         deals = [r for r in group if r.agreement]
-        walks = [r for r in group if r.agent_walked or r.partner_walked]
+        setting = group[0].agent_options or "defaults"
         lines.append(
             f"| {agent} | {partner} | {len(group)} "
             f"| {_fmt(r.agent_utility for r in group)} vs {_fmt(r.partner_utility for r in group)} "
-            f"| {_fmt(r.agent_utility for r in deals)} vs {_fmt(r.partner_utility for r in deals)} "
-            f"| {100 * len(walks) / len(group):.0f} ({sum(r.agent_walked for r in group)} / "
-            f"{sum(r.partner_walked for r in group)}) "
-            f"| {100 * len(deals) / len(group):.0f} "
-            f"| {_fmt(r.pareto_distance for r in deals)} |"
+            f"| {_fmt(r.agent_utility for r in deals)} vs {_fmt(r.partner_utility for r in deals)}; "
+            f"{len(deals)} "
+            f"| {_rate(r.agent_walked or r.partner_walked for r in group)} "
+            f"({sum(r.agent_walked for r in group)} / {sum(r.partner_walked for r in group)}) "
+            f"| {_rate(r.agreement for r in group)} "
+            f"| {_fmt(r.pareto_distance for r in deals)} | {setting} |"
         )
     return "\n".join(lines)
 
@@ -99,18 +112,17 @@ def tournament_markdown(records: Sequence[RunRecord], by: str = "partner") -> st
         if record.study == "tournament":
             groups[getattr(record, by)].append(record)
     lines = [
-        f"| {by} | sessions | ASTRA utility (0-1) | opponent utility (0-1) | agreement % "
-        "| Pareto distance (normalised) | ASTRA walked % |",
+        f"| {by} | sessions | ASTRA utility (0-1) | opponent utility (0-1) | agreement % [95% CI] "
+        "| Pareto distance (normalised; agreements) | ASTRA walked % [95% CI] |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, group in sorted(groups.items()):
         deals = [r for r in group if r.agreement]
-        rate = mean_ci(100.0 * r.agreement for r in group)
         lines.append(
             f"| {name} | {len(group)} | {_fmt(r.agent_normalized for r in group)} "
-            f"| {_fmt(r.partner_normalized for r in group)} | {rate.mean:.0f} ± {rate.half_width:.0f} "
+            f"| {_fmt(r.partner_normalized for r in group)} | {_rate(r.agreement for r in group)} "
             f"| {_fmt((r.pareto_distance_normalized for r in deals), 3)} "
-            f"| {100 * sum(r.agent_walked for r in group) / len(group):.0f} |"
+            f"| {_rate(r.agent_walked for r in group)} |"
         )
     return "\n".join(lines)
 
@@ -172,50 +184,44 @@ def previous_tournament_markdown(records: Sequence[RunRecord]) -> str:
 
 
 def previous_markdown(means: Mapping[tuple[str, str], Mapping[str, float]]) -> str:
-    """Previous vs current table-1 means for P1."""
-
-    def number(value: float) -> str:
-        return "—" if math.isnan(value) else f"{value:.2f}"
-
+    """The previous version's table-1 means for P1 beside this version's (different seeds and
+    settings: a record of what moved, not a test)."""
     lines = [
-        "| P1 | P2 | score, all (before → now) | score, agreements (before → now) "
-        "| walk-away % (before → now) |",
+        "| P1 | P2 | score, all (previous → now) | walk-away % (previous → now) "
+        "| agreement % (previous → now) |",
         "|---|---|---|---|---|",
     ]
-    for (agent, partner), (every, deal, walk) in PREVIOUS_TABLE1.items():
+    for (agent, partner), (every, walk, agree) in PREVIOUS_TABLE1.items():
         cell = means.get((agent, partner))
         if cell is None:
             continue
         lines.append(
-            f"| {agent} | {partner} | {number(every)} → {number(cell['all'])} "
-            f"| {number(deal)} → {number(cell['deal'])} | {walk:.0f} → {cell['walk']:.0f} |"
+            f"| {agent} | {partner} | {every:.2f} → {cell['all']:.2f} | {walk:.0f} → {cell['walk']:.0f} "
+            f"| {agree:.0f} → {cell['agree']:.0f} |"
         )
     return "\n".join(lines)
 
 
-def comparison_lines(means: Mapping[tuple[str, str], Mapping[str, float]]) -> list[str]:
-    """Plain statements comparing the measured pattern with the seed's, each with both numbers."""
-    lines: list[str] = []
-    astra, ablation = means.get(("astra", "base")), means.get(("astra-ablation", "base"))
-    if astra and ablation:
-        gap = astra["deal"] - ablation["deal"]
-        overlap = abs(gap) <= astra.get("deal_hw", math.nan) + ablation.get("deal_hw", math.nan)
-        if gap > 0 and not overlap:
-            verdict = "reproduced here, though smaller"
-        elif gap > 0:
-            verdict = "only hinted at here: ASTRA is ahead but the 95% intervals overlap"
-        else:
-            verdict = "not reproduced here"
-        lines.append(
-            f"- Against `base`, ASTRA's agreement score is {astra['deal']:.2f} vs {ablation['deal']:.2f} "
-            f"for the ablation (seed: 24.31 vs 20.75): the seed's gain from stages 2-3 is {verdict}."
-        )
-    for partner, seed_walk in (("base", 16), ("greedy", 85), ("fair", 35)):
-        cell = means.get(("astra", partner))
-        if cell:
-            deal = "no agreements" if math.isnan(cell["deal"]) else f"agreement score {cell['deal']:.2f}"
+def tuning_markdown(tuned: TunedConfig) -> str:
+    """Every system's grid on the tuning seeds: the objective per value, the chosen one in bold."""
+    defaults = {(entry.system, entry.parameter): entry.default for entry in TUNABLES}
+    lines = [
+        "| P1 system | parameter | value | mean P1 score on the tuning seeds [95% CI] | sessions | |",
+        "|---|---|---|---|---|---|",
+    ]
+    for parameter in tuned.parameters:
+        for point in parameter.grid:
+            notes = [
+                note
+                for note, applies in (
+                    ("**chosen**", point.value == parameter.chosen),
+                    ("registered default", point.value == defaults[(parameter.system, parameter.parameter)]),
+                )
+                if applies
+            ]
+            low, high = point.mean - point.half_width, point.mean + point.half_width
             lines.append(
-                f"- ASTRA vs `{partner}`: walk-away {cell['walk']:.0f}% (seed {seed_walk}%), "
-                f"{deal}, all-cases score {cell['all']:.2f}."
+                f"| {parameter.system} | {parameter.parameter} | {point.value:g} "
+                f"| {point.mean:.2f} [{low:.2f}, {high:.2f}] | {point.sessions} | {', '.join(notes)} |"
             )
-    return lines
+    return "\n".join(lines)
