@@ -479,6 +479,9 @@ def test_a_portfolio_recommendation_is_answered_from_the_inbox(
     request = items[portfolio]["request"]
     assert request["trigger"] == "final_approval" and request["request_id"] == outcome.pending.request_id
     assert "linus" in request["problem"]  # the recommendation names the best offer for the principal
+    rows = request["comparison"]  # the sessions side by side, the recommended one first
+    assert [(r["counterparty"], r["rank"]) for r in rows] == [("linus", 1), ("ada", 2)]
+    assert rows[0]["terms"] == {"annual_salary": 87900.0} and rows[0]["score"] > rows[1]["score"]
     body = {"request_id": request["request_id"], "version": items[portfolio]["version"]}
 
     def decide(**extra: Any) -> Any:

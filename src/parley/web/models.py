@@ -8,10 +8,10 @@ characters, terminal escape sequences or bidi overrides.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from parley.governance.audit import VerifyReport
 from parley.governance.escalation import Decision, EscalationOption, EscalationRequest
@@ -120,6 +120,46 @@ class Ledger(Served):
         )
 
 
+class ComparisonRow(Served):
+    """One counterparty's session in a portfolio's recommendation, as the comparison table shows it."""
+
+    session_id: str
+    counterparty: str
+    state: str
+    turns: int
+    tci: float
+    terms: dict[str, Any]
+    score: float | None
+    flags: dict[str, int]
+    note: str
+    rank: int | None = Field(
+        description="Place in the recommendation (1 = recommended); None: no offer held."
+    )
+
+    @classmethod
+    def rows(cls, ledger: Mapping[str, Any]) -> list[ComparisonRow]:
+        """The rows of a portfolio request's ledger (ranked ones first), [] for any other request;
+        a row that does not fit is left out rather than shown half read."""
+        raw: object = ledger.get("candidates")
+        ranking: object = ledger.get("ranking")
+        if not isinstance(raw, list):
+            return []
+        order = [str(r) for r in cast(list[object], ranking)] if isinstance(ranking, list) else []
+        rows: list[ComparisonRow] = []
+        for item in cast(list[object], raw):
+            if not isinstance(item, dict):
+                continue
+            data = cast(dict[str, Any], item)
+            sid = str(data.get("session_id", ""))
+            try:
+                rows.append(
+                    cls.model_validate({**data, "rank": order.index(sid) + 1 if sid in order else None})
+                )
+            except ValidationError:
+                continue
+        return sorted(rows, key=lambda r: (r.rank is None, r.rank or 0))
+
+
 class Escalation(Served):
     """A stored escalation request (§3.4: situation, problem, options with trade-offs, explicit ask)."""
 
@@ -136,13 +176,23 @@ class Escalation(Served):
     options: list[Option]
     ask: str
     created: float
+    comparison: list[ComparisonRow] = Field(
+        default_factory=lambda: [],
+        description="A portfolio's sessions side by side (its recommendation only).",
+    )
 
     @classmethod
     def of(cls, request: EscalationRequest, status: str = "open") -> Escalation:
         """From a governance request and its stored status."""
         data = request.to_json()
         data["last_messages"] = [{"speaker": s, "text": t} for s, t in request.last_messages]
-        return cls.model_validate({**data, "status": status})
+        return cls.model_validate(
+            {
+                **data,
+                "status": status,
+                "comparison": [r.model_dump() for r in ComparisonRow.rows(request.ledger)],
+            }
+        )
 
 
 class DecisionRecord(Served):

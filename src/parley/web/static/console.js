@@ -56,6 +56,26 @@ function situation(request) {
   );
 }
 
+// A portfolio's recommendation: its sessions side by side, the recommended one first.
+function comparisonTable(rows) {
+  if (!rows || !rows.length) return null;
+  const head = ["", "Session", "Counterparty", "State", "Turns", "TCI", "Terms", "Score", "Flags"];
+  return el("div", { class: "table-wrap" }, el("table", { class: "runs comparison" },
+    el("caption", { text: "The sessions compared (score: your utility of the terms, 0-1)" }),
+    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, ...rows.map((row) => el("tr", {},
+      el("td", { text: row.rank === 1 ? "recommended" : (row.rank ? `#${row.rank}` : "no offer") }),
+      el("td", { text: row.session_id }),
+      el("td", { text: row.counterparty }),
+      el("td", { text: row.note ? `${row.state} (${row.note})` : row.state }),
+      el("td", { class: "num", text: String(row.turns) }),
+      el("td", { class: "num", text: percent(row.tci) }),
+      el("td", { text: Object.entries(row.terms).map(([k, v]) => `${k} = ${show(v)}`).join("; ") || "none" }),
+      el("td", { class: "num", text: row.score === null ? "-" : row.score.toFixed(2) }),
+      el("td", { text: Object.entries(row.flags).map(([k, n]) => (n > 1 ? `${k}×${n}` : k)).join(", ") || "none" }),
+    )))));
+}
+
 function escalationCard(item) {
   const request = item.request;
   const card = el("article", { class: "card", "aria-labelledby": `h-${request.request_id}` });
@@ -87,6 +107,7 @@ function escalationCard(item) {
       el("span", { class: "trigger", text: request.trigger }), ` ${item.session_id}`),
     el("p", { class: "muted", text: `${item.config} · counterparty ${item.counterparty || "unknown"} · request ${request.request_id}` }),
     situation(request),
+    comparisonTable(request.comparison),
     el("p", { class: "label", text: "Last messages" }), messageList(request.last_messages),
     options, el("p", {}, el("span", { class: "label", text: "Request: " }), request.ask),
     guidance,
