@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,11 +14,37 @@ from parley.cli.app import experiment_app
 from parley.cli.batch import Batch, QuietOption, SchedulerOption, StoreOption
 from parley.cli.common import console, fail
 from parley.cli.extras import require_extra
-from parley.cli.options import MAX_COUNT, MAX_JOBS
+from parley.cli.options import (
+    MAX_COUNT,
+    MAX_JOBS,
+    AllowFallbackOption,
+    BudgetSecondsOption,
+    BudgetTokensOption,
+    LLMConfigOption,
+    LLMOption,
+    LLMStrictOption,
+    RecordOption,
+    ReplayOption,
+)
 from parley.errors import ParleyError
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+
+    from parley.experiments.astra.llm import PlayedRun, RoleChoice
+    from parley.experiments.astra.runs import RunRecord, RunSpec
+    from parley.experiments.task_store import TaskStore
+    from parley.llm.config import LLMRuntime
+
+AstraRoleOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--llm-role",
+        help="An ASTRA role a model plays: ROLE, or ROLE=SPEC for its own endpoint (repeatable; "
+        "astra_interpreter, astra_parameters, astra_partner, astra_tactic, or their stage names; "
+        "default: all four). The others play their rule twins.",
+    ),
+]
 
 
 @experiment_app.command("astra")
@@ -72,10 +100,33 @@ def astra_experiment(
     scheduler: SchedulerOption = None,
     store: StoreOption = None,
     quiet: QuietOption = False,
+    llm: LLMOption = None,
+    llm_role: AstraRoleOption = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+    llm_budget_seconds: BudgetSecondsOption = None,
+    llm_budget_tokens: BudgetTokensOption = None,
+    llm_strict: LLMStrictOption = False,
+    allow_fallback: AllowFallbackOption = False,
 ) -> None:
     """ASTRA, its ablation and a time-based baseline vs base, greedy and fair partners on random
-    CaSiNo games, plus a tournament; parameters tuned on the tuning seeds (--tune)."""
+    CaSiNo games, plus a tournament; parameters tuned on the tuning seeds (--tune).
+
+    With --llm (or --replay) a model plays ASTRA's LLM stages in every session of the astra system
+    (agent astra-llm; --llm-role chooses the stages); those sessions run in this process, one at a
+    time, and the report gains an "LLM roles" section. Exits with 3 when a role never once decided
+    with its model, unless --allow-fallback.
+    """
+    from parley.cli.llm import any_llm_flag
     from parley.experiments.astra.config import SEED_SPLITS, TUNED_FILE
+
+    flags: dict[str, Any] = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config}
+    flags |= {"record": record, "replay": replay, "llm_budget_seconds": llm_budget_seconds}
+    flags |= {"llm_budget_tokens": llm_budget_tokens, "llm_strict": llm_strict}
+    flags["allow_fallback"] = allow_fallback
+    if tune and any_llm_flag(flags):
+        fail("--tune searches the rule-based systems' parameters; drop the LLM flags", code=2)
 
     if split is not None and split not in SEED_SPLITS:
         fail(f"unknown split {split!r}; expected one of {', '.join(SEED_SPLITS)}", code=2)
@@ -89,7 +140,7 @@ def astra_experiment(
         _tune(runs, jobs, tuned_path, tuned_file is not None)
     else:
         batch = Batch("astra", out, jobs, scheduler, store, quiet)
-        _evaluate(chosen_split, runs, batch, tournament_seeds, tuned_path, tuned_file is not None)
+        _evaluate(chosen_split, runs, batch, tournament_seeds, tuned_path, tuned_file is not None, flags)
 
 
 def _progress(label: str) -> Progress:
@@ -129,19 +180,27 @@ def _tune(runs: int | None, jobs: int, path: Path, named: bool) -> None:
 
 
 def _evaluate(
-    split: str, runs: int | None, batch: Batch, tournament_seeds: int, tuned: Path, named: bool
+    split: str,
+    runs: int | None,
+    batch: Batch,
+    tournament_seeds: int,
+    tuned: Path,
+    named: bool,
+    flags: Mapping[str, Any],
 ) -> None:
     """Play the split with the tuned values (through the batch layer, resumable from its store) and
-    write the report, CSV and figure."""
-    jobs, out = batch.jobs, batch.out
+    write the report, CSV and figure; with LLM flags a model plays ASTRA's stages."""
+    out = batch.out
     require_extra("plot", "parley experiment astra")
     from parley.cli.common import check_writable
-    from parley.experiments.astra import plan_runs, run_experiment, write_csv, write_report
+    from parley.experiments.astra import plan_runs, write_csv, write_report
     from parley.experiments.astra.config import load_tuned, split_seeds
 
     csv_target = out.with_name(out.stem + "_runs.csv") if out.name else out
     check_writable(out, "write the report")
     check_writable(csv_target, "write the runs")
+    played: list[PlayedRun] | None = None
+    allow_fallback = False
     try:
         config = load_tuned(tuned)
         seeds = split_seeds(split, runs)
@@ -150,22 +209,137 @@ def _evaluate(
         )
         tuned_values = {f"{p.system}.{p.parameter}": p.chosen for p in config.parameters}
         settings = {"split": split, "runs": runs, "tournament_seeds": tournament_seeds, "tuned": tuned_values}
-        run_store = batch.open_store(settings)
-        records = batch.run(
-            len(specs),
-            lambda progress: run_experiment(
-                specs, jobs=jobs, on_progress=progress, store=run_store, scheduler=batch.scheduler
-            ),
-        )
-        csv_path = write_csv(records, csv_target)
         command = f"parley experiment astra --split {split}" + (f" --runs {runs}" if runs is not None else "")
-        command += f" --jobs {jobs} --tournament-seeds {tournament_seeds}" + (
+        command += f" --jobs {batch.jobs} --tournament-seeds {tournament_seeds}" + (
             f" --tuned {tuned}" if named else ""
         )
-        report = write_report(records, out, command=command, tuned=config, split=split)
+        with _astra_llm(flags) as llm:
+            if llm is None:
+                records = _play_rules(specs, batch, batch.open_store(settings))
+                llm_lines: list[str] = []
+            else:
+                played, llm_lines = _play_llm(specs, batch, settings, *llm)
+                records = [run.record for run in played]
+                command += _llm_command(llm[1], flags)
+                allow_fallback = llm[0].settings.allow_fallback
+        csv_path = write_csv(records, csv_target, extra=_csv_columns(played))
+        report = write_report(records, out, command=command, tuned=config, split=split, llm_section=llm_lines)
     except ParleyError as error:
         fail(str(error))
     except OSError as error:
         fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
     batch.finish()
     console.print(f"wrote {report} and {csv_path} ({len(records)} sessions)")
+    if played is not None:
+        _report_fallbacks(played, allow=allow_fallback)
+
+
+def _play_rules(specs: Sequence[RunSpec], batch: Batch, run_store: TaskStore) -> list[RunRecord]:
+    """Every session rule-played, in --jobs processes or on the scheduler."""
+    from parley.experiments.astra import run_experiment
+
+    return batch.run(
+        len(specs),
+        lambda progress: run_experiment(
+            specs, jobs=batch.jobs, on_progress=progress, store=run_store, scheduler=batch.scheduler
+        ),
+    )
+
+
+def _play_llm(
+    specs: Sequence[RunSpec],
+    batch: Batch,
+    settings: Mapping[str, Any],
+    runtime: LLMRuntime,
+    choice: RoleChoice,
+) -> tuple[list[PlayedRun], list[str]]:
+    """Every session, the astra system's with its LLM stages in this process, and the report section."""
+    from parley.experiments.astra.llm import (
+        SectionContext,
+        configured_models,
+        llm_section,
+        run_with_llm,
+        store_settings,
+    )
+
+    run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
+    if batch.jobs > 1 or batch.scheduler is not None:
+        console.print(
+            "note: the LLM-played ASTRA sessions run in this process, one at a time (an LLM runtime "
+            "holds its client); --jobs and --scheduler serve the rule-based sessions only",
+            markup=False,
+            highlight=False,
+        )
+    played = batch.run(
+        len(specs),
+        lambda progress: run_with_llm(
+            specs,
+            runtime,
+            choice,
+            jobs=batch.jobs,
+            on_progress=progress,
+            store=run_store,
+            scheduler=batch.scheduler,
+        ),
+    )
+    context = SectionContext(
+        choice, configured_models(runtime.settings, choice), batch.jobs, batch.scheduler is not None
+    )
+    return played, llm_section(played, context)
+
+
+@contextmanager
+def _astra_llm(flags: Mapping[str, Any]) -> Generator[tuple[LLMRuntime, RoleChoice] | None]:
+    """The run's LLM runtime and chosen roles, or None when no LLM flag is given.
+
+    Raises:
+        ScenarioError: a bad spec, role, config file or set of flags; a chosen role without endpoint.
+        LLMError: an endpoint's API key is missing.
+    """
+    from parley.cli.llm import any_llm_flag, open_runtime
+    from parley.experiments.astra.llm import check_endpoints, choose_roles
+
+    if not any_llm_flag(flags):
+        yield None
+        return
+    choice = choose_roles(flags.get("llm_role") or [])
+    with open_runtime({**flags, "llm_role": list(choice.overrides)}, report=False) as runtime:
+        check_endpoints(runtime.settings, choice)
+        runtime.session("check")  # a missing API key fails here, before anything is played
+        yield runtime, choice
+
+
+def _llm_command(choice: RoleChoice, flags: Mapping[str, Any]) -> str:
+    """The LLM options as the report quotes them (no endpoint: the section names the models)."""
+    text = " --llm SPEC" if flags.get("llm") is not None else ""
+    text += " --replay DIR" if flags.get("replay") is not None else ""
+    text += " --llm-config FILE" if flags.get("llm_config") is not None else ""
+    if choice.explicit:
+        text += "".join(f" --llm-role {role}" for role in choice.roles)
+    return text + (" --allow-fallback" if flags.get("allow_fallback") else "")
+
+
+def _csv_columns(played: Sequence[PlayedRun] | None) -> list[dict[str, object]] | None:
+    if played is None:
+        return None
+    from parley.experiments.astra.llm import csv_columns
+
+    return csv_columns(played)
+
+
+def _report_fallbacks(played: Sequence[PlayedRun], *, allow: bool) -> None:
+    """One stderr line per role that fell back (over every session of the report, resumed ones
+    included); exit with `FALLBACK_EXIT` when a role never once decided with its model, unless allowed."""
+    from parley.cli.common import error_console
+    from parley.cli.llm import FALLBACK_EXIT
+    from parley.experiments.astra.llm import all_fallback_roles, fallback_lines
+
+    for line in fallback_lines(played):
+        error_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    failed = all_fallback_roles(played)
+    if failed and not allow:
+        fail(
+            f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
+            "no part; fix the endpoint or pass --allow-fallback",
+            code=FALLBACK_EXIT,
+        )

@@ -211,7 +211,9 @@ def load_settings(path: str | Path, overrides: Mapping[str, Any] | None = None) 
     source = str(path)
     try:
         data = yaml.safe_load(Path(path).read_text("utf-8")) or {}
-    except (OSError, yaml.YAMLError) as error:
+    except UnicodeDecodeError:
+        raise  # (worded by the caller: `parley.cli.llm.llm_options_from_cli`)
+    except (OSError, yaml.YAMLError, ValueError) as error:  # ValueError: an integer too long to read
         raise ScenarioError(f"cannot read LLM config: {error}", source=source) from None
     if not isinstance(data, dict):
         raise ScenarioError("an LLM config must be a mapping", source=source)

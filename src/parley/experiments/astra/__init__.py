@@ -5,7 +5,8 @@ ASTRA, its ablation (no stages 2-3) and a time-based baseline each play the `bas
 registered baseline on every shipped bilateral scenario. Runs are independent, so they run in
 parallel processes. `config` fixes the disjoint tuning and evaluation seeds and the grids, `tuning`
 chooses each system's free parameter on the tuning seeds, `runs` plays the sessions, `tables`,
-`inference` and `claims` aggregate and test them, `report` writes the CSV, figure and report.
+`inference` and `claims` aggregate and test them, `report` writes the CSV, figure and report;
+`llm` plays the `astra` system with its LLM stages when an endpoint is given (in this process).
 """
 
 from typing import TYPE_CHECKING

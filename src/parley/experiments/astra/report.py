@@ -47,10 +47,15 @@ from parley.experiments.astra.tables import (
 )
 
 
-def write_csv(records: Iterable[RunRecord], path: Path) -> Path:
-    """One row per session (λ and tactic lists left out)."""
+def write_csv(
+    records: Iterable[RunRecord], path: Path, *, extra: Sequence[Mapping[str, object]] | None = None
+) -> Path:
+    """One row per session (λ and tactic lists left out); extra, one mapping per record, adds columns
+    (the LLM runs' fallback share: `parley.experiments.astra.llm.csv_columns`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = [{k: v for k, v in asdict(r).items() if k not in ("lambdas", "tactics")} for r in records]
+    if extra is not None:
+        rows = [{**row, **more} for row, more in zip(rows, extra, strict=True)]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["study"])
         writer.writeheader()
@@ -95,15 +100,23 @@ def _lambda_grid(
 
 
 def write_report(
-    records: Sequence[RunRecord], out: Path, *, command: str, tuned: TunedConfig, split: str
+    records: Sequence[RunRecord],
+    out: Path,
+    *,
+    command: str,
+    tuned: TunedConfig,
+    split: str,
+    llm_section: Sequence[str] = (),
 ) -> Path:
     """Write the markdown report (tables, heatmap PNG, tested comparisons with the seed) and return
-    its path; split names the seeds the records were played on ("tuning" or "evaluation")."""
+    its path; split names the seeds the records were played on ("tuning" or "evaluation"), and
+    llm_section (markdown lines, only when an LLM played ASTRA's stages) follows the setup."""
     figure = plot_lambda_heatmap(lambda_table(records), out.parent / "figures" / "astra_lambda_heatmap.png")
     means = cell_means(records)
     claims, comparisons = seed_claims(records), baseline_comparisons(records)
     sections = [
         *_setup_section(records, command, split),
+        *llm_section,
         *_tuning_section(tuned),
         *IMPLEMENTATION,
         "",

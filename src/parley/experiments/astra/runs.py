@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -223,17 +224,46 @@ def _system(system: str, tuned: TunedConfig | None) -> tuple[str, Options]:
     return (system, tuned.options(system) if tuned is not None else ())
 
 
-def run_one(spec: RunSpec) -> RunRecord:
-    """Play one session and measure it."""
+@dataclass(frozen=True, slots=True)
+class AgentOverride:
+    """Another registered agent to play the evaluated system's seat (e.g. ``astra-llm`` for ``astra``).
+
+    Attributes:
+        agent: The registered agent name.
+        options: Its options (they replace the spec's; the record still names the spec's system).
+    """
+
+    agent: str
+    options: Mapping[str, Any]
+
+
+def run_one(
+    spec: RunSpec,
+    *,
+    override: AgentOverride | None = None,
+    on_result: Callable[[SessionResult], None] | None = None,
+) -> RunRecord:
+    """Play one session and measure it.
+
+    Args:
+        spec: The session.
+        override: Another agent in the evaluated system's seat (None: the system's registered agent
+            with the spec's options).
+        on_result: Called with the finished session before it is measured (e.g. to close its LLM
+            accounting).
+    """
     scenario = casino_game(spec.seed) if spec.scenario == "casino-random" else _shipped(spec.scenario)
     names = scenario.party_names
     agent_party, partner_party = (names[0], names[1]) if spec.agent_first else (names[1], names[0])
     agents = {agent_party: spec.agent, partner_party: spec.partner}
-    registered = {agent_party: agent_of(spec.agent), partner_party: spec.partner}
+    seat = override or AgentOverride(agent_of(spec.agent), dict(spec.options))
+    registered = {agent_party: seat.agent, partner_party: spec.partner}
     negotiators = build_negotiators(
-        scenario, [registered[name] for name in names], spec.seed, {agent_party: dict(spec.options)}
+        scenario, [registered[name] for name in names], spec.seed, {agent_party: seat.options}
     )
     result = run_negotiation(scenario, negotiators, seed=spec.seed, agent_names=agents)
+    if on_result is not None:
+        on_result(result)
     by_party = {o.party: o for o in outcomes(scenario, result, agents)}
     mine, theirs = by_party[agent_party], by_party[partner_party]
     walker = result.no_deal.walker if result.no_deal is not None else None

@@ -1,0 +1,441 @@
+"""ASTRA's LLM stages in the ASTRA experiment: which stages a model plays (`RoleChoice`), the `astra`
+system's sessions played by agent ``astra-llm`` in this process (resumable through the batch store),
+and the report's "LLM roles" section (per-role usage and fallback shares, with Wilson intervals)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from parley.errors import ScenarioError
+from parley.experiments.astra.inference import wilson
+from parley.experiments.astra.runs import (
+    AgentOverride,
+    ProgressCallback,
+    RunRecord,
+    RunSpec,
+    run_one,
+    run_task,
+)
+from parley.experiments.batch import Row, TaskStore, dataclass_key, map_specs, record_from_row, record_row
+from parley.llm.accounting import UsageSummary, UsageTotals
+from parley.llm.roles.astra_common import INTERPRETER_ROLE, PARAMETERS_ROLE, PARTNER_ROLE, TACTIC_ROLE
+
+if TYPE_CHECKING:
+    from parley.llm.config import EndpointConfig, LLMRuntime, LLMSettings
+    from parley.protocol.session import SessionResult
+
+LLM_SYSTEM = "astra"
+"""The P1 system whose stages a model plays (the ablation and the time-based baseline have none)."""
+LLM_AGENT = "astra-llm"
+"""The registered agent that plays `LLM_SYSTEM` with LLM stages."""
+ROLE_STAGES: dict[str, str] = {
+    INTERPRETER_ROLE: "interpreter",
+    PARAMETERS_ROLE: "parameters",
+    PARTNER_ROLE: "virtual_partner",
+    TACTIC_ROLE: "tactics",
+}
+"""ASTRA's LLM roles (usage and endpoint names) and the stage each plays, in the order they run."""
+ROLE_TEXT: dict[str, str] = {
+    INTERPRETER_ROLE: "preference interpreter (stage 1: the partner's priorities and offer)",
+    PARAMETERS_ROLE: "parameter chooser (stage 2: λ and S_max)",
+    PARTNER_ROLE: "virtual partner (stage 3: TS and SI per candidate)",
+    TACTIC_ROLE: "tactic assessor (stage 3: the tactic and the candidates' ranking)",
+}
+KEY_PREFIX = "llm|"
+"""Prefix of an LLM-played session's key in the store (never the key of a rule-played one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoleChoice:
+    """Which of ASTRA's LLM roles a model plays, and the endpoints given for some of them.
+
+    Attributes:
+        roles: The roles played by a model, in `ROLE_STAGES` order (the others are rule twins).
+        overrides: ``ROLE=SPEC`` per-role endpoints, as `parley run`'s --llm-role takes them.
+        explicit: Whether --llm-role chose the roles (else every role plays).
+    """
+
+    roles: tuple[str, ...]
+    overrides: tuple[str, ...] = ()
+    explicit: bool = False
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The `astra-llm` stages of the chosen roles."""
+        return tuple(ROLE_STAGES[role] for role in self.roles)
+
+
+def choose_roles(entries: Sequence[str]) -> RoleChoice:
+    """The roles --llm-role entries choose: each is ROLE or ROLE=SPEC, ROLE a role name
+    (``astra_tactic``) or its stage's (``tactics``); no entry chooses every role.
+
+    Raises:
+        ScenarioError: an unknown role, an empty spec, or a role given twice.
+    """
+    if not entries:
+        return RoleChoice(tuple(ROLE_STAGES))
+    chosen: dict[str, str | None] = {}
+    for entry in entries:
+        name, sep, spec = entry.partition("=")
+        role = _role(name)
+        if sep and not spec.strip():
+            raise ScenarioError(f"--llm-role expects ROLE or ROLE=SPEC, got {entry!r}")
+        if role in chosen:
+            raise ScenarioError(f"--llm-role names {role} twice")
+        chosen[role] = spec.strip() if sep else None
+    roles = tuple(role for role in ROLE_STAGES if role in chosen)
+    overrides = tuple(f"{role}={spec}" for role, spec in chosen.items() if spec is not None)
+    return RoleChoice(roles, overrides, explicit=True)
+
+
+def _role(name: str) -> str:
+    key = name.strip().lower()
+    for role, stage in ROLE_STAGES.items():
+        if key in (role, stage):
+            return role
+    known = ", ".join(f"{role} ({stage})" for role, stage in ROLE_STAGES.items())
+    raise ScenarioError(f"--llm-role: {name!r} is not one of ASTRA's LLM roles; expected one of {known}")
+
+
+def check_endpoints(settings: LLMSettings, choice: RoleChoice) -> None:
+    """Every chosen role has an endpoint (its own, the default, or a replay).
+
+    Raises:
+        ScenarioError: a chosen role has none.
+    """
+    if settings.replay is not None or settings.default is not None:
+        return
+    missing = [role for role in choice.roles if role not in settings.roles]
+    if missing:
+        raise ScenarioError(
+            f"no LLM endpoint for {', '.join(missing)}: pass --llm SPEC or --llm-role {missing[0]}=SPEC"
+        )
+
+
+def store_settings(settings: LLMSettings, choice: RoleChoice) -> dict[str, Any]:
+    """What the run store's header keeps of the LLM set-up (a store made with another is refused):
+    the roles, each one's endpoint (URL without credentials, model, structured mode), the sampling
+    settings and the replay folder."""
+    endpoints = {role: _endpoint_text(settings.roles.get(role, settings.default)) for role in choice.roles}
+    return {
+        "roles": list(choice.roles),
+        "endpoints": endpoints,
+        "temperature": settings.temperature,
+        "seed": settings.seed,
+        "max_tokens": settings.max_tokens,
+        "replay": str(settings.replay) if settings.replay is not None else None,
+    }
+
+
+def _endpoint_text(config: EndpointConfig | None) -> str | None:
+    if config is None:
+        return None
+    endpoint = config.endpoint()
+    url = httpx.URL(endpoint.base_url).copy_with(username=None, password=None)
+    return f"{url}#{endpoint.model} ({endpoint.mode})"
+
+
+def configured_models(settings: LLMSettings, choice: RoleChoice) -> dict[str, str]:
+    """The model each chosen role is configured with ("recorded" for a replay without a named model)."""
+    models: dict[str, str] = {}
+    for role in choice.roles:
+        config = settings.roles.get(role, settings.default)
+        models[role] = config.endpoint().model if config is not None else "recorded"
+    return models
+
+
+# -- playing ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedRun:
+    """One session's record and, when a model played ASTRA's stages, its usage by role.
+
+    Attributes:
+        record: The session's record.
+        usage: Per LLM role, that session's totals (None: a rule-played session).
+    """
+
+    record: RunRecord
+    usage: Mapping[str, UsageTotals] | None = None
+
+    @property
+    def fallback_share(self) -> float | None:
+        """The rule twins' share of this session's LLM decisions (None: no LLM decision)."""
+        if self.usage is None:
+            return None
+        decisions = sum(t.decisions for t in self.usage.values())
+        return sum(t.fallbacks for t in self.usage.values()) / decisions if decisions else None
+
+    @property
+    def fell_back(self) -> bool:
+        """Whether any role of this session fell back at least once."""
+        return self.usage is not None and any(t.fallbacks for t in self.usage.values())
+
+
+def plays_llm(spec: RunSpec) -> bool:
+    """Whether a model plays this session's evaluated agent (every session of `LLM_SYSTEM`)."""
+    return spec.agent == LLM_SYSTEM
+
+
+def llm_key(spec: RunSpec) -> str:
+    """The store key of an LLM-played session."""
+    return KEY_PREFIX + dataclass_key(spec)
+
+
+@dataclass(frozen=True, slots=True)
+class LLMTask:
+    """One LLM-played session as a batch task: ``astra-llm`` with the spec's tuned options in the
+    system's seat, on a fresh session of runtime; its row is the record plus its usage by role.
+
+    It holds the runtime (and so its HTTP clients), so it runs in this process only.
+    """
+
+    runtime: LLMRuntime
+    stages: tuple[str, ...]
+
+    def __call__(self, spec: RunSpec) -> list[Row]:
+        """Play spec and return its one row.
+
+        Raises:
+            LLMError: a replay miss, or a fallback under --llm-strict.
+        """
+        session = self.runtime.session(llm_key(spec))
+        summaries: list[UsageSummary] = []
+
+        def finish(result: SessionResult) -> None:
+            summaries.append(session.finish(result.trajectory))
+
+        options = {**dict(spec.options), "llm": session, "stages": list(self.stages)}
+        record = run_one(spec, override=AgentOverride(LLM_AGENT, options), on_result=finish)
+        by_role = {role: totals.to_json() for role, totals in sorted(summaries[0].by_role.items())}
+        return [{**record_row(record), "llm": by_role}]
+
+
+def run_with_llm(
+    specs: Sequence[RunSpec],
+    runtime: LLMRuntime,
+    choice: RoleChoice,
+    *,
+    jobs: int = 1,
+    on_progress: ProgressCallback | None = None,
+    store: TaskStore | None = None,
+    scheduler: str | None = None,
+) -> list[PlayedRun]:
+    """Play every spec not yet in store and return them in spec order, read back from the store.
+
+    Rule-played sessions run as `run_experiment` runs them (jobs processes or a Dask scheduler);
+    the `astra` system's sessions run with its LLM stages in this process, one at a time, each
+    stored as soon as it ends (a stopped run loses at most the session under way).
+
+    Raises:
+        LLMError: a replay miss or a fallback under --llm-strict (every stored session is kept).
+        As `parley.experiments.batch.run_tasks`.
+    """
+    finished = 0
+
+    def advance(count: int) -> None:
+        nonlocal finished
+        finished += count
+        if on_progress is not None:
+            on_progress(finished, len(specs))
+
+    rule = [spec for spec in specs if not plays_llm(spec)]
+    rule_rows = iter(map_specs(rule, run_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance))
+    task = LLMTask(runtime, choice.stages)
+    llm_rows = (
+        map_specs([spec], task, store, key=llm_key, on_progress=advance)[0]
+        for spec in specs
+        if plays_llm(spec)
+    )
+    return [_played(next(llm_rows) if plays_llm(spec) else next(rule_rows)) for spec in specs]
+
+
+def _played(rows: Sequence[Row]) -> PlayedRun:
+    """A stored task's one row as a `PlayedRun`.
+
+    Raises:
+        ScenarioError: the stored usage is not what `LLMTask` writes (a store edited by hand).
+    """
+    (row,) = rows
+    record = record_from_row(RunRecord, row)
+    stored = row.get("llm")
+    if stored is None:
+        return PlayedRun(record)
+    try:
+        return PlayedRun(record, {str(role): _totals(data) for role, data in dict(stored).items()})
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise ScenarioError(
+            f"the run store holds malformed LLM usage for seed {record.seed} ({error}); delete the store"
+        ) from None
+
+
+def _totals(data: Mapping[str, Any]) -> UsageTotals:
+    counts = ("calls", "prompt_tokens", "completion_tokens", "unpriced_calls", "decisions", "fallbacks")
+    values = {name: _count(data[name]) for name in counts}
+    if values["fallbacks"] > values["decisions"]:
+        raise ValueError("more fallbacks than decisions")
+    causes = {str(cause): _count(n) for cause, n in dict(data["fallback_causes"]).items()}
+    return UsageTotals(
+        **values,
+        latency_s=_amount(data["latency_s"]),
+        cost_usd=_amount(data["cost_usd"]),
+        fallback_causes=causes,
+        models={str(model) for model in data["models"]},
+    )
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"expected a count, got {value!r}")
+    return value
+
+
+def _amount(value: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < float("inf"):
+        raise ValueError(f"expected a non-negative number, got {value!r}")
+    return float(value)
+
+
+# -- summaries and the report ------------------------------------------------------------------------------
+
+
+def usage_summary(played: Sequence[PlayedRun]) -> UsageSummary:
+    """Totals over every LLM-played session, overall and by role (by_session: by record seed and
+    partner), for the fallback lines at the end of the command."""
+    total, by_role, by_session = UsageTotals(), dict[str, UsageTotals](), dict[str, UsageTotals]()
+    for run in played:
+        for role, totals in (run.usage or {}).items():
+            total.add(totals)
+            by_role.setdefault(role, UsageTotals()).add(totals)
+            session = f"{run.record.study}-{run.record.partner}-{run.record.scenario}-{run.record.seed}"
+            by_session.setdefault(session, UsageTotals()).add(totals)
+    return UsageSummary(total, by_role, by_session)
+
+
+def csv_columns(played: Sequence[PlayedRun]) -> list[dict[str, object]]:
+    """Per session, the runs CSV's LLM columns: decisions, fallbacks and the fallback share (empty
+    for a rule-played session)."""
+    columns: list[dict[str, object]] = []
+    for run in played:
+        usage = run.usage or {}
+        share = run.fallback_share
+        columns.append(
+            {
+                "llm_decisions": sum(t.decisions for t in usage.values()) if run.usage is not None else "",
+                "llm_fallbacks": sum(t.fallbacks for t in usage.values()) if run.usage is not None else "",
+                "llm_fallback_share": round(share, 6) if share is not None else "",
+            }
+        )
+    return columns
+
+
+@dataclass(frozen=True, slots=True)
+class SectionContext:
+    """What the "LLM roles" section says about how the run was set up.
+
+    Attributes:
+        choice: The roles a model played.
+        models: The model configured per role (shown when a role never got a reply).
+        jobs: --jobs of the command (the rule-played sessions' workers).
+        scheduler: Whether a Dask scheduler ran the rule-played sessions.
+    """
+
+    choice: RoleChoice
+    models: Mapping[str, str]
+    jobs: int = 1
+    scheduler: bool = False
+
+
+def llm_section(played: Sequence[PlayedRun], context: SectionContext) -> list[str]:
+    """Markdown: which stages a model played, and per role its model, calls, tokens, latency and
+    fallback share with a Wilson 95% interval, and the share of sessions where any role fell back."""
+    llm_runs = [run for run in played if run.usage is not None]
+    summary = usage_summary(played)
+    twins = [ROLE_TEXT[role] for role in ROLE_STAGES if role not in context.choice.roles]
+    workers = (
+        "a Dask scheduler" if context.scheduler else f"{context.jobs} worker process(es)"
+    ) + " played the rule-based sessions"
+    any_fallback = wilson(sum(run.fell_back for run in llm_runs), len(llm_runs))
+    return [
+        "## LLM roles",
+        "",
+        f"In every session of the `{LLM_SYSTEM}` system ({len(llm_runs)} here: table 1 and, when played, "
+        f"the tournament sessions where ASTRA is the evaluated agent) agent `{LLM_AGENT}` played "
+        "ASTRA with a model in these stages: "
+        + "; ".join(ROLE_TEXT[role] for role in context.choice.roles)
+        + ". "
+        + (f"Rule twins played the others: {'; '.join(twins)}. " if twins else "")
+        + "ASTRA's asking, acceptance, walk-away and BATNA-floor rules, its stage-2 optimiser and "
+        "its tuned values are unchanged; the ablation, the time-based baseline and every partner "
+        "(ASTRA's self-play partner included) are rule-based. An LLM runtime holds its HTTP "
+        f"clients, so these sessions ran in this process, one at a time ({workers}); each was "
+        "stored as it ended, so a stopped run resumes.",
+        "",
+        "A stage whose reply is unusable after repair and one re-ask, or whose endpoint fails, is "
+        "answered by its deterministic rule twin for that decision; the fallback share is the twins' "
+        "share of a role's decisions (Wilson 95% interval, which treats decisions as independent; "
+        "decisions within a session are not, so the session-level share below is the safer view). "
+        "A live model's replies vary between runs: only a run recorded with --record and replayed "
+        "with --replay reproduces this report exactly.",
+        "",
+        *_usage_table(summary, context),
+        "",
+        f"Sessions in which any role fell back to its twin: {any_fallback.hits} of "
+        f"{any_fallback.total}, {any_fallback.percent()} (Wilson 95%). The per-session share is the "
+        "`llm_fallback_share` column of the runs CSV.",
+        "",
+    ]
+
+
+def _usage_table(summary: UsageSummary, context: SectionContext) -> list[str]:
+    lines = [
+        "| role | model | calls | tokens in | tokens out | latency s (per call) | USD (est.) | decisions "
+        "| fallback share [95% CI] | fallback causes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for role in context.choice.roles:
+        totals = summary.by_role.get(role, UsageTotals())
+        models = ", ".join(sorted(totals.models)) or f"{context.models.get(role, '—')} (no reply)"
+        per_call = totals.latency_s / totals.calls if totals.calls else 0.0
+        cost = "— (no price)" if totals.unpriced_calls else f"{totals.cost_usd:.4f}"
+        share = wilson(totals.fallbacks, totals.decisions)
+        lines.append(
+            f"| {role} | {_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
+            f"{totals.completion_tokens} | {totals.latency_s:.2f} ({per_call:.3f}) | {cost} | "
+            f"{totals.decisions} | {_share(share.hits, share.total, share.low, share.high)} | "
+            f"{_causes(totals.fallback_causes)} |"
+        )
+    return lines
+
+
+def _causes(causes: Mapping[str, int]) -> str:
+    """Every fallback cause with its count, the most frequent first ("—" without fallbacks)."""
+    ranked = sorted(causes.items(), key=lambda item: (-item[1], item[0]))
+    return "; ".join(f"{_cell(cause)} ({count})" for cause, count in ranked) or "—"
+
+
+def _share(hits: int, total: int, low: float, high: float) -> str:
+    if total == 0:
+        return "— (no decision)"
+    return f"{hits / total:.3f} [{low:.3f}, {high:.3f}] ({hits} of {total})"
+
+
+def _cell(text: str) -> str:
+    """Text safe in a markdown table cell (a model name comes from the endpoint)."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in text)
+    return printable.replace("|", "\\|")[:120]
+
+
+def fallback_lines(played: Sequence[PlayedRun]) -> list[str]:
+    """One line per role that fell back (as `parley run` prints them)."""
+    return usage_summary(played).fallback_lines()
+
+
+def all_fallback_roles(played: Sequence[PlayedRun]) -> list[str]:
+    """Roles that decided something and never once with the model."""
+    return usage_summary(played).all_fallback_roles()
