@@ -114,6 +114,14 @@ def tournament(
             callback=check_format,
         ),
     ] = None,
+    mediator: Annotated[
+        str,
+        typer.Option(
+            "--mediator",
+            help="Offer mediator consulted on stagnation (the rules' on_stagnation becomes 'mediate'): "
+            "none, pareto, a parley.mediators plugin or package.module:factory.",
+        ),
+    ] = "none",
 ) -> None:
     """Play a tournament and print per-agent means with 95% confidence intervals.
 
@@ -143,7 +151,7 @@ def tournament(
     if scheduler is not None:
         require_extra("dask", "--scheduler")
     spec = TournamentSpec(
-        _split(agents), _with_format(_split(scenarios), format), repetitions, seed, self_play
+        _split(agents), _with_format(_split(scenarios), format), repetitions, seed, self_play, mediator
     )
     games = _plan(spec)
     try:

@@ -19,11 +19,12 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from parley._plugins import cause, discover, is_spec, load_spec, non_ascii_note, quoted
 from parley.errors import ScenarioError
 from parley.experiments.batch import run_tasks
 from parley.experiments.runner import run_negotiation
@@ -33,6 +34,7 @@ from parley.metrics.bargaining import PartyOutcome, outcomes
 from parley.metrics.stats import Estimate, RunningEstimate
 from parley.protocol.events import Event
 from parley.protocol.payloads import LlmUsage
+from parley.protocol.session import OfferMediator
 from parley.scenarios.model import Scenario
 
 logger = logging.getLogger(__name__)
@@ -48,6 +50,8 @@ ROW_FIELDS = (
     "opponents",
     "end",
     *OUTCOME_FIELDS,
+    "mediator",
+    "mediator_proposals",
     "failed",
     "error",
     "llm_fallback_share",
@@ -55,15 +59,90 @@ ROW_FIELDS = (
 """The fields of a result row, in the order results.csv lists them."""
 Row = dict[str, Any]
 
+NO_MEDIATOR = "none"
+"""The mediator name of a game played without one (rows stored before mediators existed read so)."""
+OFFER_MEDIATORS = ("none", "pareto")
+"""Built-in offer mediators for tournament games: none, or the O13 `ParetoMediator`."""
+MEDIATOR_GROUP = "parley.mediators"
+"""The entry-point group mediator plugins are declared in (shared with the conversation mediators); a
+tournament takes a plugin whose factory, called with no arguments, returns an offer mediator."""
+
+
+def offer_mediator_names() -> list[str]:
+    """The built-in offer mediators, then the installed `parley.mediators` plugins (none imported)."""
+    return [*OFFER_MEDIATORS, *sorted(discover(MEDIATOR_GROUP, "mediator", reserved=_RESERVED))]
+
+
+_RESERVED = frozenset({"none", "noagent", "pareto", "generic", "social"})
+
+
+def create_offer_mediator(name: str) -> OfferMediator | None:
+    """The offer mediator a tournament game is played with (None for "none").
+
+    Args:
+        name: "none", "pareto" (in any case), a `parley.mediators` plugin whose factory returns an
+            offer mediator, or a "package.module:factory" spec.
+
+    Raises:
+        ScenarioError: unknown name, a plugin that cannot be loaded, or a factory that fails or
+            returns something with no ``propose(view)`` (one line each).
+    """
+    key = name.strip().lower()
+    if key in (NO_MEDIATOR, "noagent"):
+        return None
+    if key == "pareto":
+        from parley.mediation.pareto import ParetoMediator
+
+        return ParetoMediator()
+    plugin = discover(MEDIATOR_GROUP, "mediator", reserved=_RESERVED).get(name)
+    if plugin is not None:
+        return _build_mediator(plugin.load(), plugin.label)
+    if is_spec(name):
+        return _build_mediator(load_spec("mediator", name), f"mediator {quoted(name)}")
+    raise ScenarioError(
+        f"unknown mediator {quoted(name)}{non_ascii_note(name)}; expected one of "
+        f"{offer_mediator_names()} (or package.module:factory)"
+    )
+
+
+def _build_mediator(factory: object, label: str) -> OfferMediator:
+    if not callable(factory):
+        raise ScenarioError(f"{label} is a {type(factory).__name__}, not a mediator factory")
+    try:
+        mediator = factory()
+    except ScenarioError:
+        raise
+    except Exception as error:  # the plugin's bug: one line naming it
+        raise ScenarioError(f"{label} failed to build a mediator: {cause(error)}") from None
+    if not callable(getattr(mediator, "propose", None)):
+        raise ScenarioError(
+            f"{label}: its factory returned a {type(mediator).__name__}, not an offer mediator "
+            "(an object with propose(view)): conversation mediators do not play bargaining games"
+        )
+    return cast(OfferMediator, mediator)
+
+
+def mediator_name(name: str | None) -> str:
+    """The name a game records for its mediator: "none" for no mediator, built-ins in lower case."""
+    if name is None or name.strip().lower() in (NO_MEDIATOR, "noagent"):
+        return NO_MEDIATOR
+    return name.strip().lower() if name.strip().lower() in OFFER_MEDIATORS else name
+
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """One negotiation to play: a scenario, one agent per party (in party order), a repetition."""
+    """One negotiation to play: a scenario, one agent per party (in party order), a repetition.
+
+    Attributes:
+        mediator: The offer mediator consulted on stagnation ("none": no mediator). With one, the
+            scenario's `on_stagnation` is set to "mediate" for this game (as `parley run` does).
+    """
 
     scenario: str
     agents: tuple[str, ...]
     repetition: int
     seed: int
+    mediator: str = NO_MEDIATOR
 
     @property
     def key(self) -> str:
@@ -87,6 +166,7 @@ class TournamentSpec:
         repetitions: Games per pairing and scenario.
         seed: Base seed (each game's seed derives from it and the repetition).
         self_play: Also pair each agent with itself.
+        mediator: Offer mediator of every game (see `create_offer_mediator`; "none": no mediator).
     """
 
     agents: tuple[str, ...]
@@ -94,6 +174,7 @@ class TournamentSpec:
     repetitions: int = 1
     seed: int = 0
     self_play: bool = False
+    mediator: str = NO_MEDIATOR
 
 
 @lru_cache(maxsize=64)
@@ -133,12 +214,14 @@ def plan(spec: TournamentSpec) -> list[Game]:
     check_names(spec.agents)  # names, installed plugins and module:factory specs, before any game
     if spec.repetitions < 1:
         raise ScenarioError(f"repetitions must be at least 1, got {spec.repetitions}")
+    create_offer_mediator(spec.mediator)  # an unknown or broken mediator fails before any game
+    mediator = mediator_name(spec.mediator)
     games: list[Game] = []
     for name in spec.scenarios:
         scenario = _scenario(name)
         for lineup in assignments(spec.agents, len(scenario.parties), self_play=spec.self_play):
             for repetition in range(spec.repetitions):
-                games.append(Game(name, lineup, repetition, spec.seed * 100_003 + repetition))
+                games.append(Game(name, lineup, repetition, spec.seed * 100_003 + repetition, mediator))
     if not games:
         raise ScenarioError(
             "the tournament is empty: give at least two agents (or --self-play) and one scenario"
@@ -167,7 +250,9 @@ def play(game: Game) -> list[Row]:
     agents = dict(zip(scenario.party_names, game.agents, strict=True))
     _SESSION_LOG.addFilter(_DROP)
     try:
-        result = run_negotiation(scenario, list(game.agents), seed=game.seed)
+        mediator = create_offer_mediator(game.mediator)
+        rules = replace(scenario.rules, on_stagnation="mediate") if mediator is not None else None
+        result = run_negotiation(scenario, list(game.agents), seed=game.seed, rules=rules, mediator=mediator)
         party_outcomes = outcomes(scenario, result, agents)
     except Exception as error:  # the game could not be played: record why, keep the tournament going
         nan = math.nan
@@ -176,13 +261,14 @@ def play(game: Game) -> list[Row]:
     finally:
         _SESSION_LOG.removeFilter(_DROP)
     share = _fallback_share(result.trajectory)
+    tabled = sum(1 for event in result.trajectory if event.kind == "mediator_proposal")
     no_deal = result.no_deal
     if no_deal is None:
-        return [_row(game, agents, o, "agreement", "", share) for o in party_outcomes]
+        return [_row(game, agents, o, "agreement", "", share, tabled) for o in party_outcomes]
     error = ""
     if no_deal.reason == "protocol_violation":
         error = _one_line(f"protocol violation by {no_deal.walker}: {no_deal.detail}")
-    return [_row(game, agents, o, no_deal.reason, error, share) for o in party_outcomes]
+    return [_row(game, agents, o, no_deal.reason, error, share, tabled) for o in party_outcomes]
 
 
 def _fallback_share(trajectory: Iterable[Event]) -> float | None:
@@ -201,6 +287,7 @@ def _row(
     end: str,
     error: str,
     fallback_share: float | None = None,
+    tabled: int = 0,
 ) -> Row:
     return {
         "game": game.key,
@@ -210,6 +297,8 @@ def _row(
         "opponents": ",".join(a for p, a in agents.items() if p != outcome.party),
         "end": end,
         **{name: getattr(outcome, name) for name in OUTCOME_FIELDS},
+        "mediator": game.mediator,
+        "mediator_proposals": tabled,
         "failed": bool(error),
         "error": error,
         "llm_fallback_share": fallback_share,
@@ -218,6 +307,12 @@ def _row(
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def row_mediator(row: Row) -> str:
+    """The mediator a stored row's game was played with ("none" for rows stored before mediators)."""
+    value = row.get("mediator")
+    return value if isinstance(value, str) and value else NO_MEDIATOR
 
 
 def is_failed(row: Row) -> bool:
@@ -355,6 +450,21 @@ class ResultStore:
             handle.seek(-1, os.SEEK_END)
             return handle.read(1) != b"\n"
 
+    def check_mediator(self, mediator: str) -> None:
+        """Refuse to mix games played with another mediator into this store.
+
+        Raises:
+            ScenarioError: the store holds a game played with a mediator other than mediator.
+        """
+        for row in self.iter_rows():
+            stored = row_mediator(row)
+            if stored != mediator:
+                raise ScenarioError(
+                    f"{self.path} holds games played with mediator {quoted(stored)} (now "
+                    f"{quoted(mediator)}); results made with and without a mediator are not mixed: "
+                    "choose another --out or delete it"
+                )
+
     def write_csv(self) -> Path:
         """Write results.csv beside the JSONL (streamed, replaced atomically) and return its path."""
         target = self.directory / CSV_FILE
@@ -405,6 +515,13 @@ def run_games(
         ScenarioError: another process is writing to the same store, or the scheduler cannot be reached.
         WorkerLost: Dask workers kept dying, or the scheduler went away.
     """
+    mediators = sorted({game.mediator for game in games})
+    if len(mediators) > 1:
+        raise ScenarioError(
+            f"one store holds games of one mediator; these games use {', '.join(map(quoted, mediators))}"
+        )
+    if mediators:
+        store.check_mediator(mediators[0])
     run_tasks(games, play, store, jobs=jobs, scheduler=scheduler, on_progress=on_progress)
 
 
