@@ -15,12 +15,20 @@ value, 1 = best), the walk-away rate in games where a deal acceptable to both ex
 self-play deal rate, and the Pareto distance of deals, with 95% intervals (Wilson for rates,
 Student t for means).
 
+`--mediator NAME` adds the mediator study (`mediator_study`): multi-party games played without and
+with that offer mediator (the rules' `on_stagnation` becomes `mediate` in the mediated games), the
+best homogeneous mixes chosen on tuning seeds only, then played on the split's generated games and,
+in the evaluation split, on the shipped multi-party scenarios (`SHIPPED_MULTIPARTY`);
+`--mediator-only` plays only that study.
+
 Usage (from the repository root):
 
     .venv/bin/python benchmarks/generalisation.py --split evaluation --jobs 2 \\
         --out runs/generalisation --report docs/results/generalisation.md
     .venv/bin/python benchmarks/generalisation.py --split tuning --focus astra --jobs 2 \\
         --sweep concession_exponent=0.1,0.2,0.3,0.4 --out runs/generalisation-tuning
+    .venv/bin/python benchmarks/generalisation.py --split evaluation --jobs 2 --mediator pareto \\
+        --mediator-only --out runs/generalisation-mediator
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +50,18 @@ from scipy import stats
 
 from parley.agents.astra import create_astra
 from parley.agents.registry import available, register
+from parley.errors import ScenarioError
 from parley.experiments.gaia.principal import Interval, mean_interval, rate_interval
-from parley.experiments.tournament import Game, ResultStore, assignments, is_failed, run_games
+from parley.experiments.tournament import (
+    NO_MEDIATOR,
+    Game,
+    ResultStore,
+    assignments,
+    create_offer_mediator,
+    is_failed,
+    mediator_name,
+    run_games,
+)
 from parley.scenarios import load_scenario, scenario_to_yaml
 from parley.scenarios.generate import GameSpec, acceptability, generate_game
 
@@ -52,6 +70,25 @@ SPLITS: dict[str, range] = {"tuning": range(0, 100), "evaluation": range(1000, 1
 SHIPPED_BILATERAL = ("casino", "casino_distributive", "lease", "procurement", "staffing")
 """Shipped bilateral scenarios, played in the evaluation split only (two repetitions each)."""
 SHIPPED_REPETITIONS = 2
+SHIPPED_MULTIPARTY = (
+    "office_move",
+    "wind_farm",
+    "promediate/hmo",
+    "promediate/williams",
+    "promediate/francis",
+    "promediate/ias",
+    "promediate/flagship",
+    "promediate/river",
+    "deliberation/base",
+)
+"""Shipped scenarios with more than two parties: the mediator study plays them in the evaluation split."""
+SHIPPED_MULTIPARTY_REPETITIONS = 2
+MEDIATOR_TUNING_SEEDS = 30
+"""The mediator study picks its best homogeneous mixes on the first this many tuning seeds."""
+MEDIATOR_TOP = 2
+"""How many homogeneous mixes (best on tuning seeds, per mediator) it then plays on the split's games."""
+GAME_RULES: dict[str, Any] = {}
+"""Rules set on every generated game (`--coalition-rounds`; empty: the generator's rules)."""
 NEEDS_OPTIONS = {"llm", "astra-llm"}
 """Registered agents that cannot be built without an LLM: left out."""
 
@@ -80,7 +117,10 @@ def write_games(folder: Path, specs: Iterable[GameSpec]) -> list[str]:
     paths: list[str] = []
     for spec in specs:
         path = folder / f"{spec.name}.yaml"
-        text = scenario_to_yaml(generate_game(spec))
+        game = generate_game(spec)
+        if GAME_RULES:  # (--coalition-rounds: the generated games' rules changed before they are written)
+            game = replace(game, rules=replace(game.rules, **GAME_RULES))
+        text = scenario_to_yaml(game)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
         paths.append(str(path))
@@ -413,8 +453,8 @@ def targets(bilateral: Sequence[AgentResult], multiparty: Sequence[MultipartyRes
         shown = f"{best_mix.label}: {_pct(best_mix.deal_all_above)}"
         lines.append(
             "- Multi-party, best built-in mix: deals with every party at or above its minimum in ≥ 60% "
-            f"of games: **{verdict}** without a mediator ({shown}); the mediator part of this target "
-            "is not measured here."
+            f"of games: **{verdict}** without a mediator ({shown}); with a mediator: see the mediator "
+            "study (`--mediator NAME`)."
         )
     return lines
 
@@ -464,6 +504,244 @@ def sweep(args: argparse.Namespace, games: Sequence[Game], multiparty_games: Seq
             f"| {_pct(astra.walk_in_zone)} | {_pct(astra.self_play)} | {multi} |",
             flush=True,
         )
+
+
+# -- the mediator study (the issue's multi-party target) --------------------------------------------
+
+
+def _above_all(game_rows: Sequence[Mapping[str, Any]]) -> bool:
+    """A deal with every party at or above its BATNA."""
+    return bool(game_rows[0]["agreement"]) and all(
+        float(r["utility"]) >= facts(r["scenario"]).reservation[r["party"]] - 1e-9 for r in game_rows
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MediatedResult:
+    """A lineup kind's figures under one mediator."""
+
+    games: int
+    deal_all_above: Interval
+    utility: Interval
+    pareto: Interval
+    tabled: Interval
+    failed: int
+
+
+def lineup_label(game_rows: Sequence[Mapping[str, Any]]) -> str:
+    """ "all NAME" for a homogeneous lineup, else "mixed lineups (rotation)"."""
+    lineup = {r["agent"] for r in game_rows}
+    return f"all {next(iter(lineup))}" if len(lineup) == 1 else "mixed lineups (rotation)"
+
+
+def mediated_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, MediatedResult]:
+    """Per lineup kind: deal with every party ≥ BATNA, mean normalised utility, Pareto distance, tabled."""
+    groups: dict[str, list[Sequence[Mapping[str, Any]]]] = defaultdict(list)
+    failed: dict[str, int] = defaultdict(int)
+    for game_rows in _rows_by_game(rows).values():
+        label = lineup_label(game_rows)
+        if any(is_failed(dict(r)) for r in game_rows):
+            failed[label] += 1
+            groups.setdefault(label, [])
+            continue
+        groups[label].append(game_rows)
+    return {
+        label: MediatedResult(
+            games=len(grouped),
+            deal_all_above=rate_interval(sum(_above_all(g) for g in grouped), len(grouped)),
+            utility=mean_interval([float(r["normalized_utility"]) for g in grouped for r in g]),
+            pareto=mean_interval(
+                [
+                    float(g[0]["pareto_distance"])
+                    for g in grouped
+                    if g[0]["agreement"] and _finite(g[0]["pareto_distance"])
+                ]
+            ),
+            tabled=mean_interval([float(g[0].get("mediator_proposals") or 0) for g in grouped]),
+            failed=failed[label],
+        )
+        for label, grouped in groups.items()
+    }
+
+
+def mediator_effect(
+    without: Iterable[Mapping[str, Any]], mediated: Iterable[Mapping[str, Any]], label: str
+) -> str:
+    """Paired by game (same scenario, lineup, seed): games the mediator turned into a deal with every
+    party ≥ BATNA against games it lost one, with an exact two-sided sign test (McNemar's)."""
+    plain = {k: _above_all(g) for k, g in _rows_by_game(without).items() if lineup_label(g) == label}
+    helped = hurt = 0
+    for key, game_rows in _rows_by_game(mediated).items():
+        if key in plain and lineup_label(game_rows) == label:
+            now = _above_all(game_rows)
+            helped += now and not plain[key]
+            hurt += plain[key] and not now
+    test = stats.binomtest(helped, helped + hurt) if helped + hurt else None
+    p_value = f"{float(test.pvalue):.2g}" if test is not None else "—"
+    return f"+{helped} / -{hurt} (p = {p_value})"
+
+
+def mediator_table(
+    stores: Mapping[str, Sequence[Mapping[str, Any]]], labels: Sequence[str], notes: Mapping[str, str]
+) -> str:
+    """One row per lineup kind, one block of columns per mediator (and the paired effect)."""
+    names = list(stores)
+    summaries = {name: mediated_summary(rows) for name, rows in stores.items()}
+    head = "| lineup | games |"
+    rule = "|---|---|"
+    for name in names:
+        head += (
+            f" {name}: deal, every party ≥ BATNA | {name}: utility | {name}: Pareto distance (deals) |"
+            + (f" {name}: packages tabled per game |" if name != NO_MEDIATOR else "")
+        )
+        rule += "---|---|---|" + ("---|" if name != NO_MEDIATOR else "")
+    head += " mediator turned (paired by game) | failed |"
+    rule += "---|---|"
+    lines = [head, rule]
+    for label in labels:
+        cells = [f"| {label}{notes.get(label, '')} |"]
+        counts = {summaries[n][label].games for n in names if label in summaries[n]}
+        cells.append(f" {'/'.join(str(c) for c in sorted(counts)) or 0} |")
+        for name in names:
+            r = summaries[name].get(label)
+            if r is None:
+                cells.append(" — | — | — |" + (" — |" if name != NO_MEDIATOR else ""))
+                continue
+            cells.append(f" {_pct(r.deal_all_above)} | {r.utility} | {r.pareto} |")
+            if name != NO_MEDIATOR:
+                cells.append(f" {r.tabled} |")
+        effect = mediator_effect(stores[names[0]], stores[names[-1]], label) if len(names) > 1 else "—"
+        failed = sum(summaries[n][label].failed for n in names if label in summaries[n])
+        cells.append(f" {effect} | {failed} |")
+        lines.append("".join(cells))
+    return "\n".join(lines)
+
+
+def _with_mediator(games: Sequence[Game], mediator: str) -> list[Game]:
+    return [Game(g.scenario, g.agents, g.repetition, g.seed, mediator) for g in games]
+
+
+def mediator_study(args: argparse.Namespace) -> str:
+    """Play the mediator study and return its markdown section.
+
+    1. Tuning seeds (the first `MEDIATOR_TUNING_SEEDS` of the tuning split): every agent in every
+       seat of the generated multi-party games, without and with the mediator; the best
+       `MEDIATOR_TOP` homogeneous mixes under each (by deals with every party ≥ BATNA) are chosen here.
+    2. The split's generated multi-party games: those mixes and ASTRA in every seat, both ways.
+    3. Evaluation split only: the shipped multi-party scenarios, every agent in every seat and every
+       rotation lineup, `SHIPPED_MULTIPARTY_REPETITIONS` seeds, both ways.
+    """
+    mediator = mediator_name(args.mediator)
+    conditions = (NO_MEDIATOR, mediator)
+    names = agents()
+    root = args.out / "mediator"
+
+    def homogeneous(seeds: Iterable[int], folder: Path, only: Sequence[str]) -> list[Game]:
+        specs = [multiparty_spec(s) for s in seeds]
+        return [
+            Game(path, (name,) * spec.parties, 0, spec.seed)
+            for spec, path in zip(specs, write_games(folder, specs), strict=True)
+            for name in only
+        ]
+
+    def played(games: Sequence[Game], folder: str) -> dict[str, list[Mapping[str, Any]]]:
+        stores: dict[str, list[Mapping[str, Any]]] = {}
+        for condition in conditions:
+            store = ResultStore(root / f"{folder}-{condition.replace(':', '_').replace('/', '_')}")
+            mine = _with_mediator(games, condition)
+            play(mine, store, args.jobs, f"mediator study, {folder}, {condition}")
+            keys = {g.key for g in mine}
+            stores[condition] = [r for r in store.iter_rows() if r["game"] in keys]
+        return stores
+
+    tuning_seeds = SPLITS["tuning"][:MEDIATOR_TUNING_SEEDS]
+    tuning = played(homogeneous(tuning_seeds, args.out / "multiparty-tuning", names), "tuning")
+    chosen: list[str] = []
+    best: dict[str, str] = {}
+    for condition in conditions:
+        ranked = sorted(
+            mediated_summary(tuning[condition]).items(),
+            key=lambda item: (-item[1].deal_all_above.value, -item[1].utility.value, item[0]),
+        )
+        chosen += [label.removeprefix("all ") for label, _ in ranked[:MEDIATOR_TOP]]
+        best[condition] = ranked[0][0].removeprefix("all ")
+    picked = list(dict.fromkeys([*chosen, "astra"]))
+    seeds = SPLITS[args.split]
+    evaluation = played(homogeneous(seeds, args.out / "multiparty", picked), args.split)
+    notes = {f"all {name}": " (best on tuning)" for name in chosen}
+    labels = [f"all {name}" for name in picked]
+    parts = [
+        f"Mediator: `{mediator}` (the rules' `on_stagnation` set to `mediate` in every mediated game; "
+        "without a mediator the scenarios' own policy, `walk`, stands).",
+        "",
+        f"#### Tuning seeds {tuning_seeds.start}-{tuning_seeds.stop - 1}: every agent in every seat "
+        f"(the best {MEDIATOR_TOP} per mediator were chosen here)",
+        "",
+        mediator_table(
+            tuning, sorted({lineup_label(g) for g in _rows_by_game(tuning[NO_MEDIATOR]).values()}), {}
+        ),
+        "",
+        f"#### {args.split.capitalize()} seeds {seeds.start}-{seeds.stop - 1}: the mixes chosen on tuning "
+        "seeds, and ASTRA in every seat",
+        "",
+        mediator_table(evaluation, labels, notes),
+    ]
+    parts += ["", *_best_verdict(evaluation, best, f"generated games ({args.split} seeds)")]
+    if args.split == "evaluation":
+        shipped: list[Game] = []
+        for name in SHIPPED_MULTIPARTY:
+            parties = len(load_scenario(name).parties)
+            lineups = multiparty_lineups(names, parties, None)
+            for repetition in range(SHIPPED_MULTIPARTY_REPETITIONS):
+                shipped += [Game(name, lineup, repetition, seeds.start + repetition) for lineup in lineups]
+        stores = played(shipped, "shipped")
+        shipped_labels = sorted(
+            {lineup_label(g) for g in _rows_by_game(stores[NO_MEDIATOR]).values()},
+            key=lambda label: -mediated_summary(stores[NO_MEDIATOR])[label].deal_all_above.value,
+        )
+        parts += [
+            "",
+            f"#### Shipped multi-party scenarios ({', '.join(SHIPPED_MULTIPARTY)}; "
+            f"{SHIPPED_MULTIPARTY_REPETITIONS} seeds): every agent in every seat, and the rotation lineups",
+            "",
+            mediator_table(stores, shipped_labels, {}),
+            "",
+            *_best_verdict(stores, best, "shipped multi-party scenarios"),
+            *_in_sample(stores),
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def _best_verdict(
+    stores: Mapping[str, Sequence[Mapping[str, Any]]], best: Mapping[str, str], where: str
+) -> list[str]:
+    """The target per mediator: the mix chosen on tuning seeds reaches deals with every party ≥ BATNA
+    in ≥ 60% of these games."""
+    lines: list[str] = []
+    for condition, rows in stores.items():
+        result = mediated_summary(rows).get(f"all {best[condition]}")
+        if result is None:
+            continue
+        met = result.deal_all_above.value >= 0.60
+        lines.append(
+            f"- {where}, mediator `{condition}`: all {best[condition]} (the best mix on tuning seeds "
+            f"with this mediator) {_pct(result.deal_all_above)}: **{'met' if met else 'not met'}**"
+        )
+    return lines
+
+
+def _in_sample(stores: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    """The best homogeneous mix on these very games, per mediator: chosen in-sample, for information."""
+    lines: list[str] = []
+    for condition, rows in stores.items():
+        homogeneous = [(k, v) for k, v in mediated_summary(rows).items() if k.startswith("all ")]
+        if homogeneous:
+            label, result = max(homogeneous, key=lambda item: item[1].deal_all_above.value)
+            lines.append(
+                f"- for information, the best mix on these scenarios with mediator `{condition}` "
+                f"(chosen on them, so in-sample): {label} {_pct(result.deal_all_above)}"
+            )
+    return lines
 
 
 # -- main ------------------------------------------------------------------------------------------
@@ -537,14 +815,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--astra", action="append", default=[], help="KEY=VALUE option for astra (tuning)")
     parser.add_argument("--sweep", default=None, help="KEY=V1,V2,...: play the focus games once per value")
     parser.add_argument("--limit", type=int, default=None, help="tuning only: the first N seeds of the split")
+    parser.add_argument(
+        "--mediator",
+        default=NO_MEDIATOR,
+        help="also play the mediator study (multi-party games without and with this offer mediator)",
+    )
+    parser.add_argument(
+        "--mediator-only", action="store_true", help="play the mediator study only (needs --mediator)"
+    )
+    parser.add_argument(
+        "--coalition-rounds",
+        type=int,
+        default=None,
+        help="rounds a coalition attempt stays open in generated games (0: off; give it its own --out)",
+    )
     args = parser.parse_args(argv)
+    if args.coalition_rounds is not None:
+        GAME_RULES["coalition_rounds"] = args.coalition_rounds
     args.astra_options = {k: parse_value(v) for k, _, v in (o.partition("=") for o in args.astra)}
     if (args.astra_options or args.sweep or args.limit) and args.split == "evaluation":
         parser.error(
             "ASTRA options are tuned on the tuning split only (and the evaluation split is played whole)"
         )
+    try:
+        create_offer_mediator(args.mediator)
+    except ScenarioError as error:
+        parser.error(str(error))
+    if args.mediator_only and mediator_name(args.mediator) == NO_MEDIATOR:
+        parser.error("--mediator-only needs --mediator NAME")
     if args.limit:
         SPLITS[args.split] = SPLITS[args.split][: args.limit]
+    if args.mediator_only:
+        text = "### Multi-party games with and without a mediator\n\n" + mediator_study(args)
+        if args.report is not None:
+            args.report.parent.mkdir(parents=True, exist_ok=True)
+            args.report.write_text(text, encoding="utf-8")
+        print(text)
+        return 0
     if args.astra_options:
         use_astra_options(args.astra_options)
     games = plan_games(args.split, args.out, args.focus, multiparty=False)
@@ -560,6 +867,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     bilateral = list(ResultStore(args.out / "bilateral").iter_rows())
     multiparty = list(ResultStore(args.out / "multiparty").iter_rows()) if multiparty_games else []
     text = report(args, bilateral, multiparty)
+    if mediator_name(args.mediator) != NO_MEDIATOR:
+        text += "\n### Multi-party games with and without a mediator\n\n" + mediator_study(args)
     if args.report is not None:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(text, encoding="utf-8")

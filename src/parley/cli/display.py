@@ -17,9 +17,25 @@ from rich.text import Text
 
 from parley.api.tables import party_style
 from parley.language import Vocabulary, render
-from parley.protocol.actions import Accept, Propose, Reject, Say, Walk
+from parley.protocol.actions import (
+    Accept,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    ProposeCoalition,
+    Reject,
+    Say,
+    Walk,
+)
 from parley.protocol.events import Event
-from parley.protocol.payloads import BatnaBreach, MediatorProposal, Stagnation, Violation
+from parley.protocol.payloads import (
+    BatnaBreach,
+    CoalitionEnded,
+    CoalitionFormed,
+    MediatorProposal,
+    Stagnation,
+    Violation,
+)
 from parley.scenarios.model import Scenario
 
 TraceFormatter = Callable[[Mapping[str, Any]], str]
@@ -42,6 +58,23 @@ def event_line(scenario: Scenario, vocabulary: Vocabulary, event: Event) -> str 
         case Propose() | Accept() | Reject() | Walk() | Say() as action if event.party is not None:
             text = render(action, vocabulary, speaker=event.party, listener=_listener(scenario, event.party))
             return f"{prefix} {who} [dim]({action.kind})[/] {escape(text)}"
+        case ProposeCoalition(package=package, members=members) if event.party is not None:
+            from parley.language import describe_package
+
+            described = describe_package(package, vocabulary, speaker=event.party)
+            asked = ", ".join(escape(str(m)) for m in members)
+            return f"{prefix} {who} [dim](coalition)[/] asks {asked} to agree: {escape(described)}"
+        case JoinCoalition() if event.party is not None:
+            return f"{prefix} {who} [dim](coalition)[/] joins"
+        case DeclineCoalition(reason=reason) if event.party is not None:
+            because = f": {escape(reason)}" if reason else ""
+            return f"{prefix} {who} [dim](coalition)[/] declines{because}"
+        case CoalitionFormed(members=members):
+            names = ", ".join(escape(str(m)) for m in members)
+            return f"{prefix} [bold green]coalition formed[/] ({names}): its package is agreed by its members"
+        case CoalitionEnded(reason=reason, parties=parties):
+            names = ", ".join(escape(str(p)) for p in parties)
+            return f"{prefix} [yellow]coalition attempt ended[/]: {reason} ({names})"
         case MediatorProposal(package=package):
             from parley.language import describe_package
 

@@ -95,7 +95,7 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
         }
         for r in rows
     ]
-    return {
+    summary: dict[str, Any] = {
         "scenario": scenario.name,
         **result.ended,
         "rounds": result.rounds,
@@ -103,6 +103,27 @@ def _summary(scenario: Scenario, result: SessionResult, agents: Mapping[str, str
         "pareto_distance": rows[0].pareto_distance if rows else None,
         "nash_distance": rows[0].nash_distance if rows else None,
     }
+    coalition = _coalition(result)
+    if coalition is not None:  # (only then: results of other deals read as they did)
+        summary["coalition"] = coalition
+    return summary
+
+
+def _coalition(result: SessionResult) -> dict[str, Any] | None:
+    """The coalition the deal came from (k-of-n coalition sub-protocol), or None."""
+    from parley.protocol.payloads import CoalitionFormed
+
+    if result.agreement is None:
+        return None
+    for event in result.trajectory.of_kind("coalition_formed"):
+        formed = event.payload
+        agreement = result.agreement
+        if isinstance(formed, CoalitionFormed) and (event.party, dict(formed.package)) == (
+            agreement.proposer,
+            dict(agreement.terms),
+        ):
+            return {"proposer": event.party, "members": list(formed.members)}
+    return None
 
 
 class _LLMPieces:

@@ -17,7 +17,18 @@ from parley.domain.issues import Value
 from parley.errors import ScenarioError
 from parley.language.parse import ParsedMessage
 from parley.language.vocabulary import IssueTerms, Vocabulary
-from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk, action_to_json
+from parley.protocol.actions import (
+    Accept,
+    Action,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    ProposeCoalition,
+    Reject,
+    Say,
+    Walk,
+    action_to_json,
+)
 
 TEMPLATES_FILE = "en.yaml"
 _CURRENCY_SYMBOLS = {"usd": "$", "eur": "€", "gbp": "£"}
@@ -179,6 +190,8 @@ def _kind_and_slots(
             return ("walk_reason", {"reason": _sentence(reason)}) if reason.strip() else ("walk", {})
         case Say(priorities=priorities, asks_priorities=asks):
             return _say_slots(priorities, asks, vocabulary)
+        case ProposeCoalition() | JoinCoalition() | DeclineCoalition():
+            return "", {}  # (coalition moves have no phrasings: transcripts describe them; see cli.display)
 
 
 def _propose_slots(

@@ -1,7 +1,9 @@
 """Moves a party can make: a tagged union of frozen dataclasses that round-trip to JSON.
 
 A counter-offer is a `Propose` made while answering someone else's offer: it rejects that offer
-and puts a new package on the table in one move.
+and puts a new package on the table in one move. The coalition moves (`ProposeCoalition`,
+`JoinCoalition`, `DeclineCoalition`) belong to the k-of-n coalition sub-protocol
+(`parley.protocol.coalition`).
 """
 
 from __future__ import annotations
@@ -77,8 +79,55 @@ class Say:
     kind: Literal["say"] = field(default="say", init=False)
 
 
-Action = Propose | Accept | Reject | Walk | Say
-ActionKind = Literal["propose", "accept", "reject", "walk", "say"]
+@dataclass(frozen=True, slots=True)
+class ProposeCoalition:
+    """Ask named parties to form a coalition around a package (k-of-n games, on one's own turn).
+
+    The proposer is a member; with the parties it asks, the coalition must include every vetoer
+    and reach the k the acceptance rule needs. When every asked party joins, the package is agreed.
+
+    Attributes:
+        package: Every issue name mapped to one of its options.
+        members: The parties asked to join (not the proposer), in any order.
+        message: Optional natural-language text sent with the move.
+    """
+
+    package: Mapping[str, Value]
+    members: tuple[str, ...]
+    message: str = ""
+    kind: Literal["propose_coalition"] = field(default="propose_coalition", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinCoalition:
+    """Join the open coalition attempt this party was asked into (its answer to the invitation)."""
+
+    message: str = ""
+    kind: Literal["join_coalition"] = field(default="join_coalition", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineCoalition:
+    """Decline the open coalition attempt this party was asked into."""
+
+    reason: str = ""
+    message: str = ""
+    kind: Literal["decline_coalition"] = field(default="decline_coalition", init=False)
+
+
+Action = Propose | Accept | Reject | Walk | Say | ProposeCoalition | JoinCoalition | DeclineCoalition
+ActionKind = Literal[
+    "propose",
+    "accept",
+    "reject",
+    "walk",
+    "say",
+    "propose_coalition",
+    "join_coalition",
+    "decline_coalition",
+]
+CoalitionAnswer = JoinCoalition | DeclineCoalition
+"""What a party asked into a coalition answers."""
 
 
 def action_to_json(action: Action) -> dict[str, JSONValue]:
@@ -101,6 +150,17 @@ def action_to_json(action: Action) -> dict[str, JSONValue]:
                 "priorities": list(priorities),
                 "asks_priorities": asks,
             }
+        case ProposeCoalition(package=package, members=members, message=message):
+            return {
+                "kind": "propose_coalition",
+                "package": dict(package),
+                "members": list(members),
+                "message": message,
+            }
+        case JoinCoalition(message=message):
+            return {"kind": "join_coalition", "message": message}
+        case DeclineCoalition(reason=reason, message=message):
+            return {"kind": "decline_coalition", "reason": reason, "message": message}
 
 
 def action_from_json(data: Mapping[str, JSONValue]) -> Action:
@@ -121,4 +181,13 @@ def action_from_json(data: Mapping[str, JSONValue]) -> Action:
         return Walk(str(data.get("reason", "")), message)
     if kind == "say":
         return Say(message, tuple(data.get("priorities", ())), bool(data.get("asks_priorities", False)))
-    raise ValueError(f"unknown action kind {kind!r}; expected one of propose, accept, reject, walk, say")
+    if kind == "propose_coalition":
+        return ProposeCoalition(dict(data["package"]), tuple(str(m) for m in data["members"]), message)
+    if kind == "join_coalition":
+        return JoinCoalition(message)
+    if kind == "decline_coalition":
+        return DeclineCoalition(str(data.get("reason", "")), message)
+    raise ValueError(
+        f"unknown action kind {kind!r}; expected one of propose, accept, reject, walk, say, "
+        "propose_coalition, join_coalition, decline_coalition"
+    )

@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from parley.domain.issues import Value
-from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
+from parley.protocol.actions import (
+    Accept,
+    Action,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    ProposeCoalition,
+    Reject,
+    Say,
+    Walk,
+)
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
 from parley.protocol.fields import meta
 from parley.protocol.governed import (
@@ -33,6 +43,7 @@ from parley.protocol.governed import (
     StateTransition,
     TciLedgerEntry,
 )
+from parley.protocol.rules import DEFAULT_COALITION_ROUNDS
 
 EXTRA = "extra"
 """Name of the field that collects the keys a lenient payload type does not declare."""
@@ -62,6 +73,15 @@ class RulesRecord:
     on_stagnation: Literal["walk", "mediate", "continue"]
     act_timeout: float | None
     proposer_order: tuple[str, ...] | None
+    coalition_rounds: int = field(
+        default=DEFAULT_COALITION_ROUNDS,
+        metadata=meta(
+            "Rounds a coalition attempt stays open (k-of-n games; 0: coalitions off); present only "
+            "when not the default, 2.",
+            minimum=0,
+            optional=True,
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +148,29 @@ class MediatorProposal:
 
     package: Mapping[str, Value]
     kind: Literal["mediator_proposal"] = field(default="mediator_proposal", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CoalitionFormed:
+    """Every party asked into a coalition joined: the package is agreed by its members (the
+    event's party is the proposer). Non-members accepted nothing and are bound by nothing."""
+
+    members: tuple[str, ...] = field(metadata=meta("The proposer and the parties that joined."))
+    package: Mapping[str, Value]
+    proposal: int = field(metadata=meta("Sequence number of the coalition's proposal event.", minimum=0))
+    kind: Literal["coalition_formed"] = field(default="coalition_formed", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CoalitionEnded:
+    """A coalition attempt ended without forming: who declined, who left, or who never answered."""
+
+    reason: Literal["declined", "expired", "left"]
+    parties: tuple[str, ...] = field(
+        metadata=meta("Who declined (declined), left the table (left) or had not answered (expired).")
+    )
+    proposal: int = field(metadata=meta("Sequence number of the coalition's proposal event.", minimum=0))
+    kind: Literal["coalition_ended"] = field(default="coalition_ended", init=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +408,8 @@ Payload = (
     | Withdrawal
     | Violation
     | MediatorProposal
+    | CoalitionFormed
+    | CoalitionEnded
     | BatnaBreach
     | Agreement
     | NoDeal
@@ -394,6 +439,8 @@ PAYLOADS: Mapping[str, tuple[type[Any], ...]] = {
     "withdrawal": (Withdrawal,),
     "violation": (Violation, DelegateViolation),
     "mediator_proposal": (MediatorProposal,),
+    "coalition_formed": (CoalitionFormed,),
+    "coalition_ended": (CoalitionEnded,),
     "batna_violation": (BatnaBreach,),
     "agreement": (Agreement, DelegateAgreement),
     "no_deal": (NoDeal,),
@@ -417,7 +464,16 @@ PAYLOADS: Mapping[str, tuple[type[Any], ...]] = {
 `session_started`, `violation` and `agreement`; its own kinds are `parley.protocol.governed.GOVERNED`).
 "action" events hold one of the `ACTIONS`, told apart by their "kind" tag."""
 
-ACTIONS: tuple[type[Any], ...] = (Propose, Accept, Reject, Walk, Say)
+ACTIONS: tuple[type[Any], ...] = (
+    Propose,
+    Accept,
+    Reject,
+    Walk,
+    Say,
+    ProposeCoalition,
+    JoinCoalition,
+    DeclineCoalition,
+)
 """The payload types of "action" events, told apart by their "kind" tag."""
 
 _ACTIONS_BY_TAG: Mapping[str, type[Any]] = {
@@ -426,6 +482,9 @@ _ACTIONS_BY_TAG: Mapping[str, type[Any]] = {
     "reject": Reject,
     "walk": Walk,
     "say": Say,
+    "propose_coalition": ProposeCoalition,
+    "join_coalition": JoinCoalition,
+    "decline_coalition": DeclineCoalition,
 }
 
 
@@ -603,6 +662,8 @@ __all__ = [
     "BatnaBreach",
     "BatnaViolation",
     "BreakdownSeen",
+    "CoalitionEnded",
+    "CoalitionFormed",
     "Consensus",
     "ConversationEnded",
     "ConversationStarted",

@@ -9,7 +9,19 @@ from typing import Any
 
 from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
-from parley.protocol.actions import Accept, Action, Propose, Reject, Say, Walk
+from parley.protocol.actions import (
+    Accept,
+    Action,
+    CoalitionAnswer,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    ProposeCoalition,
+    Reject,
+    Say,
+    Walk,
+)
+from parley.protocol.coalition import CoalitionInvitation
 from parley.protocol.events import Event, PartyId, Trajectory, TrajectoryError
 from parley.protocol.payloads import MediatorProposal, Trace
 from parley.protocol.rules import Rules
@@ -18,10 +30,16 @@ from parley.protocol.view import PartyView
 
 
 class _ReplayNegotiator:
-    """Plays back one party's recorded moves in order, with the private trace each move left."""
+    """Plays back one party's recorded moves in order, with the private trace each move left, and
+    its answers to coalition invitations in the rounds it gave them (None in the other rounds)."""
 
-    def __init__(self, moves: Iterator[tuple[Action, Mapping[str, Any] | None]]) -> None:
+    def __init__(
+        self,
+        moves: Iterator[tuple[Action, Mapping[str, Any] | None]],
+        answers: list[tuple[int, CoalitionAnswer]],
+    ) -> None:
         self._moves = moves
+        self._answers = answers
         self._trace: Mapping[str, Any] | None = None
 
     def act(self, view: PartyView) -> Action:
@@ -30,6 +48,11 @@ class _ReplayNegotiator:
 
     def explain(self) -> Mapping[str, Any] | None:
         return self._trace
+
+    def answer_coalition(self, view: PartyView, invitation: CoalitionInvitation) -> CoalitionAnswer | None:
+        if self._answers and self._answers[0][0] == view.round:
+            return self._answers.pop(0)[1]
+        return None
 
 
 class _ReplayMediator:
@@ -50,6 +73,7 @@ def replay(
         TrajectoryError: an action, trace or mediator proposal's data does not fit its kind.
     """
     moves: dict[PartyId, list[tuple[Action, Mapping[str, Any] | None]]] = {p.name: [] for p in parties}
+    answers: dict[PartyId, list[tuple[int, CoalitionAnswer]]] = {p.name: [] for p in parties}
     traces: dict[PartyId, Mapping[str, Any]] = {}
     for event in trajectory:
         if event.party not in moves:
@@ -57,7 +81,11 @@ def replay(
         if event.kind == "trace":  # a move's trace is recorded before the move itself
             traces[event.party] = event.typed(Trace).extra
         elif event.kind == "action":
-            moves[event.party].append((_action(event), traces.pop(event.party, None)))
+            action = _action(event)
+            if isinstance(action, JoinCoalition | DeclineCoalition):  # (answers carry no trace)
+                answers[event.party].append((event.round, action))
+            else:
+                moves[event.party].append((action, traces.pop(event.party, None)))
     started = trajectory.of_kind("session_started")
     # (metadata is free-form, and its key order is part of the bytes the replay must rebuild)
     metadata = (
@@ -67,7 +95,7 @@ def replay(
     )
     packages = [e.typed(MediatorProposal).package for e in trajectory.of_kind("mediator_proposal")]
     mediator = _ReplayMediator(iter(packages))
-    negotiators = {name: _ReplayNegotiator(iter(actions)) for name, actions in moves.items()}
+    negotiators = {name: _ReplayNegotiator(iter(actions), answers[name]) for name, actions in moves.items()}
     return Session(space, parties, negotiators, rules, mediator=mediator, metadata=metadata).run()
 
 
@@ -78,6 +106,8 @@ def _action(event: Event) -> Action:
         TrajectoryError: its data is not a move.
     """
     payload = event.payload
-    if isinstance(payload, Propose | Accept | Reject | Walk | Say):
+    if isinstance(
+        payload, Propose | Accept | Reject | Walk | Say | ProposeCoalition | JoinCoalition | DeclineCoalition
+    ):
         return payload
     raise TrajectoryError(f"action event {event.seq}: not a move: {getattr(payload, 'problem', '')}")

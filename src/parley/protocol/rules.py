@@ -11,6 +11,9 @@ from parley.protocol.events import PartyId
 
 StagnationPolicy = Literal["walk", "mediate", "continue"]
 
+DEFAULT_COALITION_ROUNDS = 2
+"""Rounds a coalition attempt stays open (k-of-n games) when the rules do not say."""
+
 
 def default_stagnation_rounds(max_rounds: int) -> int:
     """Rounds without movement before the stagnation detector fires, when a scenario does not say:
@@ -77,6 +80,8 @@ class Rules:
             "mediate" (a mediator proposes, if there is one; else walk), or "continue" (log only).
         act_timeout: Seconds a party may take for one move (None: unbounded).
         proposer_order: Proposer rotation (None: the scenario's party order).
+        coalition_rounds: Rounds a coalition attempt stays open, counting the one it was proposed
+            in (k-of-n games; 0 turns the coalition sub-protocol off; see `parley.protocol.coalition`).
     """
 
     max_rounds: int = 20
@@ -88,6 +93,7 @@ class Rules:
     on_stagnation: StagnationPolicy = "walk"
     act_timeout: float | None = None
     proposer_order: tuple[PartyId, ...] | None = None
+    coalition_rounds: int = DEFAULT_COALITION_ROUNDS
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -96,6 +102,8 @@ class Rules:
             raise ScenarioError("stagnation_rounds must be at least 1", field="protocol.stagnation_rounds")
         if not 0.0 <= self.stagnation_epsilon < 1.0:
             raise ScenarioError("stagnation_epsilon must be in [0, 1)", field="protocol.stagnation_epsilon")
+        if self.coalition_rounds < 0:
+            raise ScenarioError("coalition_rounds must not be negative", field="protocol.coalition_rounds")
 
     @property
     def stagnation_patience(self) -> int:
@@ -103,6 +111,13 @@ class Rules:
         if self.stagnation_rounds is None:
             return default_stagnation_rounds(self.max_rounds)
         return self.stagnation_rounds
+
+    def allows_coalitions(self, parties: int) -> bool:
+        """Whether the coalition sub-protocol is on among this many parties: k of n with k below n,
+        and coalition_rounds above 0. (Under a rule needing every party a coalition adds nothing.)
+        """
+        required = self.acceptance.required
+        return self.coalition_rounds > 0 and required is not None and required < parties
 
     def order(self, parties: Sequence[PartyId]) -> tuple[PartyId, ...]:
         """The proposer rotation for these parties."""

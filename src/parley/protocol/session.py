@@ -4,7 +4,8 @@ Round r: the proposer (alternating for two parties, rotating for n) moves; every
 answers the same table without seeing the others' answers; answers are revealed together. A
 responder's counter-offer becomes the table when that responder proposes next. Stagnation,
 bounds (V9) and a separate termination judge end the session with an agreement artefact
-(checked against every BATNA) or a no-deal record.
+(checked against every BATNA) or a no-deal record. Under a k-of-n rule a party may instead propose
+a coalition around a package on its turn (the sub-protocol of `parley.protocol.coalition`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,22 @@ from parley.domain.issues import Value
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import UtilityFunction, normalised_time
 from parley.errors import ProtocolViolation, ScenarioError
-from parley.protocol.actions import Action, Propose, action_to_json
+from parley.protocol.actions import (
+    Action,
+    CoalitionAnswer,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    ProposeCoalition,
+    action_to_json,
+)
 from parley.protocol.artefact import Agreement, BatnaViolation, NoDeal, NoDealReason
 from parley.protocol.clock import Clock
+from parley.protocol.coalition import NO_ANSWER_METHOD, CoalitionInvitation, check_coalition
 from parley.protocol.engine import check_move, illegal_package, movement, option_spans
 from parley.protocol.events import PUBLIC, Event, PartyId, Trajectory
 from parley.protocol.judge import JudgeView, RuleJudge, TerminationJudge, Verdict
-from parley.protocol.rules import Rules
+from parley.protocol.rules import DEFAULT_COALITION_ROUNDS, Rules
 from parley.protocol.view import PartyView, Phase, Record, TableOffer
 
 logger = logging.getLogger(__name__)
@@ -59,7 +69,10 @@ class Negotiator(Protocol):
     """A party's decision maker. Gets a `PartyView`, returns one `Action`.
 
     A negotiator may also define ``explain() -> Mapping[str, Any] | None``; the engine then stores
-    what it returns after each move as a private ``trace`` event (the coaching output).
+    what it returns after each move as a private ``trace`` event (the coaching output). In k-of-n
+    games it may define ``answer_coalition(view, invitation) -> JoinCoalition | DeclineCoalition |
+    None`` to answer coalition invitations (None: answer in a later round of the attempt); a
+    negotiator without it declines every invitation (`parley.protocol.coalition`).
     """
 
     def act(self, view: PartyView) -> Action:
@@ -180,7 +193,9 @@ class Session:
     __slots__ = (
         "_acts",
         "_alone",
+        "_answerers",
         "_clock",
+        "_coalition",
         "_events",
         "_exact_moves",
         "_executor",
@@ -287,14 +302,17 @@ class Session:
         # Every package put forward, in order: the best each party was offered is needed only
         # when stagnation strikes (see `_best_received`), so it is not kept up to date per move.
         self._tabled: list[tuple[PartyId, Mapping[str, Value], tuple[int, ...]]] = []
+        self._coalition: _Attempt | None = None  # the open coalition attempt (k-of-n games)
 
     def _open_windows(self, space: OutcomeSpace, rules: Rules, mediator: OfferMediator | None) -> None:
         """Set up what each party sees (its record window and view) and how it is asked to move."""
         # (Loops, not comprehensions, in the common case: a session is set up for every game.)
         self._explainers: dict[PartyId, Callable[[], Mapping[str, Any] | None] | None] = {}
+        self._answerers: dict[PartyId, Callable[[PartyView, CoalitionInvitation], object] | None] = {}
         private = False
         for name, negotiator in self._negotiators.items():
             explain = self._explainers[name] = getattr(negotiator, "explain", None)
+            self._answerers[name] = getattr(negotiator, "answer_coalition", None)
             private = private or explain is not None
         # The only private events are the traces of negotiators that explain their moves. Without
         # any, every event is public and each window is the whole trajectory.
@@ -392,13 +410,16 @@ class Session:
 
     def _timed_act(self, party: PartyId, view: PartyView) -> object:
         """A party's `act` under the rules' act_timeout (see `_acts`)."""
-        negotiator = self._negotiators[party]
+        return self._timed(party, self._negotiators[party].act, view)
+
+    def _timed(self, party: PartyId, call: Callable[..., object], *args: Any) -> object:
+        """A call to a party's negotiator under the rules' act_timeout."""
         timeout = self._rules.act_timeout
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="parley-act"
             )
-        future = self._executor.submit(negotiator.act, view)
+        future = self._executor.submit(call, *args)
         try:
             return future.result(timeout=timeout)
         except concurrent.futures.TimeoutError:
@@ -423,6 +444,9 @@ class Session:
                 # `action_to_json(action)`, inline; the recorded copy of the package, which the
                 # agent may go on changing, is what the table and the trajectory hold.
                 data = {"kind": "propose", "package": dict(raw.package), "message": raw.message}
+            elif isinstance(raw, _COALITION_MOVES):
+                action, indices = raw, self._check_coalition_move(party, phase, raw)
+                data = action_to_json(action)
             else:
                 action, indices = check_move(self._space, self._table, party, phase, raw)
                 data = action_to_json(action)
@@ -455,6 +479,136 @@ class Session:
         self._no_deal = NoDeal("protocol_violation", self._round, party, detail)
         raise _Stop("protocol_violation")
 
+    # -- coalitions (k-of-n games: parley.protocol.coalition) ----------------------------------------
+
+    def _check_coalition_move(self, party: PartyId, phase: Phase, move: object) -> tuple[int, ...]:
+        """A coalition proposal's option indices, once checked.
+
+        Raises:
+            ProtocolViolation: not the party's turn to propose, a refused coalition, or an answer to
+                an invitation returned as a move.
+        """
+        if not isinstance(move, ProposeCoalition):
+            raise ProtocolViolation(
+                f"{type(move).__name__} answers a coalition invitation (answer_coalition), not a move",
+                party=party,
+                action=move,
+            )
+        if phase is not _PROPOSE:
+            raise ProtocolViolation(
+                "coalition refused: a coalition is proposed on one's own turn to propose",
+                party=party,
+                action=move,
+            )
+        return check_coalition(
+            self._space,
+            self._rules,
+            self._live_names,
+            party,
+            move,
+            attempt_open=self._coalition is not None,
+        )
+
+    def _open_coalition(
+        self, proposer: PartyId, data: dict[str, Any], indices: tuple[int, ...], seq: int
+    ) -> None:
+        """Open the attempt a proposer's checked `ProposeCoalition` asks for, and ask its members."""
+        package = data["package"]
+        self._offered(proposer, package, indices)
+        self._offers += 1  # (a package put forward: it counts toward max_offers)
+        asked = set(data["members"])
+        members = tuple(p for p in self._names if p in asked)
+        last_round = self._round + self._rules.coalition_rounds - 1
+        self._coalition = _Attempt(proposer, package, members, seq, last_round)
+        self._ask_members()
+
+    def _ask_members(self) -> None:
+        """Ask every asked party that has not answered; then form, end or keep the attempt open."""
+        attempt = self._coalition
+        assert attempt is not None
+        rule = self._rules.acceptance
+        required = rule.required or len(self._names)
+        for member in attempt.pending():
+            data = self._answer(member, attempt)
+            if data is None:
+                continue
+            self._emit("action", member, data)
+            if data["kind"] == "join_coalition":
+                attempt.joined.append(member)
+                continue
+            attempt.declined.append(member)
+            if member in rule.vetoes or len(attempt.coalition()) < required:
+                self._end_coalition("declined", [member])
+                return
+        pending = attempt.pending()
+        if not pending:
+            self._form_coalition(attempt)
+        elif self._round >= attempt.last_round:
+            self._end_coalition("expired", pending)
+
+    def _answer(self, member: PartyId, attempt: _Attempt) -> dict[str, Any] | None:
+        """A member's recorded answer to the invitation (None: it answers later)."""
+        answer = self._answerers[member]
+        if answer is None:
+            return action_to_json(DeclineCoalition(NO_ANSWER_METHOD))
+        rule = self._rules.acceptance
+        invitation = CoalitionInvitation(
+            attempt.package,
+            attempt.proposer,
+            attempt.members,
+            tuple(attempt.joined),
+            rule.vetoes,
+            rule.required or len(self._names),
+            attempt.proposal,
+            attempt.last_round,
+        )
+        view = _new(PartyView)  # built as `_ask` builds a move's view: the same fields
+        view.__dict__.update(self._view_fields[member], round=self._round, phase=_RESPOND, table=self._table)
+        try:
+            if self._rules.act_timeout is None:
+                raw = answer(view, invitation)
+            else:
+                raw = self._timed(member, answer, view, invitation)
+            if raw is None:
+                return None
+            if not isinstance(raw, _ANSWERS):
+                raise ProtocolViolation(
+                    f"answered a coalition invitation with {type(raw).__name__}; "
+                    "expected JoinCoalition, DeclineCoalition or None",
+                    party=member,
+                    action=raw,
+                )
+            answered: CoalitionAnswer = raw
+            return action_to_json(answered)
+        except ProtocolViolation as violation:
+            self._violation(member, str(violation), violation.action)
+        except Exception as error:  # an agent's bug must not crash a tournament
+            logger.warning("answer_coalition of %s raised %r", member, error)
+            self._violation(member, f"answer_coalition raised {type(error).__name__}: {error}", None)
+
+    def _end_coalition(self, reason: str, parties: Sequence[PartyId]) -> None:
+        attempt = self._coalition
+        assert attempt is not None
+        self._coalition = None
+        self._emit(
+            "coalition_ended",
+            None,
+            {"reason": reason, "parties": list(parties), "proposal": attempt.proposal},
+        )
+
+    def _form_coalition(self, attempt: _Attempt) -> None:
+        """Announce the coalition and put its package on the table, accepted by its members; judge it."""
+        self._coalition = None
+        members = [p for p in self._names if p == attempt.proposer or p in attempt.joined]
+        package = attempt.package
+        self._emit(
+            "coalition_formed",
+            attempt.proposer,
+            {"members": members, "package": dict(package), "proposal": attempt.proposal},
+        )
+        self._table = TableOffer(package, attempt.proposer, frozenset(members), attempt.proposal)
+        self._check()
+
     # -- judging ----------------------------------------------------------------------------------
 
     def _passed(self) -> bool:
@@ -480,6 +634,9 @@ class Session:
                 return
             self._withdrawn.add(party)
             self._emit("withdrawal", party, {"reason": reason, "remaining": remaining})
+            attempt = self._coalition
+            if attempt is not None and party in attempt.coalition():
+                self._end_coalition("left", [party])
             self._live_order = [p for p in self._live_order if p != party]
             self._live_names = [p for p in self._live_names if p != party]
             self._live_responders = {
@@ -540,6 +697,9 @@ class Session:
         event = self._emit("action", proposer, data)
         kind = data["kind"]
         if indices is not None:
+            if kind == "propose_coalition":
+                self._open_coalition(proposer, data, indices, event.seq)
+                return
             package = data["package"]  # the recorded copy: the agent may reuse its own dict
             self._offered(proposer, package, indices)
             self._table_offer(package, proposer, event.seq)
@@ -695,6 +855,8 @@ class Session:
         )
         while True:
             round_number = self._round
+            if self._coalition is not None:  # an attempt opened in an earlier round: ask again
+                self._ask_members()
             order = self._live_order
             proposer = order[(round_number - 1) % len(order)]
             table = self._table
@@ -799,6 +961,41 @@ class Session:
         }, time
 
 
+_COALITION_MOVES = (ProposeCoalition, JoinCoalition, DeclineCoalition)
+_ANSWERS = (JoinCoalition, DeclineCoalition)
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """The open coalition attempt (its state changes as members answer).
+
+    Attributes:
+        proposer: Who proposed it.
+        package: The recorded package.
+        members: The parties asked, in scenario order.
+        proposal: Sequence number of the proposal's event.
+        last_round: The last round in which it is open.
+        joined: Members that joined, in the order they did.
+        declined: Members that declined.
+    """
+
+    proposer: PartyId
+    package: Mapping[str, Value]
+    members: tuple[PartyId, ...]
+    proposal: int
+    last_round: int
+    joined: list[PartyId] = field(default_factory=lambda: [])
+    declined: list[PartyId] = field(default_factory=lambda: [])
+
+    def pending(self) -> list[PartyId]:
+        """Members that have not answered, in scenario order."""
+        return [m for m in self.members if m not in self.joined and m not in self.declined]
+
+    def coalition(self) -> list[PartyId]:
+        """The proposer and every member that has not declined."""
+        return [self.proposer, *(m for m in self.members if m not in self.declined)]
+
+
 @dataclass(frozen=True, slots=True)
 class _Seating:
     """Who proposes when and who answers whom: fixed by the parties and the rules.
@@ -846,4 +1043,9 @@ def _rules_json(rules: Rules) -> dict[str, Any]:
         "on_stagnation": rules.on_stagnation,
         "act_timeout": rules.act_timeout,
         "proposer_order": list(rules.proposer_order) if rules.proposer_order else None,
-    }
+    } | (
+        # (only when set: transcripts of games with the default stay as they were)
+        {"coalition_rounds": rules.coalition_rounds}
+        if rules.coalition_rounds != DEFAULT_COALITION_ROUNDS
+        else {}
+    )

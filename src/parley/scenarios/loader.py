@@ -18,7 +18,7 @@ import yaml
 from parley.domain.issues import Issue, Value
 from parley.domain.space import OutcomeSpace
 from parley.errors import ScenarioError
-from parley.protocol.rules import AcceptanceRule, Rules
+from parley.protocol.rules import DEFAULT_COALITION_ROUNDS, AcceptanceRule, Rules
 from parley.scenarios.model import Party, Scenario
 from parley.scenarios.schema import IssueSpec, PartySpec, ProtocolSpec, ScenarioFile, parse_scenario_file
 from parley.scenarios.utility_specs import SpecContext, build_utility, option_index, unknown_name_message
@@ -340,6 +340,7 @@ def _rules(spec: ProtocolSpec, parties: Sequence[str], source: str | None) -> Ru
         on_stagnation=spec.stagnation.on_stagnation,
         act_timeout=spec.act_timeout,
         proposer_order=tuple(order) if order is not None else None,
+        coalition_rounds=spec.coalition_rounds,
     )
 
 
@@ -357,4 +358,8 @@ def rules_to_data(rules: Rules) -> dict[str, Any]:
         },
         "act_timeout": rules.act_timeout,
         "proposer_order": list(rules.proposer_order) if rules.proposer_order is not None else None,
-    }
+    } | (  # (only when set: files of rules with the default stay as they were)
+        {"coalition_rounds": rules.coalition_rounds}
+        if rules.coalition_rounds != DEFAULT_COALITION_ROUNDS
+        else {}
+    )

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from parley.errors import ScenarioError
+from parley.protocol.rules import DEFAULT_COALITION_ROUNDS
 
 UTILITY_TYPES = ("linear_additive", "table", "ranked", "additive_bonus")
 """The `type` tags a party's utility may carry."""
@@ -166,6 +167,7 @@ class ProtocolSpec(_Strict):
     stagnation: StagnationSpec = Field(default_factory=StagnationSpec)
     act_timeout: float | None = Field(default=None, gt=0)
     proposer_order: list[str] | None = None
+    coalition_rounds: int = Field(default=DEFAULT_COALITION_ROUNDS, ge=0, le=10_000)
 
 
 class ScenarioFile(_Strict):

@@ -207,7 +207,7 @@ def _preview(position: Position, body: PreviewBody) -> PreviewModel:
         asks = " It asks about their priorities." if action.asks_priorities else ""
         understood = f"You would send this as a message (no offer).{told}{asks}"
     return PreviewModel(
-        kind=action.kind if action is not None else None,
+        kind=action.kind if isinstance(action, Propose | Accept | Reject | Walk | Say) else None,
         understood=understood,
         offer=offer,
         problem=reading.problem,

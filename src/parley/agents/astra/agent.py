@@ -8,6 +8,7 @@ returns the decision trace of the latest move; the engine stores it privately as
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -15,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from parley.agents.astra.coalition import CoalitionModel, PartnerEstimate, focal_partner, present_partners
+from parley.agents.astra.coalition import (
+    CoalitionModel,
+    PartnerEstimate,
+    coalition_proposal,
+    focal_partner,
+    present_partners,
+)
 from parley.agents.astra.config import METHODS, RECIPROCAL_SHARE, AstraConfig, make_config
 from parley.agents.astra.deadline import aspiration, better_reachable, horizon
 from parley.agents.astra.decision import Decision, Memory, Signals
@@ -81,7 +88,8 @@ from parley.agents.astra.stages import (
 from parley.agents.astra.trace import build_trace, round_floats
 from parley.agents.astra.walkaway import DEADLOCK_MESSAGE, WARNING_MESSAGE, no_concession_streak
 from parley.domain.utility import FloatArray, UtilityFunction
-from parley.protocol.actions import Action
+from parley.protocol.actions import Accept, Action, CoalitionAnswer, DeclineCoalition, JoinCoalition
+from parley.protocol.coalition import CoalitionInvitation, invitation_view
 from parley.protocol.view import PartyView
 
 __all__ = [
@@ -156,10 +164,32 @@ class AstraNegotiator:
     # -- the Negotiator protocol -----------------------------------------------------------------
 
     def act(self, view: PartyView) -> Action:
-        """Choose a move (and remember its decision trace for `explain`)."""
+        """Choose a move (and remember its decision trace for `explain`).
+
+        In k-of-n games a planned proposal goes out as a coalition proposal when the coalition
+        model finds that the members it needs should accept it (`coalition.coalition_proposal`).
+        """
         decision, trace = self.plan(view, self.memory)
+        action: Action = decision.action
+        if self.memory.previous_models:  # (multi-party games only)
+            coalition = coalition_proposal(view, action, self.memory.previous_models)
+            if coalition is not None:
+                trace = {**trace, "coalition": list(coalition.members)}
+                action = coalition
         self._trace = trace
-        return decision.action
+        return action
+
+    def answer_coalition(self, view: PartyView, invitation: CoalitionInvitation) -> CoalitionAnswer:
+        """Answer a coalition invitation as the same package offered on the table: join when it
+        would accept that offer (planned on a copy of its memory: answering changes nothing)."""
+        offer_view, memory = invitation_view(view, invitation), copy.copy(self.memory)
+        own = self.own_side(offer_view.utility)
+        reading = self.read(offer_view, memory, own)
+        signals = self.assess(own, reading.focal_model, reading.focal)
+        decision = self._respond(offer_view, memory, own, reading, signals)  # (no question first)
+        if isinstance(decision.action, Accept):
+            return JoinCoalition()
+        return DeclineCoalition("I would not accept this package as an offer")
 
     def explain(self) -> Mapping[str, Any] | None:
         """The decision trace of the latest move (stored privately by the engine)."""
@@ -228,6 +258,12 @@ class AstraNegotiator:
         opening = opening_move(self.config, view, own, reading.pooled)
         if opening is not None:
             return opening
+        return self._respond(view, memory, own, reading, signals)
+
+    def _respond(
+        self, view: PartyView, memory: Memory, own: OwnSide, reading: Reading, signals: Signals
+    ) -> Decision:
+        """Propose, unless the offer on the table calls for another mode (accept, walk, warn)."""
         deadlock = memory.deadlock_warned_at is not None
         planned = self._propose(view, own, reading, signals, deadlock=deadlock)
         time = horizon(view)

@@ -19,9 +19,10 @@ from parley.agents.astra.opponent import PartnerModel
 from parley.agents.astra.signals import POINTS_SCALE
 from parley.domain.space import IndexArray
 from parley.domain.utility import FloatArray
-from parley.protocol.actions import Propose
+from parley.protocol.actions import Propose, ProposeCoalition
+from parley.protocol.coalition import open_attempt, proposed_packages
 from parley.protocol.events import PartyId
-from parley.protocol.view import PartyView
+from parley.protocol.view import PartyView, Phase
 
 
 class PartnerEstimate(Protocol):
@@ -130,6 +131,19 @@ class CoalitionModel:
         ranked = sorted(others, key=lambda p: -float(self.models[p].points(indices)[0]))
         return [*self.vetoes, *ranked[:rest]]
 
+    def invitees(self, row: Sequence[int]) -> list[PartyId] | None:
+        """The coalition to ask for a package when each of its members should accept it by its IPP
+        (estimated points at or above its estimated floor); None otherwise."""
+        members = self.members(row)
+        if len(members) < self.needed or not members:
+            return None
+        indices = np.array([row], dtype=np.int64)
+        for party in members:
+            model = self.models[party]
+            if float(model.points(indices)[0]) < model.reservation_points:
+                return None
+        return members
+
     def to_json(self) -> dict[str, Any]:
         return {
             "source": "coalition",
@@ -160,3 +174,33 @@ def focal_partner(view: PartyView, offers_by_party: Mapping[PartyId, int]) -> Pa
         ):
             return party
     return next(iter(offers_by_party), view.opponents[0])
+
+
+def coalition_proposal(
+    view: PartyView, action: object, models: Mapping[PartyId, PartnerModel]
+) -> ProposeCoalition | None:
+    """The planned proposal as a coalition proposal, when the sub-protocol is on (k of n), no attempt
+    is open, the package was not proposed as a coalition before, and the coalition model finds that
+    the members the package needs (every other vetoer and enough of the rest) should accept it.
+
+    Args:
+        view: The view of a move in which the agent proposes.
+        action: The move the agent planned.
+        models: The IPP of each other party still at the table.
+    """
+    if view.phase is not Phase.PROPOSE or not isinstance(action, Propose) or not models:
+        return None
+    gone = withdrawn(view)
+    if not view.rules.allows_coalitions(len(view.parties) - len(gone)) or open_attempt(view.record):
+        return None
+    package = dict(action.package)
+    if any(dict(p) == package for p in proposed_packages(view.record)):
+        return None  # (a package proposed as a coalition before: its members have answered)
+    try:
+        row = view.space.indices_of(package)
+    except (ValueError, TypeError):
+        return None
+    members = CoalitionModel.of(view, models).invitees(row)
+    if members is None:
+        return None
+    return ProposeCoalition(package, tuple(members), action.message)

@@ -23,7 +23,17 @@ from parley.agents.baselines.ranked import (
 )
 from parley.domain.issues import Value
 from parley.domain.utility import FloatArray
-from parley.protocol.actions import Accept, Action, Propose, Say, Walk
+from parley.protocol.actions import (
+    Accept,
+    Action,
+    CoalitionAnswer,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    Say,
+    Walk,
+)
+from parley.protocol.coalition import CoalitionInvitation, invitation_view
 from parley.protocol.events import Event, PartyId
 from parley.protocol.view import PartyView, Record
 
@@ -305,6 +315,23 @@ class BaselineNegotiator(ABC):
             return self.propose(view)
         rank = memory.last_rank = self.choose_rank(view, ranked, memory)  # `propose`, inline
         return Propose(ranked.packages[rank].copy())  # `ranked.package(rank)`, inline
+
+    def answer_coalition(self, view: PartyView, invitation: CoalitionInvitation) -> CoalitionAnswer:
+        """Answer a coalition invitation (k-of-n games): join when the package, offered on the table,
+        would be accepted by `act`'s rule (at least the BATNA and `accepts`)."""
+        memory = self._memory
+        if (
+            memory is None
+            or view.record is not memory.record
+            or not memory.ranked.matches(view.space, view.utility)
+        ):
+            memory = self._session(view)
+        memory.read(view.party)
+        ranked = memory.ranked
+        worth = float(ranked.assessments[ranked.values_of(invitation.package)][0])
+        if worth >= ranked.acceptable_from and self.accepts(invitation_view(view, invitation), worth):
+            return JoinCoalition()
+        return DeclineCoalition("I would not accept this package as an offer")
 
     def _session(self, view: PartyView) -> SessionMemory:
         ranked = self._ranked
