@@ -85,28 +85,19 @@ def test_experiment_writes_a_report_with_table_and_figures(tmp_path: Path) -> No
     assert "12 conversations" in result.output
 
 
-def test_pattern_findings_report_separation_honestly() -> None:
-    from parley.experiments.promediate import pattern_findings
-    from parley.metrics.stats import Estimate
+def test_the_report_labels_each_seed_claim_with_its_paired_test() -> None:
+    from parley.experiments.promediate_report import claims_section
 
-    def cell(cc: float, half: float) -> dict[str, Estimate]:
-        return {
-            "CC": Estimate(cc, half, 30),
-            "RL_turns": Estimate(2.0, 0.5, 30),
-            "interventions": Estimate(5.0, 1.0, 30),
-        }
-
-    summary = {
-        ("competing", "social"): cell(0.10, 0.01),
-        ("competing", "generic"): cell(0.05, 0.01),
-        ("competing", "none"): cell(0.02, 0.01),
-        ("accommodating", "none"): cell(0.01, 0.01),
-    }
-    findings = pattern_findings(summary)
-    assert "Social is ahead and its 95% interval clears both" in findings[0]
-    assert "the easiest mode here is competing (the seed found accommodating easiest)" in findings[1]
-    summary[("competing", "social")] = cell(0.06, 0.05)
-    assert "Social is ahead but the 95% intervals overlap" in pattern_findings(summary)[0]
+    rows = [
+        {"case": "hmo", "mode": "competing", "mediator": mediator, "run": seed, "CC": cc + 0.001 * seed}
+        for seed in range(12)
+        for mediator, cc in (("social", 0.10), ("generic", 0.05), ("none", 0.02))
+    ]
+    lines = claims_section(rows)
+    competing = next(line for line in lines if line.startswith("| competing: Social CC > Generic CC"))
+    assert "| 12 |" in competing and "Wilcoxon signed-rank" in competing and "**reproduced**" in competing
+    avoiding = next(line for line in lines if line.startswith("| avoiding: Social CC < Generic CC"))
+    assert "| 0 |" in avoiding and "**inconclusive**" in avoiding
 
 
 GAME = Path(__file__).resolve().parents[1] / "data" / "deliberation" / "harbour_bullets"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -15,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from parley.cli.app import app, experiment_app
+from parley.cli.batch import Batch, QuietOption, SchedulerOption, StoreOption
 from parley.cli.common import console, fail
 from parley.cli.extras import require_extra
 from parley.cli.options import (
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from parley.experiments.promediate_llm import ConversationRoles
     from parley.llm.config import LLMRuntime
     from parley.protocol.events import Event
+    from parley.protocol.live_log import LiveLog
     from parley.scenarios.model import Scenario
     from parley.simulation.modes import ConflictMode
 
@@ -91,8 +94,35 @@ def _conversation_scenario(name: str, format: str | None) -> Scenario:
         fail(f"cannot read scenario {name}: {error.strerror or error}")
 
 
+def _live_log(save: Path | None, about: Mapping[str, Any]) -> LiveLog | None:
+    """With --save, the events also go to DIR/live.jsonl as they happen: a web console whose runs
+    folder holds DIR follows the conversation live (`parley.protocol.live_log`)."""
+    if save is None:
+        return None
+    from parley.protocol.live_log import LiveLog
+
+    try:
+        return LiveLog(save, about)
+    except OSError as error:
+        fail(f"cannot save to {save}: {error.strerror or error}", code=1)
+
+
+def _both(show: Callable[[Event], None] | None, live: LiveLog | None) -> Callable[[Event], None] | None:
+    """One event hook doing what each given hook does."""
+    if live is None:
+        return show
+    if show is None:
+        return live.add
+
+    def both(event: Event) -> None:
+        live.add(event)
+        show(event)
+
+    return both
+
+
 def _printer(scenario: Scenario) -> Callable[[Event], None]:
-    from parley.protocol.payloads import Consensus, Said
+    from parley.protocol.payloads import Consensus, Said, UntypedPayload
 
     names = scenario.party_names
 
@@ -108,7 +138,8 @@ def _printer(scenario: Scenario) -> Callable[[Event], None]:
             if isinstance(said, Said):
                 tag, text = said.strategy or said.act, said.text
             else:  # a live display shows a mediator plugin's partial record too, as best it can
-                tag, text = event.data.get("strategy") or event.data.get("act"), event.data.get("text", "")
+                raw = said.data if isinstance(said, UntypedPayload) else {}
+                tag, text = raw.get("strategy") or raw.get("act"), raw.get("text", "")
             # What participants, mediators and LLMs say is plain text: escaped, never read as markup.
             console.print(
                 f"[dim]{event.round:>3}[/] [{style}]{escape(speaker)}[/] [dim]({escape(str(tag))})[/] "
@@ -192,21 +223,30 @@ def mediate(
         "llm_strict": llm_strict,
         "allow_fallback": allow_fallback,
     }
+    live: LiveLog | None = None
     try:
         roles = ConversationRoles(participants, consensus, judge)
         case = _conversation_scenario(scenario, format)
         conflict = ConflictMode.parse(mode)
         show = None if quiet else _printer(case)
+        live = _live_log(save, {"case": case.name, "mediator": mediator, "mode": mode, "seed": seed})
         with _conversation_llm(roles.uses_llm(mediator), flags) as runtime:
             llm_session = runtime.session(f"{case.name}-{seed}") if runtime is not None else None
-            played = play_conversation(case, mediator, conflict, seed, roles, llm_session, on_event=show)
+            played = play_conversation(
+                case, mediator, conflict, seed, roles, llm_session, on_event=_both(show, live)
+            )
     except ParleyError as error:
+        if live is not None and save is not None:
+            live.close(remove=True)
+            with contextlib.suppress(OSError):
+                save.rmdir()  # only when it holds nothing else
         fail(str(error))
     result, metrics, usage = played.result, played.metrics, played.usage
     console.print(_consensus_table(result.topic_consensus, result.consensus, len(result.interventions)))
     console.print(
         f"CC {metrics.consensus_change * 100:+.2f}%  TLE {metrics.topic_efficiency * 100:+.3f}%  "
-        f"ME {metrics.effectiveness * 100:+.3f}%  MI {metrics.intelligence:.2f}  "
+        f"ME {metrics.effectiveness * 100:+.3f}%  MI (rubric, the social mediator's own view) "
+        f"{metrics.intelligence:.2f}  "
         f"interventions {metrics.interventions}"
     )
     if usage is not None:
@@ -220,6 +260,8 @@ def mediate(
             "metrics.json": _metrics_json(metrics.to_json()) + "\n",
         }
         write_files(save, files)
+        if live is not None:
+            live.close(remove=True)  # the finished run is beside it now
         console.print(f"saved {save / 'trajectory.jsonl'}", markup=False)
     if plot is not None:
         try:
@@ -317,8 +359,27 @@ def _plot(
 @experiment_app.command("promediate")
 def promediate_experiment(
     runs: Annotated[
-        int, typer.Option("--runs", min=1, max=MAX_COUNT, help="Runs per case, mode and mediator.")
+        int,
+        typer.Option("--runs", min=1, max=MAX_COUNT, help="Runs per case, mode and mediator (seeds 0..N-1)."),
     ] = 5,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="Play a declared seed split instead of seeds 0..N-1: tuning (0–4, the seeds the testbed "
+            "and mediators were developed on) or evaluation (100–109, never used for tuning).",
+        ),
+    ] = None,
+    sensitivity_seeds: Annotated[
+        int,
+        typer.Option(
+            "--sensitivity-seeds",
+            min=0,
+            max=MAX_COUNT,
+            help="Seeds (from the evaluation split) of the sensitivity grid: every participant parameter "
+            "low and high, competing mode (0: skip).",
+        ),
+    ] = 0,
     jobs: Annotated[int, typer.Option("--jobs", min=1, max=MAX_JOBS, help="Worker processes.")] = 1,
     out: Annotated[Path, typer.Option("--out", help="Markdown report to write.")] = _DEFAULT_REPORT,
     cases: Annotated[
@@ -355,6 +416,9 @@ def promediate_experiment(
     llm_config: LLMConfigOption = None,
     record: RecordOption = None,
     replay: ReplayOption = None,
+    scheduler: SchedulerOption = None,
+    store: StoreOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Reproduce ProMediate Table 1 (cases × modes × mediators × runs) and the Pareto-mediator comparison.
 
@@ -363,10 +427,16 @@ def promediate_experiment(
     """
     require_extra("plot", "parley experiment promediate")
     from parley.experiments.deliberation import run_deliberation
-    from parley.experiments.promediate import grid, write_report
+    from parley.experiments.promediate import EVALUATION_SEEDS, SEED_SPLITS, grid, write_report
     from parley.experiments.promediate_llm import ConversationRoles
 
     _check_target(out, "write the report")  # (a folder is refused: give a .md file)
+    if split is not None and split not in SEED_SPLITS:
+        fail(f"unknown split {split!r}; expected one of {', '.join(SEED_SPLITS)}", code=2)
+    if sensitivity_seeds > len(EVALUATION_SEEDS):
+        limit = len(EVALUATION_SEEDS)
+        fail(f"--sensitivity-seeds is at most {limit} (the evaluation split), got {sensitivity_seeds}")
+    seeds = SEED_SPLITS[split] if split is not None else tuple(range(runs))
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
     try:
         roles = ConversationRoles(participants, consensus, judge)
@@ -374,32 +444,58 @@ def promediate_experiment(
         wanted = any(roles.uses_llm(cell.mediator) for cell in cells)
         started = time.perf_counter()
         with _conversation_llm(wanted, flags) as runtime:
-            rows, llm_section = _play_grid(cells, runs, jobs, roles, runtime, out, concurrency)
+            batch = Batch("promediate", out, jobs, scheduler, store, quiet)
+            rows, llm_section = _play_grid(cells, seeds, batch, roles, runtime, out, concurrency)
     except ParleyError as error:
         fail(str(error))
+    sensitivity = _sensitivity(EVALUATION_SEEDS[:sensitivity_seeds], jobs) if sensitivity_seeds else None
     elapsed = time.perf_counter() - started
     deliberation = run_deliberation(deliberation_seeds) if deliberation_seeds else []
-    command = f"parley experiment promediate --runs {runs} --jobs {jobs}" + _llm_command(
+    command = _promediate_command(runs, split, sensitivity_seeds, jobs) + _llm_command(
         mediators, roles, concurrency, bool(llm_section)
     )
     try:
         path = write_report(
             rows,
             out,
-            runs=runs,
-            jobs=jobs,
-            elapsed=elapsed,
+            seeds=seeds,
             deliberation=deliberation,
             command=command,
             llm_section=llm_section,
+            sensitivity=sensitivity,
+            sensitivity_seeds=EVALUATION_SEEDS[:sensitivity_seeds],
         )
     except OSError as error:
         fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
+    batch.finish()
     console.print(f"{len(rows)} conversations in {elapsed:.1f} s; wrote {path}")
     if runtime is not None:
         from parley.cli.llm import report_fallbacks
 
         report_fallbacks(runtime)
+
+
+def _promediate_command(runs: int, split: str | None, sensitivity_seeds: int, jobs: int) -> str:
+    """The command line as the report quotes it."""
+    seeds = f"--split {split}" if split is not None else f"--runs {runs}"
+    sensitivity = f" --sensitivity-seeds {sensitivity_seeds}" if sensitivity_seeds else ""
+    return f"parley experiment promediate {seeds}{sensitivity} --jobs {jobs}"
+
+
+def _sensitivity(seeds: tuple[int, ...], jobs: int) -> dict[str, list[dict[str, Any]]]:
+    """The sensitivity grid's rows by variation, with a progress bar."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from parley.experiments.promediate_analysis import run_sensitivity
+
+    columns = (TextColumn("sensitivity"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("sensitivity", total=None)
+        return run_sensitivity(
+            seeds,
+            jobs=jobs,
+            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
 
 
 def _chosen_cases(text: str) -> list[str]:
@@ -439,8 +535,8 @@ def _chosen_mediators(text: str) -> list[str]:
 
 def _play_grid(
     cells: list[Cell],
-    runs: int,
-    jobs: int,
+    runs: int | Sequence[int],
+    batch: Batch,
     roles: ConversationRoles,
     runtime: LLMRuntime | None,
     out: Path,
@@ -449,21 +545,29 @@ def _play_grid(
     """Every row in cell order, deterministic cells in processes and LLM-backed ones on threads."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from parley.experiments.promediate import run_grid
+    from parley.experiments.promediate import run_grid, seed_list
     from parley.experiments.promediate_llm import RowStore, llm_section, run_llm_cells
 
     rule_cells = [c for c in cells if not roles.uses_llm(c.mediator)]
     llm_cells = [c for c in cells if roles.uses_llm(c.mediator)]
     columns = (TextColumn("conversations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task("promediate", total=len(cells) * runs)
-        rows = run_grid(
-            rule_cells, runs, jobs=jobs, on_progress=lambda done, _: progress.update(task, completed=done)
-        )
+    seeds = seed_list(runs)
+    run_store = batch.open_store({"seeds": list(seeds)})  # (LLM-backed rows go to their own RowStore)
+    with Progress(*columns, console=console, disable=batch.hidden) as progress:
+        task = progress.add_task("promediate", total=len(cells) * len(seeds))
+        with batch.guard(lambda: int(progress.tasks[0].completed), len(cells) * len(seeds)):
+            rows = run_grid(
+                rule_cells,
+                runs,
+                jobs=batch.jobs,
+                on_progress=lambda done, _: progress.update(task, completed=done),
+                store=run_store,
+                scheduler=batch.scheduler,
+            )
         if runtime is None or not llm_cells:
             return rows, []
         store = RowStore(out.with_suffix(".rows.jsonl"), roles)
-        progress.advance(task, len(store.done() & _keys(llm_cells, runs)))
+        progress.advance(task, len(store.done() & _keys(llm_cells, seeds)))
         rows += run_llm_cells(
             llm_cells,
             runs,
@@ -475,14 +579,14 @@ def _play_grid(
         )
     order = {(c.case, c.mode, c.mediator): index for index, c in enumerate(cells)}
     played = sorted(
-        (r for r in rows if (r["case"], r["mode"], r["mediator"]) in order and r["run"] < runs),
+        (r for r in rows if (r["case"], r["mode"], r["mediator"]) in order and r["run"] in seeds),
         key=lambda r: (order[(r["case"], r["mode"], r["mediator"])], r["run"]),
     )
     return played, llm_section(played, roles, concurrency)
 
 
-def _keys(cells: list[Cell], runs: int) -> set[tuple[str, str, str, int]]:
-    return {(c.case, c.mode, c.mediator, run) for c in cells for run in range(runs)}
+def _keys(cells: list[Cell], seeds: Sequence[int]) -> set[tuple[str, str, str, int]]:
+    return {(c.case, c.mode, c.mediator, run) for c in cells for run in seeds}
 
 
 def _llm_command(mediators: str, roles: ConversationRoles, concurrency: int, used: bool) -> str:

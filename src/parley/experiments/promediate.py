@@ -8,23 +8,38 @@ report with the consensus-trajectory and ME–MI figures, and the LLM-Deliberati
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from parley.experiments.deliberation import deliberation_section
-from parley.mediation.mediators import create_mediator
-from parley.metrics.consensus import ConversationMetrics, conversation_metrics
+import numpy as np
+
+from parley.experiments.batch import TaskStore, map_specs
+from parley.mediation.conversation import Utterance
+from parley.mediation.mediators import NoAgentMediator, create_mediator
+from parley.metrics.consensus import (
+    ConsensusSeries,
+    ConversationMetrics,
+    InterventionScore,
+    conversation_metrics,
+    intervention_effectiveness,
+    mediator_intelligence,
+    read_record,
+)
+from parley.metrics.impact import HORIZON, BranchState, ImpactScore, covered_topics, judge_fork, judge_record
 from parley.metrics.stats import Estimate, mean_ci
+from parley.protocol.events import Trajectory
 from parley.scenarios.importers.promediate import PROMEDIATE_CASES, load_promediate_case
 from parley.scenarios.model import Scenario
-from parley.simulation.conversation import ConversationResult, run_conversation
-from parley.simulation.modes import ConflictMode
+from parley.simulation.behaviour import DEFAULT_BEHAVIOUR
+from parley.simulation.conversation import Conversation, ConversationResult
+from parley.simulation.modes import MODE_PROFILES, ConflictMode
+from parley.simulation.participants import Participant, SimulatedParticipant
 
 MODES: tuple[ConflictMode, ...] = (
     ConflictMode.ACCOMMODATING,
@@ -35,8 +50,52 @@ MODES: tuple[ConflictMode, ...] = (
 """Column order of the seed's Table 1."""
 MEDIATOR_NAMES: tuple[str, ...] = ("none", "generic", "social")
 """NoAgent, Generic, Social."""
-METRIC_KEYS: tuple[str, ...] = ("CC", "TLE", "RL_turns", "RL_seconds", "ME", "MI", "interventions", "drops")
-"""Per-conversation metrics kept in every row."""
+METRIC_KEYS: tuple[str, ...] = (
+    "CC",
+    "TLE",
+    "RL_turns",
+    "RL_seconds",
+    "ME",
+    "MI",
+    "MI_positions",
+    "MI_rubric",
+    "interventions",
+    "drops",
+)
+"""Per-conversation metrics kept in every row (MI: the independent impact judge; MI_rubric: the
+social mediator's own view)."""
+
+TUNING_SEEDS: tuple[int, ...] = tuple(range(5))
+"""Seeds the testbed and mediators were developed on (the old default `--runs 5` played 0–4):
+figures on them are tuning figures."""
+EVALUATION_SEEDS: tuple[int, ...] = tuple(range(100, 110))
+"""Seeds never used for development or tuning (disjoint from `TUNING_SEEDS`), for the evaluation figures."""
+SEED_SPLITS: dict[str, tuple[int, ...]] = {"tuning": TUNING_SEEDS, "evaluation": EVALUATION_SEEDS}
+"""The experiment's seed split, by name (`parley experiment promediate --split`)."""
+REPLICATES = 1
+"""Paired continuations per intervention for the impact judge (common random numbers in both branches)."""
+
+
+def describe_seeds(seeds: Sequence[int]) -> str:
+    """The seeds in words with the split they belong to ("10 seeds (100–109; evaluation: ...)")."""
+    ordered = sorted(set(seeds))
+    if not ordered:
+        return "no seeds"
+    contiguous = ordered == list(range(ordered[0], ordered[-1] + 1))
+    span = (
+        str(ordered[0])
+        if len(ordered) == 1
+        else f"{ordered[0]}–{ordered[-1]}"
+        if contiguous
+        else ", ".join(map(str, ordered))
+    )
+    if set(ordered) <= set(EVALUATION_SEEDS):
+        role = "evaluation: never used for development or tuning"
+    elif set(ordered) <= set(TUNING_SEEDS):
+        role = "tuning: the testbed and mediators were developed on these seeds"
+    else:
+        role = "not a declared split"
+    return f"{len(ordered)} seeds ({span}; {role})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,38 +107,243 @@ class Cell:
     mediator: str
 
 
+@dataclass(frozen=True, slots=True)
+class Variation:
+    """One behavioural parameter of the simulated participants set to another value (sensitivity).
+
+    Attributes:
+        kind: "behaviour" (a `ParticipantBehaviour` field), "profile" (a `ModeProfile` field, scaled
+            in every mode) or "speaking" (a `SpeakingSettings` field of every party).
+        name: The field.
+        level: "low" or "high".
+        value: The value (behaviour), the factor (profile), or the offset (speaking).
+    """
+
+    kind: Literal["behaviour", "profile", "speaking"]
+    name: str
+    level: Literal["low", "high"]
+    value: float
+
+    @property
+    def label(self) -> str:
+        """How the report names it ("naming_concession = 1", "concession_rate × 0.5")."""
+        if self.kind == "profile":
+            return f"{self.name} × {self.value:g}"
+        if self.kind == "speaking":
+            sign = "+" if self.value >= 0 else "−"
+            return f"{self.name} {sign} {abs(self.value):g}"
+        return f"{self.name} = {self.value:g}"
+
+
 @cache
 def promediate_case(name: str) -> Scenario:
     """A ProMediate case, loaded once per process."""
     return load_promediate_case(name)
 
 
-def run_cell(cell: Cell, runs: int) -> list[dict[str, Any]]:
-    """Play every run of one condition; seed = run index, so conditions are paired by seed."""
+def varied_participants(
+    scenario: Scenario, mode: ConflictMode, seed: int, variation: Variation | None
+) -> dict[str, Participant] | None:
+    """The simulated participants with one parameter varied (None: the defaults, built by the loop)."""
+    if variation is None:
+        return None
+    from parley.simulation.conversation import simulated_participants
+
+    participants = simulated_participants(scenario, mode, seed)
+    varied: dict[str, Participant] = {}
+    for name, participant in participants.items():
+        assert isinstance(participant, SimulatedParticipant)
+        varied[name] = _vary(participant, mode, variation)
+    return varied
+
+
+def _vary(
+    participant: SimulatedParticipant, mode: ConflictMode, variation: Variation
+) -> SimulatedParticipant:
+    if variation.kind == "behaviour":
+        behaviour = replace(DEFAULT_BEHAVIOUR, **{variation.name: variation.value})
+        return replace(participant, behaviour=behaviour)
+    if variation.kind == "profile":
+        base = MODE_PROFILES[mode]
+        profile = replace(base, **{variation.name: getattr(base, variation.name) * variation.value})
+        return replace(participant, mode_profile=profile)
+    settings = participant.speaking
+    shifted = getattr(settings, variation.name) + variation.value
+    value = min(1.0, max(0.0, shifted)) if variation.name == "system1_prob" else shifted
+    return replace(participant, speaking=replace(settings, **{variation.name: value}))
+
+
+class ForkingConversation(Conversation):
+    """A conversation that keeps a snapshot of its state just before each intervention is delivered,
+    so the impact judge can play the same state on with and without it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.snapshots: list[tuple[Conversation, Utterance]] = []
+        self.forking = True
+
+    def _deliver(self, utterance: Utterance, kind: str) -> Utterance:
+        if kind == "intervention" and self.forking:
+            self.snapshots.append((self.snapshot(), utterance))
+        return super()._deliver(utterance, kind)
+
+    def snapshot(self) -> Conversation:
+        """A deep copy of the state (without the event log, hooks or earlier snapshots)."""
+        kept = (self.trajectory, self.on_event, self.snapshots)
+        self.trajectory, self.on_event, self.snapshots = Trajectory(), None, []
+        try:
+            return copy.deepcopy(self, _shared(self))
+        finally:
+            self.trajectory, self.on_event, self.snapshots = kept
+
+
+def _shared(conversation: Conversation) -> dict[int, Any]:
+    """deepcopy's memo of what branches may share: the scenario, the parties' utilities and
+    the immutable records (utterances, perceived attitudes) are never changed in place."""
+    scenario = conversation.scenario
+    memo: dict[int, Any] = {id(scenario): scenario, id(conversation.options): conversation.options}
+    for party in scenario.parties:
+        memo[id(party.utility)] = party.utility
+    for utterance in conversation.utterances:
+        memo[id(utterance)] = utterance
+    for held in conversation.tracker.attitudes.values():
+        for attitude in held.values():
+            memo[id(attitude)] = attitude
+    return memo
+
+
+def fork_impact(
+    snapshot: Conversation, intervention: Utterance, seed: int, replicates: int = REPLICATES
+) -> ImpactScore | None:
+    """Judge one intervention: play the snapshot on `HORIZON` turns with it and without it (the
+    mediator silent afterwards in both), reseeding the participants identically in both branches.
+
+    Returns:
+        None when fewer than two turns remain after the intervention.
+    """
+    turn = intervention.turn
+    end = min(snapshot.max_turns, turn + HORIZON)
+    if end - turn < 2:
+        return None
+    factual: list[BranchState] = []
+    counterfactual: list[BranchState] = []
+    for replicate in range(replicates):
+        key = (seed, turn, replicate)
+        factual.append(_branch(snapshot, key, turn, end, intervention))
+        counterfactual.append(_branch(snapshot, key, turn, end, None))
+    topics = covered_topics(intervention, snapshot.topics)
+    return judge_fork(turn, topics, factual, counterfactual)
+
+
+def _branch(
+    snapshot: Conversation, key: tuple[int, int, int], turn: int, end: int, intervention: Utterance | None
+) -> BranchState:
+    branch = copy.deepcopy(snapshot, _shared(snapshot))
+    branch.mediator = NoAgentMediator()
+    if isinstance(branch, ForkingConversation):
+        branch.forking = False
+    streams = np.random.SeedSequence(list(key)).spawn(len(branch.participants))
+    for participant, stream in zip(branch.participants.values(), streams, strict=True):
+        if isinstance(participant, SimulatedParticipant):
+            participant.rng = np.random.default_rng(stream)
+    first = turn
+    if intervention is not None:
+        branch.intervene(intervention)
+        first = turn + 1
+    for step in range(first, end + 1):
+        branch.step(step)
+    return BranchState(
+        {t: branch.topic_series[t][-1] for t in branch.topics},
+        {p: {t: a.position for t, a in branch.tracker.attitudes[p].items()} for p in branch.parties},
+    )
+
+
+def play_run(cell: Cell, seed: int, variation: Variation | None = None) -> dict[str, Any]:
+    """Play one conversation of a condition with one seed and score it: the experiment's per-run unit."""
+    started = time.perf_counter()
+    scenario, mode = promediate_case(cell.case), ConflictMode(cell.mode)
+    conversation = ForkingConversation(
+        scenario,
+        create_mediator(cell.mediator),
+        mode=mode,
+        seed=seed,
+        participants=varied_participants(scenario, mode, seed, variation),
+    )
+    result = conversation.run()
+    metrics = conversation_metrics(result.trajectory)
+    impacts = [fork_impact(snap, said, seed) for snap, said in conversation.snapshots]
+    judged = [i for i in impacts if i is not None]
+    return conversation_row(cell, seed, result, metrics, time.perf_counter() - started, judged)
+
+
+def run_cell(cell: Cell, seeds: Sequence[int], variation: Variation | None = None) -> list[dict[str, Any]]:
+    """Play every seed of one condition; conditions are paired by seed."""
     rows: list[dict[str, Any]] = []
-    for run in range(runs):
-        started = time.perf_counter()
-        result = run_conversation(
-            promediate_case(cell.case), create_mediator(cell.mediator), mode=ConflictMode(cell.mode), seed=run
-        )
-        metrics = conversation_metrics(result.trajectory)
-        rows.append(conversation_row(cell, run, result, metrics, time.perf_counter() - started))
+    for seed in seeds:
+        rows.append(play_run(cell, seed, variation))
     return rows
 
 
 def conversation_row(
-    cell: Cell, run: int, result: ConversationResult, metrics: ConversationMetrics, seconds: float
+    cell: Cell,
+    run: int,
+    result: ConversationResult,
+    metrics: ConversationMetrics,
+    seconds: float,
+    impacts: Sequence[ImpactScore] | None = None,
 ) -> dict[str, Any]:
-    """One conversation's row: its condition, run, metrics, consensus series and wall time (s)."""
+    """One conversation's row: its condition, seed (`run`), metrics, per-intervention scores,
+    consensus series and wall time (s).
+
+    Args:
+        impacts: The impact judge's scores (default: against the pre-intervention trend, for
+            conversations whose simulator cannot be forked).
+    """
+    interventions = [u for u in result.utterances if u.is_intervention]
+    series = ConsensusSeries(result.consensus, result.topic_consensus, {})
+    judged = list(impacts) if impacts is not None else judge_record(interventions, result.topic_consensus)
+    rubric = {s.turn: s for s in mediator_intelligence(read_record(result.trajectory))}
+    by_turn = {i.turn: i for i in judged}
+    per_intervention = [
+        _intervention_row(u, series, by_turn.get(u.turn), rubric.get(u.turn)) for u in interventions
+    ]
+    gains = [i.consensus_gain for i in judged]
+    positions = [i.position_gain for i in judged if math.isfinite(i.position_gain)]
     return {
         "case": cell.case,
         "mode": cell.mode,
         "mediator": cell.mediator,
         "run": run,
         **metrics.to_json(),
+        "MI_rubric": metrics.intelligence,
+        "MI": float(np.mean(gains)) if gains else math.nan,
+        "MI_positions": float(np.mean(positions)) if positions else math.nan,
+        "MI_judged": len(judged),
+        "MI_helpful": sum(1 for i in judged if i.helpful),
+        "MI_harmful": sum(1 for i in judged if i.harmful),
+        "MI_counterfactual": judged[0].counterfactual if judged else None,
+        "per_intervention": per_intervention,
         "consensus": [round(v, 5) for v in result.consensus],
         "intervention_turns": list(result.interventions),
         "seconds": seconds,
+    }
+
+
+def _intervention_row(
+    utterance: Utterance,
+    series: ConsensusSeries,
+    impact: ImpactScore | None,
+    rubric: InterventionScore | None,
+) -> dict[str, Any]:
+    effect = intervention_effectiveness(series, utterance)
+    return {
+        "turn": utterance.turn,
+        "ME": effect,
+        "MI": impact.consensus_gain if impact is not None else None,
+        "MI_positions": impact.position_gain
+        if impact is not None and math.isfinite(impact.position_gain)
+        else None,
+        "MI_rubric": rubric.mean if rubric is not None and math.isfinite(rubric.mean) else None,
     }
 
 
@@ -92,37 +356,53 @@ def grid(
     return [Cell(case, mode.value, mediator) for case in cases for mode in modes for mediator in mediators]
 
 
+def seed_list(runs: int | Sequence[int]) -> tuple[int, ...]:
+    """The seeds to play: 0..runs-1 for a count, else the seeds given (in order, once each)."""
+    return tuple(range(runs)) if isinstance(runs, int) else tuple(dict.fromkeys(int(s) for s in runs))
+
+
 def run_grid(
     cells: Sequence[Cell],
-    runs: int,
+    runs: int | Sequence[int],
     *,
     jobs: int = 1,
     on_progress: Callable[[int, int], None] | None = None,
+    variation: Variation | None = None,
+    store: TaskStore | None = None,
+    scheduler: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every cell (in `jobs` processes when jobs > 1); rows come back in cell order."""
-    done: dict[int, list[dict[str, Any]]] = {}
-    total = len(cells) * runs
+    """Run every cell for every seed (`runs`: a count 0..N-1 or the seeds) through the batch layer, in
+    `jobs` processes or on a Dask scheduler, resuming from store; rows come back in cell order."""
+    specs = [ConversationSpec(cell, seed, variation) for cell in cells for seed in seed_list(runs)]
     finished = 0
-    if jobs <= 1:
-        for index, cell in enumerate(cells):
-            done[index] = run_cell(cell, runs)
-            finished += runs
-            if on_progress is not None:
-                on_progress(finished, total)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(run_cell, cell, runs): index for index, cell in enumerate(cells)}
-            for future in as_completed(futures):
-                done[futures[future]] = future.result()
-                finished += runs
-                if on_progress is not None:
-                    on_progress(finished, total)
-    return [row for index in range(len(cells)) for row in done[index]]
+
+    def advance(count: int) -> None:
+        nonlocal finished
+        finished += count
+        if on_progress is not None:
+            on_progress(finished, len(specs))
+
+    rows = map_specs(specs, play_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance)
+    return [row for task in rows for row in task]
 
 
-def summarise(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Estimate]]:
+@dataclass(frozen=True, slots=True)
+class ConversationSpec:
+    """One conversation of the grid: the batch layer's task (`parley.experiments.batch`)."""
+
+    cell: Cell
+    seed: int
+    variation: Variation | None = None
+
+
+def play_task(spec: ConversationSpec) -> list[dict[str, Any]]:
+    """Play one conversation: its row, as the batch layer stores it."""
+    return [play_run(spec.cell, spec.seed, spec.variation)]
+
+
+def summarise(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, Estimate]]:
     """Per (mode, mediator): mean and 95% CI of every metric over cases × runs (inf/nan skipped)."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for row in rows:
         groups.setdefault((row["mode"], row["mediator"]), []).append(row)
     return {
@@ -130,7 +410,7 @@ def summarise(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str,
     }
 
 
-def never_answered(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], tuple[int, int]]:
+def never_answered(rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], tuple[int, int]]:
     """Per (mode, mediator): conversations with RL = +∞ (drops never answered), and those with any drop."""
     counts: dict[tuple[str, str], list[int]] = {}
     for row in rows:
@@ -141,251 +421,27 @@ def never_answered(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], tupl
     return {key: (value[0], value[1]) for key, value in counts.items()}
 
 
-# -- report -------------------------------------------------------------------------------------------
-
-_LABELS = {
-    "none": "NoAgent",
-    "generic": "Generic",
-    "social": "Social",
-    "llm-generic": "LLM Generic",
-    "llm-social": "LLM Social",
-}
-_ROWS = (
-    ("CC", "CC (%) ↑", 100.0),
-    ("TLE", "TLE (%) ↑", 100.0),
-    ("RL_turns", "RL (turns) ↓", 1.0),
-    ("RL_seconds", "RL (s, simulated clock) ↓", 1.0),
-    ("ME", "ME (%) ↑", 100.0),
-    ("MI", "MI (1–5) ↑", 1.0),
-    ("interventions", "interventions", 1.0),
-    ("drops", "topic drop events (τ = 0.1)", 1.0),
-)
-
-
-def table_one(summary: Mapping[tuple[str, str], Mapping[str, Estimate]], modes: Sequence[str]) -> list[str]:
-    """Markdown for Table 1: one column per (mode, mediator), mean ± 95% CI half-width."""
-    columns = [(m, a) for m in modes for a in _mediators(summary) if (m, a) in summary]
-    lines = [
-        "| metric | " + " | ".join(f"{m} · {_LABELS[a]}" for m, a in columns) + " |",
-        "|---|" + "---|" * len(columns),
-    ]
-    for key, label, scale in _ROWS:
-        cells = [_scaled(summary[column][key], scale) for column in columns]
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def _mediators(summary: Mapping[tuple[str, str], object]) -> list[str]:
-    """The mediators of a summary, in the order the grid played them."""
-    return list(dict.fromkeys(mediator for _, mediator in summary))
-
-
-def _scaled(estimate: Estimate, scale: float) -> str:
-    return str(Estimate(estimate.mean * scale, estimate.half_width * scale, estimate.count))
-
-
-def pattern_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) -> list[str]:
-    """Plain statements on whether the seed's headline pattern appears in these numbers."""
-    findings: list[str] = []
-    competing = {a: summary.get(("competing", a), {}).get("CC") for a in MEDIATOR_NAMES}
-    if all(competing.values()):
-        social, generic, none = (competing[a] for a in ("social", "generic", "none"))
-        assert social is not None and generic is not None and none is not None
-        ahead = social.mean > generic.mean and social.mean > none.mean
-        separated = social.low > max(generic.high, none.high)
-        findings.append(
-            f"Competing mode, CC: Social {social.mean * 100:.2f}%, Generic {generic.mean * 100:.2f}%, "
-            f"NoAgent {none.mean * 100:.2f}% — Social is {'ahead' if ahead else 'not ahead'}"
-            f"{_separation(ahead, separated)}."
-        )
-    baseline = {
-        m: estimate
-        for m in ("accommodating", "avoiding", "general", "competing")
-        if (estimate := summary.get((m, "none"), {}).get("CC")) is not None
-    }
-    if baseline:
-        easiest = max(baseline, key=lambda m: baseline[m].mean)
-        findings.append(
-            "NoAgent CC by mode: "
-            + ", ".join(f"{m} {e.mean * 100:.2f}%" for m, e in baseline.items())
-            + f" — the easiest mode here is {easiest}"
-            + (
-                " (as in the seed)."
-                if easiest == "accommodating"
-                else " (the seed found accommodating easiest)."
-            )
-        )
-    findings.extend(_ranking_findings(summary))
-    findings.extend(_tempo_findings(summary))
-    return findings
-
-
-def _ranking_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) -> list[str]:
-    """Per mode, mediators ordered by CC, saying where 95% intervals separate the best from the rest."""
-    findings: list[str] = []
-    for mode in ("accommodating", "avoiding", "general", "competing"):
-        estimates = {a: summary[(mode, a)]["CC"] for a in _mediators(summary) if (mode, a) in summary}
-        if len(estimates) < 2:
-            continue
-        order = sorted(estimates, key=lambda a: -estimates[a].mean)
-        best, rest = estimates[order[0]], [estimates[a] for a in order[1:]]
-        clear = all(best.low > other.high for other in rest)
-        findings.append(
-            f"{mode.capitalize()} mode, CC order: "
-            + " > ".join(f"{_LABELS[a]} {estimates[a].mean * 100:.1f}%" for a in order)
-            + (" (the leader's 95% interval clears the others)." if clear else " (intervals overlap).")
-        )
-    return findings
-
-
-def _tempo_findings(summary: Mapping[tuple[str, str], Mapping[str, Estimate]]) -> list[str]:
-    """The seed's second claim: Social intervenes more and answers drops faster than Generic."""
-    findings: list[str] = []
-    for mode in ("competing", "general", "avoiding", "accommodating"):
-        social, generic = summary.get((mode, "social")), summary.get((mode, "generic"))
-        if social is None or generic is None:
-            continue
-        faster = social["RL_turns"].mean < generic["RL_turns"].mean
-        more = social["interventions"].mean > generic["interventions"].mean
-        findings.append(
-            f"{mode.capitalize()} mode, tempo: Social {social['interventions'].mean:.1f} interventions, "
-            f"RL {social['RL_turns'].mean:.2f} turns; "
-            f"Generic {generic['interventions'].mean:.1f} interventions, "
-            f"RL {generic['RL_turns'].mean:.2f} turns — Social is {'more' if more else 'less'} proactive and "
-            f"{'faster' if faster else 'slower'} (the seed found it more proactive and about 3× faster)."
-        )
-    return findings
-
-
-def _separation(ahead: bool, separated: bool) -> str:
-    if separated:
-        return " and its 95% interval clears both"
-    return " but the 95% intervals overlap" if ahead else ""
-
-
-def plot_trajectories(case: str, mode: ConflictMode, seed: int, path: Path) -> Path:
-    """Figure-2-style plot: consensus per topic over turns for each mediator, interventions as grey lines."""
-    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
-
-    scenario = promediate_case(case)
-    figure, axes = plt.subplots(1, len(MEDIATOR_NAMES), figsize=(15, 4), sharey=True)
-    for axis, name in zip(axes, MEDIATOR_NAMES, strict=True):
-        result: ConversationResult = run_conversation(scenario, create_mediator(name), mode=mode, seed=seed)
-        for turn in result.interventions:
-            axis.axvline(turn, color="0.8", linewidth=1)
-        for topic, values in result.topic_consensus.items():
-            axis.plot(range(len(values)), values, label=topic[:32])
-        axis.plot(range(len(result.consensus)), result.consensus, color="black", linewidth=2, label="group")
-        axis.set_title(f"{_LABELS[name]} — {case}, {mode.value}, seed {seed}")
-        axis.set_xlabel("turn")
-    axes[0].set_ylabel("consensus (mean pairwise agreement)")
-    axes[-1].legend(fontsize=7, loc="lower right")
-    return save_figure(figure, path)
-
-
-def plot_me_mi(rows: Sequence[dict[str, Any]], path: Path) -> Path:
-    """Figure-4-style scatter of ME against MI per mediated conversation."""
-    from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
-
-    figure, axis = plt.subplots(figsize=(6, 4.5))
-    for name, marker in (("generic", "o"), ("social", "^"), ("llm-generic", "s"), ("llm-social", "v")):
-        points = [
-            (r["MI"], r["ME"] * 100)
-            for r in rows
-            if r["mediator"] == name and math.isfinite(r["MI"]) and math.isfinite(r["ME"])
-        ]
-        if points:
-            axis.scatter(*zip(*points, strict=True), marker=marker, alpha=0.6, label=_LABELS[name])
-    axis.set_xlabel("MI (rubric score, 1–5)")
-    axis.set_ylabel("ME (%: post − pre slope)")
-    axis.axhline(0, color="0.7", linewidth=1)
-    axis.legend()
-    return save_figure(figure, path)
-
-
 def write_report(
     rows: Sequence[dict[str, Any]],
     out: Path,
     *,
-    runs: int,
-    jobs: int,
-    elapsed: float,
+    seeds: Sequence[int],
     deliberation: Sequence[dict[str, Any]] = (),
     command: str = "parley experiment promediate",
     llm_section: Sequence[str] = (),
+    sensitivity: Mapping[str, Sequence[dict[str, Any]]] | None = None,
+    sensitivity_seeds: Sequence[int] = (),
 ) -> Path:
-    """Write the markdown report (Table 1, findings, figures, deliberation comparison) and its figures.
+    """Write the markdown report and its figures (see `parley.experiments.promediate_report`)."""
+    from parley.experiments.promediate_report import write_report as write
 
-    Args:
-        llm_section: Markdown on the LLM roles and their usage, placed before Table 1 (none: the
-            deterministic testbed only).
-    """
-    figures = out.parent / "figures"
-    summary = summarise(rows)
-    modes = [m.value for m in MODES]
-    trajectory_figure = plot_trajectories(
-        "flagship", ConflictMode.COMPETING, 0, figures / "promediate_consensus.png"
+    return write(
+        rows,
+        out,
+        seeds=seeds,
+        deliberation=deliberation,
+        command=command,
+        llm_section=llm_section,
+        sensitivity=sensitivity,
+        sensitivity_seeds=sensitivity_seeds,
     )
-    scatter_figure = plot_me_mi(rows, figures / "promediate_me_mi.png")
-    per_conversation = [r["seconds"] for r in rows]
-    mean_ms = 1000 * sum(per_conversation) / max(1, len(per_conversation))
-    unanswered = never_answered(rows)
-    lines = [
-        "# ProMediate with parley's " + ("testbed and LLM roles" if llm_section else "deterministic testbed"),
-        "",
-        f"Measured with `{command}` ({len(rows)} conversations: {len({r['case'] for r in rows})} cases × "
-        f"{len({r['mode'] for r in rows})} conflict modes × {len({r['mediator'] for r in rows})} mediators × "
-        f"{runs} runs; "
-        f"{jobs} process(es); wall time {elapsed:.1f} s; mean {mean_ms:.0f} ms "
-        "per conversation including metrics).",
-        "",
-        ("Unless the LLM section below says otherwise, p" if llm_section else "P")
-        + "articipants, mediators, attitude extraction and agreement scoring are the deterministic twins "
-        "described in [the mediation guide](../mediation.md); the seed used LLMs for all four. Numbers "
-        "below measure *this simulator*, not human or LLM behaviour, and are not comparable in "
-        "magnitude with the seed's Table 1.",
-        "",
-        "How this differs from the seed's setup:",
-        "",
-        "- Participants: rule-driven inner-thought agents with hand-set conflict-mode settings "
-        "(not Claude-Sonnet-4); utterances are structured acts rendered from templates.",
-        "- Mediators: the generic and social mediators follow the seed's rules and framework "
-        "deterministically (not GPT-4.1 prompts).",
-        "- Consensus: attitudes are read from the structured acts and agreement is scored by rules "
-        "(not GPT-4.1 as judge); group consensus is therefore smooth, so RL drop events (τ = 0.1 "
-        "within 10 turns) are detected on each topic's consensus.",
-        "- MI: a rubric over the same breakdown detector the social mediator uses, so it favours "
-        "that mediator by construction.",
-        "- Preferences: ranked choices read from the briefs into a sidecar file "
-        "(see `parley_preferences.yaml`).",
-        "",
-        *llm_section,
-        "## Table 1 (mean ± 95% CI half-width over cases × runs)",
-        "",
-        *table_one(summary, modes),
-        "",
-        "RL is averaged over answered drop events; a conversation whose drops the mediator never "
-        "answered has RL = +∞ and is left out of the mean. Conversations with drops never answered / "
-        "with any drop: "
-        + ", ".join(
-            f"{m}·{_LABELS[a]} {u}/{d}" for (m, a), (u, d) in sorted(unanswered.items()) if a != "none"
-        )
-        + ". RL seconds are on the simulated conversation clock (150 words a minute), not compute time.",
-        "",
-        "## Does the seed's pattern appear?",
-        "",
-        *[f"- {finding}" for finding in pattern_findings(summary)],
-        "",
-        "## Figures",
-        "",
-        "![Consensus per topic, flagship case, competing mode, seed 0; grey lines mark interventions]"
-        f"(figures/{trajectory_figure.name})",
-        "",
-        f"![ME against MI per mediated conversation](figures/{scatter_figure.name})",
-        "",
-    ]
-    if deliberation:
-        lines += deliberation_section(deliberation)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    return out

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from parley.errors import ScenarioError
-from parley.experiments.promediate import Cell, conversation_row, promediate_case
+from parley.experiments.promediate import Cell, conversation_row, promediate_case, seed_list
 from parley.mediation.mediators import create_mediator
 from parley.metrics.consensus import (
     ConversationMetrics,
@@ -242,7 +242,7 @@ class RowStore:
 
 def run_llm_cells(
     cells: Sequence[Cell],
-    runs: int,
+    runs: int | Sequence[int],
     runtime: LLMRuntime,
     roles: ConversationRoles,
     store: RowStore,
@@ -250,7 +250,8 @@ def run_llm_cells(
     concurrency: int = 4,
     on_row: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Play every run of cells not yet in store on `concurrency` threads; returns every stored row.
+    """Play every seed of cells (`runs`: a count 0..N-1 or the seeds) not yet in store on
+    `concurrency` threads; returns every stored row.
 
     Raises:
         LLMError: a replay miss or an endpoint that cannot be used (rows finished so far are kept).
@@ -259,7 +260,7 @@ def run_llm_cells(
     pending = [
         (cell, run)
         for cell in cells
-        for run in range(runs)
+        for run in seed_list(runs)
         if (cell.case, cell.mode, cell.mediator, run) not in done
     ]
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="promediate") as pool:

@@ -3,6 +3,12 @@
 Consensus Change (CC), Topic-Level Efficiency (TLE), Response Latency (RL), Mediator Effectiveness
 (ME) and Mediator Intelligence (MI). All are pure functions of the trajectory: consensus is
 recomputed from the recorded utterances with the consensus tracker (Algorithm 1).
+
+The MI rubric here (`score_intervention`) is *the social mediator's own view*: it scores an
+intervention with the breakdown detector and strategy table that mediator decides with, so it
+favours that mediator by construction. The independent judge, which reads only what an
+intervention changed, is `parley.metrics.impact`; `parley experiment promediate` reports that one
+as MI and this rubric only as "MI (mediator's own view)".
 """
 
 from __future__ import annotations
@@ -245,20 +251,27 @@ def mediator_effectiveness(
     Interventions without a topic use group consensus; those without `span` ≥ 2 turns on either
     side are left out.
     """
-    effects: list[float] = []
-    for utterance in interventions:
-        values = series.topics.get(utterance.topic or "", series.group)
-        turn = utterance.turn
-        before = values[max(0, turn - span) : turn]
-        after = values[turn + 1 : turn + 1 + span]
-        if len(before) >= 2 and len(after) >= 2:
-            effects.append(slope(after) - slope(before))
-    return effects
+    effects = [intervention_effectiveness(series, u, span) for u in interventions]
+    return [e for e in effects if e is not None]
+
+
+def intervention_effectiveness(
+    series: ConsensusSeries, utterance: Utterance, span: int = SPAN
+) -> float | None:
+    """ME of one intervention (None without `span` ≥ 2 turns on either side; see `mediator_effectiveness`)."""
+    values = series.topics.get(utterance.topic or "", series.group)
+    turn = utterance.turn
+    before = values[max(0, turn - span) : turn]
+    after = values[turn + 1 : turn + 1 + span]
+    if len(before) >= 2 and len(after) >= 2:
+        return slope(after) - slope(before)
+    return None
 
 
 def score_intervention(record: ConversationRecord, utterance: Utterance) -> InterventionScore:
-    """MI rubric for one intervention: per breakdown kind present before it, 1 (ignored), 3 (addressed
-    in general) or 5 (addressed with the parties or topic involved named); -1 where the kind was absent.
+    """MI rubric for one intervention, the social mediator's own view (its detector and strategy
+    table): per breakdown kind present before it, 1 (ignored), 3 (addressed in general) or 5
+    (addressed with the parties or topic involved named); -1 where the kind was absent.
     """
     present = detect_breakdowns(record.view(utterance.turn))
     fit = STRATEGY_FIT.get(utterance.strategy, {}) if utterance.strategy else {}
@@ -278,7 +291,7 @@ def score_intervention(record: ConversationRecord, utterance: Utterance) -> Inte
 
 
 def mediator_intelligence(record: ConversationRecord) -> list[InterventionScore]:
-    """MI for every intervention in the record."""
+    """The MI rubric (the social mediator's own view) for every intervention in the record."""
     return [score_intervention(record, u) for u in record.turns if u is not None and u.is_intervention]
 
 

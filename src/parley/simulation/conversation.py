@@ -220,6 +220,15 @@ class Conversation:
         utterance = self._checked(self.participants[speaker].speak(thought, view), turn, speaker)
         return self._deliver(utterance, "utterance")
 
+    def intervene(self, utterance: Utterance) -> Utterance:
+        """Deliver a mediator's intervention for its turn, as `step` does when the mediator speaks
+        (used to replay a state with and without an intervention).
+
+        Raises:
+            ProtocolViolation: a malformed intervention.
+        """
+        return self._deliver(self._checked(utterance, utterance.turn), "intervention")
+
     def _start(self) -> None:
         self._emit(
             "conversation_started",

@@ -27,7 +27,8 @@ from parley.domain.utility import (
     UtilityFunction,
 )
 from parley.errors import ScenarioError
-from parley.mediation.conversation import ActKind, ConversationView, Strategy, Utterance
+from parley.mediation.conversation import ActKind, ConversationView, Utterance
+from parley.simulation.behaviour import DEFAULT_BEHAVIOUR, ParticipantBehaviour, perceive_intervention
 from parley.simulation.modes import MODE_PROFILES, ConflictMode, ModeProfile
 from parley.simulation.rendering import render_utterance
 
@@ -185,6 +186,8 @@ class SimulatedParticipant:
         speaking: Speaking-motivation settings.
         rng: Its own random generator (noise in motivation, phrasing variants).
         utility: Its true utility, private to it (None: judge packages topic by topic).
+        behaviour: Its behavioural parameters (documented in `ParticipantBehaviour`).
+        mode_profile: Override of its conflict mode's profile (None: `MODE_PROFILES[mode]`).
     """
 
     name: str
@@ -194,6 +197,8 @@ class SimulatedParticipant:
     speaking: SpeakingSettings
     rng: np.random.Generator
     utility: UtilityFunction | None = None
+    behaviour: ParticipantBehaviour = DEFAULT_BEHAVIOUR
+    mode_profile: ModeProfile | None = None
     profile: ModeProfile = field(init=False)
     concession: dict[str, float] = field(init=False)
     frustration: float = field(init=False, default=0.0)
@@ -204,7 +209,7 @@ class SimulatedParticipant:
     public: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.profile = MODE_PROFILES[self.mode]
+        self.profile = self.mode_profile or MODE_PROFILES[self.mode]
         self.concession = dict.fromkeys(self.values, 0.0)
         self.position = {t: max(opts, key=lambda o: opts[o]) for t, opts in self.values.items()}
         self.suggestion = {}
@@ -231,7 +236,13 @@ class SimulatedParticipant:
 
     def tone(self, act: ActKind) -> float:
         """Tone of its next utterance."""
-        shift = {ActKind.OBJECT: -0.25, ActKind.SUPPORT: 0.2, ActKind.CONCEDE: 0.1}.get(act, 0.0)
+        b = self.behaviour
+        shifts = {
+            ActKind.OBJECT: b.tone_object,
+            ActKind.SUPPORT: b.tone_support,
+            ActKind.CONCEDE: b.tone_concede,
+        }
+        shift = shifts.get(act, 0.0)
         return float(np.clip(self.profile.base_tone - self.frustration + shift, -1.0, 1.0))
 
     def think(self, view: ConversationView) -> Thought | None:
@@ -247,7 +258,14 @@ class SimulatedParticipant:
                 c.act,
                 c.topic,
                 c.option,
-                round(float(np.clip(c.motivation + bonus + self.rng.normal(0, 0.35), 1, 5)), 4),
+                round(
+                    float(
+                        np.clip(
+                            c.motivation + bonus + self.rng.normal(0, self.behaviour.motivation_noise), 1, 5
+                        )
+                    ),
+                    4,
+                ),
                 c.addressee,
                 c.reason,
             )
@@ -280,7 +298,7 @@ class SimulatedParticipant:
 
     def observe(self, utterance: Utterance) -> None:
         """Update concession, frustration and position from what was said."""
-        self.frustration = max(0.0, self.frustration - 0.02)
+        self.frustration = max(0.0, self.frustration - self.behaviour.frustration_decay)
         if utterance.is_intervention:
             self._hear_mediator(utterance)
         elif utterance.speaker == self.name:
@@ -296,7 +314,7 @@ class SimulatedParticipant:
     def _topic_thoughts(
         self, view: ConversationView, positions: Mapping[str, Mapping[str, str]]
     ) -> list[Thought]:
-        focus = _focus(view)
+        focus, b = _focus(view), self.behaviour
         objected = view.objections()
         thoughts: list[Thought] = []
         for topic in view.topics:
@@ -305,9 +323,13 @@ class SimulatedParticipant:
             resolved = len(held) == len(view.parties) and disagreement == 0
             if resolved:
                 continue
-            base = 2.0 + 1.2 * self.weights.get(topic, 0.5) - self.profile.contention_aversion * disagreement
+            base = (
+                b.base_motivation
+                + b.weight_motivation * self.weights.get(topic, 0.5)
+                - self.profile.contention_aversion * disagreement
+            )
             if topic == focus:
-                base += 0.8 - 0.2 * _run_length(view, topic)
+                base += b.focus_bonus - b.focus_run_decay * _run_length(view, topic)
             thoughts.extend(self._thoughts_on(topic, base, held, view, objected))
         return thoughts
 
@@ -319,7 +341,7 @@ class SimulatedParticipant:
         view: ConversationView,
         objected: Mapping[str, Mapping[str, set[str]]],
     ) -> list[Thought]:
-        profile, mine = self.profile, self.position[topic]
+        profile, mine, b = self.profile, self.position[topic], self.behaviour
         public = held.get(self.name)
         thoughts: list[Thought] = []
         if topic not in self.stated:
@@ -328,7 +350,7 @@ class SimulatedParticipant:
                     ActKind.STATE,
                     topic,
                     mine,
-                    base + 0.6 + 0.5 * profile.assertiveness,
+                    base + b.state_bonus + b.state_assertiveness * profile.assertiveness,
                     None,
                     "not yet stated",
                 )
@@ -336,10 +358,10 @@ class SimulatedParticipant:
         thoughts.extend(t for t in self._reactions(topic, base, view) if not _redundant(t, public))
         others = {p: o for p, o in held.items() if p != self.name}
         share = sum(1 for o in others.values() if o == mine) / max(1, len(others))
-        if others and share < 0.34:
+        if others and share < b.isolation_share:
             popular = self._popular_acceptable(topic, others)
             if popular is not None and popular not in (mine, public):
-                motivation = base + profile.cooperativeness + 0.3 * self.concession[topic]
+                motivation = base + profile.cooperativeness + b.concede_pull * self.concession[topic]
                 thoughts.append(
                     self._thought(
                         ActKind.CONCEDE, topic, popular, motivation, None, "my position is isolated"
@@ -348,7 +370,12 @@ class SimulatedParticipant:
             elif topic in self.stated:
                 thoughts.append(
                     self._thought(
-                        ActKind.STATE, topic, mine, base + profile.assertiveness - 0.3, None, "restate"
+                        ActKind.STATE,
+                        topic,
+                        mine,
+                        base + profile.assertiveness + b.restate_offset,
+                        None,
+                        "restate",
                     )
                 )
         if len(set(held.values())) >= 2:
@@ -359,7 +386,7 @@ class SimulatedParticipant:
                         ActKind.PROPOSE,
                         topic,
                         compromise,
-                        base + 0.2 + 0.6 * profile.cooperativeness,
+                        base + b.propose_bonus + b.propose_cooperativeness * profile.cooperativeness,
                         None,
                         "bridge the gap",
                     )
@@ -367,7 +394,9 @@ class SimulatedParticipant:
         silent = [p for p in view.parties if p not in held and p != self.name]
         if silent and topic in self.stated:
             thoughts.append(
-                self._thought(ActKind.ASK, topic, None, base - 0.3, silent[0], "hear from a quiet party")
+                self._thought(
+                    ActKind.ASK, topic, None, base + b.ask_offset, silent[0], "hear from a quiet party"
+                )
             )
         return thoughts
 
@@ -383,25 +412,31 @@ class SimulatedParticipant:
             return []
         if last is None or last.is_intervention:
             return self._answer_mediator(topic, base, last)
-        boost = 0.5 if self.rng.random() < self.speaking.system1_prob else 0.0
+        b = self.behaviour
+        boost = b.system1_boost if self.rng.random() < self.speaking.system1_prob else 0.0
         if last.act is ActKind.ASK and last.addressee == self.name:
             return [
                 self._thought(
-                    ActKind.STATE, topic, self.position[topic], base + 1.2, last.speaker, "asked directly"
+                    ActKind.STATE,
+                    topic,
+                    self.position[topic],
+                    base + b.asked_bonus,
+                    last.speaker,
+                    "asked directly",
                 )
             ]
         option = last.option
         if option is None or last.act is ActKind.OBJECT:
             return []
         if self.values[topic].get(option, -1.0) < 0 or not self.acceptable(topic, option):
-            motivation = base + 0.6 + self.profile.assertiveness + self.frustration + boost
+            motivation = base + b.object_bonus + self.profile.assertiveness + self.frustration + boost
             return [self._thought(ActKind.OBJECT, topic, option, motivation, last.speaker, "cannot accept")]
         motivation = (
             base
-            + 0.4
+            + b.support_bonus
             + self.profile.cooperativeness
             + boost
-            - (0.3 if option == self.position[topic] else 0.0)
+            + (b.own_support_offset if option == self.position[topic] else 0.0)
         )
         return [self._thought(ActKind.SUPPORT, topic, option, motivation, last.speaker, "can live with it")]
 
@@ -420,7 +455,7 @@ class SimulatedParticipant:
                     ActKind.SUPPORT,
                     topic,
                     option,
-                    base + 0.8 + self.profile.cooperativeness,
+                    base + self.behaviour.mediator_support_bonus + self.profile.cooperativeness,
                     None,
                     "mediator's suggestion works",
                 )
@@ -431,13 +466,20 @@ class SimulatedParticipant:
                     ActKind.OBJECT,
                     topic,
                     option,
-                    base + 0.6 + self.profile.assertiveness,
+                    base + self.behaviour.mediator_object_bonus + self.profile.assertiveness,
                     None,
                     "mediator's suggestion fails me",
                 )
             ]
         return [
-            self._thought(ActKind.STATE, topic, self.position[topic], base + 0.5, None, "answer the mediator")
+            self._thought(
+                ActKind.STATE,
+                topic,
+                self.position[topic],
+                base + self.behaviour.mediator_answer_bonus,
+                None,
+                "answer the mediator",
+            )
         ]
 
     def _answer_package(
@@ -448,12 +490,12 @@ class SimulatedParticipant:
         if not verdict.decided_beyond_topics:
             return None
         if verdict.acceptable and self.values[topic].get(option, -1.0) >= 0:
-            motivation = base + 0.8 + self.profile.cooperativeness
+            motivation = base + self.behaviour.mediator_support_bonus + self.profile.cooperativeness
             return self._thought(
                 ActKind.SUPPORT, topic, option, motivation, None, "the package as a whole pays"
             )
         if not verdict.acceptable and option != self.position[topic]:
-            motivation = base + 0.6 + self.profile.assertiveness
+            motivation = base + self.behaviour.mediator_object_bonus + self.profile.assertiveness
             return self._thought(
                 ActKind.OBJECT, topic, option, motivation, None, "the package as a whole fails me"
             )
@@ -467,7 +509,12 @@ class SimulatedParticipant:
             return []
         return [
             self._thought(
-                ActKind.SUMMARISE, None, None, 2.0 + self.profile.cooperativeness, None, "take stock"
+                ActKind.SUMMARISE,
+                None,
+                None,
+                self.behaviour.base_motivation + self.profile.cooperativeness,
+                None,
+                "take stock",
             )
         ]
 
@@ -483,9 +530,13 @@ class SimulatedParticipant:
         return Thought(self.name, act, topic, option, motivation, addressee, reason)
 
     def _presence_bonus(self, view: ConversationView) -> float:
-        recent = [u.speaker for u in view.recent(2)]
-        penalty = 1.2 if recent[-1:] == [self.name] else (0.4 if self.name in recent else 0.0)
-        return min(1.5, 0.1 * view.turns_since_spoke(self.name)) - penalty
+        b, recent = self.behaviour, [u.speaker for u in view.recent(2)]
+        penalty = (
+            b.spoke_last_penalty
+            if recent[-1:] == [self.name]
+            else (b.spoke_recently_penalty if self.name in recent else 0.0)
+        )
+        return min(b.presence_cap, b.presence_per_turn * view.turns_since_spoke(self.name)) - penalty
 
     def _popular_acceptable(self, topic: str, others: Mapping[str, str]) -> str | None:
         counts: dict[str, int] = {}
@@ -509,54 +560,55 @@ class SimulatedParticipant:
         if utterance.topic is None:
             return
         self.stated.add(utterance.topic)
-        self.concession[utterance.topic] += 0.5 * self.profile.concession_rate
+        self.concession[utterance.topic] += self.behaviour.self_concession * self.profile.concession_rate
         if utterance.act in _POSITION_ACTS and utterance.option:
             self.public[utterance.topic] = utterance.option
 
     def _hear_other(self, utterance: Utterance) -> None:
-        topic, option, profile = utterance.topic, utterance.option, self.profile
+        topic, option, profile, b = utterance.topic, utterance.option, self.profile, self.behaviour
         if topic is None or topic not in self.values:
             return
         if utterance.act in _POSITION_ACTS and option is not None:
             self.heard.setdefault(utterance.speaker, {})[topic] = option
         # Hearing the topic argued wears positions down; frustration slows that, never stops it.
-        calm = 1.0 - 0.5 * self.frustration
-        self.concession[topic] += profile.concession_rate * (0.5 * calm + profile.social_weight)
+        calm = 1.0 - b.frustration_drag * self.frustration
+        self.concession[topic] += profile.concession_rate * (
+            b.hearing_concession * calm + profile.social_weight
+        )
         if utterance.act is ActKind.OBJECT and option == self.position[topic]:
-            self.frustration += profile.irritability * (1.5 if utterance.addressee == self.name else 1.0)
-        if utterance.tone <= -0.3:
-            self.frustration += 0.5 * profile.irritability
+            named = utterance.addressee == self.name
+            self.frustration += profile.irritability * (b.addressed_attack if named else 1.0)
+        if utterance.tone <= b.hostile_tone:
+            self.frustration += b.hostile_frustration * profile.irritability
         if utterance.act is ActKind.SUPPORT and option == self.position[topic]:
-            self.frustration -= 0.05
+            self.frustration -= b.support_soothing
 
     def _hear_mediator(self, utterance: Utterance) -> None:
-        rate, addressed = self.profile.concession_rate, self.name in utterance.text
-        strategy = utterance.strategy
+        """React to an intervention's content alone: who produced it, and its strategy label, are
+        not heard (`perceive_intervention`)."""
+        b, heard = self.behaviour, perceive_intervention(utterance, self.name)
         relief = (
-            {Strategy.TRANSFORMATIVE: 0.3, Strategy.FACILITATIVE: 0.15}.get(strategy, 0.05)
-            if strategy
-            else 0.05
+            b.base_relief
+            + (b.acknowledgement_relief if heard.acknowledges else 0.0)
+            + (b.question_relief if heard.asks else 0.0)
         )
-        self.frustration -= relief * (1.5 if addressed else 1.0)
-        topics = list(utterance.package or {}) or ([utterance.topic] if utterance.topic else [])
-        for topic in topics:
+        self.frustration -= relief * (b.naming_relief if heard.addressed else 1.0)
+        step = self.profile.concession_rate * b.mediator_concession
+        for topic in heard.topics:
             if topic in self.concession:
-                self.concession[topic] += rate * (2.0 if addressed else 1.0)
-        if utterance.topic and utterance.option:
-            self.suggestion[utterance.topic] = utterance.option
-        for topic, option in (utterance.package or {}).items():
-            self.suggestion[topic] = option
+                self.concession[topic] += step * (b.naming_concession if heard.addressed else 1.0)
+        self.suggestion.update(heard.suggestion)
 
     def _best_position(self, topic: str) -> str:
         options = self.values[topic]
         acceptable = [o for o in options if self.acceptable(topic, o)] or [self.position[topic]]
-        pull = self.profile.social_weight
+        pull, b = self.profile.social_weight, self.behaviour
         held = [h[topic] for h in self.heard.values() if topic in h]
 
         def appeal(option: str) -> float:
             share = sum(1 for h in held if h == option) / max(1, len(held))
-            suggested = 0.5 * pull if self.suggestion.get(topic) == option else 0.0
-            consistent = 0.45 if self.public.get(topic) == option else 0.0
+            suggested = b.suggestion_pull * pull if self.suggestion.get(topic) == option else 0.0
+            consistent = b.consistency if self.public.get(topic) == option else 0.0
             return options[option] + pull * share + suggested + consistent
 
         return max(acceptable, key=lambda o: (appeal(o), -list(options).index(o)))
