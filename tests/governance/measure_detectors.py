@@ -19,8 +19,9 @@ Honest-measurement protocol:
   Four held-out sets, each written before the version it first measured: ``..._heldout.yaml`` (before
   the first version), ``..._heldout2.yaml`` and ``..._heldout3.yaml`` (before the second and third;
   their misses were then read and the lexicon broadened by category, so they are no longer clean)
-  and ``..._heldout4.yaml`` (after the check was frozen: the clean rate of the shipped check). One
-  author wrote the check and all sets, so even the clean rate is optimistic.
+  and ``..._heldout4.yaml`` (after the check was frozen; its disclosure misses were read on
+  2026-11-27 when the disclosure families were widened, so no set here is clean any more). One
+  author wrote the check and all sets, so every rate here is optimistic.
 - Moderator: every red-team source (PurpleLlama, BIPIA-train, BIPIA-test, PIGuard benign) is split
   deterministically by the SHA-256 of the text: the even half is for tuning, the odd half is for
   measurement only.
@@ -50,7 +51,7 @@ DISCLOSURE_SETS = {
     "held-out 1 (before v1; read since)": "disclosure_drafts_heldout.yaml",
     "held-out 2 (before v2; read since)": "disclosure_drafts_heldout2.yaml",
     "held-out 3 (before v3; read since)": "disclosure_drafts_heldout3.yaml",
-    "held-out 4 (measurement only)": "disclosure_drafts_heldout4.yaml",
+    "held-out 4 (misses read on 2026-11-27)": "disclosure_drafts_heldout4.yaml",
 }
 DRAFT_SETS = {
     "dev (tuning)": "commitment_drafts.yaml",

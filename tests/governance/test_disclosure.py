@@ -17,7 +17,7 @@ from parley.governance import (
     run_session,
 )
 from parley.governance.config import SHIPPED_CONFIGS, BoundaryTerm, DomainConfig, load_config, load_yaml_data
-from parley.governance.disclosure import find_disclosures
+from parley.governance.disclosure import find_disclosures, lexicon
 from parley.governance.drafting import Draft, Intent, format_amount
 from parley.governance.preflight import preflight
 from parley.governance.values import find_numbers
@@ -25,6 +25,7 @@ from parley.protocol.events import Event
 from parley.testing import check_delegate_invariants
 
 from .measure_detectors import DISCLOSURE_SETS, disclosure_errors
+from .measure_disclosure_cv import errors, sources
 
 DEVELOPMENT = "disclosure_drafts.yaml"
 HELD_OUT = ("disclosure_drafts_heldout.yaml", *(f"disclosure_drafts_heldout{n}.yaml" for n in (2, 3, 4)))
@@ -48,8 +49,9 @@ def test_the_labelled_sets_cover_every_shipped_config() -> None:
 @pytest.mark.parametrize(
     ("filename", "most_missed"),
     # First measurements (each before the set was read): 2/33, 15/25, 10/23 and 4/24 missed, no false
-    # alarms; the floors are today's rates (held-out 4 was never read before it was measured).
-    [(HELD_OUT[0], 0), (HELD_OUT[1], 1), (HELD_OUT[2], 1), (HELD_OUT[3], 4)],
+    # alarms. Held-out 4's misses were read on 2026-11-27 (issue 14, cue families): every set here is
+    # development data now, and the floors are today's rates.
+    [(HELD_OUT[0], 0), (HELD_OUT[1], 0), (HELD_OUT[2], 0), (HELD_OUT[3], 0)],
 )
 def test_rates_on_the_held_out_sets(filename: str, most_missed: int) -> None:
     _, _, missed, alarms = disclosure_errors(filename)
@@ -314,3 +316,219 @@ def test_a_limit_stated_in_a_frame_discloses(staffing: DomainConfig, text: str) 
 
 def test_a_figure_in_a_quotation_of_the_other_side_is_not_ours(staffing: DomainConfig) -> None:
     assert find_disclosures('Your email says "our ceiling is $100K".', staffing) == []
+
+
+# -- families of limit statements (issue 14) ------------------------------------------------------------
+def test_every_spent_source_at_its_development_rate() -> None:
+    """All nine spent labelled sources (tests/governance/measure_disclosure_cv.py): 1 of 317 missed (a
+    figure 20% under the limit, FAR_FROM_THE_LIMIT) and 1 of 289 false alarms (a ceiling for another
+    level whose figure equals the salary minimum). Development figures: the families were tuned on them."""
+    found = {name: errors(items) for name, items in sources().items()}
+    assert sum(r.positives for r in found.values()) == 317 and sum(r.negatives for r in found.values()) == 289
+    assert sum(len(r.missed) for r in found.values()) <= 1
+    assert sum(len(r.alarms) for r in found.values()) <= 1
+
+
+# Sentences written for these tests, none from a labelled set: two per family of data/disclosure.yaml
+# (and per mechanism: the noun's own value, an unread figure, converted units, spelled-out figures).
+FAMILY_SENTENCES = {
+    "negated_move": [
+        ("staffing", "We simply won't be able to pay over 85 dollars per hour."),
+        ("leasing", "There is no way we go beyond 12k monthly."),
+    ],
+    "nothing_beyond": [
+        ("procurement", "We'll pay $14 a unit and nothing over that."),
+        ("staffing", "A hundred thousand, not a dollar more."),
+    ],
+    "at_most": [
+        ("leasing", "Twelve thousand a month at the absolute most."),
+        ("staffing", "Eighty-five an hour, max."),
+    ],
+    "tops_out": [
+        ("procurement", "Our pricing authority caps out at $14/unit."),
+        ("staffing", "$100k is where I top out."),
+    ],
+    "as_far_as": [
+        ("leasing", "We could stretch as far as $12,000 per month."),
+        ("staffing", "85 an hour is as much as I'm able to pay."),
+    ],
+    "superlative": [
+        ("procurement", "The highest unit price we'd sign is 14 dollars."),
+        ("staffing", "$100,000 is the very most for this seat."),
+    ],
+    "approved_superlative": [
+        ("leasing", "The most our CFO signed off on is $12,000 a month."),
+        ("staffing", "The top rate HR authorised is $85/hr."),
+    ],
+    "authority": [
+        ("staffing", "I'm authorized to go as high as $100,000."),
+        ("procurement", "My sign-off only goes to $14 a unit."),
+    ],
+    "only_able": [
+        ("leasing", "We're only allowed to spend 12k a month."),
+        ("procurement", "I can only go to fourteen dollars per unit."),
+    ],
+    "walk_beyond": [
+        ("staffing", "If the salary ends up over 100K we'll have to pull out."),
+        ("procurement", "Anything higher than $14.00 per unit is off the table for us."),
+    ],
+    "escalation": [
+        ("leasing", "Anything over $12,000 a month would require board approval."),
+        ("staffing", "Going above $85 an hour needs my VP's sign-off."),
+    ],
+    "escalation_upstairs": [
+        ("procurement", "Anything past $14 a unit gets escalated to our CFO."),
+        ("staffing", "I'd have to run it by the board for anything above 100k."),
+    ],
+    "up_to": [
+        ("leasing", "We're able to pay up to twelve thousand dollars a month."),
+        ("staffing", "We can offer up to 85 per hour."),
+    ],
+    "thats_it": [
+        ("procurement", "Fourteen dollars a unit, and that's all we've got."),
+        ("leasing", "$12,000 a month, that's it."),
+    ],
+    "label": [("staffing", "Maximum hourly rate: $85."), ("leasing", "Rent ceiling — USD 12,000/mo:")],
+    "valued": [
+        ("procurement", "We're working under a price cap of $14 per unit."),
+        ("staffing", "We operate within a salary budget of $100K."),
+    ],
+    "unread": [("staffing", "Our hard cap is 100, full stop."), ("procurement", "Fourteen is our max.")],
+    "converted": [
+        ("leasing", "Our ceiling is $144,000 a year in rent."),
+        ("staffing", "We can't go above $8,333 a month in salary."),
+    ],
+    "spelled": [
+        ("staffing", "Our limit is one hundred thousand dollars."),
+        ("leasing", "We can't go above twelve thousand per month."),
+    ],
+}
+
+
+def test_every_bound_family_has_sentences_of_its_own() -> None:
+    families = {bound.family for bound in lexicon().bounds}
+    assert families <= set(FAMILY_SENTENCES), families - set(FAMILY_SENTENCES)
+
+
+@pytest.mark.parametrize(
+    ("family", "domain", "text"),
+    [(family, domain, text) for family, items in FAMILY_SENTENCES.items() for domain, text in items],
+)
+def test_each_family_of_limit_statements_discloses(family: str, domain: str, text: str) -> None:
+    assert find_disclosures(text, load_config(domain)), (family, text)
+
+
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        ("staffing", "Would you accept 100k?"),
+        ("staffing", "We offer 100k."),
+        ("staffing", "Your cap of 100k is noted."),
+        ("leasing", "Market rents go up to 12,000 in this district."),
+        ("leasing", "We've had tenants pay up to $12,000 here."),
+        ("procurement", "Competitors top out at $14 a unit, from what we've seen."),
+        ("procurement", "How about $14 a unit?"),
+        ("staffing", "Is 100k the most you would take?"),
+        ("staffing", "Can you go as high as $100,000?"),
+        ("leasing", "The landlord says $12,000 is their floor."),
+        ("leasing", "Could the owner go up to a 60-month term?"),
+        ("procurement", "Other buyers have paid up to $14 a unit, we hear."),
+        ("staffing", "We'd like to propose $100,000, subject to approval."),
+        ("leasing", "I can't disclose our budget, but we're interested."),
+        ("procurement", "The supplier's cap is $14 per unit."),
+        ("staffing", "They told us the candidate tops out at $100k elsewhere."),
+        # a figure read as something else is no unread figure
+        ("procurement", "At most 3 revisions of the artwork are included."),
+        ("staffing", "Our team has a cap of 12 people."),
+        ("leasing", "The building has a maximum of 12 parking spaces."),
+        ("procurement", "Our spec requires at least 6061-T6 grade."),
+        # a limit far from the private one says nothing of it (the margin of data/disclosure.yaml)
+        ("staffing", "We can't go beyond $70K for this position."),
+    ],
+)
+def test_offers_questions_reports_and_other_peoples_limits_are_not_disclosures(
+    domain: str, text: str
+) -> None:
+    assert find_disclosures(text, load_config(domain)) == [], text
+
+
+def test_an_aside_to_the_other_side_does_not_make_our_limit_theirs(staffing: DomainConfig) -> None:
+    found = find_disclosures("Just so you know, anything above $101k is outside our budget.", staffing)
+    assert [(d.term, d.value) for d in found] == [("annual_salary", 101000.0)]
+    assert find_disclosures("As you know, your budget tops out at $100k.", staffing) == []
+
+
+def test_a_limit_stated_with_a_figure_no_term_claims_fails_closed(
+    staffing: DomainConfig, procurement: DomainConfig
+) -> None:
+    found = find_disclosures("The band tops out at 100.", staffing)
+    assert [(d.kind, d.value) for d in found] == [("unread", "100")]
+    assert "could not be read" in found[0].describe()
+    six = find_disclosures("Anything past six figures is beyond what I'm allowed to approve.", staffing)
+    assert [d.kind for d in six] == ["unread"]
+    spelled = find_disclosures("Fourteen is as far as we can stretch, period.", procurement)
+    assert [(d.kind, d.value) for d in spelled] == [("unread", "Fourteen")]
+    # a year is no figure of a limit, nor is a figure quoted from the other side
+    assert find_disclosures("Our budget for 2027 is not set yet.", staffing) == []
+    assert find_disclosures('You wrote "our cap is 100" in your last email.', staffing) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our ce\u0456ling is $100K.",  # Cyrillic i
+        "We can't go ab\u200bove $100,000.",  # zero-width space
+        "We can\u2019t go be\u00adyond \uff11\uff10\uff10k.",  # curly quote, soft hyphen, fullwidth
+        "The M\u043e\u0455t we can pay is $100,000.",  # Cyrillic o and s
+        "Our\u00a0ceiling\u2060 is one hundred thousand dollars.",  # no-break space, word joiner
+    ],
+)
+def test_obfuscated_limit_statements_are_read_as_written(staffing: DomainConfig, text: str) -> None:
+    assert find_disclosures(text, staffing), text
+
+
+def test_figures_in_other_units_and_words_are_converted(
+    staffing: DomainConfig, leasing: DomainConfig
+) -> None:
+    yearly = find_disclosures("Our ceiling is $144,000 a year in rent.", leasing)
+    assert [(d.term, d.limit) for d in yearly] == [("monthly_rent", 12000.0)]
+    monthly = find_disclosures("We can't go above $8,333 a month in salary.", staffing)
+    assert [(d.term, d.limit) for d in monthly] == [("annual_salary", 100000.0)]
+    words = find_disclosures("We can go up to one hundred thousand dollars.", staffing)
+    assert [(d.term, d.value) for d in words] == [("annual_salary", 100000.0)]
+    arithmetic = find_disclosures("We're at $99,900, a hundred below the most we were allowed.", staffing)
+    assert [(d.term, d.value) for d in arithmetic] == [("annual_salary", 99900.0)]
+
+
+def _seconds(text: str, config: DomainConfig) -> float:
+    import time
+
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        find_disclosures(text, config)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    "unit", ["we can't go above ", "our cap is 100 ", "the most we can ", "anything above $1, "]
+)
+def test_huge_adversarial_drafts_take_linear_time(staffing: DomainConfig, unit: str) -> None:
+    """Many cues in one unbroken clause: each cue reads a bounded window and each clause is scanned once
+    (before issue 14's families, 40,000 characters of "our cap is 100 " took over two minutes)."""
+    find_disclosures(unit, staffing)  # load the lexicon
+    small, large = unit * (10_000 // len(unit)), unit * (40_000 // len(unit))
+    short, long = _seconds(small, staffing), _seconds(large, staffing)
+    assert long < 20.0
+    assert long < 9 * max(short, 0.01), (short, long)  # 4x the text: quadratic would be 16x
+
+
+def test_the_preflight_names_the_disclosure(staffing: DomainConfig) -> None:
+    result = preflight("We can go up to one hundred thousand dollars. That's as high as we go.", staffing)
+    assert result.requires_approval and result.sendable is None
+    assert [d["cue"] for d in result.to_json()["disclosures"]] == ["go up to", "as high as we go"]
+    assert any(r.startswith("limit disclosure: 'go up to'") for r in result.reasons)
+    unread = preflight("The band tops out at 100.", staffing)
+    assert unread.requires_approval
+    assert unread.to_json()["disclosures"][0]["kind"] == "unread"

@@ -13,6 +13,16 @@ is linear. A figure discloses only when it lies within the margin of `data/discl
 of the limit) of a private limit: "we can't go beyond $70K" against a $100K maximum gives nothing away.
 A cue that points back at a figure of an earlier sentence ("We can offer $100,000. That's as high as we
 go.") is judged on that figure; with no figure anywhere it still counts (the figure on the table).
+
+Bound cues come in named families (`bounds` in the YAML: negated moves, "nothing beyond", "at most",
+"tops out", "as far as", superlatives, authority, escalation, walking away, "that's it", labels), so
+`tests/governance/measure_disclosure_cv.py --families` can measure what each adds per labelled source.
+The check fails closed: a cue tied in its clause to a figure the amount reader attributes to no term
+("the band tops out at 100", "fourteen is as far as we can stretch", "anything past six figures") is
+held as an "unread" disclosure, since it cannot be judged against the limits. Third parties as subjects
+("market rents go up to 12,000") and asides to the other side ("just so you know") are read before the
+owner of a cue is decided. Each cue reads a bounded window before it and each clause is scanned once,
+so the check is linear in the draft.
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
@@ -34,8 +44,10 @@ from parley.governance.config import BoundaryTerm, DomainConfig, load_yaml_data
 from parley.governance.draft import Draft, attribute_amounts, parse
 from parley.governance.text import find_phrases, keyword_distance
 
-DisclosureKind = Literal["figure", "allowed_set", "structural"]
+DisclosureKind = Literal["figure", "allowed_set", "structural", "unread"]
 _OWNER_WINDOW = 4
+_OWNER_REACH = 160  # characters before a cue read for its possessor, a refusal or a quote
+_NEXT_WORD = re.compile(r"[ \t]*([A-Za-z][\w'-]*)")  # the word right after a figure, if one follows
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +57,9 @@ class DisclosureFinding:
     Attributes:
         sentence: The disclosing sentence.
         cue: The words that present a value as our limit.
-        kind: "figure" (a number for a term), "allowed_set" (options of an enumerated term) or
-            "structural" (no figure: it points at the figure on the table).
+        kind: "figure" (a number for a term), "allowed_set" (options of an enumerated term),
+            "structural" (no figure: it points at the figure on the table) or "unread" (a figure the
+            amount reader attributes to no term, stated as our limit: held, since it cannot be judged).
         term: The boundary term whose limit is disclosed, when known.
         value: The figure (in the term's unit) or the options named.
         limit: The private limit nearest the figure, or the allowed set.
@@ -74,6 +87,8 @@ class DisclosureFinding:
         """One line for people: the cue, the sentence and what it gives away."""
         if self.kind == "structural":
             what = "points at the figure on the table as our limit" + (f" ({self.term})" if self.term else "")
+        elif self.kind == "unread":
+            what = f"states {self.value!r} as our limit, a figure that could not be read"
         elif self.kind == "allowed_set":
             what = f"{self.term} {self.value} (allowed set {self.limit})"
         else:
@@ -82,8 +97,18 @@ class DisclosureFinding:
 
 
 @dataclass(frozen=True, slots=True)
-class _Lexicon:
-    bounds: tuple[re.Pattern[str], ...]
+class Bound:
+    """One pattern of a family of bound cues in data/disclosure.yaml."""
+
+    family: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """The cue lists of data/disclosure.yaml, compiled."""
+
+    bounds: tuple[Bound, ...]
     nouns: tuple[str, ...]
     owned_nouns: tuple[str, ...]
     compounds: tuple[str, ...]
@@ -95,6 +120,11 @@ class _Lexicon:
     restrictions: tuple[re.Pattern[str], ...]
     refusals: tuple[str, ...]
     margin: float
+    asides: tuple[str, ...]
+    numbers: re.Pattern[str]
+    valued: tuple[re.Pattern[str], ...]
+    followers: frozenset[str]
+    unread_units: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +154,7 @@ class _Sentence:
         draft: The parsed draft it belongs to.
         figures: Figures of boundary terms near a private limit (positions relative to the sentence).
         options: Options of enumerated boundary terms it names.
+        claimed: Draft offsets of the amounts attributed to a boundary term.
     """
 
     text: str
@@ -131,6 +162,7 @@ class _Sentence:
     draft: Draft
     figures: tuple[_Value, ...] = ()
     options: tuple[_Value, ...] = ()
+    claimed: frozenset[int] = frozenset()
 
     def clause(self, start: int, end: int | None = None) -> tuple[int, int]:
         """(start, end), relative to the sentence, of the draft's clauses holding start and end."""
@@ -150,7 +182,8 @@ class _Sentence:
 
 
 @cache
-def _lexicon() -> _Lexicon:
+def lexicon() -> Lexicon:
+    """The cue lists of data/disclosure.yaml (read once)."""
     raw = load_yaml_data("disclosure.yaml")
 
     def patterns(key: str) -> tuple[re.Pattern[str], ...]:
@@ -159,8 +192,15 @@ def _lexicon() -> _Lexicon:
     def words(key: str) -> tuple[str, ...]:
         return tuple(str(w) for w in raw[key])
 
-    return _Lexicon(
-        patterns("bounds"),
+    bounds = tuple(
+        Bound(str(family), re.compile(p, re.IGNORECASE))
+        for family, group in raw["bounds"].items()
+        for p in group
+    )
+    digits = r"(?<![\w.,])(?!(?:19|20)\d\d\b)\d(?:[\d,.]*\d)?(?![\w%-]|\s*%)"
+    spelled = "|".join(re.escape(w) for w in words("number_words"))
+    return Lexicon(
+        bounds,
         words("nouns"),
         words("owned_nouns"),
         words("compounds"),
@@ -172,6 +212,11 @@ def _lexicon() -> _Lexicon:
         patterns("restrictions"),
         words("refusals"),
         float(raw.get("margin", 0.05)),
+        words("asides"),
+        re.compile(rf"{digits}|\b(?:{spelled})\b", re.IGNORECASE),
+        patterns("valued"),
+        frozenset(words("figure_followers")),
+        frozenset(words("unread_units")),
     )
 
 
@@ -205,14 +250,19 @@ def _options(config: DomainConfig, sentence: str) -> list[_Value]:
 
 
 # -- cues -----------------------------------------------------------------------------------------------
-def _cues(sentence: str, lexicon: _Lexicon) -> list[_Cue]:
+def _cues(sentence: str, lexicon: Lexicon) -> list[_Cue]:
     cues = [
-        _Cue(m.start(), m.end(), m.group(0), "bound") for p in lexicon.bounds for m in p.finditer(sentence)
+        _Cue(m.start(), m.end(), m.group(0), "bound")
+        for bound in lexicon.bounds
+        for m in bound.pattern.finditer(sentence)
     ]
-    compounds = [(s, s + len(c)) for s, c in find_phrases(sentence, lexicon.compounds)]
+    compounds = sorted((s, s + len(c)) for s, c in find_phrases(sentence, lexicon.compounds))
+    compound_starts = [s for s, _ in compounds]
     for names, owned in ((lexicon.nouns, False), (lexicon.owned_nouns, True)):
         for start, noun in find_phrases(sentence, names):
-            if not any(s <= start < e for s, e in compounds):
+            # compounds do not nest: the one starting last at or before the noun is the only candidate
+            at = bisect.bisect_right(compound_starts, start) - 1
+            if at < 0 or start >= compounds[at][1]:
                 cues.append(_Cue(start, start + len(noun), noun, "noun", owned))
     cues += [
         _Cue(m.start(), m.end(), m.group(0), "restriction")
@@ -226,39 +276,47 @@ def _possessive(word: str, names: Iterable[str]) -> bool:
     return any(word in (name, f"{name}'s") for name in names)
 
 
-def _owner(config: DomainConfig, before: str, lexicon: _Lexicon) -> str | None:
+def _owner(config: DomainConfig, before: str, lexicon: Lexicon) -> str | None:
     """Whose limit the nearest possessor or subject before a cue makes it: ours, theirs or None."""
     theirs = (*lexicon.others, config.counterparty_role.split()[-1].lower())
     ours = (*lexicon.ours, config.principal_role.split()[-1].lower())
-    for word in reversed(re.findall(r"[\w'-]+", before.lower())[-_OWNER_WINDOW:]):
-        if _possessive(word, theirs):
-            return "theirs"
+    lowered = before.lower()
+    for start, aside in find_phrases(lowered, lexicon.asides):
+        lowered = lowered[:start] + " " * len(aside) + lowered[start + len(aside) :]
+    found = re.findall(r"[\w'-]+", lowered)[-_OWNER_WINDOW - 1 :]
+    for index in range(len(found) - 1, max(len(found) - 1 - _OWNER_WINDOW, -1), -1):
+        word = found[index]
+        if _possessive(word, theirs):  # "our rates" stays ours, "market rates" does not
+            return "ours" if index > 0 and found[index - 1] in ("our", "my") else "theirs"
         if _possessive(word, ours):
             return "ours"
     return None
 
 
-def _refused(sentence: _Sentence, start: int, before: str, lexicon: _Lexicon) -> bool:
+def _refused(sentence: _Sentence, start: int, before: str, lexicon: Lexicon) -> bool:
     """Whether a negated verb of telling precedes the cue in its clause ("I can't share our budget")."""
     offset = start - len(before)
     return any(sentence.negated(offset + s) for s, _ in find_phrases(before, lexicon.refusals))
 
 
-def _speaks_for_us(config: DomainConfig, sentence: _Sentence, cue: _Cue, lexicon: _Lexicon) -> bool:
+def _speaks_for_us(config: DomainConfig, sentence: _Sentence, cue: _Cue, lexicon: Lexicon) -> bool:
     clause_start, _ = sentence.clause(cue.start)
-    before = sentence.text[clause_start : cue.start]
+    # a bounded window of the clause before the cue: each cue costs the same, so the scan stays linear
+    before = sentence.text[max(clause_start, cue.start - _OWNER_REACH) : cue.start]
     owner = _owner(config, before, lexicon)
     if owner == "theirs" or (cue.owned and owner != "ours"):
         return False
     return not quotes_counterparty(before) and not _refused(sentence, cue.start, before, lexicon)
 
 
-def _placement(sentence: _Sentence, cue: _Cue, lexicon: _Lexicon) -> str | None:
+def _placement(sentence: _Sentence, cue: _Cue, lexicon: Lexicon) -> str | None:
     """How the words before a noun place a figure: pinned to it ("near"), or a bare "one-sided" comparison."""
     clause_start, _ = sentence.clause(cue.start)
-    before = " ".join(sentence.text[clause_start : cue.start].split()[-6:])
+    before = " ".join(sentence.text[max(clause_start, cue.start - _OWNER_REACH) : cue.start].split()[-6:])
     if find_phrases(before, lexicon.proximity):
         return "near"
+    if any(p.match(sentence.text, cue.end) for p in lexicon.valued):
+        return None  # the noun's own value follows it ("within a budget of $100K")
     return "one-sided" if find_phrases(" ".join(before.split()[-3:]), lexicon.relations) else None
 
 
@@ -296,8 +354,26 @@ def _structural(config: DomainConfig, sentence: str, cue: _Cue) -> DisclosureFin
     return DisclosureFinding(sentence, cue.text, "structural", near[0][1] if near else None)
 
 
-def _anchored(clause: str, lexicon: _Lexicon) -> bool:
+def _anchored(clause: str, lexicon: Lexicon) -> bool:
     return any(p.search(clause) for p in lexicon.anchors)
+
+
+@dataclass(slots=True)
+class _Scope:
+    """What the cues of one sentence share: its values by offset, and what was read of each clause
+    (each clause is scanned once however many cues it holds, so a sentence costs linear time)."""
+
+    values: list[_Value]
+    starts: list[int] = field(default_factory=list[int])
+    unread: dict[tuple[int, int], str | None] = field(default_factory=dict[tuple[int, int], str | None])
+    anchored: dict[tuple[int, int], bool] = field(default_factory=dict[tuple[int, int], bool])
+
+    def __post_init__(self) -> None:
+        self.values.sort(key=lambda v: v.start)
+        self.starts = [v.start for v in self.values]
+
+    def between(self, start: int, end: int) -> list[_Value]:
+        return self.values[bisect.bisect_left(self.starts, start) : bisect.bisect_left(self.starts, end)]
 
 
 def _link(
@@ -305,7 +381,8 @@ def _link(
     sentence: _Sentence,
     cue: _Cue,
     overrides: Limits,
-    lexicon: _Lexicon,
+    lexicon: Lexicon,
+    scope: _Scope,
     earlier: _Value | None = None,
 ) -> DisclosureFinding | None:
     """What cue discloses in sentence, if anything.
@@ -323,17 +400,46 @@ def _link(
     placement = _placement(sentence, cue, lexicon) if cue.kind == "noun" else None
     if placement == "one-sided":
         return None
-    values = [v for v in (*sentence.figures, *sentence.options) if start <= v.start < end]
-    value = _nearest(values, cue.start)
+    value = _nearest(scope.between(start, end), cue.start)
     if value is not None:
         return _finding(sentence, cue, value, overrides)
+    span = (clause_start, clause_end)
+    if span not in scope.unread:
+        scope.unread[span] = _unread(sentence, clause_start, clause_end, lexicon)
+    unread = scope.unread[span]
+    if unread is not None:  # fail closed: a figure stated as our limit that no term claims
+        guess = _structural(config, text, cue)
+        return DisclosureFinding(text, cue.text, "unread", guess.term, unread)
     if sentence.has_value(clause_start, clause_end):
-        return None  # the figure beside the cue belongs to a term without a boundary
-    if placement == "near" or _anchored(text[clause_start:clause_end], lexicon):
+        return None  # the figure beside the cue belongs to a term without a boundary, or lies far off
+    if span not in scope.anchored:
+        scope.anchored[span] = _anchored(text[clause_start:clause_end], lexicon)
+    if placement == "near" or scope.anchored[span]:
         if earlier is None or not isinstance(earlier.value, float):
             return _structural(config, text, cue)
         if _near_limit(earlier.term, earlier.value, overrides, lexicon.margin):
             return _finding(sentence, cue, earlier, overrides)
+    return None
+
+
+def _unread(sentence: _Sentence, start: int, end: int, lexicon: Lexicon) -> str | None:
+    """The first figure in [start, end) of the sentence that no term claims: digits or a number word
+    outside every amount read with a unit or currency and every amount attributed to a boundary term,
+    not followed by a word that makes it a count of something else ("six people"), and not inside a
+    quotation. Linear in the span (the amounts are found by bisection; each figure reads one word)."""
+    offset, text = sentence.start, sentence.text
+    read = [
+        (a.start, a.end)
+        for a in sentence.draft.amounts_in(offset + start, offset + end)
+        if (a.kind != "number" or a.start in sentence.claimed) and a.unit not in lexicon.unread_units
+    ]
+    for match in lexicon.numbers.finditer(text, start, end):
+        at = offset + match.start()
+        if any(s <= at < e for s, e in read) or sentence.draft.quoted(at):
+            continue
+        following = _NEXT_WORD.match(text, match.end())
+        if following is None or following.group(1).lower() in lexicon.followers:
+            return match.group(0)
     return None
 
 
@@ -371,15 +477,16 @@ def find_disclosures_in(
         attributed: The draft's amounts attributed to terms (`draft.attribute_amounts`), when the
             caller already has them.
     """
-    lexicon, limits = _lexicon(), overrides or {}
+    cues, limits = lexicon(), overrides or {}
     found = list(attribute_amounts(draft, config) if attributed is None else attributed)
     starts = [amount.start for amount in found]
     findings: list[DisclosureFinding] = []
     earlier: _Value | None = None  # the last figure of an earlier sentence: the figure on the table
+    claimed = frozenset(starts)
     for part in draft.sentences:
-        sentence = _Sentence(part.text, part.start, draft)
+        sentence = _Sentence(part.text, part.start, draft, claimed=claimed)
         figures = _figures(config, sentence, found, starts)
-        finding = _disclosure(config, sentence, figures, limits, lexicon, earlier)
+        finding = _disclosure(config, sentence, figures, limits, cues, earlier)
         if finding is not None:
             findings.append(finding)
         if figures:
@@ -392,7 +499,7 @@ def _disclosure(
     sentence: _Sentence,
     figures: list[_Value],
     overrides: Limits,
-    lexicon: _Lexicon,
+    lexicon: Lexicon,
     earlier: _Value | None,
 ) -> DisclosureFinding | None:
     """The first cue of one sentence that speaks for us and discloses something, if any."""
@@ -405,9 +512,12 @@ def _disclosure(
         for v in figures
         if isinstance(v.value, float) and _near_limit(v.term, v.value, overrides, lexicon.margin)
     )
-    linked = _Sentence(text, sentence.start, sentence.draft, near, tuple(_options(config, text)))
+    options = tuple(_options(config, text))
+    linked = _Sentence(text, sentence.start, sentence.draft, near, options, sentence.claimed)
+    scope = _Scope([*near, *options])
     found = (
-        _link(config, linked, cue, overrides, lexicon, _on_the_table(figures, cue, earlier)) for cue in cues
+        _link(config, linked, cue, overrides, lexicon, scope, _on_the_table(figures, cue, earlier))
+        for cue in cues
     )
     return next((finding for finding in found if finding is not None), None)
 

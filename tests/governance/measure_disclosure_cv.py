@@ -1,0 +1,213 @@
+"""Per-source errors of the limit-disclosure check, and what each cue family adds on each source.
+
+Run from the repository root:
+
+- ``.venv/bin/python tests/governance/measure_disclosure_cv.py``: false negatives and false alarms per
+  labelled source, counts only.
+- ``... --show SOURCE``: the missed and falsely flagged texts of one source (development use).
+- ``... --families``: leave-one-source-out view of the cue families: for each family (a named group of
+  `bounds` in data/disclosure.yaml), the detections it adds and the false alarms it causes on each
+  source, measured with the family switched off and on. A family written from the misses of one source
+  must help on another source (or change nothing) to stay.
+
+Every source here is spent (development data): the figures are development figures. The blind sets
+(tests/data/gaia/heldout4/ and later) are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from parley.governance import disclosure
+from parley.governance.config import DomainConfig, load_config, load_yaml_data
+
+GAIA = Path(__file__).resolve().parents[1] / "data" / "gaia"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One labelled draft: its domain, whether it discloses a private limit, and its text."""
+
+    domain: str
+    discloses: bool
+    text: str
+
+
+def _data_set(filename: str) -> list[Item]:
+    drafts = load_yaml_data(filename)["drafts"]
+    return [Item(str(d["config"]), bool(d["discloses"]), str(d["text"])) for d in drafts]
+
+
+def _gaia_disclosures(folder: str) -> list[Item]:
+    raw: dict[str, Any] = yaml.safe_load((GAIA / folder / "drafts.yaml").read_text("utf-8"))
+    return [Item(str(d["domain"]), bool(d["discloses"]), str(d["text"])) for d in raw.get("disclosures", [])]
+
+
+def _gaia_drafts(folder: str) -> list[Item]:
+    raw: dict[str, Any] = yaml.safe_load((GAIA / folder / "drafts.yaml").read_text("utf-8"))
+    return [
+        Item(str(d["domain"]), bool(d["disclosure"]), str(d["text"]))
+        for d in raw.get("drafts", [])
+        if "disclosure" in d
+    ]
+
+
+def sources() -> dict[str, list[Item]]:
+    """Every spent labelled source of limit disclosures, by a short name."""
+    found = {
+        "data-dev": _data_set("disclosure_drafts.yaml"),
+        "data-h1": _data_set("disclosure_drafts_heldout.yaml"),
+        **{f"data-h{n}": _data_set(f"disclosure_drafts_heldout{n}.yaml") for n in (2, 3, 4)},
+        "gaia-dev": _gaia_disclosures("dev"),
+        "gaia-h1": _gaia_disclosures("heldout"),
+        "gaia-h2": _gaia_drafts("heldout2"),
+        "gaia-h3": _gaia_drafts("heldout3"),
+    }
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Errors:
+    """Errors of the check on one source."""
+
+    positives: int
+    negatives: int
+    missed: tuple[str, ...]
+    alarms: tuple[str, ...]
+
+
+def errors(items: list[Item]) -> Errors:
+    """The check's misses and false alarms on items."""
+    configs: dict[str, DomainConfig] = {}
+    missed: list[str] = []
+    alarms: list[str] = []
+    for item in items:
+        config = configs.setdefault(item.domain, load_config(item.domain))
+        flagged = bool(disclosure.find_disclosures(item.text, config))
+        if item.discloses and not flagged:
+            missed.append(item.text)
+        elif flagged and not item.discloses:
+            alarms.append(item.text)
+    positives = sum(item.discloses for item in items)
+    return Errors(positives, len(items) - positives, tuple(missed), tuple(alarms))
+
+
+_NEVER = re.compile(r"(?!)")
+
+# Rules that are not bound families, switched off by emptying their word lists.
+MECHANISMS: dict[str, Callable[[disclosure.Lexicon], disclosure.Lexicon]] = {
+    "asides": lambda x: replace(x, asides=()),
+    "valued": lambda x: replace(x, valued=()),
+    "unread": lambda x: replace(x, numbers=_NEVER),
+}
+
+# The families and mechanisms written (2026-11-27) from the misses and false alarms of one or more
+# sources: leaving a source out removes what was written from it (the leave-one-source-out column).
+ORIGIN: dict[str, tuple[str, ...]] = {
+    "approved_superlative": ("gaia-h3",),
+    "only_able": ("data-h4",),
+    "escalation_upstairs": ("data-h4", "gaia-h3"),
+    "asides": ("gaia-h2",),
+    "valued": ("data-h4",),
+    "unread": ("gaia-h3",),
+}
+
+
+def _switch_off(name: str) -> Callable[[disclosure.Lexicon], disclosure.Lexicon]:
+    if name in MECHANISMS:
+        return MECHANISMS[name]
+    return lambda x: replace(x, bounds=tuple(b for b in x.bounds if b.family != name))
+
+
+@contextmanager
+def without(*names: str) -> Generator[None]:
+    """The check with some cue families or mechanisms switched off (for the tables only)."""
+    original = disclosure.lexicon
+    patched = original()
+    for name in names:
+        patched = _switch_off(name)(patched)
+
+    def fixed() -> disclosure.Lexicon:
+        return patched
+
+    disclosure.lexicon = fixed  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        disclosure.lexicon = original
+
+
+def _cell(result: Errors) -> str:
+    return f"{len(result.missed):>3}/{result.positives:<4} {len(result.alarms):>3}/{result.negatives:<4}"
+
+
+def _table(found: dict[str, list[Item]]) -> None:
+    total_fn = total_fp = total_p = total_n = 0
+    print(f"{'source':<10} {'FN':>8} {'FP':>8}")
+    for name, items in found.items():
+        result = errors(items)
+        total_fn, total_fp = total_fn + len(result.missed), total_fp + len(result.alarms)
+        total_p, total_n = total_p + result.positives, total_n + result.negatives
+        print(f"{name:<10} {_cell(result)}")
+    print(f"{'all':<10} {total_fn:>3}/{total_p:<4} {total_fp:>3}/{total_n:<4}")
+
+
+def _families(found: dict[str, list[Item]]) -> None:
+    base = {name: errors(items) for name, items in found.items()}
+    names = [*dict.fromkeys(bound.family for bound in disclosure.lexicon().bounds), *MECHANISMS]
+    print("family: per source, detections the family adds (+) and false alarms it causes (!)")
+    for family in names:
+        cells: list[str] = []
+        with without(family):
+            for name, items in found.items():
+                off = errors(items)
+                gained = len(off.missed) - len(base[name].missed)
+                alarms = len(base[name].alarms) - len(off.alarms)
+                if gained or alarms:
+                    cells.append(f"{name} +{gained}" + (f" !{alarms}" if alarms else ""))
+        origin = f"  [written from {', '.join(ORIGIN[family])}]" if family in ORIGIN else ""
+        print(f"{family:<24} {', '.join(cells) or '(no effect alone)'}{origin}")
+    print()
+    print("leave one source out: the source measured without what was written from it")
+    print(f"{'source':<10} {'FN':>8} {'FP':>8}  switched off")
+    for name, items in found.items():
+        left_out = [family for family, origins in ORIGIN.items() if name in origins]
+        with without(*left_out):
+            result = errors(items)
+        print(f"{name:<10} {_cell(result)}  {', '.join(left_out) or '-'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the per-source table, one source's texts, or the family table."""
+    parser = argparse.ArgumentParser(description="Per-source errors of the limit-disclosure check.")
+    parser.add_argument("--show", metavar="SOURCE", help="print one source's missed and flagged texts")
+    parser.add_argument("--families", action="store_true", help="what each cue family adds per source")
+    args = parser.parse_args(argv)
+    found = sources()
+    if args.show:
+        if args.show not in found:
+            print(f"unknown source {args.show!r}; one of {', '.join(found)}", file=sys.stderr)
+            return 2
+        result = errors(found[args.show])
+        for text in result.missed:
+            print(f"FN  {text!r}")
+        for text in result.alarms:
+            print(f"FP  {text!r}")
+        return 0
+    _table(found)
+    if args.families:
+        _families(found)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
