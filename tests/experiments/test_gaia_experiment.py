@@ -34,10 +34,15 @@ def test_grid_covers_every_condition() -> None:
 @pytest.mark.e2e
 def test_cli_writes_the_report_and_figures(tmp_path: Path) -> None:
     out = tmp_path / "gaia.md"
-    result = CliRunner().invoke(app, ["experiment", "gaia", "--seeds", "1", "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["experiment", "gaia", "--seeds", "1", "--sensitivity-seeds", "0", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
-    assert "## Expected directions" in text and "| development set (rules refined on it) | 124 (60) |" in text
+    assert (
+        "## The seed's claims, tested" in text
+        and "| development set (rules refined on it) | 124 (60) |" in text
+    )
     assert (tmp_path / "figures" / "gaia_tci_by_condition.png").stat().st_size > 1000
     bad = CliRunner().invoke(app, ["experiment", "gaia", "--seeds", "0", "--out", str(out)])
     assert bad.exit_code == 2 and "'--seeds'" in bad.output and "greater than or equal to 1" in bad.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -17,9 +17,11 @@ from rich.panel import Panel
 from rich.table import Table
 
 from parley.cli.app import app, experiment_app
+from parley.cli.batch import Batch, QuietOption, SchedulerOption, StoreOption
 from parley.cli.extras import require_extra
 from parley.cli.options import (
     MAX_COUNT,
+    MAX_JOBS,
     LLMConfigOption,
     LLMOption,
     RecordOption,
@@ -803,12 +805,33 @@ def gaia_command(
             "strategy was tuned on) or evaluation (100–139, never used for tuning; run once)."
         ),
     ] = None,
+    sensitivity_seeds: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=20,
+            help="Tuning seeds (0..N-1) of the sensitivity analysis (each counterparty parameter varied "
+            "low and high); 0 leaves it out.",
+        ),
+    ] = 2,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, max=MAX_JOBS, help="Worker processes.")] = 1,
+    scheduler: SchedulerOption = None,
+    store: StoreOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Reproduce the GAIA evaluation (Table 1 metrics, ablations, principal's share); write the report."""
     require_extra("plot", "parley experiment gaia")
     from parley.cli.common import check_writable
-    from parley.experiments.gaia import STRATEGIES, run_experiment, run_share_experiment, write_results
-    from parley.experiments.gaia.runs import CONDITIONS, SEED_SPLITS
+    from parley.experiments.gaia import STRATEGIES, write_results
+    from parley.experiments.gaia.runs import (
+        CONDITIONS,
+        SEED_SPLITS,
+        TUNING_SEEDS,
+        SessionSpec,
+        run_sessions,
+        share_specs,
+    )
+    from parley.experiments.gaia.sensitivity import sensitivity_specs
 
     if strategy not in STRATEGIES:
         fail(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}", code=2)
@@ -819,24 +842,36 @@ def gaia_command(
     folder = figures or out.parent / "figures"
     check_writable(out, "write the report")
     check_writable(folder, "write the figures in", folder=True)
-    with console.status("running GAIA sessions") as status:
-        records = run_experiment(
-            seed_list, strategy=chosen, progress=lambda i, n: status.update(f"session {i}/{n}")
-        )
-        other = "legacy" if chosen == "principal" else "principal"
-        others = run_experiment(
-            seed_list,
-            strategy=other,
-            conditions=CONDITIONS[:1],
-            progress=lambda i, n: status.update(f"{other} session {i}/{n}"),
-        )
-        shares = run_share_experiment(
-            seed_list, progress=lambda i, n: status.update(f"share session {i}/{n}")
-        )
+    batch = Batch("gaia", out, jobs, scheduler, store, quiet)
+    other = "legacy" if chosen == "principal" else "principal"
+    table1 = [SessionSpec("table1", d, p, s, chosen, c) for c in CONDITIONS for d, p, s in _cells(seed_list)]
+    baseline = [SessionSpec("table1", d, p, s, other, CONDITIONS[0]) for d, p, s in _cells(seed_list)]
+    shares = share_specs(seed_list)
+    sensitivity = sensitivity_specs(chosen, TUNING_SEEDS[:sensitivity_seeds])  # (tuning seeds, any split)
+    specs = [*table1, *baseline, *shares, *sensitivity]
+    run_store = batch.open_store({"seeds": list(seed_list), "strategy": chosen})
+    rows = batch.run(
+        len(specs),
+        lambda progress: run_sessions(
+            specs, jobs=jobs, store=run_store, scheduler=scheduler, progress=progress
+        ),
+    )
+    records, others = rows[: len(table1)], rows[len(table1) : len(table1) + len(baseline)]
+    share_rows = rows[len(table1) + len(baseline) : len(table1) + len(baseline) + len(shares)]
+    sensitivity_rows = rows[len(table1) + len(baseline) + len(shares) :]
     command = "parley experiment gaia " + (f"--split {split}" if split is not None else f"--seeds {seeds}")
     command += f" --strategy {strategy}" if strategy != "principal" else ""
+    command += f" --sensitivity-seeds {sensitivity_seeds}" if sensitivity_seeds != 2 else ""
     try:
-        path = write_results(records, seed_list, out, folder, command, shares, others)
+        path = write_results(records, seed_list, out, folder, command, share_rows, others, sensitivity_rows)
     except OSError as error:
         fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
-    console.print(f"wrote {path} ({len(records) + len(others) + len(shares)} sessions)")
+    batch.finish()
+    console.print(f"wrote {path} ({len(rows)} sessions)")
+
+
+def _cells(seeds: Sequence[int]) -> list[tuple[str, str, int]]:
+    """Every (domain, persona, seed) of the GAIA grid, in the experiment's order."""
+    from parley.experiments.gaia.runs import DOMAINS, PERSONAS
+
+    return [(d, p, s) for d in DOMAINS for p in PERSONAS for s in seeds]

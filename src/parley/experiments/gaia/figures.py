@@ -22,6 +22,15 @@ from parley.governance.terms import reader_for
 from parley.governance.values import find_money
 from parley.protocol.artefact import Agreement
 from parley.protocol.events import Event
+from parley.protocol.governed import (
+    AuthorizationChange,
+    CounterpartyMessage,
+    Decision,
+    DelegateMessage,
+    DraftRecord,
+    Escalation,
+    Question,
+)
 from parley.protocol.payloads import DelegateAgreement
 
 _APPROVING = ("counter_at_limit", "raise_limit", "counter_at_guidance", "approve_terms", "approve_draft")
@@ -55,7 +64,7 @@ class _Audit:
     approved: dict[str, set[float]] = field(default_factory=lambda: {})
     named: dict[str, set[float]] = field(default_factory=lambda: {})
     asks: dict[str, float] = field(default_factory=lambda: {})
-    requests: dict[str, Mapping[str, Any]] = field(default_factory=lambda: {})
+    requests: dict[str, Escalation] = field(default_factory=lambda: {})
     approved_draft: bool = False
     problems: list[FigureProblem] = field(default_factory=lambda: [])
 
@@ -67,18 +76,18 @@ class _Audit:
                 if not self._beyond_best(stated.term, stated.value):
                     self.asks[stated.term] = stated.value  # (below the band: confirmed first, see strategy)
 
-    def decide(self, data: Mapping[str, Any]) -> None:
-        request = self.requests.get(str(data.get("request_id")), {})
-        effects = {o["key"]: o["effect"] for o in request.get("options", [])}
-        effect = effects.get(str(data.get("option")), "")
-        boundary = request.get("boundary_at_risk", {})
+    def decide(self, decision: Decision) -> None:
+        request = self.requests.get(decision.request_id)
+        effects = {o.key: o.effect for o in request.options} if request is not None else {}
+        effect = effects.get(str(decision.option), "")
+        boundary = request.boundary_at_risk if request is not None else {}
         term = str(boundary.get("term", ""))
         if effect == "counter_at_limit" and boundary.get("maximum") is not None:
             self.approved.setdefault(term, set()).add(float(boundary["maximum"]))
         if effect == "raise_limit" and boundary.get("ask") is not None:
             self.approved.setdefault(term, set()).add(float(boundary["ask"]))
-        if effect == "counter_at_guidance" or (data.get("guidance") and term):
-            self.approved.setdefault(term, set()).update(m.high for m in find_money(str(data["guidance"])))
+        if effect == "counter_at_guidance" or (decision.guidance and term):
+            self.approved.setdefault(term, set()).update(m.high for m in find_money(decision.guidance))
         self.approved_draft = effect in _APPROVING
 
     def agree(self, terms: Mapping[str, Any]) -> None:
@@ -86,21 +95,19 @@ class _Audit:
             if isinstance(value, int | float):
                 self.approved.setdefault(name, set()).add(float(value))
 
-    def widen(self, data: Mapping[str, Any]) -> None:
-        term = str(data["term"])
-        self.limits[term] = (data.get("minimum"), data.get("maximum"))
-        self.private.setdefault(term, set()).update(
-            float(v) for v in (data.get("minimum"), data.get("maximum")) if v is not None
+    def widen(self, change: AuthorizationChange) -> None:
+        self.limits[change.term] = (change.minimum, change.maximum)
+        self.private.setdefault(change.term, set()).update(
+            v for v in (change.minimum, change.maximum) if v is not None
         )
 
-    def check(self, event: Event, offer: Mapping[str, Any] | None) -> None:
-        text = str(event.data["text"])
+    def check(self, turn: int, text: str, offer: Mapping[str, Any] | None) -> None:
         approved, self.approved_draft = self.approved_draft, False
         # The engagement's name ("office space for a 40-person team") is no figure the delegate states.
         read = parse(text.replace(self.config.subject, "it"), self.config.non_binding_phrases, max_chars=None)
         for found in attribute_amounts(read, self.config):
             for value in {found.low, found.high}:
-                self._judge(event.round, found.term, value, text, approved, offer)
+                self._judge(turn, found.term, value, text, approved, offer)
 
     def _judge(
         self, turn: int, term: str, value: float, text: str, approved: bool, offer: Mapping[str, Any] | None
@@ -151,23 +158,25 @@ def figure_problems(config: DomainConfig, events: Iterable[Event]) -> list[Figur
     offer: Mapping[str, Any] | None = None
     question = False  # a screening question: its figures are answer bands of the ontology, not ours
     for event in events:
-        if event.kind == "counterparty_message":
-            audit.read_counterparty(str(event.data["text"]))
-        elif event.kind == "escalation":
-            audit.requests[str(event.data["request_id"])] = event.data
-        elif event.kind == "decision":
-            audit.decide(event.data)
-        elif event.kind == "authorization_change":
-            audit.widen(event.data)
-        elif event.kind == "agreement":
-            agreed = event.payload
-            audit.agree(agreed.terms if isinstance(agreed, Agreement | DelegateAgreement) else {})
-        elif event.kind == "draft" and event.data.get("intent") == "proposal":
+        payload = event.payload  # (data no payload type fits is skipped)
+        if isinstance(payload, CounterpartyMessage):
+            audit.read_counterparty(payload.text)
+        elif isinstance(payload, Escalation):
+            audit.requests[payload.request_id] = payload
+        elif isinstance(payload, Decision):
+            audit.decide(payload)
+        elif isinstance(payload, AuthorizationChange):
+            audit.widen(payload)
+        elif isinstance(payload, Agreement | DelegateAgreement):
+            audit.agree(payload.terms)
+        elif isinstance(payload, DraftRecord) and payload.intent == "proposal":
             offer = {}
-        elif event.kind == "question" or (event.kind == "draft" and event.data.get("intent") == "reconfirm"):
+        elif isinstance(payload, Question) or (
+            isinstance(payload, DraftRecord) and payload.intent == "reconfirm"
+        ):
             question = True  # a re-confirmation quotes the two values the counterparty gave
-        elif event.kind == "delegate_message":
+        elif isinstance(payload, DelegateMessage):
             if not question:
-                audit.check(event, offer)
+                audit.check(event.round, payload.text, offer)
             offer, question = None, False
     return audit.problems

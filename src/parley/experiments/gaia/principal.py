@@ -27,7 +27,14 @@ from scipy import stats
 
 from parley.experiments.gaia.bargaining import BargainingCounterparty, HiddenPreferences
 from parley.experiments.gaia.figures import figure_problems
-from parley.experiments.gaia.runs import POLICY, STRATEGIES, describe_seeds, seed_list, with_strategy
+from parley.experiments.gaia.runs import (
+    POLICY,
+    STRATEGIES,
+    describe_seeds,
+    run_sessions,
+    share_specs,
+    with_strategy,
+)
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import PERSONAS
 from parley.governance.delegate import DelegateOptions
@@ -154,17 +161,10 @@ def run_share_experiment(
     strategies: Sequence[Strategy] = STRATEGIES,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every (strategy, domain, persona, seed) cell once (seeds: a count, or the seeds themselves)."""
-    configs = {name: load_config(name) for name in domains}
-    cells: list[tuple[Strategy, str, str, int]] = [
-        (st, d, p, s) for st in strategies for d in domains for p in personas for s in seed_list(seeds)
-    ]
-    records: list[dict[str, Any]] = []
-    for index, (strategy, domain, persona, seed) in enumerate(cells, start=1):
-        records.append(run_share_session(configs[domain], persona, seed, strategy))
-        if progress is not None:
-            progress(index, len(cells))
-    return records
+    """Every (strategy, domain, persona, seed) cell once (seeds: a count, or the seeds themselves), in
+    this process (`run_sessions` runs them in processes or on Dask, resumably)."""
+    specs = share_specs(seeds, domains=domains, personas=personas, strategies=strategies)
+    return run_sessions(specs, progress=progress)
 
 
 # -- intervals ---------------------------------------------------------------------------------------------

@@ -10,12 +10,22 @@ from typing import Any
 from parley.experiments.gaia.detection import commitment_detection, moderator_detection
 from parley.experiments.gaia.principal import persona_deal_section, share_section
 from parley.experiments.gaia.runs import CONDITIONS, DOMAINS, SLIP_RATE, describe_seeds, seed_list
+from parley.experiments.gaia.sensitivity import (
+    RATE_FACTORS,
+    TURN_SHIFTS,
+    domain_rows,
+    parameter_rows,
+    principal_rows,
+    sensitivity_rows,
+)
 from parley.experiments.gaia.tables import (
     before_after_rows,
     cell_rows,
+    claim_notes,
+    claim_rows,
+    completion_rows,
     condition_rows,
     detection_rows,
-    directions,
     severity_rows,
     trigger_rows,
 )
@@ -35,6 +45,30 @@ TERM_READER_SECTION = [
 experiment does not recompute them)."""
 
 
+PARAMETER_SECTION_HEAD = [
+    "## The simulation's parameters",
+    "",
+    "Every behavioural parameter of the simulated counterparties (`parley.governance.counterparties`, "
+    "`Persona`, and package data `simulation/<domain>.yaml`), read from the code that ran:",
+    "",
+]
+PARAMETER_SECTION_TAIL = [
+    "Fixed behaviour (not parameters of a persona): a counterparty answers an offer at or above its "
+    "hidden reservation by accepting, and one below it by naming the reservation; the principal's "
+    "take-it-or-leave-it counter is accepted when it is within the drawn flexibility of the "
+    "reservation; after `ghost_after` each turn goes silent with probability 0.6; a free-form opener "
+    "(no STCC) yields 0–2 facts; an attack line is a red-team corpus item, a social-engineering or a "
+    "pressure line, one third each.",
+    "",
+    "The scripted principal (`POLICY`, a `PolicyPrincipal`) has one parameter, the option it picks: A "
+    "on every escalation, so it never raises a limit or approves a binding draft (package data "
+    "`escalation_options.yaml`). The drafter's parameters are the slip rate "
+    f"({SLIP_RATE:.0%} of proposals, doubled after a prompt injection) and the slip source (above).",
+    "",
+]
+"""The fixed text around the parameter tables."""
+
+
 def _plot(records: Sequence[dict[str, Any]], figures: Path) -> list[Path]:
     from parley.experiments.plots import plt, save_figure  # (matplotlib only when plotting)
 
@@ -44,7 +78,7 @@ def _plot(records: Sequence[dict[str, Any]], figures: Path) -> list[Path]:
         (
             "gaia_tci_by_condition.png",
             "condition",
-            [c.name for c in CONDITIONS if c.name != "preflight off"],
+            [c.name for c in CONDITIONS if c.preflight and c.slips == "templates"],
             None,
         ),
         ("gaia_tci_by_persona.png", "persona", list(PERSONAS), CONDITIONS[0].name),
@@ -78,6 +112,7 @@ def render_report(
     command: str,
     share_records: Sequence[dict[str, Any]] = (),
     legacy_records: Sequence[dict[str, Any]] = (),
+    sensitivity_records: Sequence[dict[str, Any]] = (),
 ) -> str:
     """The markdown report (with the principal's-share section when share_records are given, and the
     deal rates of both strategies on the personas when legacy_records, the legacy delegate's base
@@ -89,47 +124,80 @@ def render_report(
         f"![{p.stem}]({p.relative_to(document_folder)})" if p.is_relative_to(document_folder) else f"![]({p})"
         for p in paths
     ]
+    sensitivity = list(sensitivity_records)
+    tuning = sorted({int(r["seed"]) for r in sensitivity})
+    total = len(records) + len(legacy_records) + len(share_records) + len(sensitivity)
     parts = [
         "# GAIA evaluation (seed §4, Table 1)",
         "",
         f"Measured by `{command}`: {len(DOMAINS)} domains × {len(PERSONAS)} counterparty personas × "
         f"{describe_seeds(chosen)} "
-        f"× {len(CONDITIONS)} conditions = {len(records)} sessions. Means with 95% Student-t intervals.",
+        f"× {len(CONDITIONS)} conditions = {len(records)} sessions ({total} with the legacy-strategy, "
+        "principal's-share and sensitivity sessions below). Means with Student-t 95% intervals, rates "
+        "with Wilson 95% intervals (hits/n beside them), comparisons with paired tests on sessions "
+        "matched by (domain, persona, seed).",
         "",
         "Seeds: the delegate's negotiation strategy was tuned on seeds 0–19 only (tuning figures); seeds "
         "100–139 were never used for tuning and are run once for the evaluation figures "
         "(`parley experiment gaia --split evaluation`). Which of the two this report holds is stated "
-        "above and in each section.",
+        "above and in each section. The sensitivity analysis runs on tuning seeds whatever the split.",
         "",
         f"The delegate negotiates with the `{records[0].get('strategy', 'principal') if records else ''}` "
         "strategy (`--strategy`; see 'Principal's share' for both).",
         "",
-        "Every session runs the real delegate (STCC, TCI ledger, moderator, preflight, "
-        "MergeChannels, escalation, "
-        "SQLite audit log) against a simulated counterparty with hidden ground truth; the "
-        "principal is a scripted "
-        "policy choosing option A on every escalation (counter at the band's limit, approve final "
-        "terms, continue "
-        f"screening, send the compliant version). The drafter slips on {SLIP_RATE:.0%} of proposals (binding "
-        "wording, an out-of-band amount, an echoed ask, or a forbidden topic), standing in for an "
-        "imperfect LLM "
-        "drafter; a violation is a slip that reached the counterparty, judged by the slip's own "
-        "label, not by "
-        "the preflight.",
+        "Every session runs the real delegate (STCC, TCI ledger, moderator, preflight, MergeChannels, "
+        "escalation, SQLite audit log) against a simulated counterparty with hidden ground truth; the "
+        "principal is a scripted policy choosing option A on every escalation (counter at the band's "
+        "limit, approve final terms, continue screening, send the compliant version). The drafter slips "
+        f"on {SLIP_RATE:.0%} of proposals (twice that after a prompt injection), standing in for an "
+        "imperfect LLM drafter; a violation is a slip that reached the counterparty, judged by the "
+        "slip's own ground-truth label, not by the preflight. The slips come from one of two sources:",
+        "",
+        "- **14 templates** (package data `slips.yaml`: binding wording, an out-of-band amount, an echoed "
+        "ask, a forbidden topic): the phrasings the preflight was built to catch, so any comparison "
+        "of violations with them is **in-sample for the detector**, a result by construction;",
+        "- **the development phrase bank** (`tests/data/gaia/phrase_bank.yaml`, 160 binding phrasings "
+        "written on 2026-11-25 by a helper blind to the detectors; shipped as "
+        "`parley/experiments/gaia/data/phrase_bank_development.yaml`): not the detector's cue list, but "
+        "its misses were read and fixed while the detector changed, and it is training data of the "
+        "classifier beside the rules, so figures on it are **development figures**, an optimistic "
+        "estimate of recall on unseen wording. The blind banks are not used here.",
+        "",
+        "Changes of method since the report before issue 20: the preflight ablation is also run with "
+        "phrase-bank slips, and the template-slip comparison is labelled in-sample; rounds to "
+        "τ_complete are no longer averaged over different subsets of sessions (the earlier report "
+        "compared a mean over 30% of one condition's sessions with one over 42% of another's); every "
+        "rate has a Wilson interval (the earlier '0 ± 0'); each claim of the seed has a paired test "
+        "and a verdict; the simulation's parameters are tabled and varied.",
         "",
         "## Protocol metrics by condition",
         "",
         *condition_rows(records),
         "",
         "Rounds are counterparty turns. TCI is the weighted index used for gating. IG is the drop "
-        "in summed band "
-        "entropy H(θ|h) after each answer; 'IG from STCC' is the share of all IG that came from "
-        "the answer to the "
-        "opening STCC question (0% by construction without STCC). Utility is 0 without agreement.",
+        "in summed band entropy H(θ|h) after each answer; 'IG from STCC' is the share of all IG that "
+        "came from the answer to the opening STCC question (0% by construction without STCC). Utility is "
+        "0 without agreement. 'Rounds to τ_gate' averages the sessions that reached τ_gate; 'reached "
+        "τ_complete' is the share of sessions whose TCI ever reached τ_complete. Rounds to τ_complete "
+        "are compared only on paired sessions where both conditions reached it (below) and by round "
+        "(the next table), never as averages over different subsets.",
         "",
-        "## Expected directions",
+        "## The seed's claims, tested",
         "",
-        *directions(records),
+        "Each claim is tested on sessions paired by (domain, persona, seed): the exact McNemar test for "
+        "yes/no outcomes, the Wilcoxon signed-rank test for numbers (pairs where the metric exists in "
+        "both conditions; n says how many). The effect is the mean paired difference with its "
+        "Student-t 95% interval; p is two-sided, and Holm's adjustment runs over the claims of the "
+        "table. Reproduced: significant (Holm p < 0.05) in the claimed direction; refuted: significant "
+        "the other way; inconclusive otherwise.",
+        "",
+        *claim_rows(records),
+        "",
+        *claim_notes(),
+        "",
+        "## Reaching τ_complete by round r (share of all sessions, Wilson 95%)",
+        "",
+        *completion_rows(records),
         "",
         "## Escalation frequency by trigger (share of sessions with at least one)",
         "",
@@ -207,6 +275,37 @@ def render_report(
         *persona_deal_section([*base, *legacy_records], chosen),
         *TERM_READER_SECTION,
         *share_section(share_records, chosen),
+        *PARAMETER_SECTION_HEAD,
+        *parameter_rows(),
+        "",
+        *domain_rows(),
+        "",
+        *PARAMETER_SECTION_TAIL,
+        *principal_rows(),
+        "",
+        "## Sensitivity to the simulation's parameters",
+        "",
+        f"Each parameter varied alone, low and high (rates ×{RATE_FACTORS[0]:g} and ×{RATE_FACTORS[1]:g}, "
+        f"capped at 1; turns shifted by {TURN_SHIFTS[0]:+g} and {TURN_SHIFTS[1]:+g}), on "
+        f"{describe_seeds(tuning)} × {len(DOMAINS)} domains × the personas it acts on; every "
+        "arm has phrase-bank slips. Each cell is the paired effect (mean difference; for violations, "
+        "the difference of the two rates) with its test's p (exact McNemar; Wilcoxon signed-rank) "
+        "and n pairs; 'nominal' is the same sessions unvaried. The factors were fixed before any "
+        "sensitivity run. With so few seeds per cell, the table shows the direction and rough size of "
+        "a change, not a significance claim of its own.",
+        "",
+        *(sensitivity_rows(sensitivity) if sensitivity else ["(not run: `--sensitivity-seeds 0`)"]),
+        "",
+        "## Parameters chosen by looking at results",
+        "",
+        "- The delegate's negotiation strategy (issue 17): tuned on seeds 0–19 (the tuning split); the "
+        "evaluation seeds 100–139 were not looked at while it changed.",
+        "- The detectors' rules and the classifier: tuned on the labelled draft sets and phrase banks "
+        "named above (development data), never on these sessions.",
+        "- τ_gate 0.6/0.7/0.8 and the ablations are the seed's (§4.3); the slip rate "
+        f"({SLIP_RATE:.0%}), the personas' parameters and the sensitivity factors were set without "
+        "looking at results of this experiment: none was chosen on it.",
+        "",
         "## TCI(t)",
         "",
         *links,
@@ -217,16 +316,12 @@ def render_report(
         "extraction accuracy is an upper bound, not a field estimate. Their answer rates are modelling "
         "choices: a banded multiple-choice question is answered with probability 0.95, an open question "
         "about a field 0.85 (cooperative persona), and a free-form opener yields 0–2 facts.",
-        "- 'Rounds to τ_complete' averages only the sessions that reached τ_complete (share in brackets); "
-        "many sessions agree before completing the checklist, since the gate is τ_gate.",
-        "- With the preflight on, no slip reached a counterparty in any session. That rests on the slips "
-        "being phrasings the detector handles; it shows that every message is routed through the check, "
-        "not the detector's recall on free-form LLM text. That recall is estimated by the held-out draft "
-        "sets above: on held-out set 4, the only one not read while the rules changed, the shipped v2 "
-        "detector missed 12 of 38 binding drafts and v3 misses 4 of 38 (optimistic, see above), so "
-        "about one unseen binding paraphrase in ten to one in three gets through the rules alone: the "
-        "rule-based detector is a floor, and amounts outside the band are caught by the "
-        "boundary check regardless of wording.",
+        "- With the preflight on, the template slips never reached a counterparty; that is in-sample for "
+        "the detector. The phrase-bank rows measure the same thing on wording the detector was not "
+        "built from, but that bank is development data (its misses were read while the detector "
+        "changed), so it is optimistic too. The clean estimate of the detector's recall on unseen "
+        "binding wording is in [gaia_detectors.md](gaia_detectors.md) (held-out sets, measured once); "
+        "amounts outside the band are caught by the boundary check regardless of wording.",
         "- The moderator still misses about a third of the red-team corpus. Most misses are benign-looking "
         "tasks (translate, summarise, write a poem) that only become attacks in a "
         "tool-using assistant. In this protocol they are routed to off-topic or CLARIFY, and nothing a "
@@ -249,6 +344,7 @@ def write_results(
     command: str,
     share_records: Sequence[dict[str, Any]] = (),
     legacy_records: Sequence[dict[str, Any]] = (),
+    sensitivity_records: Sequence[dict[str, Any]] = (),
 ) -> Path:
     """Render the report (tables, TCI(t) figures, the principal's share) to out."""
     text = render_report(
@@ -261,6 +357,7 @@ def write_results(
         command,
         share_records,
         legacy_records,
+        sensitivity_records,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")

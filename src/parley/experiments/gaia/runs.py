@@ -6,14 +6,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import Any, Literal
 
+from parley.experiments.batch import TaskStore, map_specs
+from parley.experiments.gaia.drafter import PhraseBankDrafter, development_bank
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
 from parley.governance.delegate import DelegateOptions
 from parley.governance.escalation import PolicyPrincipal
 from parley.governance.extraction import FieldValue
-from parley.governance.session import run_session
+from parley.governance.moderator import RuleModerator
+from parley.governance.session import DelegateRoles, run_session
 from parley.governance.store import SessionStore
 from parley.governance.strategy import Strategy, with_strategy
 from parley.metrics.gaia import session_metrics
@@ -21,16 +25,33 @@ from parley.metrics.gaia import session_metrics
 DOMAINS = ("staffing", "procurement", "leasing")
 SLIP_RATE = 0.15
 """Probability that the simulated drafter slips on a proposal (what the preflight must catch)."""
+_BANK_STREAM = 0x5B1
+"""Second seed word of the phrase-bank drafter's generator (its draws apart from the session's own)."""
+
+
+SlipSource = Literal["templates", "phrase_bank"]
+"""Where the drafter's slips come from: the template drafter's 14 fixed slips (package data slips.yaml,
+the phrasings the preflight was built to catch: in-sample for the detector) or the development phrase
+bank (`parley.experiments.gaia.drafter`, written by someone who had not seen the detector)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """One experimental arm."""
+    """One experimental arm.
+
+    Attributes:
+        slips: The drafter's slip source.
+        tweak: Changes to the counterparty's behaviour parameters for the sensitivity analysis
+            (`parley.experiments.gaia.sensitivity.tweak_persona`): (parameter, factor) pairs; rates are
+            multiplied (capped at 1), turns shifted by the factor; "slip_rate" scales `SLIP_RATE`.
+    """
 
     name: str
     use_stcc: bool = True
     gate: float = 0.7
     preflight: bool = True
+    slips: SlipSource = "templates"
+    tweak: tuple[tuple[str, float], ...] = ()
 
 
 CONDITIONS = (
@@ -39,6 +60,8 @@ CONDITIONS = (
     Condition("τ_gate 0.6", gate=0.6),
     Condition("τ_gate 0.8", gate=0.8),
     Condition("preflight off", preflight=False),
+    Condition("GAIA, phrase-bank slips", slips="phrase_bank"),
+    Condition("preflight off, phrase-bank slips", preflight=False, slips="phrase_bank"),
 )
 POLICY = PolicyPrincipal(default="A", name="experiment-policy")
 TUNING_SEEDS: tuple[int, ...] = tuple(range(20))
@@ -122,11 +145,27 @@ def run_one(
     arm = with_strategy(config, strategy).with_thresholds(
         gate=condition.gate, complete=max(condition.gate, config.thresholds.complete)
     )
+    from parley.experiments.gaia.sensitivity import tweak_persona, tweaked_slip_rate  # (imports this module)
+
     store = SessionStore()
     counterparty = SimulatedCounterparty(arm, persona, seed)
-    options = DelegateOptions(use_stcc=condition.use_stcc, preflight=condition.preflight, slip_rate=SLIP_RATE)
+    counterparty.persona = tweak_persona(counterparty.persona, condition.tweak)
+    rate = tweaked_slip_rate(SLIP_RATE, condition.tweak)
+    options = DelegateOptions(use_stcc=condition.use_stcc, preflight=condition.preflight, slip_rate=rate)
+    drafter = (
+        PhraseBankDrafter(arm, development_bank(), (seed, _BANK_STREAM), rate, slippable_only=True)
+        if condition.slips == "phrase_bank"
+        else None
+    )
     outcome = run_session(
-        arm, counterparty, POLICY, store, config_source=config.name, seed=seed, options=options
+        arm,
+        counterparty,
+        POLICY,
+        store,
+        config_source=config.name,
+        seed=seed,
+        options=options,
+        roles=DelegateRoles(moderator=_moderator(config.name, arm.thresholds.classify), drafter=drafter),
     )
     events = store.load_events(outcome.session_id)
     metrics = session_metrics(arm, events)
@@ -139,6 +178,7 @@ def run_one(
         "seed": seed,
         "condition": condition.name,
         "strategy": strategy,
+        "slips": condition.slips,
         **metrics.to_json(),
         "extraction_correct": correct,
         "extraction_total": total,
@@ -153,15 +193,97 @@ def run_experiment(
     conditions: Sequence[Condition] = CONDITIONS,
     strategy: Strategy = "principal",
     progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+    store: TaskStore | None = None,
+    scheduler: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run every (condition, domain, persona, seed) cell once, the delegate negotiating with strategy
-    (seeds: a count, for 0..seeds-1, or the seeds themselves, e.g. `EVALUATION_SEEDS`)."""
-    configs = {name: load_config(name) for name in domains}
-    chosen = seed_list(seeds)
-    cells = [(c, d, p, s) for c in conditions for d in domains for p in personas for s in chosen]
-    records: list[dict[str, Any]] = []
-    for index, (condition, domain, persona, seed) in enumerate(cells, start=1):
-        records.append(run_one(configs[domain], persona, seed, condition, strategy))
+    (seeds: a count, for 0..seeds-1, or the seeds themselves, e.g. `EVALUATION_SEEDS`), through the
+    batch layer (jobs processes or a Dask scheduler; resumable from store)."""
+    specs = [
+        SessionSpec("table1", d, p, s, strategy, c)
+        for c in conditions
+        for d in domains
+        for p in personas
+        for s in seed_list(seeds)
+    ]
+    return run_sessions(specs, jobs=jobs, store=store, scheduler=scheduler, progress=progress)
+
+
+# -- the batch layer's task ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSpec:
+    """One session of the experiment, the batch layer's task (`parley.experiments.batch`).
+
+    Attributes:
+        kind: "table1" (`run_one`, an arm of Table 1) or "share" (the principal's-share session).
+    """
+
+    kind: Literal["table1", "share"]
+    domain: str
+    persona: str
+    seed: int
+    strategy: Strategy
+    condition: Condition = CONDITIONS[0]
+
+
+def share_specs(
+    seeds: int | Sequence[int],
+    *,
+    domains: Sequence[str] = DOMAINS,
+    personas: Sequence[str] = PERSONAS,
+    strategies: Sequence[Strategy] = STRATEGIES,
+) -> list[SessionSpec]:
+    """Every (strategy, domain, persona, seed) session of the principal's-share comparison."""
+    return [
+        SessionSpec("share", d, p, s, st)
+        for st in strategies
+        for d in domains
+        for p in personas
+        for s in seed_list(seeds)
+    ]
+
+
+@cache
+def _config(name: str) -> DomainConfig:
+    return load_config(name)
+
+
+@cache
+def _moderator(domain: str, threshold: float) -> RuleModerator:
+    """The domain's rule moderator, built once per process: it keeps no state between messages, and
+    building it (hundreds of regular expressions, more than `re`'s cache holds) costs more than a session."""
+    return RuleModerator(_config(domain), threshold)
+
+
+def run_session_task(spec: SessionSpec) -> list[dict[str, Any]]:
+    """Play one session: its record as the one row."""
+    if spec.kind == "share":
+        from parley.experiments.gaia.principal import run_share_session  # (principal imports this module)
+
+        return [run_share_session(_config(spec.domain), spec.persona, spec.seed, spec.strategy)]
+    return [run_one(_config(spec.domain), spec.persona, spec.seed, spec.condition, spec.strategy)]
+
+
+def run_sessions(
+    specs: Sequence[SessionSpec],
+    *,
+    jobs: int = 1,
+    store: TaskStore | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every spec's record, in spec order, read back from the store (sessions already there are not
+    played again)."""
+    finished = 0
+
+    def advance(count: int) -> None:
+        nonlocal finished
+        finished += count
         if progress is not None:
-            progress(index, len(cells))
-    return records
+            progress(finished, len(specs))
+
+    rows = map_specs(specs, run_session_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance)
+    return [row for task in rows for row in task]
