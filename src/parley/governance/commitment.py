@@ -28,7 +28,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
+from parley.governance.clause_mood import (
+    Cue,
+    attached,
+    is_past_form,
+    non_binding_form,
+    quote_spans,
+    takes_up,
+    unreadable,
+)
+from parley.governance.config import load_yaml_data
 from parley.governance.draft import (
     LONGEST_CLAUSE,
     NEGATORS,
@@ -43,123 +54,32 @@ from parley.governance.draft import (
 
 __all__ = [
     "LONGEST_CLAUSE",
+    "TAKEN_UP",
     "UNPLACEABLE",
     "CommitmentFinding",
+    "CommitmentReading",
     "binding_cue",
     "contains_binding_language",
     "find_commitments",
     "find_commitments_in",
+    "read_commitments",
     "rewrite_draft",
     "rewrite_non_binding",
 ]
 
 UNPLACEABLE = "could not be read as non-binding"
 """The reason given for a statement about terms whose verb the parser cannot place."""
+TAKEN_UP = "takes up a reported commitment"
+"""The reason given for a clause that makes a quoted or reported commitment ours ("-- yes", "we'll do the
+same for you")."""
 
-_FIXED_PATTERNS = (
-    r"\bit'?s a deal\b",
-    r"\b(?:you|we) have (?:a deal|an agreement)\b(?! in principle| with)",
-    r"\bconsider it done\b",
-    r"\bdone deal\b",
-    r"\b(?:job|contract|position|role|space|lease|order|unit|offer|suite|office|place|premises) is "
-    r"(?:yours|confirmed|accepted|approved)\b",
-    r"\bwelcome (?:aboard|to the team)\b",
-    r"\b(?:settled|locked in)\b",
-    r"\block (?:it|that|this|those|these|them|us|the [\w-]+) in\b",
-    r"\block in\b",
-    r"\b(?:firm|final|binding|irrevocable) (?:offer|commitment|agreement|acceptance|purchase commitment)\b",
-    r"(?<!non-)(?<!non )\bbinding\b",
-    r"\bshall bind\b",
-    r"\b(?:offer|request|proposal|quote|quotation|counter|pricing|terms|rate|price|po|order)\s+(?:is\s+|are\s+|"
-    r"has been\s+|have been\s+)?(?:hereby\s+)?(?:accepted|approved|confirmed|agreed|placed)\b",
-    r"\byou'?ve got (?:the|a|it|yourself|yourselves)\b",
-    r"\bwe'?ll take (?:it|them|the place|the space|the unit|the office|the suite)\b",
-    r"\b(?:is|are|has been|have been)\s+(?:now\s+|hereby\s+|officially\s+)?"
-    r"(?:confirmed|approved|accepted|agreed|"
-    r"finali[sz]ed|signed|countersigned|issued|placed|awarded|executed|exercised|granted|settled|final)\b",
-    r"\byou have (?:our|my) (?:word|commitment|assurance|guarantee|approval|go-ahead)\b",
-    r"\bcount on (?:us|me)\b",
-    r"\bconsider (?:it|this|that|the [\w-]+(?: [\w-]+)?) (?:done|covered|settled|confirmed|approved|agreed|"
-    r"accepted|sorted|handled|yours|waived|booked|closed)\b",
-    r"\b(?:job|contract|position|role|space|suite|units?|lease|order|offer|bonus|package|floor|office|premises|"
-    r"discount|exclusivity|allowance|title|slot|place)\b(?: [\w$,./-]+){0,4} (?:is|are) (?:all )?yours\b",
-    r"\b(?:good to go|all set|green light|go-ahead|signed off)\b",
-    r"\b(?:put|pencil|mark) (?:us|me) down for\b",
-    r"\blet'?s (?:lock|finali[sz]e|sign|close|go with|go ahead|proceed|do it|do this|shake|make it official|"
-    r"make it happen|move forward|seal|go\b)",
-    r"^\W*(?:deal|done|agreed|accepted|confirmed|confirming|sold|approved)\W*(?:[,:;!@\-]|at\b|on\b|for\b|$)",
-    r"\b(?:delighted|glad|pleased|happy|thrilled|excited) to (?:have you|welcome you)\b(?: \w+){0,2}?"
-    r" (?:join|start|on board|aboard)\b",
-    r"\bpurchase order (?:to follow|is on its way|is attached|attached)\b",
-    r"\b(?:is|are|looks?|sounds?|seems?) (?:acceptable|fine|good|ok|okay|workable|agreeable) "
-    r"(?:to|for|by|with) us\b",
-    r"\bworks? (?:(?:\w+ly|great|fine|well|nicely) )?for (?:us|me)\b",
-    r"\b(?:our|my) signature is on (?:the|its) way\b",
-    r"\bsigned (?:copy|contract|lease|agreement|offer|po|order) (?:is )?on (?:the|its) way\b",
-    r"\bworks? on (?:our|my) (?:end|side)\b",
-    r"\b(?:terms|numbers|figures|quote|proposal|offer|pricing|price|rate|conditions|counter|counteroffer)\s+"
-    r"(?:work|works|is fine|are fine|is acceptable|are acceptable)(?:\s+for (?:us|me)\b|\W*$)"
-    r"(?! only| if| provided| assuming)",
-    r"^\W*(?:fine|good|ok|okay|acceptable|agreeable) (?:by|with|for) (?:us|me)\b",
-    r"\b(?:we'?re|we are|i'?m|i am) (?:good|fine|ok|okay|happy|aligned|on board) (?:with|on)\b",
-    r"\b(?:count us in|sign us up)\b",
-    r"\b(?:we'?re in|we are in|i'?m in)\b(?=\W*$|\s+(?:at|for|on|with)\b)",
-    r"\byou (?:can|may|'ll|will) (?:have|keep) (?:the|it|that|this|those|these|your|an?)\b"
-    r"(?! (?:look|think|chat|word|call|read|go|try|answer|update)\b)",
-    r"\b(?:go ahead|book it|ship it|please proceed|"
-    r"proceed with the (?:order|shipment|purchase|contract|lease))\b",
-    r"\b(?:you'?re|you are|she'?s|she is|he'?s|he is|they'?re|they are) hired\b",
-    r"\b(?:offer|price|rate|quote) stands\b",
-    r"\boffer (?:is )?extended\b",
-    r"\bit'?s yours\b",
-    r"\bhereby\b(?!\s+(?:acknowledge|decline|reject|notify|inform|request|withdraw|terminate|revoke))",
-    r"\d[\w,.%/]{0,20}(?:\s+[\w/-]+){0,4}\s+it is\W*$",
-    r"^\W*(?:yes|yep|yeah)\s+(?:to|on)\b",
-    r"\b(?:it'?s|that'?s|it is|that is) a (?:yes|go|deal)\b",
-    r"\byou'?re on\W*$",
-    r"\blet'?s (?:just )?(?:call it|settle on|settle at|land on|land at|split the difference)\b",
-    r"\bget (?:you|them|him|her) (?:onboarded|started|on board|booked in|signed up)\b",
-    r"\b(?:consider|take|treat|accept)\s+(?:this|it|that|the above)(?:\s+\w+)?\s+(?:as\s+)?(?:our|my)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?:acceptance|agreement|approval|commitment|confirmation|go-ahead|sign-off|yes|ok|okay|"
-    r"nod|blessing|green light|"
-    r"authori[sz]ation|purchase order|order|po|signature|word)\b",
-    r"\b(?:this|the above|this email|this message|this note|this letter)\s+(?:is|serves as|constitutes|"
-    r"represents|confirms)\s+(?:our|my)\s+(?:[\w-]+\s+){0,2}?(?:acceptance|agreement|approval|commitment|"
-    r"confirmation|authori[sz]ation)\b",
-    r"\b(?:this|the above|this email|this message|this note|this letter) confirms\b",
-    r"\byou can (?:count|rely|bank) on\b",
-    r"\b(?:ready|prepar\w{0,4}|send\w{0,3}|draw\w{0,3} up|get)\b[^.?!]{0,40}\b"
-    r"for (?:execution|signature|signing|"
-    r"countersignature)\b",
-    r"\bget (?:the|our) (?:paperwork|contract|lease|onboarding|po|purchase order|offer letter) "
-    r"(?:moving|going|started|rolling|signed|out)\b",
-    r"\b(?:agreement|deal|terms) (?:we'?ve|we have) (?:reached|agreed|struck)\b",
-    r"\b(?:we|i)(?:'ve| have)\s+(?:now\s+|finally\s+|just\s+)?(?:reached|struck|concluded|closed)\s+"
-    r"(?:an?\s+|the\s+|our\s+)?(?:agreement|deal|understanding)\b",
-    r"\b(?:agreement|deal|understanding) (?:has been|is) (?:now )?(?:reached|struck|concluded)\b",
-    r"\bmarked (?:these|the|those) terms as final\b",
-    r"\bpleasure doing business\b",
-    r"\b(?:we'?re|we are|i'?m|i am) (?:all )?set\b",
-    r",\s*(?:done|deal|agreed|accepted|confirmed|sold|settled|sorted)\W*$",
-    r"\b(?:we|i) can live with\b",
-    r"\b(?:we|i)(?:'ll| will) make it work\b",
-    r"\b(?:we|i)(?:'ll| will) go for (?:it|that|this|\$|\d)",
-    r"\blet'?s (?:roll with|run with|shake on|make it official|do the deal)\b",
-    r"\byou(?:'ve)? got it\b",
-    r"\byou(?:'ve| have) convinced (?:us|me)\b",
-    r"\b(?:i'?m|we'?re|i am|we are) sold\b(?! on)",
-    r"\bsign me up\b",
-    r"\bshake on it\b",
-    r"\b(?:we'?re|we are|i'?m|i am) on board\b",
-    r"^\W*(?:sold|sorted|settled|game on|say no more)\W*$",
-    r"^\W*(?:ok(?:ay)?|fine|alright|all right|right|fair enough)\W+(?:then\W+)?(?:\$\s?\d|\d)[\w,.$/ ]{0,24}"
-    r"(?:then|it is|works|it'?s a deal)?\W*$",
-    r"(?:\$\s?\d|\b\d)[\w,.]{0,12} then\W*$",
-    r"\bput (?:it|that|this|the [\w-]+) in writing\b",
-    r"(?:\$\s?\d|\b\d)[\d,.]{0,12}\s?(?:k\b|grand\b|thousand\b)?(?:\s?(?:/|per|an?|a|each)\s?\w{1,6})?\s+"
-    r"(?:is|are|sounds|looks|works|would work|will work)\s?(?:fine|good|ok|okay|acceptable|agreeable|great|"
-    r"perfect|workable|doable|for us|for me)?\W*$",
-)
+
+@cache
+def _fixed_patterns() -> tuple[str, ...]:
+    """The fixed expressions of the lexicon (`fixed_expressions`)."""
+    return tuple(str(p) for p in load_yaml_data("commitment_lexicon.yaml")["fixed_expressions"])
+
+
 # Acceptances phrased as a negated refusal: the negation is part of the cue, not a negation of it.
 _NEGATIVE_ASSENT_PATTERNS = (
     r"\bno (?:objections?|problems?|issues?|complaints?) (?:with|to|on)\b",
@@ -341,7 +261,7 @@ class CommitmentFinding:
 
 @cache
 def _fixed() -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in _FIXED_PATTERNS)
+    return tuple(re.compile(p) for p in _fixed_patterns())
 
 
 @cache
@@ -359,7 +279,7 @@ def _trigger() -> re.Pattern[str]:
     lex = lexicon()
     pattern_words = {
         word
-        for source in (*_FIXED_PATTERNS, *_NEGATIVE_ASSENT_PATTERNS, _BINDING_QUESTION.pattern)
+        for source in (*_fixed_patterns(), *_NEGATIVE_ASSENT_PATTERNS, _BINDING_QUESTION.pattern)
         for word in re.findall(
             r"[a-z]{2,}", source.replace(r"\b", " ").replace(r"\w", " ").replace(r"\W", " ")
         )
@@ -641,7 +561,7 @@ def _nominal(tokens: Sequence[Word], k: int) -> bool:
         and tokens[k - 2].text in _DETERMINERS
         and previous not in lexicon().skip
         and previous not in _SUBJECT_PRONOUNS
-        and previous.isalpha()
+        and previous.replace("-", "").isalpha()  # "a five-year lease", "the long-term rent"
     ):
         participle = word.endswith(("ed", "en"))
         modified = following.isalpha() and following not in _DETERMINERS and following not in _PREPOSITIONS
@@ -1488,7 +1408,9 @@ def _stated_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
         return None  # refused, conditional, modal, past, or acknowledged ("thank you for the quote of $14")
     if _idiom_at(clause.lowered, amounts[0].start - clause.start):
         return None  # the figure sits in an idiom ("let me take $96K back to the team")
-    first_amount = next(i for i, t in enumerate(clause.words()) if t.start >= amounts[0].start)
+    first_amount = next((i for i, t in enumerate(clause.words()) if t.start >= amounts[0].start), None)
+    if first_amount is None:
+        return None  # the figure is blanked in this reading (a cue already cleared)
     if any(w in _DELIBERATING or w in _APPROXIMATING for w in words[:first_amount]):
         return None  # deliberating over or approximating a figure ("let me sleep on $98K", "around $97K")
     if any(w in _RESERVATIONS for w in words):
@@ -1504,41 +1426,149 @@ def _stated_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
 
 
 def clause_cue(draft: Draft, clause: Clause) -> tuple[str, str] | None:
-    """(cue, reason) when clause commits our side, else None.
+    """(cue, reason) when clause commits our side, else None (before the allow-list of non-binding forms).
 
     A clause in a non-binding frame (question, condition, quotation, past) binds only when it asks
     to execute ("where do we sign?"); an exploratory hedge unbinds only what follows it in the clause
     ("We'll commit to $100K, and possibly extend the term" binds).
     """
+    found = _clause_cue(draft, clause)
+    return None if found is None else (found.text, found.reason)
+
+
+def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
     sentence = draft.sentences[clause.sentence]
     if sentence.disclaimer is not None:
         return None
     if clause.frame == UNREAD:
-        return "text past the clauses read", UNPLACEABLE
+        return Cue("text past the clauses read", UNPLACEABLE, clause.start)
     if len(clause.scan) > LONGEST_CLAUSE and clause.mood in ("statement", "exploratory"):
-        return f"a clause of {len(clause.scan):,} characters", UNPLACEABLE
-    if clause.mood == "question" and _BINDING_QUESTION.search(clause.lowered):
-        return _BINDING_QUESTION.search(clause.lowered).group(0), "fixed expression"  # type: ignore[union-attr]
+        return Cue(f"a clause of {len(clause.scan):,} characters", UNPLACEABLE, clause.start)
+    if clause.mood == "question":
+        asked = _BINDING_QUESTION.search(clause.lowered)
+        return (
+            None if asked is None else Cue(asked.group(0), "fixed expression", clause.start + asked.start())
+        )
     if clause.mood not in ("statement", "exploratory"):
         return None
     found = _cue(draft, clause)
+    if found is None and clause.mood == "statement":
+        taken = takes_up(draft, clause)
+        found = None if taken is None else (taken[0], TAKEN_UP, taken[1])
     if found is None or _retracted(draft, clause) or _awaits_approval(draft, clause):
         return None
     if clause.mood == "exploratory" and found[2] >= clause.frame_start:
         return None  # the hedge comes first: it governs the commitment
-    return found[0], found[1]
+    return Cue(found[0], found[1], found[2])
+
+
+@dataclass(frozen=True, slots=True)
+class CommitmentReading:
+    """What the commitment check found in a draft.
+
+    Attributes:
+        findings: The clauses that commit (one per sentence).
+        cleared: Cues discounted because their clause reads as an allow-listed non-binding form; each
+            finding's reason names the form ("quoted", "past report", ...; see `clause_mood.FORMS`).
+    """
+
+    findings: tuple[CommitmentFinding, ...]
+    cleared: tuple[CommitmentFinding, ...] = ()
+
+
+_OUR_SUBJECT = re.compile(r"(?i)\b(?:we|i|our\s+[\w-]+)\s+(?:[\w-]+\s+){0,2}?[\w-]+$")
+_PERFECT = re.compile(r"(?i)\b(?:have|has|'ve|'s)\b")
+_PIECE_BREAK = re.compile(r"[,;]|\b(?:and|but|so|then|plus|also)\b")
+
+
+def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str) -> bool:
+    """Whether the clause commits anyway once the cleared cue (for a quotation: the quotation) is blanked:
+    a commitment verb or a fixed expression anywhere in it, read whole and piece by piece between commas
+    and conjunctions so an expression that opens a piece is seen ("..., and deal at $85/hour"), or an
+    amount stated in a piece after the first; and the same in every other clause of its sentence."""
+    if form == "quoted":
+        spans = [(s + clause.start, e + clause.start) for s, e in quote_spans(clause.scan)]
+    else:
+        spans = [(cue.start, cue.end)]
+    scan, start = _blank_spans(clause.scan, spans, clause.start), clause.start
+    for other in attached(draft, clause):  # what the parse folded beside it must commit nothing either
+        if form == "hypothetical question" and other.mood == "question":
+            if _binds_in(draft, other, other.scan, other.start, fixed_only=True):
+                return True  # the question the hypothesis hangs on: only a fixed expression counts there
+            continue
+        if _binds_in(draft, other, other.scan, other.start, past_ok=form == "past report"):
+            return True
+    return _binds_in(draft, clause, scan, start)
+
+
+def _binds_in(
+    draft: Draft, clause: Clause, scan: str, start: int, *, past_ok: bool = False, fixed_only: bool = False
+) -> bool:
+    """Whether scan (a stretch of clause starting at offset start), read as a statement, commits; with
+    past_ok, a commitment verb in the past ("when we renewed in 2022") does not count (a fixed expression
+    such as "Agreed" always does)."""
+    cuts = [0, *(m.end() for m in _PIECE_BREAK.finditer(scan.lower())), len(scan)]
+    whole = Clause(scan, scan, start, clause.end, clause.sentence, "statement", "", start)
+    pieces = [whole] + [
+        Clause(scan[a:b], scan[a:b], start + a, start + b, clause.sentence, "statement", "", start + a)
+        for a, b in pairwise(cuts)
+        if scan[a:b].strip()
+    ]
+    for k, part in enumerate(pieces):
+        if _fixed_cue(part) is not None:
+            return True
+        if fixed_only:
+            continue
+        verb = _predicate_cue(draft, part)
+        lead = draft.text[part.start : verb[1] + len(verb[0])] if verb is not None else ""
+        # a report of ours in the past: a subject of ours, a past form, no perfect ("we have agreed")
+        simple_past = (
+            verb is not None
+            and is_past_form(verb[0].split()[-1].lower())
+            and not _PERFECT.search(lead)
+            and _OUR_SUBJECT.search(lead) is not None
+        )
+        if verb is not None and not (past_ok and simple_past):
+            return True  # a perfect ("we have agreed") is done now, not reported
+        if k > 1 and _stated_terms(draft, part) is not None:
+            return True  # an amount stated in a piece after the first
+    return False
+
+
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]], offset: int) -> str:
+    chars = list(text)
+    for s, e in spans:
+        chars[s - offset : e - offset] = " " * (e - s)
+    return "".join(chars)
+
+
+def read_commitments(draft: Draft) -> CommitmentReading:
+    """The binding clauses of a parsed draft, and the cues cleared as non-binding forms.
+
+    A cue is cleared only when its own clause reads as an allow-listed form (`clause_mood`), the draft
+    is readable (not obfuscated, not too long), and nothing else in the clause commits; a clearance
+    never reaches another clause.
+    """
+    findings: list[CommitmentFinding] = []
+    cleared: list[CommitmentFinding] = []
+    readable = unreadable(draft) is None
+    for sentence in draft.sentences:
+        for clause in sentence.clauses:
+            cue = _clause_cue(draft, clause)
+            if cue is None:
+                continue
+            form = non_binding_form(draft, clause, cue) if readable else None
+            if form is not None and not _still_binds(draft, clause, cue, form.form):
+                cleared.append(CommitmentFinding(sentence.text, cue.text, form.form, clause.text))
+                continue
+            findings.append(CommitmentFinding(sentence.text, cue.text, cue.reason, clause.text))
+            break
+    return CommitmentReading(tuple(findings), tuple(cleared))
 
 
 def find_commitments_in(draft: Draft) -> list[CommitmentFinding]:
     """The clauses of a parsed draft that would commit the principal (one finding per sentence)."""
-    findings: list[CommitmentFinding] = []
-    for sentence in draft.sentences:
-        for clause in sentence.clauses:
-            found = clause_cue(draft, clause)
-            if found is not None:
-                findings.append(CommitmentFinding(sentence.text, found[0], found[1], clause.text))
-                break
-    return findings
+    return list(read_commitments(draft).findings)
 
 
 def find_commitments(text: str, hedges: Sequence[str] = ()) -> list[CommitmentFinding]:

@@ -26,7 +26,7 @@ from typing import Any, Literal, get_args
 from parley.governance.amounts import TermAmount
 from parley.governance.attribution import Limits, enum_mentions, quotes_counterparty
 from parley.governance.classifier import Vote, binding_vote, classifiers_enabled, load_classifier
-from parley.governance.commitment import CommitmentFinding, find_commitments_in, rewrite_draft
+from parley.governance.commitment import CommitmentFinding, read_commitments, rewrite_draft
 from parley.governance.config import BoundaryTerm, DomainConfig, Severity
 from parley.governance.disclosure import DisclosureFinding, find_disclosures_in
 from parley.governance.draft import (
@@ -175,7 +175,9 @@ class PreflightResult:
         classifier: The trained classifier's vote (None when it was not consulted: binding language
             approved, or the classifier turned off); when it flagged the draft, `commitments` holds a
             finding with the reason "classifier".
-        cleared: Rule findings the classifier cleared (see `classifier.binding_vote`), kept for the audit.
+        cleared: Cues the rules discounted, kept for the audit: those whose clause reads as an
+            allow-listed non-binding form (the reason names the form: "quoted", "past report", ...; see
+            `clause_mood.FORMS`) and rule findings the classifier cleared (see `classifier.binding_vote`).
     """
 
     draft: str
@@ -444,12 +446,14 @@ def preflight_draft(
     problems: list[str] = []
     if parsed.normalized.has_control:
         problems.append(CONTROL_CHARACTERS)
-    found = find_commitments_in(parsed)
+    reading = read_commitments(parsed)
+    found = list(reading.findings)
     consult = use_classifier and classifiers_enabled() and not allow_binding
     vote = _binding_vote(parsed, found) if consult else None
-    cleared = tuple(found) if vote is not None and vote.cleared else ()
-    if cleared:
+    by_classifier = tuple(found) if vote is not None and vote.cleared else ()
+    if by_classifier:
         found = []
+    cleared = (*reading.cleared, *by_classifier)
     flagged = [CommitmentFinding(parsed.text, vote.describe(), CLASSIFIER)] if vote and vote.flagged else []
     commitments = () if allow_binding else (*found, *flagged)
     unread = parsed.too_many_figures

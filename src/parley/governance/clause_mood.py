@@ -1,0 +1,543 @@
+"""The allow-list of non-binding clause forms: when a binding cue may be discounted, and why.
+
+The commitment check (`commitment.py`) finds binding cues; this module decides, for one clause that
+carries a cue, whether the clause reads POSITIVELY as one of a closed list of non-binding forms:
+
+- "quoted": the cue lies inside a quotation the sentence attributes to the other side ("Your summary
+  lists it as 'agreed'"), and no other clause of the draft takes the quotation up ("-- yes").
+- "past report": a clause in the past about another deal or a past date ("We paid $8,000 a month on a
+  previous deal"), with nothing of now or later in it and nothing in the draft carrying it over ("...
+  and we'll do the same for you").
+- "counterparty's act": the clause's subject is the other side or a third party and its verb reports
+  what that party did ("Your team confirmed net-60"), with no word of our side after the subject.
+- "negated": a negation governs the cue ("we can't agree to $12.10") or a refusal follows what it
+  refuses ("$85/h is a non-starter"), with no assent phrased as a negation ("can't wait to sign").
+- "hypothetical question": a hypothesis in the past that a question to the other side hangs on ("In a
+  scenario where we paid $12k, would you ...?").
+- "qualified": an explicit reservation governs the clause ("...; it needs the board's approval"), or
+  the clause is an item of a draft, an agenda or the other side's terms restated.
+- "receipt": an acknowledgement of receipt without a word of assent ("we confirm receipt of $14").
+- "idiom": the cue sits in a known idiom ("we'll take that on board").
+
+Everything else stays binding. A draft that normalisation changed (an obfuscation) or that is too long
+to read is never cleared (`unreadable`), and a form cleared in one clause never clears another: the
+caller asks per clause. Every word list is in `data/commitment_lexicon.yaml` (`clause_forms`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Generator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import cache
+
+from parley.governance.config import load_yaml_data
+from parley.governance.draft import NEGATORS, Clause, Draft, lexicon, words
+
+__all__ = [
+    "FORMS",
+    "MAX_READ_CHARS",
+    "MAX_READ_CLAUSE",
+    "Cue",
+    "NonBindingForm",
+    "attached",
+    "is_past_form",
+    "non_binding_form",
+    "only_forms",
+    "past_context",
+    "quote_spans",
+    "takes_up",
+    "unreadable",
+]
+
+FORMS = (
+    "quoted",
+    "past report",
+    "counterparty's act",
+    "negated",
+    "hypothetical question",
+    "qualified",
+    "receipt",
+    "idiom",
+)
+"""The non-binding forms, in the order they are tried."""
+MAX_READ_CHARS = 3_000
+"""Longest draft read for non-binding forms; a longer one keeps every cue it has."""
+MAX_READ_CLAUSE = 600
+"""Longest clause read for non-binding forms; a draft with a longer one keeps every cue it has."""
+_UNPLACEABLE = "could not be read as non-binding"
+_LOOK_BACK = 40
+"""How many clauses back a take-up ("Yes.", "we'll do the same") looks for the commitment it takes up."""
+# A negation reaches no further than punctuation or a coordinated second predicate ("no longer insist on
+# our proposal and agree to $100K").
+_SCOPE_BREAKS = frozenset(
+    [",", ";", ":", "(", ")", "!", "?", ".", "-", "\u2013", "\u2014", "and", "but", "then", "so", "yet", "or"]
+)
+_BACK_REFERENCES = frozenset(
+    ["it", "this", "that", "these", "those", "them", "which", "its", "none", "nothing"]
+)
+_DOUBLE_QUOTE = re.compile(r'"([^"\n]{1,600})"')
+_SINGLE_QUOTE = re.compile(r"(?<![\w])'(?=\S)((?:[^'\n]|(?<=\w)'(?=\w)){1,600}?)'(?![\w])")
+_LIST_ITEM = re.compile(
+    r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u2023\u25e6]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,2}\))\s"
+)
+_AUXILIARIES = frozenset(
+    ["have", "has", "had", "also", "already", "just", "originally", "initially", "reportedly", "apparently"]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """A binding cue found in a clause.
+
+    Attributes:
+        text: The words that commit.
+        reason: Why they bind ("commitment verb", "fixed expression", ...).
+        start: Offset of the cue in the draft's text.
+    """
+
+    text: str
+    reason: str
+    start: int
+
+    @property
+    def end(self) -> int:
+        """Offset just past the cue."""
+        return self.start + len(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class NonBindingForm:
+    """The form that clears a cue, and the words that show it.
+
+    Attributes:
+        form: One of `FORMS`.
+        evidence: The words of the draft that make the clause that form.
+    """
+
+    form: str
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Forms:
+    quote_sources: tuple[re.Pattern[str], ...]
+    assent_replies: tuple[re.Pattern[str], ...]
+    past_forms: frozenset[str]
+    past_markers: tuple[re.Pattern[str], ...]
+    not_past: tuple[re.Pattern[str], ...]
+    carried_over: tuple[re.Pattern[str], ...]
+    carry_over_cues: tuple[re.Pattern[str], ...]
+    settled_words: frozenset[str]
+    counterparty_subjects: tuple[re.Pattern[str], ...]
+    counterparty_acts: frozenset[str]
+    first_person: frozenset[str]
+    negation_exceptions: tuple[re.Pattern[str], ...]
+    refusals: tuple[re.Pattern[str], ...]
+    hypothetical_openers: tuple[re.Pattern[str], ...]
+    imagination_openers: tuple[re.Pattern[str], ...]
+    question_openers: tuple[re.Pattern[str], ...]
+    qualifiers: tuple[re.Pattern[str], ...]
+    list_intros: tuple[re.Pattern[str], ...]
+    receipts: tuple[re.Pattern[str], ...]
+    assent_words: frozenset[str]
+    idioms: tuple[re.Pattern[str], ...]
+
+
+@cache
+def _forms() -> _Forms:
+    raw = load_yaml_data("commitment_lexicon.yaml")["clause_forms"]
+
+    def patterns(key: str) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(str(p)) for p in raw[key])
+
+    def words_of(key: str) -> frozenset[str]:
+        return frozenset(str(w).lower() for w in raw[key])
+
+    return _Forms(
+        patterns("quote_sources"),
+        patterns("assent_replies"),
+        words_of("past_forms"),
+        patterns("past_markers"),
+        patterns("not_past"),
+        patterns("carried_over"),
+        patterns("carry_over_cues"),
+        words_of("settled_words"),
+        patterns("counterparty_subjects"),
+        words_of("counterparty_acts"),
+        words_of("first_person"),
+        patterns("negation_exceptions"),
+        patterns("refusals"),
+        patterns("hypothetical_openers"),
+        patterns("imagination_openers"),
+        patterns("question_openers"),
+        patterns("qualifiers"),
+        patterns("list_intros"),
+        patterns("receipts"),
+        words_of("assent_words"),
+        patterns("idioms"),
+    )
+
+
+def _search(patterns: Sequence[re.Pattern[str]], text: str) -> re.Match[str] | None:
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found is not None:
+            return found
+    return None
+
+
+def unreadable(draft: Draft) -> str | None:
+    """Why no cue of draft may be cleared ("obfuscated", "too long"), or None when it may be read."""
+    if draft.normalized.kinds:
+        return "obfuscated"
+    if len(draft.text) > MAX_READ_CHARS or draft.unread or draft.too_many_figures:
+        return "too long"
+    if any(len(c.scan) > MAX_READ_CLAUSE for c in draft.clauses()):
+        return "too long"
+    return None
+
+
+def quote_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the inside of every quotation in text (double or single quotes), in order."""
+    spans = [(m.start(1), m.end(1)) for p in (_DOUBLE_QUOTE, _SINGLE_QUOTE) for m in p.finditer(text)]
+    return sorted(spans)
+
+
+def _quoted(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The cue lies inside a quotation the sentence attributes to the other side."""
+    sentence = draft.sentences[clause.sentence]
+    spans = [(s + sentence.start, e + sentence.start) for s, e in quote_spans(sentence.text)]
+    if not any(s - 1 <= cue.start and cue.end <= e + 1 for s, e in spans):  # the quote marks count
+        return None
+    outside = list(sentence.text.lower())
+    for s, e in spans:
+        outside[s - sentence.start : e - sentence.start] = " " * (e - s)
+    source = _search(_forms().quote_sources, "".join(outside))
+    if source is None:
+        return None
+    replies = _forms().assent_replies
+    if any(_search(replies, other.lowered) for other in draft.clauses() if other is not clause):
+        return None  # a reply takes the quotation up ("You wrote 'we accept 95k' -- yes")
+    return source.group(0)
+
+
+def is_past_form(word: str) -> bool:
+    """Whether word (lower case) reads as a past form of a verb ("paid", "signed", "renewed")."""
+    return word in _forms().past_forms or (len(word) > 4 and word.endswith("ed"))
+
+
+def _past_report(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A clause in the past about another deal or a past date, carried over by nothing in the draft."""
+    forms = _forms()
+    lowered = clause.lowered
+    if cue.reason == "fixed expression" or _search(forms.not_past, lowered):
+        return None  # an assent ("Agreed; ...") is not a report, whatever tense it wears
+    cue_words = [w.text for w in words(cue.text)]
+    before = [w.text for w in clause.words() if w.start <= cue.start]
+    if not (cue_words and is_past_form(cue_words[-1])) and not any(is_past_form(w) for w in before):
+        return None
+    perfect = re.search(r"\b(?:have|has|'ve)\b", cue.text.lower()) is not None
+    marker = _search(forms.past_markers, lowered) if perfect else _past_marker(draft, clause)
+    if marker is None:
+        return None  # a perfect ("we have agreed") is a report only with its own mark ("historically")
+    if any(_search(forms.carried_over, other.lowered) for other in draft.clauses() if other is not clause):
+        return None  # "... and we'll do the same for you"
+    return marker if isinstance(marker, str) else marker.group(0)
+
+
+def _past_marker(draft: Draft, clause: Clause) -> str | None:
+    """A mark of another deal or a past date in the clause or in the subordinate clauses right beside it
+    ("We accepted X | once | before and regretted it", "When we renewed in 2022, | we agreed to ...")."""
+    run = past_context(draft, clause)
+    found = _search(_forms().past_markers, draft.text[run[0].start : run[-1].end].lower())
+    return None if found is None else found.group(0)
+
+
+def attached(draft: Draft, clause: Clause) -> tuple[Clause, ...]:
+    """The other clauses of clause's sentence, which the caller reads too (each as a statement) before it
+    clears clause: a parse may have folded a commitment into a condition or a tag beside it ("You
+    promised to hold $12 until Friday, Deal!"), and a clearance must not hide it."""
+    return tuple(c for c in draft.sentences[clause.sentence].clauses if c is not clause)
+
+
+def past_context(draft: Draft, clause: Clause) -> tuple[Clause, ...]:
+    """The clause with the subordinate clauses right beside it (conditions, questions, past reports, none
+    about now) that a past report may take its mark from. A main clause (a statement), a clause about
+    now, or a hard break (";", ":", a dash) ends the run."""
+    forms = _forms()
+    clauses = draft.sentences[clause.sentence].clauses
+    index = clauses.index(clause)
+
+    def joined(k: int, m: int) -> bool:
+        """Whether clauses k and m (adjacent) are joined without a hard break, and m is subordinate."""
+        first, second = clauses[min(k, m)], clauses[max(k, m)]
+        other = clauses[m]
+        gap = draft.text[first.end : second.start]
+        return (
+            other.mood in ("conditional", "past", "question")
+            and _search(forms.not_past, other.lowered) is None
+            and not any(mark in gap for mark in (";", ":", "-", "\u2013", "\u2014"))
+        )
+
+    low, high = index, index
+    while low > 0 and joined(low, low - 1):
+        low -= 1
+    while high + 1 < len(clauses) and joined(high, high + 1):
+        high += 1
+    return clauses[low : high + 1]
+
+
+def _counterparty_act(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The clause's subject is the other side (or a third party) and its verb reports that party's act."""
+    del draft
+    forms = _forms()
+    if cue.reason == "fixed expression":
+        return None  # "you've got a deal", "you're hired": our words, with "you" in them
+    subject = _search(forms.counterparty_subjects, clause.lowered)
+    if subject is None or clause.start + subject.start() > cue.start:
+        return None
+    after = words(clause.scan[subject.end() :], clause.start + subject.end())
+    if any(w.text in forms.first_person for w in after):
+        return None  # our side speaks in it too
+    verbs = [w for w in after if w.text not in _AUXILIARIES][:1]
+    if not verbs or verbs[0].text not in forms.counterparty_acts:
+        return None
+    if verbs[0].start > cue.start or not _unbroken(clause, verbs[0].start, cue.start):
+        return None  # the cue is not what that party did ("Your team confirmed X, happy to accept $96K")
+    return subject.group(0) + " " + verbs[0].text
+
+
+def _unbroken(clause: Clause, start: int, end: int) -> bool:
+    """Whether no punctuation or coordinator stands between offsets start and end of the clause."""
+    return not any(start < w.start < end and w.text in _SCOPE_BREAKS for w in clause.words())
+
+
+def _negated(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A negation governs the cue, or a refusal follows a cue that no verb of ours carries."""
+    del draft
+    forms = _forms()
+    lowered = clause.lowered
+    if cue.reason == "fixed expression" or _search(forms.negation_exceptions, lowered):
+        return None  # assent phrased with a negator ("can't wait to sign", "no problem with $95K")
+    before = [w.text for w in clause.words() if w.start < cue.start][-8:]
+    for word in reversed(before):
+        if word in _SCOPE_BREAKS:
+            break
+        if word in NEGATORS:
+            return word
+    refusal = _search(forms.refusals, lowered)
+    if refusal is None or clause.start + refusal.start() < cue.start:
+        return None
+    if not _unbroken(clause, cue.start, clause.start + refusal.start()):
+        return None  # the refusal is about something else ("Deal, $120K is a non-starter")
+    lead = [w.text for w in words(clause.scan[: refusal.start()])]
+    return None if any(w in ("we", "i", "let's") for w in lead) else refusal.group(0)
+
+
+def _hypothetical_question(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A hypothesis in the past that opens a sentence asking the other side a question."""
+    forms = _forms()
+    sentence = draft.sentences[clause.sentence]
+    if not sentence.text.rstrip().endswith("?"):
+        return _imagined(draft, clause)
+    if sentence.clauses[-1] is clause:
+        return None
+    if sentence.clauses[-1].mood != "question" or _search(forms.not_past, clause.lowered):
+        return None
+    opener = _search(forms.hypothetical_openers, sentence.text.lower())
+    cue_words = [w.text for w in words(cue.text)]
+    subjunctive = bool(cue_words) and is_past_form(cue_words[-1])
+    if opener is None or not (subjunctive or re.search(r"\bwere to\b", clause.lowered)):
+        return None
+    return opener.group(0).strip()
+
+
+def _imagined(draft: Draft, clause: Clause) -> str | None:
+    """An imagined case ("Picture this: we say yes to X.") the next sentence asks the other side about."""
+    forms = _forms()
+    sentence = draft.sentences[clause.sentence]
+    opener = _search(forms.imagination_openers, sentence.text.lower())
+    if (
+        opener is None
+        or clause.sentence + 1 >= len(draft.sentences)
+        or _search(forms.not_past, clause.lowered)
+    ):
+        return None
+    following = draft.sentences[clause.sentence + 1]
+    lowered = following.text.lower()
+    asks = lowered.rstrip().endswith("?") and _search(forms.question_openers, lowered) is not None
+    return opener.group(0).strip() if asks and "you" in [w.text for w in words(lowered)] else None
+
+
+def _qualified(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """An explicit reservation governs the clause, or the clause restates a draft, an agenda or terms."""
+    forms = _forms()
+    sentence = draft.sentences[clause.sentence]
+    index = sentence.clauses.index(clause)
+    own = _search(forms.qualifiers, clause.lowered)
+    if own is not None:
+        return own.group(0)
+    if cue.reason not in (_UNPLACEABLE, "terms stated as settled"):
+        return None  # a commitment verb or a fixed expression is reserved only in its own clause
+    if index + 1 < len(sentence.clauses):  # a reservation right after the clause, pointing back at it
+        neighbour = sentence.clauses[index + 1]
+        found = _search(forms.qualifiers, neighbour.lowered)
+        if found is not None and _refers_back(neighbour):
+            return found.group(0)
+    following = draft.sentences[clause.sentence + 1] if clause.sentence + 1 < len(draft.sentences) else None
+    if following is not None and len(following.text) <= 80 and index == len(sentence.clauses) - 1:
+        found = _search(forms.qualifiers, following.text.lower())
+        if found is not None and _refers_back(following.clauses[0]):
+            return found.group(0)
+    return _introduced(draft, clause, index)
+
+
+def _refers_back(clause: Clause) -> bool:
+    """Whether the clause opens with a word that points back at its neighbour ("it needs the board's
+    approval", "but that is not an offer"), not at something else ("the bonus needs approval")."""
+    tokens = [w.text for w in clause.words() if w.text[:1].isalnum()]
+    while tokens and tokens[0] in ("but", "though", "although", "and", "so", "yet", "which"):
+        if tokens[0] == "which":
+            return True
+        tokens = tokens[1:]
+    return bool(tokens) and tokens[0] in _BACK_REFERENCES
+
+
+def _introduced(draft: Draft, clause: Clause, index: int) -> str | None:
+    """The clause follows an introduction ("Items still under discussion:") in its sentence or a list."""
+    forms = _forms()
+    sentence = draft.sentences[clause.sentence]
+    if index > 0:
+        intro = sentence.clauses[index - 1]
+        colon = draft.text[intro.end : clause.start].strip().startswith(":") or intro.text.rstrip().endswith(
+            ":"
+        )
+        found = _search(forms.list_intros, intro.lowered) if colon else None
+        if found is not None:
+            return found.group(0)
+    text = draft.text
+    line_start = text.rfind("\n", 0, clause.start) + 1
+    if not _LIST_ITEM.match(text, line_start):
+        return None
+    while line_start > 0:
+        previous = text.rfind("\n", 0, line_start - 1) + 1
+        line = text[previous : line_start - 1]
+        if not _LIST_ITEM.match(line):
+            if not line.rstrip().endswith(":"):
+                return None
+            intro = draft.sentence_at(previous + len(line.rstrip()) - 1)  # only the sentence that ends ":"
+            found = _search(forms.list_intros, intro.text.lower()) if intro is not None else None
+            return found.group(0) if found is not None else None
+        line_start = previous
+    return None
+
+
+def _receipt(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """An acknowledgement of receipt with no word of assent in its clause."""
+    del draft
+    forms = _forms()
+    found = _search(forms.receipts, clause.lowered)
+    if found is None or cue.reason == "fixed expression":
+        return None
+    rest = clause.lowered[: found.start()] + " " + clause.lowered[found.end() :]
+    if any(w.text in forms.assent_words for w in words(rest)):
+        return None
+    inside = found.start() <= cue.start - clause.start < found.end()
+    return found.group(0) if inside or cue.reason in (_UNPLACEABLE, "terms stated as settled") else None
+
+
+def _idiom(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The cue overlaps a known idiom of the lexicon."""
+    del draft
+    start, end = cue.start - clause.start, cue.end - clause.start
+    for pattern in _forms().idioms:
+        for found in pattern.finditer(clause.lowered):
+            if found.start() < end and start < found.end():
+                return found.group(0)
+    return None
+
+
+_READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
+    ("quoted", _quoted),
+    ("past report", _past_report),
+    ("counterparty's act", _counterparty_act),
+    ("negated", _negated),
+    ("hypothetical question", _hypothetical_question),
+    ("qualified", _qualified),
+    ("receipt", _receipt),
+    ("idiom", _idiom),
+)
+
+
+def takes_up(draft: Draft, clause: Clause) -> tuple[str, int] | None:
+    """(words, offset) when clause takes a commitment reported or quoted elsewhere in the draft up as
+    ours: a bare assent after a quotation ("You wrote 'we accept 95k'. Yes."), or a carry-over after a
+    report ("In 2023 we agreed to net-30 with another supplier, and we'll do the same for you")."""
+    forms = _forms()
+    lowered = clause.lowered
+    reply = _search(forms.assent_replies, lowered)
+    carry = None if reply is not None else _search(forms.carry_over_cues, lowered)
+    found = reply or carry
+    if found is None:
+        return None
+    tokens = [w.text for w in clause.words()]
+    if carry is not None and not ({"we", "i", "you", "let's"} & set(tokens)):
+        return None
+    if any(w in NEGATORS for w in tokens[:8]):
+        return None  # "we won't do the same", "no, not again"
+    clauses = list(draft.clauses())
+    index = clauses.index(clause)
+    # the clauses just before it (a bounded look-back keeps a draft of many "yes" clauses linear)
+    earlier = clauses[max(0, index - _LOOK_BACK) : index]
+    if reply is not None:  # a reply takes up a quotation that commits
+        quoted = (c.text[a:b] for c in earlier for a, b in quote_spans(c.text))
+        reported = any(_commits(text) for text in quoted)
+    else:
+        reported = any(_commits(other.text) for other in earlier)
+    return (found.group(0).strip(), clause.start + found.start()) if reported else None
+
+
+def _commits(text: str) -> bool:
+    """Whether text holds a commitment verb or a word of settled terms ("deal", "agreed", "done")."""
+    lex, settled = lexicon(), _forms().settled_words
+    return any(w.text in lex.strong or w.text in lex.weak or w.text in settled for w in words(text.lower()))
+
+
+_ENABLED: ContextVar[frozenset[str] | None] = ContextVar("clause_forms_enabled", default=None)
+
+
+@contextmanager
+def only_forms(forms: Collection[str]) -> Generator[None]:
+    """Within this block only the named forms may clear a cue (for measuring each form's share).
+
+    Raises:
+        ValueError: a name is not one of `FORMS`.
+    """
+    unknown = sorted(set(forms) - set(FORMS))
+    if unknown:
+        raise ValueError(f"unknown non-binding forms {unknown}; expected some of {list(FORMS)}")
+    token = _ENABLED.set(frozenset(forms))
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def non_binding_form(draft: Draft, clause: Clause, cue: Cue) -> NonBindingForm | None:
+    """The allow-listed non-binding form clause reads as, which clears cue, or None (the cue binds).
+
+    The caller must first check `unreadable(draft)`; this reads one clause (and, for a reservation or
+    a list, its sentence and the lines above it), never clears another clause, and is linear in the
+    draft's length.
+    """
+    enabled = _ENABLED.get()
+    for form, read in _READERS:
+        if enabled is not None and form not in enabled:
+            continue
+        evidence = read(draft, clause, cue)
+        if evidence is not None:
+            return NonBindingForm(form, evidence.strip())
+    return None

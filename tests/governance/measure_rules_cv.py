@@ -1,0 +1,221 @@
+"""Per-source false negatives and false positives of the binding RULES ALONE (the classifier off).
+
+Every spent labelled draft source is read: the GAIA draft sets (tests/data/gaia/{dev,heldout,heldout2,
+heldout3,train}/drafts.yaml, each by a different writer), the phrase banks up to heldout3 (every
+phrasing binding; each template is filled for each of the three domains, as the end-to-end test fills
+it), and the engineer's labelled sets (src/parley/governance/data/commitment_drafts*.yaml). The
+disclosure sets carry no binding label and are not read. The next blind sets (heldout4, heldout_terms3,
+phrase_bank_heldout4) are never named here, so this script cannot read them.
+
+Run: ``.venv/bin/python tests/governance/measure_rules_cv.py`` prints counts only (never a text);
+``--show fp SOURCE`` or ``--show fn SOURCE`` prints that source's errors, for reading spent data;
+``--forms none`` measures the rules without the allow-list of non-binding forms (`clause_mood`);
+``--ablate`` prints each form's share (the FP and FN counts with that one form switched off);
+``--lowo`` is the leave-one-writer-out check: for each source, only the forms that lower the false
+positives of some OTHER source without raising the false negatives of any other source are kept, and
+the left-out source is measured with those forms alone.
+Every figure is a development figure: all these sets have been read and tuned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from parley.governance.classifier import rules_only
+from parley.governance.clause_mood import FORMS, only_forms
+from parley.governance.commitment import contains_binding_language
+from parley.governance.config import DomainConfig, load_config, load_yaml_data
+from parley.governance.drafting import format_amount
+from parley.governance.preflight import preflight
+
+ROOT = Path(__file__).resolve().parents[2]
+GAIA = ROOT / "tests" / "data" / "gaia"
+DOMAINS = ("staffing", "procurement", "leasing")
+GAIA_SETS = ("dev", "heldout", "heldout2", "heldout3", "train")
+BANKS = ("phrase_bank", "phrase_bank_heldout", "phrase_bank_heldout2", "phrase_bank_heldout3")
+ENGINEER_SETS = ("", "_heldout", "_heldout2", "_heldout3", "_heldout4")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One labelled draft: its text, label and domain (None: read without a domain's hedges)."""
+
+    text: str
+    binding: bool
+    domain: str | None
+
+
+def _configs() -> dict[str, DomainConfig]:
+    return {name: load_config(name) for name in DOMAINS}
+
+
+def _gaia(name: str) -> Iterator[Item]:
+    raw: dict[str, Any] = yaml.safe_load((GAIA / name / "drafts.yaml").read_text("utf-8"))
+    for d in raw["drafts"]:
+        yield Item(str(d["text"]), bool(d["binding"]), str(d["domain"]))
+
+
+def _bank(name: str, configs: dict[str, DomainConfig]) -> Iterator[Item]:
+    raw: dict[str, Any] = yaml.safe_load((GAIA / f"{name}.yaml").read_text("utf-8"))
+    for template in raw["binding"]:
+        for domain, config in configs.items():
+            term = config.boundary.term(config.negotiation.term)
+            value = term.maximum or term.minimum or 1.0
+            filled = str(template).format(
+                amount=format_amount(value * 0.95, term.unit),
+                ask=format_amount(value, term.unit),
+                subject=config.subject,
+            )
+            yield Item(filled, True, domain)
+
+
+def _engineer(suffix: str) -> Iterator[Item]:
+    for d in load_yaml_data(f"commitment_drafts{suffix}.yaml")["drafts"]:
+        yield Item(str(d["text"]), bool(d["binding"]), None)
+
+
+def sources() -> dict[str, list[Item]]:
+    """Every spent labelled source, by name (the writer's set)."""
+    configs = _configs()
+    found: dict[str, list[Item]] = {f"gaia/{n}": list(_gaia(n)) for n in GAIA_SETS}
+    found |= {n: list(_bank(n, configs)) for n in BANKS}
+    found |= {f"commitment_drafts{s}": list(_engineer(s)) for s in ENGINEER_SETS}
+    return found
+
+
+def flagged(item: Item, configs: dict[str, DomainConfig]) -> bool:
+    """The rules' verdict on one item (the preflight with the classifier off, or the bare rules)."""
+    if item.domain is None:
+        return contains_binding_language(item.text)
+    with rules_only():
+        return preflight(item.text, configs[item.domain]).binding
+
+
+@dataclass(frozen=True, slots=True)
+class Errors:
+    """Counts and texts of one source's errors."""
+
+    positives: int
+    negatives: int
+    fn: tuple[str, ...]
+    fp: tuple[str, ...]
+
+
+def errors(items: list[Item], configs: dict[str, DomainConfig]) -> Errors:
+    """The false negatives and false positives of the rules on items."""
+    verdicts = [(item, flagged(item, configs)) for item in items]
+    fn = tuple(i.text for i, v in verdicts if i.binding and not v)
+    fp = tuple(i.text for i, v in verdicts if not i.binding and v)
+    positives = sum(1 for i in items if i.binding)
+    return Errors(positives, len(items) - positives, fn, fp)
+
+
+def _table(all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig]) -> dict[str, Errors]:
+    return {name: errors(items, configs) for name, items in all_sources.items()}
+
+
+def _counts(table: dict[str, Errors]) -> dict[str, tuple[int, int]]:
+    return {name: (len(e.fn), len(e.fp)) for name, e in table.items()}
+
+
+def _ablate(
+    all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig]
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """(FN, FP) per source with each form switched off, and with none switched off ("all")."""
+    shares = {"all": _counts(_table(all_sources, configs))}
+    for form in FORMS:
+        with only_forms([f for f in FORMS if f != form]):
+            shares[form] = _counts(_table(all_sources, configs))
+    return shares
+
+
+def _lowo(all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig]) -> None:
+    """Leave one writer out: keep the forms the other sources support, measure the left-out one."""
+    shares = _ablate(all_sources, configs)
+    full = shares["all"]
+    print(f"{'left out':32} {'forms kept':>10} {'FN':>16} {'FP':>16}")
+    for name, items in all_sources.items():
+        kept = [
+            form
+            for form in FORMS
+            if any(shares[form][o][1] > full[o][1] for o in all_sources if o != name)
+            and all(shares[form][o][0] >= full[o][0] for o in all_sources if o != name)
+        ]
+        with only_forms(kept):
+            found = errors(items, configs)
+        fn, fp = _rate(len(found.fn), found.positives), _rate(len(found.fp), found.negatives)
+        print(f"{name:32} {len(kept):>10} {fn:>16} {fp:>16}")
+
+
+def _rate(k: int, n: int) -> str:
+    return f"{k}/{n} ({100 * k / n:.1f}%)" if n else "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the per-source table (or one source's errors with --show)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--show", nargs=2, metavar=("KIND", "SOURCE"), help="print fp|fn texts of SOURCE")
+    parser.add_argument("--forms", choices=("all", "none"), default="all", help="the allow-list on or off")
+    parser.add_argument("--ablate", action="store_true", help="each non-binding form's share")
+    parser.add_argument("--lowo", action="store_true", help="leave-one-writer-out check of the forms")
+    args = parser.parse_args(argv)
+    configs = _configs()
+    all_sources = sources()
+    if args.ablate:
+        shares = _ablate(all_sources, configs)
+        full = shares["all"]
+        print("(FN, FP) change per source when one form is switched off (+: that form saves them)")
+        for form in FORMS:
+            deltas = {
+                n: (shares[form][n][0] - full[n][0], shares[form][n][1] - full[n][1])
+                for n in all_sources
+                if shares[form][n] != full[n]
+            }
+            print(f"{form:24} " + ", ".join(f"{n} FN{fn:+d} FP{fp:+d}" for n, (fn, fp) in deltas.items()))
+        return 0
+    if args.lowo:
+        _lowo(all_sources, configs)
+        return 0
+    if args.forms == "none":
+        with only_forms(()):
+            return _print_table(all_sources, configs, args)
+    return _print_table(all_sources, configs, args)
+
+
+def _print_table(
+    all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig], args: argparse.Namespace
+) -> int:
+    if args.show:
+        kind, name = args.show
+        if kind not in ("fp", "fn") or name not in all_sources:
+            print(f"expected fp|fn and one of {', '.join(all_sources)}", file=sys.stderr)
+            return 2
+        found = errors(all_sources[name], configs)
+        for text in found.fp if kind == "fp" else found.fn:
+            print(text)
+        return 0
+    print(f"{'source':32} {'FN':>16} {'FP':>16}")
+    totals = [0, 0, 0, 0]
+    for name, items in all_sources.items():
+        found = errors(items, configs)
+        fn, fp = _rate(len(found.fn), found.positives), _rate(len(found.fp), found.negatives)
+        print(f"{name:32} {fn:>16} {fp:>16}")
+        totals = [
+            t + v
+            for t, v in zip(
+                totals, (len(found.fn), found.positives, len(found.fp), found.negatives), strict=True
+            )
+        ]
+    print(f"{'all':32} {_rate(totals[0], totals[1]):>16} {_rate(totals[2], totals[3]):>16}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
