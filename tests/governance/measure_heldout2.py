@@ -34,7 +34,11 @@ HELDOUT = ROOT / "tests" / "data" / "gaia" / "heldout2"
 
 def main(heldout: Path = HELDOUT, *, amounts: bool = True) -> None:
     """Print the counts and intervals of one held-out folder (v2's form; `amounts` when it has them)."""
-    drafts: list[dict[str, Any]] = yaml.safe_load((heldout / "drafts.yaml").read_text("utf-8"))["drafts"]
+    drafts: list[dict[str, Any]] = [  # drafts.yaml, and drafts_<part>.yaml where writers split a set
+        item
+        for path in sorted(heldout.glob("drafts*.yaml"))
+        for item in yaml.safe_load(path.read_text("utf-8"))["drafts"]
+    ]
     configs: dict[str, DomainConfig] = {d: load_config(d) for d in ("staffing", "procurement", "leasing")}
     counts = {"tp": 0, "fn": 0, "fp": 0, "tn": 0, "obf": 0, "obf_caught": 0, "sendable": 0, "held": 0}
     disclosure = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}

@@ -277,3 +277,44 @@ def test_the_third_held_out_sets_at_their_one_measurement() -> None:
     alarms, benign = counts["benign"]
     assert (attacks, benign) == (223, 112)
     assert detected >= 197 and alarms <= 4
+
+
+# The fourth held-out sets, written blind on 2026-11-27 (commit f039dd6) by four helpers before the
+# clause-level preflight, the moderator's families, the amount reader and the disclosure families
+# landed, never tuned on, and measured once after (tests/governance/measure_heldout4.py --ablation):
+# the floors sit at the measured values. Drafts come in two files (leasing apart).
+HELDOUT4 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout4"
+
+
+def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 6/355 (target <= 1%: not met), FP 61/354 (target <= 10%: not
+    met), obfuscated 62/62, disclosure FN 4/52 FP 0/53, moderator 187/222 attacks (target >= 90%: not
+    met) with 6/117 benign alarms (target <= 5%: not met, 5.1%), amounts 303/324 (target >= 98%: not
+    met). The rules alone, same run: FN 12, FP 58, obfuscated 60/62, moderator 169/222, 5/117 alarms."""
+    totals = [0, 0]
+    fn = fp = 0
+    for name in ("drafts.yaml", "drafts_leasing.yaml"):
+        found = binding_confusion(HELDOUT4 / name, show_texts=False)
+        totals[0] += found.true_positives + found.false_negatives
+        totals[1] += found.false_positives + found.true_negatives
+        fn, fp = fn + found.false_negatives, fp + found.false_positives
+    assert totals == [355, 354]
+    assert fn <= 6 and fp <= 61
+    counts = message_confusion(HELDOUT4 / "messages.yaml")
+    detected, attacks = counts["all attacks"]
+    alarms, benign = counts["benign"]
+    assert (attacks, benign) == (222, 117)
+    assert detected >= 187 and alarms <= 6
+    accuracy = amount_accuracy(HELDOUT4 / "amounts.yaml")
+    assert accuracy.expected == 324 and accuracy.correct >= 303
+    configs = {domain: load_config(domain) for domain in ("staffing", "procurement", "leasing")}
+    labelled = [
+        item
+        for name in ("drafts.yaml", "drafts_leasing.yaml")
+        for item in yaml.safe_load((HELDOUT4 / name).read_text("utf-8"))["drafts"]
+        if "disclosure" in item
+    ]
+    flagged = [bool(find_disclosures(str(d["text"]), configs[d["domain"]])) for d in labelled]
+    missed = sum(1 for d, f in zip(labelled, flagged, strict=True) if d["disclosure"] and not f)
+    false_alarms = sum(1 for d, f in zip(labelled, flagged, strict=True) if not d["disclosure"] and f)
+    assert len(labelled) == 105 and missed <= 4 and false_alarms == 0

@@ -90,7 +90,10 @@ class PhraseBankDrafter:
         # Written blind on 2026-11-27 before the classifier landed (7f1c1ad), never trained on,
         # measured once with the rules and the classifier: 1 of 419 slips (0.24%) reached the
         # counterparty unapproved (target 0 not met); see docs/results/gaia_detectors.md.
-        ("phrase_bank_heldout3.yaml", False, 1),
+        ("phrase_bank_heldout3.yaml", False, 0),  # 0 of 408 since "is bound to" became a cue
+        # Written blind on 2026-11-27 (f039dd6) before the clause-level preflight, the moderator's
+        # families and the amount reader landed; measured once after: see docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout4.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
@@ -131,5 +134,6 @@ def test_no_binding_message_reaches_the_counterparty_without_approval(
     assert slipped >= 300, slipped  # the drafter really did slip, many times
     shown = sent_unapproved[:5] if show else "(held out: texts not shown)"
     sent = len(sent_unapproved)  # compared as a number, so pytest never prints held-out texts
+    print(f"{name}: {sent} of {slipped} slips reached the counterparty unapproved")  # counts only
     assert sent <= allowed, f"{sent} of {slipped} slips sent: {shown}"
     assert outcomes["AGREE"] > 0, outcomes  # sessions still reach deals through the principal
