@@ -57,3 +57,8 @@ def test_an_approved_message_may_carry_commitments() -> None:
             ("delegate_message", {"text": "We will pay you $150,000. Deal."}),
         ),
     )
+
+
+def test_a_delegate_message_whose_text_cannot_be_read_breaks_the_invariant() -> None:
+    with pytest.raises(AssertionError, match=r"^I3: a delegate message whose text cannot be read"):
+        check_delegate_invariants(STAFFING, _events(("delegate_message", {"text": ["We accept."]})))

@@ -47,7 +47,13 @@ def check_delegate_invariants(config: DomainConfig, events: Sequence[Event]) -> 
         ):
             approved_next = True
         elif event.kind == "delegate_message":
-            text = event.typed(DelegateMessage).text
+            # Fail closed: a message whose record is partial is still checked by its text, and one
+            # whose text cannot be read at all breaks the invariant rather than passing unread.
+            message, raw = event.payload, event.data.get("text")
+            text = message.text if isinstance(message, DelegateMessage) else raw
+            if not isinstance(text, str):
+                _require(False, "I3: a delegate message whose text cannot be read (treated as unsafe)")
+                continue
             if not approved_next:
                 result = preflight(text, config, overrides=limits)
                 for disclosure in result.disclosures:
