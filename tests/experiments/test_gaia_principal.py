@@ -193,11 +193,15 @@ def test_both_strategies_play_the_same_counterparty() -> None:
 def test_cli_writes_the_principal_share_section(tmp_path: Path) -> None:
     out = tmp_path / "gaia.md"
     result = CliRunner().invoke(
-        app, ["experiment", "gaia", "--seeds", "1", "--strategy", "legacy", "--out", str(out)]
+        app,
+        [
+            *("experiment", "gaia", "--seeds", "1", "--strategy", "legacy"),
+            *("--sensitivity-seeds", "0", "--out", str(out)),
+        ],
     )
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
-    assert "`parley experiment gaia --seeds 1 --strategy legacy`" in text
+    assert "`parley experiment gaia --seeds 1 --strategy legacy --sensitivity-seeds 0`" in text
     assert "## Principal's share" in text and "| all | all | principal |" in text
     bad = CliRunner().invoke(app, ["experiment", "gaia", "--strategy", "greedy", "--out", str(out)])
     assert bad.exit_code == 2 and "unknown strategy 'greedy'" in bad.output
