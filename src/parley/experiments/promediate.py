@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from parley.experiments.batch import TaskStore, map_specs
+from parley.experiments.seeds import describe_split
 from parley.mediation.conversation import Utterance
 from parley.mediation.mediators import NoAgentMediator, create_mediator
 from parley.metrics.consensus import (
@@ -77,25 +78,14 @@ REPLICATES = 1
 
 
 def describe_seeds(seeds: Sequence[int]) -> str:
-    """The seeds in words with the split they belong to ("10 seeds (100–109; evaluation: ...)")."""
-    ordered = sorted(set(seeds))
-    if not ordered:
-        return "no seeds"
-    contiguous = ordered == list(range(ordered[0], ordered[-1] + 1))
-    span = (
-        str(ordered[0])
-        if len(ordered) == 1
-        else f"{ordered[0]}–{ordered[-1]}"
-        if contiguous
-        else ", ".join(map(str, ordered))
+    """The seeds in words, with the split they belong to."""
+    return describe_split(
+        seeds,
+        tuning=TUNING_SEEDS,
+        evaluation=EVALUATION_SEEDS,
+        tuning_role="the testbed and mediators were developed on these seeds",
+        evaluation_role="never used for development or tuning",
     )
-    if set(ordered) <= set(EVALUATION_SEEDS):
-        role = "evaluation: never used for development or tuning"
-    elif set(ordered) <= set(TUNING_SEEDS):
-        role = "tuning: the testbed and mediators were developed on these seeds"
-    else:
-        role = "not a declared split"
-    return f"{len(ordered)} seeds ({span}; {role})"
 
 
 @dataclass(frozen=True, slots=True)

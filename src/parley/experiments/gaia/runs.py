@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from parley.experiments.batch import TaskStore, map_specs
 from parley.experiments.gaia.drafter import PhraseBankDrafter, development_bank
+from parley.experiments.seeds import describe_split
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
 from parley.governance.delegate import DelegateOptions
@@ -78,26 +79,14 @@ def seed_list(seeds: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def describe_seeds(seeds: Sequence[int]) -> str:
-    """The seeds in words, with the split they belong to ("40 seeds (100–139; evaluation: never used for
-    tuning)")."""
-    ordered = sorted(seeds)
-    if not ordered:
-        return "no seeds"
-    contiguous = ordered == list(range(ordered[0], ordered[-1] + 1))
-    span = (
-        str(ordered[0])
-        if len(ordered) == 1
-        else f"{ordered[0]}–{ordered[-1]}"
-        if contiguous
-        else ", ".join(map(str, ordered))
+    """The seeds in words, with the split they belong to."""
+    return describe_split(
+        seeds,
+        tuning=TUNING_SEEDS,
+        evaluation=EVALUATION_SEEDS,
+        tuning_role="the strategy was tuned on these seeds",
+        evaluation_role="never used for tuning",
     )
-    if set(ordered) <= set(EVALUATION_SEEDS):
-        role = "evaluation: never used for tuning"
-    elif set(ordered) <= set(TUNING_SEEDS):
-        role = "tuning: the strategy was tuned on these seeds"
-    else:
-        role = "not a declared split"
-    return f"{len(ordered)} seeds ({span}; {role})"
 
 
 STRATEGIES: tuple[Strategy, ...] = ("legacy", "principal")
@@ -139,9 +128,16 @@ def extraction_accuracy(
 
 
 def run_one(
-    config: DomainConfig, persona: str, seed: int, condition: Condition, strategy: Strategy = "principal"
+    config: DomainConfig,
+    persona: str,
+    seed: int,
+    condition: Condition,
+    strategy: Strategy = "principal",
+    *,
+    roles: Callable[[DomainConfig, float], DelegateRoles] | None = None,
 ) -> dict[str, Any]:
-    """One session; returns its metrics, extraction accuracy and labels."""
+    """One session; returns its metrics, extraction accuracy and labels (roles: given the arm's config
+    and slip rate, roles that replace the experiment's, e.g. LLM-backed ones; see `gaia.llm`)."""
     arm = with_strategy(config, strategy).with_thresholds(
         gate=condition.gate, complete=max(condition.gate, config.thresholds.complete)
     )
@@ -165,7 +161,10 @@ def run_one(
         config_source=config.name,
         seed=seed,
         options=options,
-        roles=DelegateRoles(moderator=_moderator(config.name, arm.thresholds.classify), drafter=drafter),
+        roles=_plugged(
+            DelegateRoles(moderator=_moderator(config.name, arm.thresholds.classify), drafter=drafter),
+            roles(arm, rate) if roles is not None else DelegateRoles(),
+        ),
     )
     events = store.load_events(outcome.session_id)
     metrics = session_metrics(arm, events)
@@ -183,6 +182,16 @@ def run_one(
         "extraction_correct": correct,
         "extraction_total": total,
     }
+
+
+def _plugged(base: DelegateRoles, chosen: DelegateRoles) -> DelegateRoles:
+    """base with every role chosen names replaced by chosen's."""
+    return DelegateRoles(
+        extractor=chosen.extractor or base.extractor,
+        moderator=chosen.moderator or base.moderator,
+        drafter=chosen.drafter or base.drafter,
+        critic=chosen.critic or base.critic,
+    )
 
 
 def run_experiment(
