@@ -22,8 +22,12 @@ from parley.cli.extras import require_extra
 from parley.cli.options import (
     MAX_COUNT,
     MAX_JOBS,
+    AllowFallbackOption,
+    BudgetSecondsOption,
+    BudgetTokensOption,
     LLMConfigOption,
     LLMOption,
+    LLMStrictOption,
     RecordOption,
     ReplayOption,
     require_utf8,
@@ -32,11 +36,14 @@ from parley.errors import ParleyError
 from parley.governance.safe_text import printable
 
 if TYPE_CHECKING:  # the delegate's modules (pydantic configs, numpy) load when a command runs
+    from parley.experiments.gaia.llm import PlayedSession, RoleChoice
+    from parley.experiments.gaia.runs import SessionSpec
     from parley.governance.config import DomainConfig
     from parley.governance.counterparties import Counterparty
     from parley.governance.escalation import EscalationRequest, Principal
     from parley.governance.session import DelegateRoles, SessionOutcome
     from parley.governance.store import SessionStore
+    from parley.llm.config import LLMRuntime
     from parley.llm.context import LLMSession
 
 console = Console(highlight=False, soft_wrap=True)
@@ -782,6 +789,16 @@ def classify_command(
         )
 
 
+GaiaRoleOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--llm-role",
+        help="A delegate role a model plays: ROLE, or ROLE=SPEC for its own endpoint (repeatable; "
+        "drafter, extractor, moderator, critic; default: all four). The others stay rule-based.",
+    ),
+]
+
+
 @experiment_app.command("gaia")
 def gaia_command(
     seeds: Annotated[
@@ -818,8 +835,23 @@ def gaia_command(
     scheduler: SchedulerOption = None,
     store: StoreOption = None,
     quiet: QuietOption = False,
+    llm: LLMOption = None,
+    llm_role: GaiaRoleOption = None,
+    llm_config: LLMConfigOption = None,
+    record: RecordOption = None,
+    replay: ReplayOption = None,
+    llm_budget_seconds: BudgetSecondsOption = None,
+    llm_budget_tokens: BudgetTokensOption = None,
+    llm_strict: LLMStrictOption = False,
+    allow_fallback: AllowFallbackOption = False,
 ) -> None:
-    """Reproduce the GAIA evaluation (Table 1 metrics, ablations, principal's share); write the report."""
+    """Reproduce the GAIA evaluation (Table 1 metrics, ablations, principal's share); write the report.
+
+    With --llm (or --replay) a model plays the delegate's LLM roles (--llm-role chooses them) in the
+    headline Table 1 arm; those sessions run in this process, one at a time, and the report gains an
+    "LLM roles" section. Exits with 3 when a role never once decided with its model, unless
+    --allow-fallback.
+    """
     require_extra("plot", "parley experiment gaia")
     from parley.cli.common import check_writable
     from parley.experiments.gaia import STRATEGIES, write_results
@@ -828,7 +860,6 @@ def gaia_command(
         SEED_SPLITS,
         TUNING_SEEDS,
         SessionSpec,
-        run_sessions,
         share_specs,
     )
     from parley.experiments.gaia.sensitivity import sensitivity_specs
@@ -849,25 +880,150 @@ def gaia_command(
     shares = share_specs(seed_list)
     sensitivity = sensitivity_specs(chosen, TUNING_SEEDS[:sensitivity_seeds])  # (tuning seeds, any split)
     specs = [*table1, *baseline, *shares, *sensitivity]
-    run_store = batch.open_store({"seeds": list(seed_list), "strategy": chosen})
-    rows = batch.run(
-        len(specs),
-        lambda progress: run_sessions(
-            specs, jobs=jobs, store=run_store, scheduler=scheduler, progress=progress
-        ),
-    )
+    settings: dict[str, Any] = {"seeds": list(seed_list), "strategy": chosen}
+    flags: dict[str, Any] = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config}
+    flags |= {"record": record, "replay": replay, "llm_budget_seconds": llm_budget_seconds}
+    flags |= {"llm_budget_tokens": llm_budget_tokens, "llm_strict": llm_strict}
+    flags["allow_fallback"] = allow_fallback
+    try:
+        rows, played, llm_lines, llm_text, config_allows = _play_gaia(specs, batch, settings, chosen, flags)
+    except ParleyError as error:
+        fail(str(error))
     records, others = rows[: len(table1)], rows[len(table1) : len(table1) + len(baseline)]
     share_rows = rows[len(table1) + len(baseline) : len(table1) + len(baseline) + len(shares)]
     sensitivity_rows = rows[len(table1) + len(baseline) + len(shares) :]
     command = "parley experiment gaia " + (f"--split {split}" if split is not None else f"--seeds {seeds}")
     command += f" --strategy {strategy}" if strategy != "principal" else ""
     command += f" --sensitivity-seeds {sensitivity_seeds}" if sensitivity_seeds != 2 else ""
+    command += llm_text
     try:
-        path = write_results(records, seed_list, out, folder, command, share_rows, others, sensitivity_rows)
+        path = write_results(
+            records, seed_list, out, folder, command, share_rows, others, sensitivity_rows, llm_lines
+        )
     except OSError as error:
         fail(f"cannot write the report {out}: {error.strerror or error}", code=1)
     batch.finish()
     console.print(f"wrote {path} ({len(rows)} sessions)")
+    if played is not None:
+        _report_gaia_fallbacks(played, allow=allow_fallback or config_allows)
+
+
+def _play_gaia(
+    specs: Sequence[SessionSpec], batch: Batch, settings: dict[str, Any], strategy: str, flags: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[PlayedSession] | None, list[str], str, bool]:
+    """Every session's record, rule-played or (with LLM flags) the headline arm's with the LLM roles,
+    and, with an LLM, the played sessions, the report section, the options the report quotes and
+    whether the LLM configuration allows a role to fall back entirely.
+
+    Raises:
+        ParleyError: a bad LLM flag, a replay miss, a fallback under --llm-strict; as `Batch.run`.
+    """
+    from parley.experiments.gaia.runs import run_sessions
+
+    with _gaia_llm(flags) as plugged:
+        if plugged is None:
+            run_store = batch.open_store(settings)
+            rows = batch.run(
+                len(specs),
+                lambda progress: run_sessions(
+                    specs, jobs=batch.jobs, store=run_store, scheduler=batch.scheduler, progress=progress
+                ),
+            )
+            return rows, None, [], "", False
+        played, lines = _play_gaia_llm(specs, batch, settings, strategy, *plugged)
+        allows = plugged[0].settings.allow_fallback
+        text = _gaia_llm_command(plugged[1], {**flags, "allow_fallback": allows})
+        return [run.record for run in played], played, lines, text, allows
+
+
+@contextmanager
+def _gaia_llm(flags: dict[str, Any]) -> Generator[tuple[LLMRuntime, RoleChoice] | None]:
+    """The experiment's LLM runtime and chosen roles, or None when no LLM flag is given.
+
+    Raises:
+        ScenarioError: a bad spec, role, config file or set of flags; a chosen role without endpoint.
+        LLMError: an endpoint's API key is missing.
+    """
+    from parley.cli.llm import any_llm_flag, open_runtime
+    from parley.experiments.gaia.llm import check_endpoints, choose_roles
+
+    if not any_llm_flag(flags):
+        yield None
+        return
+    choice = choose_roles(flags.get("llm_role") or [])
+    with open_runtime({**flags, "llm_role": list(choice.overrides)}, report=False) as runtime:
+        check_endpoints(runtime.settings, choice)
+        runtime.session("check")  # a missing API key fails here, before anything is played
+        yield runtime, choice
+
+
+def _play_gaia_llm(
+    specs: Sequence[SessionSpec],
+    batch: Batch,
+    settings: dict[str, Any],
+    strategy: str,
+    runtime: LLMRuntime,
+    choice: RoleChoice,
+) -> tuple[list[PlayedSession], list[str]]:
+    """Every session, the headline arm's with the LLM roles in this process, and the report section."""
+    from parley.experiments.gaia.llm import (
+        SectionContext,
+        configured_models,
+        llm_section,
+        run_with_llm,
+        store_settings,
+    )
+
+    run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
+    if batch.jobs > 1 or batch.scheduler is not None:
+        console.print(
+            "note: the LLM-played GAIA sessions run in this process, one at a time (an LLM runtime "
+            "holds its client); --jobs and --scheduler serve the rule-based sessions only",
+            markup=False,
+        )
+    played = batch.run(
+        len(specs),
+        lambda progress: run_with_llm(
+            specs,
+            runtime,
+            choice,
+            strategy,
+            jobs=batch.jobs,
+            progress=progress,
+            store=run_store,
+            scheduler=batch.scheduler,
+        ),
+    )
+    models = configured_models(runtime.settings, choice)
+    context = SectionContext(choice, models, strategy, batch.jobs, batch.scheduler is not None)
+    return played, llm_section(played, context)
+
+
+def _gaia_llm_command(choice: RoleChoice, flags: dict[str, Any]) -> str:
+    """The LLM options as the report quotes them (no endpoint: the section names the models)."""
+    text = " --llm SPEC" if flags.get("llm") is not None else ""
+    text += " --replay DIR" if flags.get("replay") is not None else ""
+    text += " --llm-config FILE" if flags.get("llm_config") is not None else ""
+    if choice.explicit:
+        text += "".join(f" --llm-role {role}" for role in choice.roles)
+    return text + (" --allow-fallback" if flags.get("allow_fallback") else "")
+
+
+def _report_gaia_fallbacks(played: Sequence[PlayedSession], *, allow: bool) -> None:
+    """One stderr line per role that fell back (resumed sessions included); exit with
+    `FALLBACK_EXIT` when a role never once decided with its model, unless allowed."""
+    from parley.cli.llm import FALLBACK_EXIT
+    from parley.experiments.gaia.llm import all_fallback_roles, fallback_lines
+
+    for line in fallback_lines(played):
+        error_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    failed = all_fallback_roles(played)
+    if failed and not allow:
+        fail(
+            f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
+            "no part; fix the endpoint or pass --allow-fallback",
+            code=FALLBACK_EXIT,
+        )
 
 
 def _cells(seeds: Sequence[int]) -> list[tuple[str, str, int]]:

@@ -345,8 +345,10 @@ def write_results(
     share_records: Sequence[dict[str, Any]] = (),
     legacy_records: Sequence[dict[str, Any]] = (),
     sensitivity_records: Sequence[dict[str, Any]] = (),
+    llm_section: Sequence[str] = (),
 ) -> Path:
-    """Render the report (tables, TCI(t) figures, the principal's share) to out."""
+    """Render the report (tables, TCI(t) figures, the principal's share) to out, ending with
+    llm_section's lines when given (the "LLM roles" section of `parley.experiments.gaia.llm`)."""
     text = render_report(
         records,
         seeds,
@@ -359,6 +361,8 @@ def write_results(
         legacy_records,
         sensitivity_records,
     )
+    if llm_section:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(llm_section).rstrip("\n") + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     return out

@@ -1,0 +1,401 @@
+"""The delegate's LLM roles in the GAIA experiment: which roles a model plays (`RoleChoice`), the
+headline Table 1 sessions played with them in this process (resumable through the batch store), and
+the report's "LLM roles" section (per-role usage and fallback shares, with Wilson intervals)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from parley.errors import ScenarioError
+from parley.experiments.astra.inference import wilson
+from parley.experiments.batch import Row, TaskStore, dataclass_key, map_specs
+from parley.experiments.gaia.runs import CONDITIONS, SessionSpec, run_one, run_session_task
+from parley.governance.config import load_config
+from parley.llm.accounting import UsageSummary, UsageTotals
+from parley.llm.roles.gaia_common import CRITIC_ROLE, DRAFTER_ROLE, EXTRACTOR_ROLE, GAIA_ROLES, MODERATOR_ROLE
+
+if TYPE_CHECKING:
+    from parley.governance.config import DomainConfig
+    from parley.governance.session import DelegateRoles
+    from parley.llm.config import EndpointConfig, LLMRuntime, LLMSettings
+
+ROLE_TEXT: dict[str, str] = {
+    DRAFTER_ROLE: "drafter (the delegate's messages; every draft still passes the preflight)",
+    EXTRACTOR_ROLE: "extractor (field values, combined with the pattern extractor by the dual rule)",
+    MODERATOR_ROLE: "moderator (the label of each counterparty message)",
+    CRITIC_ROLE: "critic (clarity and persuasion tactics)",
+}
+"""The delegate's LLM roles (usage and endpoint names) and what each plays, in `GAIA_ROLES` order."""
+KEY_PREFIX = "llm|"
+"""Prefix of an LLM-played session's key in the store (never the key of a rule-played one)."""
+HEADLINE = CONDITIONS[0]
+"""The arm whose sessions a model plays (the ablations, baseline, share and sensitivity stay rule-based)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoleChoice:
+    """Which of the delegate's LLM roles a model plays, and the endpoints given for some of them.
+
+    Attributes:
+        roles: The roles played by a model, in `GAIA_ROLES` order (the others stay rule-based).
+        overrides: ``ROLE=SPEC`` per-role endpoints, as `parley run`'s --llm-role takes them.
+        explicit: Whether --llm-role chose the roles (else every role plays).
+    """
+
+    roles: tuple[str, ...]
+    overrides: tuple[str, ...] = ()
+    explicit: bool = False
+
+
+def choose_roles(entries: Sequence[str]) -> RoleChoice:
+    """The roles --llm-role entries choose: each is ROLE or ROLE=SPEC (ROLE one of `GAIA_ROLES`);
+    no entry chooses every role.
+
+    Raises:
+        ScenarioError: an unknown role, an empty spec, or a role given twice.
+    """
+    if not entries:
+        return RoleChoice(GAIA_ROLES)
+    chosen: dict[str, str | None] = {}
+    for entry in entries:
+        name, sep, spec = entry.partition("=")
+        role = name.strip().lower()
+        if role not in GAIA_ROLES:
+            raise ScenarioError(
+                f"--llm-role: {name[:80]!r} is not one of GAIA's LLM roles; "
+                f"expected one of {', '.join(GAIA_ROLES)}"
+            )
+        if sep and not spec.strip():
+            raise ScenarioError(f"--llm-role expects ROLE or ROLE=SPEC, got {entry[:120]!r}")
+        if role in chosen:
+            raise ScenarioError(f"--llm-role names {role} twice")
+        chosen[role] = spec.strip() if sep else None
+    roles = tuple(role for role in GAIA_ROLES if role in chosen)
+    overrides = tuple(f"{role}={spec}" for role, spec in chosen.items() if spec is not None)
+    return RoleChoice(roles, overrides, explicit=True)
+
+
+def check_endpoints(settings: LLMSettings, choice: RoleChoice) -> None:
+    """Every chosen role has an endpoint (its own, the default, or a replay).
+
+    Raises:
+        ScenarioError: a chosen role has none.
+    """
+    if settings.replay is not None or settings.default is not None:
+        return
+    missing = [role for role in choice.roles if role not in settings.roles]
+    if missing:
+        raise ScenarioError(
+            f"no LLM endpoint for {', '.join(missing)}: pass --llm SPEC or --llm-role {missing[0]}=SPEC"
+        )
+
+
+def store_settings(settings: LLMSettings, choice: RoleChoice) -> dict[str, Any]:
+    """What the run store's header keeps of the LLM set-up (a store made with another is refused):
+    the roles, each one's endpoint (URL without credentials, model, structured mode), the sampling
+    settings and the replay folder."""
+    endpoints = {role: _endpoint_text(settings.roles.get(role, settings.default)) for role in choice.roles}
+    return {
+        "roles": list(choice.roles),
+        "endpoints": endpoints,
+        "temperature": settings.temperature,
+        "seed": settings.seed,
+        "max_tokens": settings.max_tokens,
+        "replay": str(settings.replay) if settings.replay is not None else None,
+    }
+
+
+def _endpoint_text(config: EndpointConfig | None) -> str | None:
+    if config is None:
+        return None
+    endpoint = config.endpoint()
+    url = httpx.URL(endpoint.base_url).copy_with(username=None, password=None)
+    return f"{url}#{endpoint.model} ({endpoint.mode})"
+
+
+def configured_models(settings: LLMSettings, choice: RoleChoice) -> dict[str, str]:
+    """The model each chosen role is configured with ("recorded" for a replay without a named model)."""
+    models: dict[str, str] = {}
+    for role in choice.roles:
+        config = settings.roles.get(role, settings.default)
+        models[role] = config.endpoint().model if config is not None else "recorded"
+    return models
+
+
+# -- playing ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedSession:
+    """One session's record and, when a model played the delegate's roles, its usage by role.
+
+    Attributes:
+        record: The session's record (as `run_session_task` returns it).
+        usage: Per LLM role, that session's totals (None: a rule-played session).
+    """
+
+    record: dict[str, Any]
+    usage: Mapping[str, UsageTotals] | None = None
+
+    @property
+    def fell_back(self) -> bool:
+        """Whether any role of this session fell back at least once."""
+        return self.usage is not None and any(t.fallbacks for t in self.usage.values())
+
+
+def plays_llm(spec: SessionSpec, strategy: str) -> bool:
+    """Whether a model plays this session's delegate roles: the headline Table 1 arm of strategy."""
+    return spec.kind == "table1" and spec.condition == HEADLINE and spec.strategy == strategy
+
+
+def llm_key(spec: SessionSpec) -> str:
+    """The store key of an LLM-played session."""
+    return KEY_PREFIX + dataclass_key(spec)
+
+
+@dataclass(frozen=True, slots=True)
+class LLMTask:
+    """One LLM-played session as a batch task: `run_one` with the chosen roles LLM-backed on a fresh
+    session of runtime; its row is the record plus its usage by role.
+
+    It holds the runtime (and so its HTTP clients), so it runs in this process only.
+    """
+
+    runtime: LLMRuntime
+    roles: tuple[str, ...]
+
+    def __call__(self, spec: SessionSpec) -> list[Row]:
+        """Play spec and return its one row.
+
+        Raises:
+            LLMError: a replay miss, or a fallback under --llm-strict.
+        """
+        from parley.llm.gaia import llm_delegate_roles
+        from parley.protocol.events import Trajectory
+
+        session = self.runtime.session(llm_key(spec))
+
+        def plugged(config: DomainConfig, slip_rate: float) -> DelegateRoles:
+            return llm_delegate_roles(config, session, self.roles, seed=spec.seed, slip_rate=slip_rate)
+
+        record = run_one(
+            load_config(spec.domain), spec.persona, spec.seed, spec.condition, spec.strategy, roles=plugged
+        )
+        summary = session.finish(Trajectory())
+        by_role = {role: totals.to_json() for role, totals in sorted(summary.by_role.items())}
+        return [{**record, "llm": by_role}]
+
+
+def run_with_llm(
+    specs: Sequence[SessionSpec],
+    runtime: LLMRuntime,
+    choice: RoleChoice,
+    strategy: str,
+    *,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    store: TaskStore | None = None,
+    scheduler: str | None = None,
+) -> list[PlayedSession]:
+    """Play every spec not yet in store and return them in spec order, read back from the store.
+
+    Rule-played sessions run as `run_sessions` runs them (jobs processes or a Dask scheduler); the
+    headline arm's sessions run with the LLM roles in this process, one at a time, each stored as
+    soon as it ends (a stopped run loses at most the session under way).
+
+    Raises:
+        LLMError: a replay miss or a fallback under --llm-strict (every stored session is kept).
+        As `parley.experiments.batch.map_specs`.
+    """
+    finished = 0
+
+    def advance(count: int) -> None:
+        nonlocal finished
+        finished += count
+        if progress is not None:
+            progress(finished, len(specs))
+
+    rule = [spec for spec in specs if not plays_llm(spec, strategy)]
+    rule_rows = iter(
+        map_specs(rule, run_session_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance)
+    )
+    task = LLMTask(runtime, choice.roles)
+    llm_rows = (
+        map_specs([spec], task, store, key=llm_key, on_progress=advance)[0]
+        for spec in specs
+        if plays_llm(spec, strategy)
+    )
+    return [_played(next(llm_rows) if plays_llm(spec, strategy) else next(rule_rows)) for spec in specs]
+
+
+def _played(rows: Sequence[Row]) -> PlayedSession:
+    """A stored task's one row as a `PlayedSession`.
+
+    Raises:
+        ScenarioError: the stored usage is not what `LLMTask` writes (a store edited by hand).
+    """
+    (row,) = rows
+    record = {key: value for key, value in row.items() if key != "llm"}
+    stored = row.get("llm")
+    if stored is None:
+        return PlayedSession(record)
+    try:
+        return PlayedSession(record, {str(role): _totals(data) for role, data in dict(stored).items()})
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise ScenarioError(
+            f"the run store holds malformed LLM usage for seed {record.get('seed')!r} ({error}); "
+            "delete the store"
+        ) from None
+
+
+def _totals(data: Mapping[str, Any]) -> UsageTotals:
+    counts = ("calls", "prompt_tokens", "completion_tokens", "unpriced_calls", "decisions", "fallbacks")
+    values = {name: _count(data[name]) for name in counts}
+    if values["fallbacks"] > values["decisions"]:
+        raise ValueError("more fallbacks than decisions")
+    causes = {str(cause): _count(n) for cause, n in dict(data["fallback_causes"]).items()}
+    return UsageTotals(
+        **values,
+        latency_s=_amount(data["latency_s"]),
+        cost_usd=_amount(data["cost_usd"]),
+        fallback_causes=causes,
+        models={str(model) for model in data["models"]},
+    )
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"expected a count, got {value!r}"[:200])
+    return value
+
+
+def _amount(value: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < float("inf"):
+        raise ValueError(f"expected a non-negative number, got {value!r}"[:200])
+    return float(value)
+
+
+# -- summaries and the report ------------------------------------------------------------------------------
+
+
+def usage_summary(played: Sequence[PlayedSession]) -> UsageSummary:
+    """Totals over every LLM-played session, overall, by role and by session (domain, persona, seed)."""
+    total, by_role, by_session = UsageTotals(), dict[str, UsageTotals](), dict[str, UsageTotals]()
+    for run in played:
+        for role, totals in (run.usage or {}).items():
+            total.add(totals)
+            by_role.setdefault(role, UsageTotals()).add(totals)
+            session = f"{run.record.get('domain')}-{run.record.get('persona')}-{run.record.get('seed')}"
+            by_session.setdefault(session, UsageTotals()).add(totals)
+    return UsageSummary(total, by_role, by_session)
+
+
+@dataclass(frozen=True, slots=True)
+class SectionContext:
+    """What the "LLM roles" section says about how the run was set up.
+
+    Attributes:
+        choice: The roles a model played.
+        models: The model configured per role (shown when a role never got a reply).
+        strategy: The delegate's strategy in the LLM-played sessions.
+        jobs: --jobs of the command (the rule-played sessions' workers).
+        scheduler: Whether a Dask scheduler ran the rule-played sessions.
+    """
+
+    choice: RoleChoice
+    models: Mapping[str, str]
+    strategy: str
+    jobs: int = 1
+    scheduler: bool = False
+
+
+def llm_section(played: Sequence[PlayedSession], context: SectionContext) -> list[str]:
+    """Markdown: which roles a model played, and per role its model, calls, tokens, latency and
+    fallback share with a Wilson 95% interval, and the share of sessions where any role fell back."""
+    llm_runs = [run for run in played if run.usage is not None]
+    summary = usage_summary(played)
+    rule = [ROLE_TEXT[role] for role in GAIA_ROLES if role not in context.choice.roles]
+    workers = (
+        "a Dask scheduler" if context.scheduler else f"{context.jobs} worker process(es)"
+    ) + " played the rule-based sessions"
+    any_fallback = wilson(sum(run.fell_back for run in llm_runs), len(llm_runs))
+    return [
+        "## LLM roles",
+        "",
+        f"In every Table 1 session of the `{HEADLINE.name}` arm with the `{context.strategy}` strategy "
+        f"({len(llm_runs)} here) a model played these delegate roles: "
+        + "; ".join(ROLE_TEXT[role] for role in context.choice.roles)
+        + ". "
+        + (f"The rule-based ones played the others: {'; '.join(rule)}. " if rule else "")
+        + "The LLM drafter does not slip on purpose as the experiment's simulated drafter does, so "
+        "this arm's preflight figures measure the model's drafts, not the slip model. The ablations, "
+        "the other strategy's baseline, the principal's-share and the sensitivity sessions are "
+        "rule-based. An LLM runtime holds its HTTP clients, so these sessions ran in this process, "
+        f"one at a time ({workers}); each was stored as it ended, so a stopped run resumes.",
+        "",
+        "A role whose reply is unusable after repair and one re-ask, or whose endpoint fails, is "
+        "answered by its deterministic rule twin for that decision; the fallback share is the twins' "
+        "share of a role's decisions (Wilson 95% interval, which treats decisions as independent; "
+        "decisions within a session are not, so the session-level share below is the safer view). "
+        "A live model's replies vary between runs: only a run recorded with --record and replayed "
+        "with --replay reproduces this report exactly.",
+        "",
+        *_usage_table(summary, context),
+        "",
+        f"Sessions in which any role fell back to its twin: {any_fallback.hits} of "
+        f"{any_fallback.total}, {any_fallback.percent()} (Wilson 95%).",
+        "",
+    ]
+
+
+def _usage_table(summary: UsageSummary, context: SectionContext) -> list[str]:
+    lines = [
+        "| role | model | calls | tokens in | tokens out | latency s (per call) | USD (est.) | decisions "
+        "| fallback share [95% CI] | fallback causes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for role in context.choice.roles:
+        totals = summary.by_role.get(role, UsageTotals())
+        models = ", ".join(sorted(totals.models)) or f"{context.models.get(role, '—')} (no reply)"
+        per_call = totals.latency_s / totals.calls if totals.calls else 0.0
+        cost = "— (no price)" if totals.unpriced_calls else f"{totals.cost_usd:.4f}"
+        share = wilson(totals.fallbacks, totals.decisions)
+        lines.append(
+            f"| {role} | {_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
+            f"{totals.completion_tokens} | {totals.latency_s:.2f} ({per_call:.3f}) | {cost} | "
+            f"{totals.decisions} | {_share(share.hits, share.total, share.low, share.high)} | "
+            f"{_causes(totals.fallback_causes)} |"
+        )
+    return lines
+
+
+def _causes(causes: Mapping[str, int]) -> str:
+    """Every fallback cause with its count, the most frequent first ("—" without fallbacks)."""
+    ranked = sorted(causes.items(), key=lambda item: (-item[1], item[0]))
+    return "; ".join(f"{_cell(cause)} ({count})" for cause, count in ranked) or "—"
+
+
+def _share(hits: int, total: int, low: float, high: float) -> str:
+    if total == 0:
+        return "— (no decision)"
+    return f"{hits / total:.3f} [{low:.3f}, {high:.3f}] ({hits} of {total})"
+
+
+def _cell(text: str) -> str:
+    """Text safe in a markdown table cell (a model name comes from the endpoint)."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in text)
+    return printable.replace("|", "\\|")[:120]
+
+
+def fallback_lines(played: Sequence[PlayedSession]) -> list[str]:
+    """One line per role that fell back (as `parley run` prints them)."""
+    return usage_summary(played).fallback_lines()
+
+
+def all_fallback_roles(played: Sequence[PlayedSession]) -> list[str]:
+    """Roles that decided something and never once with the model."""
+    return usage_summary(played).all_fallback_roles()
