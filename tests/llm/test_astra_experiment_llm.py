@@ -23,17 +23,16 @@ from parley.experiments.astra.llm import (
     PlayedRun,
     RoleChoice,
     SectionContext,
-    check_endpoints,
     choose_roles,
     csv_columns,
     llm_key,
     llm_section,
     plays_llm,
     run_with_llm,
-    store_settings,
 )
 from parley.experiments.astra.runs import casino_game
 from parley.experiments.batch import record_row
+from parley.experiments.llm_roles import check_endpoints, store_settings
 from parley.experiments.task_store import TaskStore
 from parley.llm import EventLoopThread, LLMRuntime, LLMSettings, UsageTotals
 from parley.testing import StubReply, StubServer

@@ -254,13 +254,8 @@ def _play_llm(
     choice: RoleChoice,
 ) -> tuple[list[PlayedRun], list[str]]:
     """Every session, the astra system's with its LLM stages in this process, and the report section."""
-    from parley.experiments.astra.llm import (
-        SectionContext,
-        configured_models,
-        llm_section,
-        run_with_llm,
-        store_settings,
-    )
+    from parley.experiments.astra.llm import SectionContext, llm_section, run_with_llm
+    from parley.experiments.llm_roles import configured_models, store_settings
 
     run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
     if batch.jobs > 1 or batch.scheduler is not None:
@@ -297,7 +292,8 @@ def _astra_llm(flags: Mapping[str, Any]) -> Generator[tuple[LLMRuntime, RoleChoi
         LLMError: an endpoint's API key is missing.
     """
     from parley.cli.llm import any_llm_flag, open_runtime
-    from parley.experiments.astra.llm import check_endpoints, choose_roles
+    from parley.experiments.astra.llm import choose_roles
+    from parley.experiments.llm_roles import check_endpoints
 
     if not any_llm_flag(flags):
         yield None

@@ -945,7 +945,8 @@ def _gaia_llm(flags: dict[str, Any]) -> Generator[tuple[LLMRuntime, RoleChoice] 
         LLMError: an endpoint's API key is missing.
     """
     from parley.cli.llm import any_llm_flag, open_runtime
-    from parley.experiments.gaia.llm import check_endpoints, choose_roles
+    from parley.experiments.gaia.llm import choose_roles
+    from parley.experiments.llm_roles import check_endpoints
 
     if not any_llm_flag(flags):
         yield None
@@ -966,13 +967,8 @@ def _play_gaia_llm(
     choice: RoleChoice,
 ) -> tuple[list[PlayedSession], list[str]]:
     """Every session, the headline arm's with the LLM roles in this process, and the report section."""
-    from parley.experiments.gaia.llm import (
-        SectionContext,
-        configured_models,
-        llm_section,
-        run_with_llm,
-        store_settings,
-    )
+    from parley.experiments.gaia.llm import SectionContext, llm_section, run_with_llm
+    from parley.experiments.llm_roles import configured_models, store_settings
 
     run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
     if batch.jobs > 1 or batch.scheduler is not None:

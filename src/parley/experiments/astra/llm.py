@@ -8,8 +8,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from parley.errors import ScenarioError
 from parley.experiments.astra.inference import wilson
 from parley.experiments.astra.runs import (
@@ -21,11 +19,16 @@ from parley.experiments.astra.runs import (
     run_task,
 )
 from parley.experiments.batch import Row, TaskStore, dataclass_key, map_specs, record_from_row, record_row
+from parley.experiments.llm_roles import (
+    causes_cell,
+    share_cell,
+    table_cell,
+)
 from parley.llm.accounting import UsageSummary, UsageTotals
 from parley.llm.roles.astra_common import INTERPRETER_ROLE, PARAMETERS_ROLE, PARTNER_ROLE, TACTIC_ROLE
 
 if TYPE_CHECKING:
-    from parley.llm.config import EndpointConfig, LLMRuntime, LLMSettings
+    from parley.llm.config import LLMRuntime
     from parley.protocol.session import SessionResult
 
 LLM_SYSTEM = "astra"
@@ -99,53 +102,6 @@ def _role(name: str) -> str:
             return role
     known = ", ".join(f"{role} ({stage})" for role, stage in ROLE_STAGES.items())
     raise ScenarioError(f"--llm-role: {name!r} is not one of ASTRA's LLM roles; expected one of {known}")
-
-
-def check_endpoints(settings: LLMSettings, choice: RoleChoice) -> None:
-    """Every chosen role has an endpoint (its own, the default, or a replay).
-
-    Raises:
-        ScenarioError: a chosen role has none.
-    """
-    if settings.replay is not None or settings.default is not None:
-        return
-    missing = [role for role in choice.roles if role not in settings.roles]
-    if missing:
-        raise ScenarioError(
-            f"no LLM endpoint for {', '.join(missing)}: pass --llm SPEC or --llm-role {missing[0]}=SPEC"
-        )
-
-
-def store_settings(settings: LLMSettings, choice: RoleChoice) -> dict[str, Any]:
-    """What the run store's header keeps of the LLM set-up (a store made with another is refused):
-    the roles, each one's endpoint (URL without credentials, model, structured mode), the sampling
-    settings and the replay folder."""
-    endpoints = {role: _endpoint_text(settings.roles.get(role, settings.default)) for role in choice.roles}
-    return {
-        "roles": list(choice.roles),
-        "endpoints": endpoints,
-        "temperature": settings.temperature,
-        "seed": settings.seed,
-        "max_tokens": settings.max_tokens,
-        "replay": str(settings.replay) if settings.replay is not None else None,
-    }
-
-
-def _endpoint_text(config: EndpointConfig | None) -> str | None:
-    if config is None:
-        return None
-    endpoint = config.endpoint()
-    url = httpx.URL(endpoint.base_url).copy_with(username=None, password=None)
-    return f"{url}#{endpoint.model} ({endpoint.mode})"
-
-
-def configured_models(settings: LLMSettings, choice: RoleChoice) -> dict[str, str]:
-    """The model each chosen role is configured with ("recorded" for a replay without a named model)."""
-    models: dict[str, str] = {}
-    for role in choice.roles:
-        config = settings.roles.get(role, settings.default)
-        models[role] = config.endpoint().model if config is not None else "recorded"
-    return models
 
 
 # -- playing ---------------------------------------------------------------------------------------------
@@ -405,30 +361,12 @@ def _usage_table(summary: UsageSummary, context: SectionContext) -> list[str]:
         cost = "— (no price)" if totals.unpriced_calls else f"{totals.cost_usd:.4f}"
         share = wilson(totals.fallbacks, totals.decisions)
         lines.append(
-            f"| {role} | {_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
+            f"| {role} | {table_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
             f"{totals.completion_tokens} | {totals.latency_s:.2f} ({per_call:.3f}) | {cost} | "
-            f"{totals.decisions} | {_share(share.hits, share.total, share.low, share.high)} | "
-            f"{_causes(totals.fallback_causes)} |"
+            f"{totals.decisions} | {share_cell(share.hits, share.total, share.low, share.high)} | "
+            f"{causes_cell(totals.fallback_causes)} |"
         )
     return lines
-
-
-def _causes(causes: Mapping[str, int]) -> str:
-    """Every fallback cause with its count, the most frequent first ("—" without fallbacks)."""
-    ranked = sorted(causes.items(), key=lambda item: (-item[1], item[0]))
-    return "; ".join(f"{_cell(cause)} ({count})" for cause, count in ranked) or "—"
-
-
-def _share(hits: int, total: int, low: float, high: float) -> str:
-    if total == 0:
-        return "— (no decision)"
-    return f"{hits / total:.3f} [{low:.3f}, {high:.3f}] ({hits} of {total})"
-
-
-def _cell(text: str) -> str:
-    """Text safe in a markdown table cell (a model name comes from the endpoint)."""
-    printable = "".join(ch if ch.isprintable() else " " for ch in text)
-    return printable.replace("|", "\\|")[:120]
 
 
 def fallback_lines(played: Sequence[PlayedRun]) -> list[str]:

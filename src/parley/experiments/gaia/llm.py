@@ -8,12 +8,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from parley.errors import ScenarioError
 from parley.experiments.astra.inference import wilson
 from parley.experiments.batch import Row, TaskStore, dataclass_key, map_specs
 from parley.experiments.gaia.runs import CONDITIONS, SessionSpec, run_one, run_session_task
+from parley.experiments.llm_roles import (
+    causes_cell,
+    share_cell,
+    table_cell,
+)
 from parley.governance.config import load_config
 from parley.llm.accounting import UsageSummary, UsageTotals
 from parley.llm.roles.gaia_common import CRITIC_ROLE, DRAFTER_ROLE, EXTRACTOR_ROLE, GAIA_ROLES, MODERATOR_ROLE
@@ -21,7 +24,7 @@ from parley.llm.roles.gaia_common import CRITIC_ROLE, DRAFTER_ROLE, EXTRACTOR_RO
 if TYPE_CHECKING:
     from parley.governance.config import DomainConfig
     from parley.governance.session import DelegateRoles
-    from parley.llm.config import EndpointConfig, LLMRuntime, LLMSettings
+    from parley.llm.config import LLMRuntime
 
 ROLE_TEXT: dict[str, str] = {
     DRAFTER_ROLE: "drafter (the delegate's messages; every draft still passes the preflight)",
@@ -77,53 +80,6 @@ def choose_roles(entries: Sequence[str]) -> RoleChoice:
     roles = tuple(role for role in GAIA_ROLES if role in chosen)
     overrides = tuple(f"{role}={spec}" for role, spec in chosen.items() if spec is not None)
     return RoleChoice(roles, overrides, explicit=True)
-
-
-def check_endpoints(settings: LLMSettings, choice: RoleChoice) -> None:
-    """Every chosen role has an endpoint (its own, the default, or a replay).
-
-    Raises:
-        ScenarioError: a chosen role has none.
-    """
-    if settings.replay is not None or settings.default is not None:
-        return
-    missing = [role for role in choice.roles if role not in settings.roles]
-    if missing:
-        raise ScenarioError(
-            f"no LLM endpoint for {', '.join(missing)}: pass --llm SPEC or --llm-role {missing[0]}=SPEC"
-        )
-
-
-def store_settings(settings: LLMSettings, choice: RoleChoice) -> dict[str, Any]:
-    """What the run store's header keeps of the LLM set-up (a store made with another is refused):
-    the roles, each one's endpoint (URL without credentials, model, structured mode), the sampling
-    settings and the replay folder."""
-    endpoints = {role: _endpoint_text(settings.roles.get(role, settings.default)) for role in choice.roles}
-    return {
-        "roles": list(choice.roles),
-        "endpoints": endpoints,
-        "temperature": settings.temperature,
-        "seed": settings.seed,
-        "max_tokens": settings.max_tokens,
-        "replay": str(settings.replay) if settings.replay is not None else None,
-    }
-
-
-def _endpoint_text(config: EndpointConfig | None) -> str | None:
-    if config is None:
-        return None
-    endpoint = config.endpoint()
-    url = httpx.URL(endpoint.base_url).copy_with(username=None, password=None)
-    return f"{url}#{endpoint.model} ({endpoint.mode})"
-
-
-def configured_models(settings: LLMSettings, choice: RoleChoice) -> dict[str, str]:
-    """The model each chosen role is configured with ("recorded" for a replay without a named model)."""
-    models: dict[str, str] = {}
-    for role in choice.roles:
-        config = settings.roles.get(role, settings.default)
-        models[role] = config.endpoint().model if config is not None else "recorded"
-    return models
 
 
 # -- playing ---------------------------------------------------------------------------------------------
@@ -365,30 +321,12 @@ def _usage_table(summary: UsageSummary, context: SectionContext) -> list[str]:
         cost = "— (no price)" if totals.unpriced_calls else f"{totals.cost_usd:.4f}"
         share = wilson(totals.fallbacks, totals.decisions)
         lines.append(
-            f"| {role} | {_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
+            f"| {role} | {table_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
             f"{totals.completion_tokens} | {totals.latency_s:.2f} ({per_call:.3f}) | {cost} | "
-            f"{totals.decisions} | {_share(share.hits, share.total, share.low, share.high)} | "
-            f"{_causes(totals.fallback_causes)} |"
+            f"{totals.decisions} | {share_cell(share.hits, share.total, share.low, share.high)} | "
+            f"{causes_cell(totals.fallback_causes)} |"
         )
     return lines
-
-
-def _causes(causes: Mapping[str, int]) -> str:
-    """Every fallback cause with its count, the most frequent first ("—" without fallbacks)."""
-    ranked = sorted(causes.items(), key=lambda item: (-item[1], item[0]))
-    return "; ".join(f"{_cell(cause)} ({count})" for cause, count in ranked) or "—"
-
-
-def _share(hits: int, total: int, low: float, high: float) -> str:
-    if total == 0:
-        return "— (no decision)"
-    return f"{hits / total:.3f} [{low:.3f}, {high:.3f}] ({hits} of {total})"
-
-
-def _cell(text: str) -> str:
-    """Text safe in a markdown table cell (a model name comes from the endpoint)."""
-    printable = "".join(ch if ch.isprintable() else " " for ch in text)
-    return printable.replace("|", "\\|")[:120]
 
 
 def fallback_lines(played: Sequence[PlayedSession]) -> list[str]:
