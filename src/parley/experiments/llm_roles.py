@@ -1,17 +1,24 @@
 """What the experiments' LLM runs share: endpoint checks, the store header's LLM part, the models per
-role, and the cells of the report's "LLM roles" table (`experiments/astra/llm.py`, `gaia/llm.py`)."""
+role, the split of a run into rule-played and LLM-played sessions, the stored usage read back, and the
+report's "LLM roles" table (`experiments/astra/llm.py`, `gaia/llm.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import httpx
 
 from parley.errors import ScenarioError
+from parley.experiments.astra.inference import wilson
+from parley.experiments.batch import Row, TaskStore, map_specs
+from parley.llm.accounting import UsageSummary, UsageTotals
 
 if TYPE_CHECKING:
     from parley.llm.config import EndpointConfig, LLMSettings
+
+
+SpecT = TypeVar("SpecT")
 
 
 class ChosenRoles(Protocol):
@@ -85,3 +92,108 @@ def table_cell(text: str) -> str:
     """Text safe in a markdown table cell (a model name comes from the endpoint)."""
     printable = "".join(ch if ch.isprintable() else " " for ch in text)
     return printable.replace("|", "\\|")[:120]
+
+
+def run_split(
+    specs: Sequence[SpecT],
+    *,
+    plays_llm: Callable[[SpecT], bool],
+    rule_task: Callable[[SpecT], list[Row]],
+    llm_task: Callable[[SpecT], list[Row]],
+    llm_key: Callable[[SpecT], str],
+    store: TaskStore | None = None,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[list[Row]]:
+    """Every spec's stored rows, in spec order: the rule-played ones run by `map_specs` (jobs
+    processes or a Dask scheduler), the LLM-played ones in this process one at a time (an LLM runtime
+    holds its HTTP clients), each stored as soon as it ends under `llm_key`, so a stopped run loses at
+    most the session under way and resumes.
+
+    Raises:
+        As `parley.experiments.batch.map_specs`, and whatever `llm_task` raises (stored rows are kept).
+    """
+    finished = 0
+
+    def advance(count: int) -> None:
+        nonlocal finished
+        finished += count
+        if progress is not None:
+            progress(finished, len(specs))
+
+    rule = [spec for spec in specs if not plays_llm(spec)]
+    rule_rows = iter(map_specs(rule, rule_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance))
+    llm_rows = (
+        map_specs([spec], llm_task, store, key=llm_key, on_progress=advance)[0]
+        for spec in specs
+        if plays_llm(spec)
+    )
+    return [next(llm_rows) if plays_llm(spec) else next(rule_rows) for spec in specs]
+
+
+def stored_usage(stored: object) -> dict[str, UsageTotals]:
+    """The usage by role an LLM task stored beside its record (`UsageTotals.to_json` per role).
+
+    Raises:
+        ValueError: stored is not what an LLM task writes (a store edited by hand); the message is
+            short enough for a one-line error.
+    """
+    if not isinstance(stored, Mapping):
+        raise ValueError(f"expected usage by role, got {type(stored).__name__}")
+    by_role = cast("Mapping[object, Mapping[str, Any]]", stored)
+    try:
+        return {str(role): _totals(data) for role, data in by_role.items()}
+    except (TypeError, KeyError, AttributeError) as error:
+        raise ValueError(str(error)[:200]) from None
+
+
+def _totals(data: Mapping[str, Any]) -> UsageTotals:
+    counts = ("calls", "prompt_tokens", "completion_tokens", "unpriced_calls", "decisions", "fallbacks")
+    values = {name: _count(data[name]) for name in counts}
+    if values["fallbacks"] > values["decisions"]:
+        raise ValueError("more fallbacks than decisions")
+    causes = {str(cause): _count(n) for cause, n in dict(data["fallback_causes"]).items()}
+    return UsageTotals(
+        **values,
+        latency_s=_amount(data["latency_s"]),
+        cost_usd=_amount(data["cost_usd"]),
+        fallback_causes=causes,
+        models={str(model) for model in data["models"]},
+    )
+
+
+def _count(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"expected a count, got {value!r}"[:200])
+    return value
+
+
+def _amount(value: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < float("inf"):
+        raise ValueError(f"expected a non-negative number, got {value!r}"[:200])
+    return float(value)
+
+
+def usage_table(summary: UsageSummary, roles: Sequence[str], models: Mapping[str, str]) -> list[str]:
+    """The "LLM roles" table: per role its model (the configured one, marked, when it never
+    replied), calls, tokens, latency, estimated cost, decisions, fallback share with a Wilson 95%
+    interval, and the fallback causes."""
+    lines = [
+        "| role | model | calls | tokens in | tokens out | latency s (per call) | USD (est.) | decisions "
+        "| fallback share [95% CI] | fallback causes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for role in roles:
+        totals = summary.by_role.get(role, UsageTotals())
+        model = ", ".join(sorted(totals.models)) or f"{models.get(role, '—')} (no reply)"
+        per_call = totals.latency_s / totals.calls if totals.calls else 0.0
+        cost = "— (no price)" if totals.unpriced_calls else f"{totals.cost_usd:.4f}"
+        share = wilson(totals.fallbacks, totals.decisions)
+        lines.append(
+            f"| {role} | {table_cell(model)} | {totals.calls} | {totals.prompt_tokens} | "
+            f"{totals.completion_tokens} | {totals.latency_s:.2f} ({per_call:.3f}) | {cost} | "
+            f"{totals.decisions} | {share_cell(share.hits, share.total, share.low, share.high)} | "
+            f"{causes_cell(totals.fallback_causes)} |"
+        )
+    return lines

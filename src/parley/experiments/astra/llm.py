@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from parley.errors import ScenarioError
 from parley.experiments.astra.inference import wilson
@@ -18,12 +18,8 @@ from parley.experiments.astra.runs import (
     run_one,
     run_task,
 )
-from parley.experiments.batch import Row, TaskStore, dataclass_key, map_specs, record_from_row, record_row
-from parley.experiments.llm_roles import (
-    causes_cell,
-    share_cell,
-    table_cell,
-)
+from parley.experiments.batch import Row, TaskStore, dataclass_key, record_from_row, record_row
+from parley.experiments.llm_roles import run_split, stored_usage, usage_table
 from parley.llm.accounting import UsageSummary, UsageTotals
 from parley.llm.roles.astra_common import INTERPRETER_ROLE, PARAMETERS_ROLE, PARTNER_ROLE, TACTIC_ROLE
 
@@ -190,25 +186,20 @@ def run_with_llm(
 
     Raises:
         LLMError: a replay miss or a fallback under --llm-strict (every stored session is kept).
-        As `parley.experiments.batch.run_tasks`.
+        As `parley.experiments.llm_roles.run_split`.
     """
-    finished = 0
-
-    def advance(count: int) -> None:
-        nonlocal finished
-        finished += count
-        if on_progress is not None:
-            on_progress(finished, len(specs))
-
-    rule = [spec for spec in specs if not plays_llm(spec)]
-    rule_rows = iter(map_specs(rule, run_task, store, jobs=jobs, scheduler=scheduler, on_progress=advance))
-    task = LLMTask(runtime, choice.stages)
-    llm_rows = (
-        map_specs([spec], task, store, key=llm_key, on_progress=advance)[0]
-        for spec in specs
-        if plays_llm(spec)
+    rows = run_split(
+        specs,
+        plays_llm=plays_llm,
+        rule_task=run_task,
+        llm_task=LLMTask(runtime, choice.stages),
+        llm_key=llm_key,
+        store=store,
+        jobs=jobs,
+        scheduler=scheduler,
+        progress=on_progress,
     )
-    return [_played(next(llm_rows) if plays_llm(spec) else next(rule_rows)) for spec in specs]
+    return [_played(stored) for stored in rows]
 
 
 def _played(rows: Sequence[Row]) -> PlayedRun:
@@ -223,38 +214,11 @@ def _played(rows: Sequence[Row]) -> PlayedRun:
     if stored is None:
         return PlayedRun(record)
     try:
-        return PlayedRun(record, {str(role): _totals(data) for role, data in dict(stored).items()})
-    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        return PlayedRun(record, stored_usage(stored))
+    except ValueError as error:
         raise ScenarioError(
             f"the run store holds malformed LLM usage for seed {record.seed} ({error}); delete the store"
         ) from None
-
-
-def _totals(data: Mapping[str, Any]) -> UsageTotals:
-    counts = ("calls", "prompt_tokens", "completion_tokens", "unpriced_calls", "decisions", "fallbacks")
-    values = {name: _count(data[name]) for name in counts}
-    if values["fallbacks"] > values["decisions"]:
-        raise ValueError("more fallbacks than decisions")
-    causes = {str(cause): _count(n) for cause, n in dict(data["fallback_causes"]).items()}
-    return UsageTotals(
-        **values,
-        latency_s=_amount(data["latency_s"]),
-        cost_usd=_amount(data["cost_usd"]),
-        fallback_causes=causes,
-        models={str(model) for model in data["models"]},
-    )
-
-
-def _count(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"expected a count, got {value!r}")
-    return value
-
-
-def _amount(value: object) -> float:
-    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value < float("inf"):
-        raise ValueError(f"expected a non-negative number, got {value!r}")
-    return float(value)
 
 
 # -- summaries and the report ------------------------------------------------------------------------------
@@ -339,34 +303,13 @@ def llm_section(played: Sequence[PlayedRun], context: SectionContext) -> list[st
         "A live model's replies vary between runs: only a run recorded with --record and replayed "
         "with --replay reproduces this report exactly.",
         "",
-        *_usage_table(summary, context),
+        *usage_table(summary, context.choice.roles, context.models),
         "",
         f"Sessions in which any role fell back to its twin: {any_fallback.hits} of "
         f"{any_fallback.total}, {any_fallback.percent()} (Wilson 95%). The per-session share is the "
         "`llm_fallback_share` column of the runs CSV.",
         "",
     ]
-
-
-def _usage_table(summary: UsageSummary, context: SectionContext) -> list[str]:
-    lines = [
-        "| role | model | calls | tokens in | tokens out | latency s (per call) | USD (est.) | decisions "
-        "| fallback share [95% CI] | fallback causes |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for role in context.choice.roles:
-        totals = summary.by_role.get(role, UsageTotals())
-        models = ", ".join(sorted(totals.models)) or f"{context.models.get(role, '—')} (no reply)"
-        per_call = totals.latency_s / totals.calls if totals.calls else 0.0
-        cost = "— (no price)" if totals.unpriced_calls else f"{totals.cost_usd:.4f}"
-        share = wilson(totals.fallbacks, totals.decisions)
-        lines.append(
-            f"| {role} | {table_cell(models)} | {totals.calls} | {totals.prompt_tokens} | "
-            f"{totals.completion_tokens} | {totals.latency_s:.2f} ({per_call:.3f}) | {cost} | "
-            f"{totals.decisions} | {share_cell(share.hits, share.total, share.low, share.high)} | "
-            f"{causes_cell(totals.fallback_causes)} |"
-        )
-    return lines
 
 
 def fallback_lines(played: Sequence[PlayedRun]) -> list[str]:
