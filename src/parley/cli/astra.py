@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -283,36 +283,19 @@ def _play_llm(
     return played, llm_section(played, context)
 
 
-@contextmanager
-def _astra_llm(flags: Mapping[str, Any]) -> Generator[tuple[LLMRuntime, RoleChoice] | None]:
-    """The run's LLM runtime and chosen roles, or None when no LLM flag is given.
-
-    Raises:
-        ScenarioError: a bad spec, role, config file or set of flags; a chosen role without endpoint.
-        LLMError: an endpoint's API key is missing.
-    """
-    from parley.cli.llm import any_llm_flag, open_runtime
+def _astra_llm(flags: Mapping[str, Any]) -> AbstractContextManager[tuple[LLMRuntime, RoleChoice] | None]:
+    """The run's LLM runtime and ASTRA's chosen stages, or None when no LLM flag is given (see
+    `parley.cli.llm.experiment_llm`)."""
+    from parley.cli.llm import experiment_llm
     from parley.experiments.astra.llm import choose_roles
-    from parley.experiments.llm_roles import check_endpoints
 
-    if not any_llm_flag(flags):
-        yield None
-        return
-    choice = choose_roles(flags.get("llm_role") or [])
-    with open_runtime({**flags, "llm_role": list(choice.overrides)}, report=False) as runtime:
-        check_endpoints(runtime.settings, choice)
-        runtime.session("check")  # a missing API key fails here, before anything is played
-        yield runtime, choice
+    return experiment_llm(flags, choose_roles)
 
 
 def _llm_command(choice: RoleChoice, flags: Mapping[str, Any]) -> str:
-    """The LLM options as the report quotes them (no endpoint: the section names the models)."""
-    text = " --llm SPEC" if flags.get("llm") is not None else ""
-    text += " --replay DIR" if flags.get("replay") is not None else ""
-    text += " --llm-config FILE" if flags.get("llm_config") is not None else ""
-    if choice.explicit:
-        text += "".join(f" --llm-role {role}" for role in choice.roles)
-    return text + (" --allow-fallback" if flags.get("allow_fallback") else "")
+    from parley.cli.llm import experiment_llm_command
+
+    return experiment_llm_command(choice, flags)
 
 
 def _csv_columns(played: Sequence[PlayedRun] | None) -> list[dict[str, object]] | None:
@@ -324,18 +307,7 @@ def _csv_columns(played: Sequence[PlayedRun] | None) -> list[dict[str, object]] 
 
 
 def _report_fallbacks(played: Sequence[PlayedRun], *, allow: bool) -> None:
-    """One stderr line per role that fell back (over every session of the report, resumed ones
-    included); exit with `FALLBACK_EXIT` when a role never once decided with its model, unless allowed."""
-    from parley.cli.common import error_console
-    from parley.cli.llm import FALLBACK_EXIT
+    from parley.cli.llm import report_experiment_fallbacks
     from parley.experiments.astra.llm import all_fallback_roles, fallback_lines
 
-    for line in fallback_lines(played):
-        error_console.print(line, markup=False, highlight=False, soft_wrap=True)
-    failed = all_fallback_roles(played)
-    if failed and not allow:
-        fail(
-            f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
-            "no part; fix the endpoint or pass --allow-fallback",
-            code=FALLBACK_EXIT,
-        )
+    report_experiment_fallbacks(fallback_lines(played), all_fallback_roles(played), allow=allow)

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -936,26 +936,13 @@ def _play_gaia(
         return [run.record for run in played], played, lines, text, allows
 
 
-@contextmanager
-def _gaia_llm(flags: dict[str, Any]) -> Generator[tuple[LLMRuntime, RoleChoice] | None]:
-    """The experiment's LLM runtime and chosen roles, or None when no LLM flag is given.
-
-    Raises:
-        ScenarioError: a bad spec, role, config file or set of flags; a chosen role without endpoint.
-        LLMError: an endpoint's API key is missing.
-    """
-    from parley.cli.llm import any_llm_flag, open_runtime
+def _gaia_llm(flags: dict[str, Any]) -> AbstractContextManager[tuple[LLMRuntime, RoleChoice] | None]:
+    """The experiment's LLM runtime and the delegate's chosen roles, or None when no LLM flag is
+    given (see `parley.cli.llm.experiment_llm`)."""
+    from parley.cli.llm import experiment_llm
     from parley.experiments.gaia.llm import choose_roles
-    from parley.experiments.llm_roles import check_endpoints
 
-    if not any_llm_flag(flags):
-        yield None
-        return
-    choice = choose_roles(flags.get("llm_role") or [])
-    with open_runtime({**flags, "llm_role": list(choice.overrides)}, report=False) as runtime:
-        check_endpoints(runtime.settings, choice)
-        runtime.session("check")  # a missing API key fails here, before anything is played
-        yield runtime, choice
+    return experiment_llm(flags, choose_roles)
 
 
 def _play_gaia_llm(
@@ -996,30 +983,16 @@ def _play_gaia_llm(
 
 
 def _gaia_llm_command(choice: RoleChoice, flags: dict[str, Any]) -> str:
-    """The LLM options as the report quotes them (no endpoint: the section names the models)."""
-    text = " --llm SPEC" if flags.get("llm") is not None else ""
-    text += " --replay DIR" if flags.get("replay") is not None else ""
-    text += " --llm-config FILE" if flags.get("llm_config") is not None else ""
-    if choice.explicit:
-        text += "".join(f" --llm-role {role}" for role in choice.roles)
-    return text + (" --allow-fallback" if flags.get("allow_fallback") else "")
+    from parley.cli.llm import experiment_llm_command
+
+    return experiment_llm_command(choice, flags)
 
 
 def _report_gaia_fallbacks(played: Sequence[PlayedSession], *, allow: bool) -> None:
-    """One stderr line per role that fell back (resumed sessions included); exit with
-    `FALLBACK_EXIT` when a role never once decided with its model, unless allowed."""
-    from parley.cli.llm import FALLBACK_EXIT
+    from parley.cli.llm import report_experiment_fallbacks
     from parley.experiments.gaia.llm import all_fallback_roles, fallback_lines
 
-    for line in fallback_lines(played):
-        error_console.print(line, markup=False, highlight=False, soft_wrap=True)
-    failed = all_fallback_roles(played)
-    if failed and not allow:
-        fail(
-            f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
-            "no part; fix the endpoint or pass --allow-fallback",
-            code=FALLBACK_EXIT,
-        )
+    report_experiment_fallbacks(fallback_lines(played), all_fallback_roles(played), allow=allow)
 
 
 def _cells(seeds: Sequence[int]) -> list[tuple[str, str, int]]:

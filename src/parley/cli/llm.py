@@ -17,11 +17,11 @@ model makes the command exit with `FALLBACK_EXIT` unless fallbacks are allowed.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from parley.cli.common import error_console, fail
 from parley.errors import ScenarioError
@@ -210,6 +210,69 @@ def report_fallbacks(runtime: LLMRuntime) -> None:
         _notice(line)
     failed = summary.all_fallback_roles()
     if failed and not runtime.settings.allow_fallback:
+        fail(
+            f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
+            "no part; fix the endpoint or pass --allow-fallback",
+            code=FALLBACK_EXIT,
+        )
+
+
+class ExperimentRoles(Protocol):
+    """The roles an experiment's LLM plays (`experiments.astra.llm.RoleChoice` and gaia's)."""
+
+    @property
+    def roles(self) -> tuple[str, ...]: ...
+
+    @property
+    def overrides(self) -> tuple[str, ...]: ...
+
+    @property
+    def explicit(self) -> bool: ...
+
+
+ChoiceT = TypeVar("ChoiceT", bound=ExperimentRoles)
+
+
+@contextmanager
+def experiment_llm(
+    flags: Mapping[str, Any], choose_roles: Callable[[Sequence[str]], ChoiceT]
+) -> Generator[tuple[LLMRuntime, ChoiceT] | None]:
+    """An experiment's LLM runtime and chosen roles (choose_roles reads --llm-role), or None when
+    no LLM flag is given.
+
+    Raises:
+        ScenarioError: a bad spec, role, config file or set of flags; a chosen role without endpoint.
+        LLMError: an endpoint's API key is missing.
+    """
+    from parley.experiments.llm_roles import check_endpoints
+
+    if not any_llm_flag(flags):
+        yield None
+        return
+    choice = choose_roles(flags.get("llm_role") or [])
+    with open_runtime({**flags, "llm_role": list(choice.overrides)}, report=False) as runtime:
+        check_endpoints(runtime.settings, choice)
+        runtime.session("check")  # a missing API key fails here, before anything is played
+        yield runtime, choice
+
+
+def experiment_llm_command(choice: ExperimentRoles, flags: Mapping[str, Any]) -> str:
+    """An experiment's LLM options as its report quotes them (no endpoint: the report names the models)."""
+    text = " --llm SPEC" if flags.get("llm") is not None else ""
+    text += " --replay DIR" if flags.get("replay") is not None else ""
+    text += " --llm-config FILE" if flags.get("llm_config") is not None else ""
+    if choice.explicit:
+        text += "".join(f" --llm-role {role}" for role in choice.roles)
+    return text + (" --allow-fallback" if flags.get("allow_fallback") else "")
+
+
+def report_experiment_fallbacks(lines: Sequence[str], failed: Sequence[str], *, allow: bool) -> None:
+    """One stderr line per role that fell back (over every session of the report, resumed ones
+    included); exit with `FALLBACK_EXIT` when some role (failed) never once decided with its model,
+    unless allowed."""
+    for line in lines:
+        error_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if failed and not allow:
         fail(
             f"llm: every decision of {', '.join(failed)} fell back to the rule twin, so the model played "
             "no part; fix the endpoint or pass --allow-fallback",
