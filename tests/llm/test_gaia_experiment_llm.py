@@ -136,13 +136,16 @@ def test_a_failing_endpoint_falls_back_to_the_twins_and_exits_3(tmp_path: Path) 
     out = tmp_path / "gaia.md"
     with StubServer(lambda _body: StubReply.error(500)) as stub:
         args = ["--out", str(out), "--llm", stub.spec("broken"), "--llm-config", str(config)]
-        refused = invoke(*args)
-        allowed = invoke(*args, "--allow-fallback")
+        store = ["--store", str(tmp_path / "gaia.store")]
+        refused = invoke(*args, *store)
+        before = len(stub.stats.requests)
+        allowed = invoke(*args, *store, "--allow-fallback")  # the same sessions, read back from the store
+        resumed_calls = len(stub.stats.requests) - before
     assert refused.exit_code == 3, refused.output
     assert "fell back to the rule twin, so the model played no part" in refused.output
     assert re.search(r"llm: moderator: (\d+) of \1 decisions fell back", refused.output)
     assert allowed.exit_code == 0, allowed.output
-    assert "played no part" not in allowed.output
+    assert "played no part" not in allowed.output and resumed_calls == 0
     rows = usage_rows(out.read_text("utf-8"))
     for role in ("drafter", "moderator"):
         assert rows[role][8].startswith("1.000 [") and rows[role][1] == "broken (no reply)"
