@@ -1,10 +1,10 @@
 """The moderator's RULES ALONE on every spent labelled message source, and a leave-one-writer-out estimate.
 
 A source is one writer's labelled set of inbound messages: tests/data/gaia/{dev,heldout,heldout2,
-heldout3,train}/messages.yaml, the development paraphrases (dev/moderator_paraphrases.yaml, read in the
-staffing domain as their tests do) and the tuning half of the shipped red-team corpus ("redteam": its
-measurement half is never read here). The next blind sets (heldout4, heldout_terms3, phrase bank 4)
-are never read: only the paths listed in SOURCES are opened.
+heldout3,heldout4,train}/messages.yaml (heldout4 is spent since its one blind measurement), the
+development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing domain as their tests
+do) and the tuning half of the shipped red-team corpus ("redteam": its measurement half is never read
+here). The next blind sets are never read: only the paths listed in SOURCES are opened.
 
 The rules run inside `classifier.rules_only()` (the trained classifier is off). Printed: recall per
 family and benign alarms per source, counts only unless asked for texts.
@@ -12,15 +12,15 @@ family and benign alarms per source, counts only unless asked for texts.
 Leave one writer out (``--lowo``): a cue, structure or feature in moderator.yaml may carry
 ``origin: [source, ...]``, the sources whose misses or alarms motivated it. When source k is measured
 in the leave-one-out run, every cue and structure whose origin names k is dropped (a feature whose
-origin names k drops the structures that use it), so k is scored by the rules as they would stand had
-k never been read. Cues without an origin predate this measurement or were written from the family
-descriptions alone, and stay.
+origin names k drops the structures that need it, and only lifts it where it is a veto), so k is scored
+by the rules as they would stand had k never been read. Cues without an origin predate this measurement
+or were written from the family descriptions alone, and stay.
 
 Run from the repository root:
     .venv/bin/python tests/governance/measure_moderator_cv.py            # counts per source
     .venv/bin/python tests/governance/measure_moderator_cv.py --lowo     # and the leave-one-out rows
     .venv/bin/python tests/governance/measure_moderator_cv.py --save F   # counts as JSON (--before F)
-    .venv/bin/python tests/governance/measure_moderator_cv.py --show miss heldout3
+    .venv/bin/python tests/governance/measure_moderator_cv.py --show miss heldout4
 """
 
 from __future__ import annotations
@@ -101,6 +101,7 @@ PATHS: Mapping[str, Path] = {
     "heldout": GAIA / "heldout" / "messages.yaml",
     "heldout2": GAIA / "heldout2" / "messages.yaml",
     "heldout3": GAIA / "heldout3" / "messages.yaml",
+    "heldout4": GAIA / "heldout4" / "messages.yaml",
     "train": GAIA / "train" / "messages.yaml",
     "paraphrases": GAIA / "dev" / "moderator_paraphrases.yaml",
 }
@@ -127,7 +128,7 @@ def without_origin(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     for spec in raw["families"].values():
         spec["cues"] = [c for c in spec.get("cues", []) if source not in c.get("origin", ())]
         spec["structures"] = [
-            s
+            {**s, "none": [v for v in s.get("none", []) if v not in dropped]}
             for s in spec.get("structures", [])
             if source not in s.get("origin", ()) and not dropped & set(s["all"])
         ]

@@ -12,7 +12,9 @@ flags). A few-shot LLM classifier can replace it behind `Classifier`.
 The message is read once in its normalised form (`parley.governance.normalize`: NFKC, confusables
 skeleton, invisible characters removed). Fail closed: a message over the size limit is refused
 before any scan and a message with control characters is not scanned either; both route as
-adversarial with a one-line reason. Every pattern runs in linear time (see moderator.yaml).
+adversarial with a one-line reason. Every pattern runs in linear time (see moderator.yaml), and a
+pattern whose required words do not occur in the message is not run at all (`_Literals`: the
+words every match must contain, read from the pattern by the standard library's own parser).
 """
 
 from __future__ import annotations
@@ -21,17 +23,26 @@ import base64
 import binascii
 import math
 import re
+import warnings
 from bisect import bisect_right
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, Protocol
 
 from parley.governance.classifier import TextClassifier, classifiers_enabled, load_classifier
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.normalize import normalize
-from parley.governance.text import find_phrases
-from parley.governance.values import find_mentions
+from parley.governance.text import phrase_pattern
+from parley.governance.values import find_money
+
+with warnings.catch_warnings():
+    # The standard library's own parser of these very patterns, under its typed public name (an alias
+    # of re._parser since 3.11, deprecated by name only).
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_constants
+    import sre_parse
 
 
 class Label(StrEnum):
@@ -125,12 +136,15 @@ class _Structure:
     weight: float
     features: tuple[str, ...]
     vetoes: tuple[str, ...] = ()
+    message: bool = False
+    """The features may occur in different sentences of the message (a forwarded mail, an invite)."""
 
     @property
     def name(self) -> str:
         """The cue name listed in a Classification: "family: a+b-c" (c is a veto that was absent)."""
         vetoes = "".join(f"-{v}" for v in self.vetoes)
-        return f"{self.family}: {'+'.join(self.features)}{vetoes}"
+        scope = " (message)" if self.message else ""
+        return f"{self.family}: {'+'.join(self.features)}{vetoes}{scope}"
 
 
 _Fire = Callable[[Label, str | None, float, str], None]
@@ -145,6 +159,226 @@ _ABBREVIATION = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+")
+
+Literals = frozenset[str] | None
+"""Lower-case strings of which every match of a pattern contains at least one (None: no such set)."""
+
+_WORD_RUN = re.compile(r"\w+")
+# Characters that IGNORECASE matches to a lower-case ASCII letter whose str.lower() is not that letter.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def required_literals(pattern: re.Pattern[str]) -> Literals:
+    """The strings of which every match of pattern contains one, lower-cased (None when unknown).
+
+    Read from the standard library's parse of the pattern: a run of literal characters is a string;
+    a group, or a repeat at least once, requires what its content requires; an alternation requires
+    one of its branches' strings (nothing, when one branch requires nothing); in a sequence the most
+    selective item's strings are kept. Assertions, classes, wildcards and optional parts require
+    nothing. Sound by construction: a text holding none of the strings holds no match.
+    """
+    try:
+        tree = sre_parse.parse(pattern.pattern, pattern.flags)
+    except re.error:  # pragma: no cover - the pattern compiled, so it parses
+        return None
+    return _sequence_literals(tree.data)
+
+
+def _selectivity(literals: frozenset[str]) -> tuple[int, int]:
+    return min(len(literal) for literal in literals), -len(literals)
+
+
+def _sequence_literals(items: Any) -> Literals:
+    candidates: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, argument in items:
+        if op is sre_constants.LITERAL:
+            run.append(chr(argument).lower())
+            continue
+        if run:
+            candidates.append(frozenset(["".join(run)]))
+            run = []
+        found = _node_literals(op, argument)
+        if found:
+            candidates.append(found)
+    if run:
+        candidates.append(frozenset(["".join(run)]))
+    return max(candidates, key=_selectivity) if candidates else None
+
+
+def _node_literals(op: Any, argument: Any) -> Literals:
+    if op is sre_constants.SUBPATTERN:
+        return _sequence_literals(argument[-1].data)
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
+        return _sequence_literals(argument[2].data) if argument[0] >= 1 else None
+    if op is sre_constants.ATOMIC_GROUP:
+        return _sequence_literals(argument.data)
+    if op is sre_constants.BRANCH:
+        union: set[str] = set()
+        for branch in argument[1]:
+            found = _sequence_literals(branch.data)
+            if found is None:
+                return None
+            union |= found
+        return frozenset(union)
+    if op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in argument):
+        return frozenset(chr(code).lower() for _, code in argument)
+    return None
+
+
+def first_literals(pattern: re.Pattern[str]) -> Literals:
+    """The strings one of which every match of pattern starts with, lower-cased (None when unknown).
+
+    Leading assertions (\\b, lookarounds) consume nothing and are passed over; the first item that
+    consumes must be a literal run, a class of single characters, a group or a repeat of one, or an
+    alternation whose every branch has such a start.
+    """
+    try:
+        tree = sre_parse.parse(pattern.pattern, pattern.flags)
+    except re.error:  # pragma: no cover - the pattern compiled, so it parses
+        return None
+    return _sequence_start(tree.data)
+
+
+_ZERO_WIDTH = (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT)
+
+
+def _sequence_start(items: Any) -> Literals:
+    run: list[str] = []
+    items = list(items)
+    for index, (op, argument) in enumerate(items):
+        if op is sre_constants.LITERAL:
+            run.append(chr(argument).lower())
+            continue
+        if run:
+            return frozenset(["".join(run)])
+        if op in _ZERO_WIDTH:
+            continue
+        if _optional(op, argument):
+            # An optional first item: the match starts with it or with what follows it.
+            own, rest = _sequence_start(argument[2].data), _sequence_start(items[index + 1 :])
+            return own | rest if own and rest else None
+        return _node_start(op, argument)
+    return frozenset(["".join(run)]) if run else None
+
+
+def _optional(op: Any, argument: Any) -> bool:
+    repeats = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
+    return op in repeats and argument[0] == 0 and argument[1] == 1
+
+
+def _node_start(op: Any, argument: Any) -> Literals:
+    if op is sre_constants.SUBPATTERN:
+        return _sequence_start(argument[-1].data)
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
+        return _sequence_start(argument[2].data) if argument[0] >= 1 else None
+    if op is sre_constants.BRANCH:
+        union: set[str] = set()
+        for branch in argument[1]:
+            found = _sequence_start(branch.data)
+            if not found:
+                return None
+            union |= found
+        return frozenset(union)
+    if op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in argument):
+        return frozenset(chr(code).lower() for _, code in argument)
+    return None
+
+
+def _gate(starts: Literals) -> re.Pattern[str] | None:
+    """One case-sensitive alternation of the start strings, run on the folded text: it finds the
+    places a match may start with the engine's fast scan for a first character."""
+    if not starts or "" in starts:
+        return None
+    return re.compile("|".join(re.escape(s) for s in sorted(starts, key=len, reverse=True)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How one pattern is run: skipped when none of its required strings occurs, and tried only where
+    one of its start strings occurs (when both are known)."""
+
+    pattern: re.Pattern[str]
+    required: Literals = None
+    gate: re.Pattern[str] | None = None
+
+    @classmethod
+    def of(cls, pattern: re.Pattern[str], prefilter: bool) -> _Plan:
+        """The plan for pattern (prefilter False: run it plainly)."""
+        if not prefilter:
+            return cls(pattern)
+        required, gate = _plan_parts(pattern)
+        return cls(pattern, required, gate)
+
+
+@lru_cache(maxsize=4096)
+def _plan_parts(pattern: re.Pattern[str]) -> tuple[Literals, re.Pattern[str] | None]:
+    """A pattern's required strings and start gate, read once per pattern (moderators are built often)."""
+    return required_literals(pattern), _gate(first_literals(pattern))
+
+
+class _Reading:
+    """One message as the cue patterns read it: its text, its folded copy and which strings it holds."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.presence = _Presence(text)
+        folded = self.presence.folded
+        self._folded = folded if len(folded) == len(text) else None
+
+    def search(self, plan: _Plan) -> bool:
+        """Whether plan's pattern matches anywhere in the text."""
+        if not self.presence.holds(plan.required):
+            return False
+        return next(self._matches(plan), None) is not None
+
+    def starts(self, plan: _Plan) -> list[int]:
+        """Where plan's pattern matches, as `finditer` reads them (non-overlapping, left to right)."""
+        if not self.presence.holds(plan.required):
+            return []
+        return [m.start() for m in self._matches(plan)]
+
+    def _matches(self, plan: _Plan) -> Iterator[re.Match[str]]:
+        """The pattern's matches, tried only where a start string occurs in the folded text (every
+        match starts with one), or found by a plain scan when no start is known."""
+        if plan.gate is None or self._folded is None:
+            yield from plan.pattern.finditer(self.text)
+            return
+        position, size = 0, len(self.text)
+        while position <= size:
+            candidate = plan.gate.search(self._folded, position)
+            if candidate is None:
+                return
+            found = plan.pattern.match(self.text, candidate.start())
+            if found is None:
+                position = candidate.start() + 1
+                continue
+            yield found
+            position = found.end() if found.end() > found.start() else found.end() + 1
+
+
+class _Presence:
+    """Which strings occur in one text, case-insensitively; each string is looked up once.
+
+    A string of word characters is looked up among the text's distinct words (a crafted text
+    repeats a few words: its distinct words are a few bytes), any other string in the whole text.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.folded = self._text = text.translate(_FOLD).lower()
+        self._words = " ".join(set(_WORD_RUN.findall(self._text)))
+        self._seen: dict[str, bool] = {}
+
+    def holds(self, literals: Literals) -> bool:
+        """Whether the text holds one of literals (True when literals is None: nothing is known)."""
+        return literals is None or any(self._holds(literal) for literal in literals)
+
+    def _holds(self, literal: str) -> bool:
+        found = self._seen.get(literal)
+        if found is None:
+            haystack = self._words if _WORD_RUN.fullmatch(literal) else self._text
+            found = self._seen[literal] = literal in haystack
+        return found
 
 
 def _expand(pattern: str, vocabulary: Mapping[str, str]) -> str:
@@ -165,6 +399,11 @@ def _word_classes(raw: Mapping[str, Any], principal: str) -> dict[str, str]:
             value = "(?:" + "|".join(str(word).replace(" ", r"\s+") for word in words) + ")"
         classes[str(name)] = _expand(str(value), classes)
     return classes
+
+
+def _feature_pattern(spec: Any) -> str:
+    """A feature's pattern: the string itself, or {pattern: ..., origin: [...]} (with provenance)."""
+    return str(spec["pattern"]) if isinstance(spec, Mapping) else str(spec)
 
 
 def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple[_Cue, ...]:
@@ -197,6 +436,7 @@ def _structures(raw: Mapping[str, Any]) -> tuple[_Structure, ...]:
             float(item["weight"]),
             tuple(item["all"]),
             tuple(item.get("none", ())),
+            item.get("scope", "sentence") == "message",
         )
         for family, spec in raw["families"].items()
         for item in spec.get("structures", [])
@@ -215,6 +455,8 @@ class RuleModerator:
             inside `classifier.rules_only()`: the cues alone, as measured in benchmarks/train_detectors.py).
         data: The cue data in moderator.yaml's form (default: the shipped moderator.yaml);
             tests/governance/measure_moderator_cv.py passes a copy with some cues left out.
+        prefilter: Skip a pattern when none of the words it requires occurs in the message (the
+            verdict is the same either way; False runs every pattern, as the equivalence test does).
     """
 
     def __init__(
@@ -225,15 +467,18 @@ class RuleModerator:
         *,
         use_classifier: bool = True,
         data: Mapping[str, Any] | None = None,
+        prefilter: bool = True,
     ) -> None:
         raw = load_yaml_data("moderator.yaml") if data is None else data
         vocabulary = _word_classes(raw["vocabulary"], config.principal_role)
         self._cues = _family_cues(raw, vocabulary) + _label_cues(raw)
         self._structures = _structures(raw)
         self._features = {
-            str(name): re.compile(_expand(str(pattern), vocabulary), _FLAGS)
-            for name, pattern in raw["features"].items()
+            str(name): re.compile(_expand(_feature_pattern(spec), vocabulary), _FLAGS)
+            for name, spec in raw["features"].items()
         }
+        self._cue_plans = tuple(_Plan.of(cue.pattern, prefilter) for cue in self._cues)
+        self._feature_plans = {name: _Plan.of(pattern, prefilter) for name, pattern in self._features.items()}
         self._labels = {str(family): Label(spec["label"]) for family, spec in raw["families"].items()}
         self._repeat = raw["repeated_words"]
         transcript = raw["transcript"]
@@ -251,7 +496,13 @@ class RuleModerator:
         self._foreign_weight = float(raw["foreign_weight"])
         self._relevance_weight = float(raw["relevance_weight"])
         self._off_topic_weight = float(raw["off_topic_weight"])
-        self._vocabulary = self._domain_vocabulary(config, raw["negotiation_vocabulary"])
+        vocabulary_words = self._domain_vocabulary(config, raw["negotiation_vocabulary"])
+        self._vocabulary = re.compile(
+            "|".join(
+                phrase_pattern(word).pattern for word in sorted(vocabulary_words, key=len, reverse=True)
+            ),
+            re.IGNORECASE,
+        )
         self.threshold = config.thresholds.classify if threshold is None else threshold
         self.use_classifier = use_classifier
 
@@ -297,11 +548,12 @@ class RuleModerator:
         return _second_opinion(load_classifier("attack"), reading.text, decided)
 
     def _scan(self, text: str, fire: _Fire) -> None:
-        """Fire every cue and sentence structure found in text."""
-        for cue in self._cues:
-            if cue.pattern.search(text):
+        """Fire every cue and sentence structure found in text (a pattern runs only when its words occur)."""
+        reading = _Reading(text)
+        for cue, plan in zip(self._cues, self._cue_plans, strict=True):
+            if reading.search(plan):
                 fire(cue.label, cue.family, cue.weight, cue.name)
-        for structure in self._sentence_structures(text):
+        for structure in self._sentence_structures(reading):
             fire(structure.label, structure.family, structure.weight, structure.name)
 
     def _score_encoded(self, text: str, fire: _Fire) -> None:
@@ -330,23 +582,30 @@ class RuleModerator:
         self._scan(text, tally)
         return total[0]
 
-    def _sentence_structures(self, text: str) -> list[_Structure]:
+    def _sentence_structures(self, reading: _Reading) -> list[_Structure]:
         """The structures with every feature and none of their vetoes in one sentence (each counted once).
 
         Each feature is searched once over the whole text (linear); a match belongs to the sentence
         it starts in.
         """
-        starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(text))]
+        starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(reading.text))]
         found: dict[str, set[int]] = {}
 
         def sentences(name: str) -> set[int]:
             if name not in found:
-                pattern = self._features[name]
-                found[name] = {bisect_right(starts, m.start()) - 1 for m in pattern.finditer(text)}
+                found[name] = {
+                    bisect_right(starts, at) - 1 for at in reading.starts(self._feature_plans[name])
+                }
             return found[name]
 
         fired: list[_Structure] = []
         for structure in self._structures:
+            if structure.message:
+                # Anywhere in the message; a veto anywhere in it lifts the structure.
+                present = all(sentences(name) for name in structure.features)
+                if present and not any(sentences(veto) for veto in structure.vetoes):
+                    fired.append(structure)
+                continue
             # A feature is searched only while the sentences that hold the ones before it are not empty.
             common = sentences(structure.features[0])
             for name in structure.features[1:]:
@@ -387,18 +646,18 @@ class RuleModerator:
     def _score_context(
         self, message: str, scores: dict[Label, float], cues: dict[Label, list[str]], relevant: bool
     ) -> None:
-        money = [m for m in find_mentions(message) if m.kind == "money"]
+        money = _mentions_money(message)
         if money and self._counter.search(message):
             scores[Label.COUNTER_OFFER] = scores.get(Label.COUNTER_OFFER, 0.0) + self._counter_weight
             cues.setdefault(Label.COUNTER_OFFER, []).append("amount with a request verb")
         words = re.findall(r"[^\W\d_]+", message.lower())
         foreign = sum(1 for word in words if word in self._foreign)
-        non_ascii = sum(1 for ch in message if ord(ch) > 127 and ch.isalpha())
+        non_ascii = 0 if message.isascii() else sum(1 for ch in message if ord(ch) > 127 and ch.isalpha())
         if foreign >= 2 or non_ascii > max(3, len(message) // 5):
             # Unexpected language is a reason to clarify, not evidence of an attack.
             scores[Label.OFF_TOPIC] = scores.get(Label.OFF_TOPIC, 0.0) + self._foreign_weight
             cues.setdefault(Label.OFF_TOPIC, []).append("foreign-language input")
-        if relevant or money or find_phrases(message, self._vocabulary):
+        if relevant or money or self._vocabulary.search(message):
             scores[Label.COOPERATIVE] = scores.get(Label.COOPERATIVE, 0.0) + self._relevance_weight
         elif not scores:
             scores[Label.OFF_TOPIC] = self._off_topic_weight
@@ -442,6 +701,36 @@ class RuleModerator:
         )
 
 
+_MONEY_PIECE = 600
+"""Characters read at a time when looking for an amount: the reading stops at the first piece that
+holds one, so a crafted run of figures ("$1,$1,...") is not read in full."""
+_SENTENCE_END = re.compile(r"[.?!\n]\s")
+_SPACE = re.compile(r"\s")
+
+
+def _mentions_money(text: str) -> bool:
+    """Whether text mentions an amount of money, read piece by piece: each piece ends at the last
+    sentence end (else the last space) in its second half, or is cut at _MONEY_PIECE characters."""
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + _MONEY_PIECE)
+        if end < len(text):
+            end = _last_break(text, start + _MONEY_PIECE // 2, end)
+        if find_money(text[start:end]):
+            return True
+        start = end
+    return False
+
+
+def _last_break(text: str, low: int, high: int) -> int:
+    """Where a piece in text[low:high] may end: after its last sentence end, else last space, else high."""
+    for pattern in (_SENTENCE_END, _SPACE):
+        last = max((m.end() for m in pattern.finditer(text, low, high)), default=None)
+        if last is not None:
+            return last
+    return high
+
+
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _TOKEN = re.compile(r"[A-Za-z0-9@$]+")
 _AMOUNT_LIKE = re.compile(r"\$?\d+([.,]\d+)*[A-Za-z]{0,3}")
@@ -468,19 +757,22 @@ def _encoded_readings(text: str) -> list[tuple[str, str]]:
 
 
 def _leet_reading(text: str, leet: list[re.Match[str]]) -> str:
-    """The passages around the leetspeak words, with those words read as letters."""
+    """The passages around the leetspeak words, read as letters (the short words between them too:
+    "0r 1'll" is "or i'll")."""
     parts: list[str] = []
     last, size = 0, 0
     for m in leet:
         start = max(m.start() - _LEET_CONTEXT, last)
         if start > last:
             parts.append("\n")
-        parts += [text[start : m.start()], m.group(0).lower().translate(_LEET)]
+        parts.append(text[start : m.end()])
         size += m.end() - start + 1
         last = m.end()
         if size > _ENCODED_CHARS:
-            return "".join(parts)
-    return "".join(parts) + text[last : last + _LEET_CONTEXT]
+            break
+    else:
+        parts.append(text[last : last + _LEET_CONTEXT])
+    return "".join(parts).lower().translate(_LEET)
 
 
 def _base64_text(run: str) -> str:
