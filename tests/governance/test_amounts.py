@@ -680,6 +680,10 @@ def test_ranges_read_back(low: int, span: int) -> None:
         "tests/governance/amount_forms_fresh.yaml",
         "tests/data/gaia/heldout/amounts.yaml",
         "tests/data/gaia/heldout2/amounts.yaml",
+        # set v4, spent on 2026-11-28 (measured blind once: 303/324; its error classes were then fixed as
+        # forms), and the forms written for them before the change (18/59 before, development data now)
+        "tests/data/gaia/heldout4/amounts.yaml",
+        "tests/governance/amount_forms_v5.yaml",
     ],
 )
 def test_amount_accuracy_on_the_form_and_spent_sets(path: str) -> None:
@@ -687,3 +691,200 @@ def test_amount_accuracy_on_the_form_and_spent_sets(path: str) -> None:
 
     score = amount_accuracy(Path(__file__).resolve().parents[2] / path)
     assert score.accuracy >= 0.98, score.errors
+
+
+# -- forms of set v4 (issue 14): sentences written for these tests, none from a labelled set ------------
+_V5 = {"staffing": "staffing", "procurement": "procurement", "leasing": "leasing"}
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "values"),
+    [
+        # a salary written in thousands beside a salary word, and look-alikes that are not one
+        ("staffing", "Could we settle on 96 for the base?", "annual_salary", [96_000]),
+        ("staffing", "i'd sign at 102 on salary, not less than 98", "annual_salary", [102_000, 98_000]),
+        ("staffing", "We need 3 references before salary talks.", "annual_salary", []),
+        ("staffing", "Base pay is reviewed after 18 months.", "annual_salary", []),
+        # spelled numbers opening with "hundred"
+        ("staffing", "hundred and ten grand on salary", "annual_salary", [110_000]),
+        # pay of another kind
+        ("staffing", "Her RSU grant is 50k.", "annual_salary", []),
+        ("staffing", "Base 97k; the stock grant adds 20k.", "annual_salary", [97_000]),
+        # periods that are multiples: two weeks, half a month, a quarter
+        ("staffing", "Pay is $3,800 bi-weekly.", "annual_salary", [98_800]),
+        ("staffing", "4,000 every other week", "annual_salary", [104_000]),
+        ("staffing", "$4,000 twice a month", "annual_salary", [96_000]),
+        ("staffing", "Fortnightly pay: 3,750.", "annual_salary", [97_500]),
+        ("leasing", "$24,600 a quarter for the rent", "monthly_rent", [8_200]),
+        ("leasing", "Rent every 3 months: 30,000.", "monthly_rent", [10_000]),
+        # a bare answer to a typed figure of the sentence before, or after a comparing word
+        ("staffing", "75 per hour won't work. 80?", "hourly_rate", [75, 80]),
+        ("staffing", "We offered 72 an hour versus your 81.", "hourly_rate", [72, 81]),
+        ("staffing", "We pay $78 an hour. 3 engineers already work remotely.", "hourly_rate", [78]),
+        # bare figures compared with a typed one after them
+        (
+            "procurement",
+            "Quotes came in at 12.90, 13.40 and 13.10 per unit.",
+            "unit_price",
+            [12.9, 13.4, 13.1],
+        ),
+        ("leasing", "3 or 4 years is what we had in mind.", "lease_term", [36, 48]),
+        # prices per package, per dozen, per hundred
+        ("procurement", "$54 per case of 4 units", "unit_price", [13.5]),
+        ("procurement", "$150 a dozen", "unit_price", [12.5]),
+        ("procurement", "Price per 500 pieces: $6,000", "unit_price", [12]),
+        # counts of the goods, and what a package holds
+        ("procurement", "We'd need 1,800 hinges.", "order_volume", [1_800]),
+        ("procurement", "Each crate holds 40 pieces.", "order_volume", []),
+        ("procurement", "We run 6 plants.", "order_volume", []),
+        # rent per square foot with the area, free months, German number words
+        ("leasing", "$36 psf annually on 3,000 sf", "monthly_rent", [9_000]),
+        ("leasing", "5-year term with 3 months of free rent", "lease_term", [60]),
+        ("leasing", "Kaution: vier Monatsmieten", "deposit", [4]),
+        ("leasing", "Laufzeit sechs Jahre", "lease_term", [72]),
+    ],
+)
+def test_forms_of_set_v4(
+    domain: str, text: str, term: str, values: list[float], request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(_V5[domain])
+    found = [a.low for a in term_amounts(config, text) if a.term == term]
+    assert found == pytest.approx(values), (text, term_amounts(config, text))
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "value"),
+    [
+        ("staffing", "Pay is ＄３，８００ bi-weekly.", "annual_salary", 98_800),  # fullwidth
+        ("staffing", "Pay is $3,800 bi\u200b-weekly.", "annual_salary", 98_800),  # zero-width space
+        ("staffing", "4,000 \u0435very other w\u0435\u0435k", "annual_salary", 104_000),  # Cyrillic e
+        ("leasing", "Quarterly rent of ٢٧٬٠٠٠.", "monthly_rent", 9_000),  # Arabic-Indic digits
+        ("leasing", "K\u0430ution: dr\u200bei Monatsmieten", "deposit", 3),  # Cyrillic a, zero-width
+        ("procurement", "$1\u00ad8 per box of 6 pieces", "unit_price", 3),  # soft hyphen
+        ("staffing", "Would １０７ work on base?", "annual_salary", 107_000),  # fullwidth, in thousands
+    ],
+)
+def test_forms_of_set_v4_through_lookalikes_and_invisible_characters(
+    domain: str, text: str, term: str, value: float, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(_V5[domain])
+    found = [a for a in term_amounts(config, text) if a.term == term]
+    assert [a.low for a in found] == pytest.approx([value]), (text, found)
+    assert all(text[a.start : a.end] == a.mention.text for a in found)
+
+
+def test_a_salary_in_thousands_needs_a_salary_word_near_it(staffing: DomainConfig) -> None:
+    far = (
+        "Would 107 work for you? "
+        + "We also talked about the team, the office and the start date. "
+        + "salary"
+    )
+    assert [a for a in term_amounts(staffing, far) if a.term == "annual_salary"] == []
+    dollars = term_amounts(staffing, "We can pay $107 on base.")  # a currency: not thousands
+    assert [a for a in dollars if a.term == "annual_salary"] == [], dollars
+
+
+def test_a_rent_per_square_foot_without_one_area_is_dropped(leasing: DomainConfig) -> None:
+    assert term_amounts(leasing, "Asking $40 per sq ft per year.") == []
+    two = "Asking $40 per sq ft per year for 2,700 sq ft or 3,000 sq ft."
+    assert [a.term for a in term_amounts(leasing, two)] == []
+
+
+# -- round trips of the forms of set v4 -------------------------------------------------------------------
+_PERIOD_STYLES: dict[str, tuple[str, str, float]] = {
+    # style → (format with {e} English digits, the rate read, the divisor)
+    "biweekly": ("${e} biweekly", "week", 2.0),
+    "bi-weekly": ("{e} dollars bi-weekly", "week", 2.0),
+    "every two weeks": ("${e} every two weeks", "week", 2.0),
+    "every 2 weeks": ("${e} every 2 weeks", "week", 2.0),
+    "per fortnight": ("€{e} per fortnight", "week", 2.0),
+    "quarterly": ("${e} quarterly", "month", 3.0),
+    "a quarter": ("${e} a quarter", "month", 3.0),
+    "every 3 months": ("${e} every 3 months", "month", 3.0),
+    "twice a month": ("${e} twice a month", "month", 0.5),
+    "a dozen": ("${e} a dozen", "unit", 12.0),
+    "per box of 6": ("${e} per box of 6 pieces", "unit", 6.0),
+    "per thousand units": ("${e} per thousand units", "unit", 1000.0),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=1, max_value=9_999_999), st.sampled_from(sorted(_PERIOD_STYLES)))
+def test_a_rate_for_a_multiple_of_a_period_reads_back(value: int, style: str) -> None:
+    template, per, divisor = _PERIOD_STYLES[style]
+    amount = _one(f"We said {template.format(e=_english(value))}.")
+    assert (amount.kind, amount.per) == ("money", per), amount
+    assert amount.low == amount.high == pytest.approx(value / divisor, rel=1e-4, abs=1e-6), amount
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=80, max_value=100), st.sampled_from(["base", "salary"]))
+def test_a_salary_in_thousands_reads_back(value: int, word: str) -> None:
+    from parley.governance.config import load_config
+
+    found = term_amounts(load_config("staffing"), f"Would {value} work on {word}?")
+    assert [(a.term, a.low) for a in found] == [("annual_salary", value * 1000.0)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=20, max_value=60), st.integers(min_value=1_000, max_value=5_000))
+def test_a_rent_per_square_foot_reads_back_as_the_monthly_rent(price: int, area: int) -> None:
+    from parley.governance.config import load_config
+
+    leasing = load_config("leasing")
+    for text in (f"${price} per square foot per year on {area:,} sq ft", f"{area:,} sq ft at ${price} psf"):
+        found = term_amounts(leasing, text)
+        assert [(a.term, a.low) for a in found] == [("monthly_rent", pytest.approx(price * area / 12))], text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=99), st.sampled_from(["grand", "thousand", "thousand dollars"]))
+def test_hundred_and_a_number_opening_an_amount_reads_back(value: int, scale: str) -> None:
+    from num2words import num2words  # pyright: ignore[reportMissingTypeStubs]
+
+    words = str(num2words(value))  # pyright: ignore[reportUnknownArgumentType]
+    amount = _one(f"hundred and {words} {scale}")
+    assert amount.low == (100 + value) * 1000, amount
+
+
+# -- bounded work on the attribution too --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    ["$1," * 333_334, "every 2 weeks $1 " * 60_000, "1 vs 2 vs " * 100_000, "$1 per box of 2 " * 60_000],
+    ids=["dollar-comma", "periods", "comparisons", "packages"],
+)
+def test_a_megabyte_is_attributed_in_bounded_time(staffing: DomainConfig, text: str) -> None:
+    import time
+
+    term_amounts(staffing, "$1")
+    began = time.process_time()
+    term_amounts(staffing, text)
+    assert time.process_time() - began < 2.0
+
+
+_V4_SOUP = [
+    *("$", "1", "12", "3,000", ",", ".", "?", " ", "-", "k", "vs", "or", "instead", "of", "not", "hundred"),
+    *("and", "five", "grand", "biweekly", "bi", "weekly", "every", "two", "other", "weeks", "per", "a"),
+    *("quarter", "quarterly", "twice", "month", "dozen", "box", "of", "6", "pieces", "psf", "sq", "ft"),
+    *("square", "foot", "year", "on", "free", "rent", "drei", "Monatsmieten", "holds", "carton", "bars"),
+    *("base", "salary", "equity", "grant", "\u200b", "\uff11", "\u0435", "\n"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_V4_SOUP), max_size=60), st.sampled_from(["staffing", "procurement", "leasing"])
+)
+def test_soup_of_the_set_v4_forms_never_raises(parts: list[str], domain: str) -> None:
+    from parley.governance.config import load_config
+
+    text = " ".join(parts)
+    config = load_config(domain)
+    for amount in find_amounts(text):
+        assert text[amount.start : amount.end] == amount.text
+        assert math.isfinite(amount.low) and math.isfinite(amount.high) and amount.low <= amount.high
+    for attributed in term_amounts(config, text):
+        assert 0 <= attributed.start < attributed.end <= len(text)
+        assert math.isfinite(attributed.low) and math.isfinite(attributed.high)
+    for finding in find_disclosures(text, config):
+        assert finding.to_json()["kind"] in ("figure", "allowed_set", "structural", "unread")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parley.governance import (
     DelegateOptions,
@@ -320,11 +322,12 @@ def test_a_figure_in_a_quotation_of_the_other_side_is_not_ours(staffing: DomainC
 
 # -- families of limit statements (issue 14) ------------------------------------------------------------
 def test_every_spent_source_at_its_development_rate() -> None:
-    """All nine spent labelled sources (tests/governance/measure_disclosure_cv.py): 1 of 317 missed (a
-    figure 20% under the limit, FAR_FROM_THE_LIMIT) and 1 of 289 false alarms (a ceiling for another
-    level whose figure equals the salary minimum). Development figures: the families were tuned on them."""
+    """All ten spent labelled sources (tests/governance/measure_disclosure_cv.py, set v4 added on
+    2026-11-28): 1 of 369 missed (a figure 20% under the limit, FAR_FROM_THE_LIMIT) and 1 of 342 false
+    alarms (a ceiling for another level whose figure equals the salary minimum: a figure at any private
+    limit in a limit frame discloses). Development figures: the families were tuned on them."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 317 and sum(r.negatives for r in found.values()) == 289
+    assert sum(r.positives for r in found.values()) == 369 and sum(r.negatives for r in found.values()) == 342
     assert sum(len(r.missed) for r in found.values()) <= 1
     assert sum(len(r.alarms) for r in found.values()) <= 1
 
@@ -532,3 +535,137 @@ def test_the_preflight_names_the_disclosure(staffing: DomainConfig) -> None:
     unread = preflight("The band tops out at 100.", staffing)
     assert unread.requires_approval
     assert unread.to_json()["disclosures"][0]["kind"] == "unread"
+
+
+# -- forms of set v4 (issue 14): sentences written for these tests, none from a labelled set ------------
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        # a figure named as our limit a little way under it (the margin, held against the end it names)
+        ("leasing", "Our ceiling is 10,600 per month, and we'd rather stay under it."),
+        ("staffing", "The most we can pay is eighty-nine thousand a year, bonus included."),
+        # a figure pinned to the limit noun by "right under", "just shy of"
+        ("leasing", "At 11,900 a month we're right under our 12,000 budget."),
+        ("procurement", "That's just shy of our $14 cap per unit."),
+        # a total for a stated number of units is the price of one
+        ("procurement", "For 2,000 units our budget stops at $28,000 in total."),
+        ("procurement", "Our ceiling for 500 units is $7,000 overall."),
+    ],
+)
+def test_limit_forms_of_set_v4_disclose(domain: str, text: str) -> None:
+    assert find_disclosures(text, load_config(domain)), text
+
+
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        # a ceiling is held against the maximum (10% under the minimum and far under the maximum)
+        ("staffing", "For the junior level we can go up to $72,000."),
+        ("leasing", "For the smaller unit our cap is $7,200 a month."),
+        # the limit of another cost, and a total with no count of units
+        ("leasing", "Our limit for parking is $300 a month."),
+        ("procurement", "Our budget caps out at $28,000 in total for tooling."),
+        # a total for units that is not ours
+        ("procurement", "Your quote for 2,000 units tops out at $28,000."),
+    ],
+)
+def test_look_alikes_of_the_set_v4_forms_do_not(domain: str, text: str) -> None:
+    assert find_disclosures(text, load_config(domain)) == [], text
+
+
+@pytest.mark.parametrize(
+    ("cue", "end"),
+    [
+        ("can't go above", "ceiling"),
+        ("the most we can pay", "ceiling"),
+        ("go up to", "ceiling"),
+        ("cap", "ceiling"),
+        ("at or below", "ceiling"),
+        ("or less", "ceiling"),
+        ("at least", "floor"),
+        ("can't go below", "floor"),
+        ("or more", "floor"),
+        ("minimum", "floor"),
+        ("limit", None),
+        ("bottom line", None),
+        ("budget", None),
+    ],
+)
+def test_the_end_of_the_band_a_cue_names(cue: str, end: str | None) -> None:
+    from parley.governance.disclosure import direction
+
+    assert direction(cue) == end
+
+
+def test_the_limit_named_is_the_one_at_the_end_the_cue_names(staffing: DomainConfig) -> None:
+    # 6% under the $80,000 minimum: past the margin of any limit, within the directed one of the minimum
+    assert find_disclosures("We can't go above $75,000.", staffing) == []  # a ceiling: the maximum is far
+    floor = find_disclosures("We need at least $75,000.", staffing)
+    assert [(d.term, d.limit) for d in floor] == [("annual_salary", 80000.0)]
+    limit = find_disclosures("Our limit is $75,000.", staffing)  # neither end: the nearest limit
+    assert [(d.term, d.limit) for d in limit] == [("annual_salary", 80000.0)]
+    ceiling = find_disclosures("We can't go above $88,000.", staffing)  # 12% under the maximum
+    assert [(d.term, d.limit) for d in ceiling] == [("annual_salary", 100000.0)]
+    at = find_disclosures("We can go up to $80,000.", staffing)  # at a limit: any end
+    assert [(d.term, d.limit) for d in at] == [("annual_salary", 80000.0)]
+
+
+# -- texts the check cannot read whole fail closed, at once -------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("We can go up to $100,000. " * 40_000, "characters"),
+        ("$1, " * 1_000, "figures"),
+        ("we can't go above " * 200, "clause of"),
+        ("Yes. " * 1_200, "clauses"),
+    ],
+    ids=["a megabyte", "many figures", "a long clause", "many clauses"],
+)
+def test_a_text_that_cannot_be_read_whole_is_held_at_once(
+    staffing: DomainConfig, text: str, why: str
+) -> None:
+    import time
+
+    began = time.process_time()
+    found = find_disclosures(text, staffing)
+    assert time.process_time() - began < 1.0
+    assert [(d.kind, d.cue) for d in found] == [("unread", "(not checked)")]
+    assert why in str(found[0].value) and "could not be checked whole" in found[0].describe()
+    assert len(found[0].sentence) <= 200
+
+
+def test_the_preflight_is_unchanged_for_texts_it_reads(staffing: DomainConfig) -> None:
+    result = preflight("We can go up to $100,000.", staffing)
+    assert [d["kind"] for d in result.to_json()["disclosures"]] == ["figure"]
+
+
+@pytest.mark.parametrize(
+    "unit", ["we can't go above ", "our cap is the most we can, ", "just so you know I can't share "]
+)
+def test_a_hundred_thousand_characters_of_cues_in_readable_clauses_take_linear_time(
+    staffing: DomainConfig, unit: str
+) -> None:
+    """Clauses short enough to be read (under `draft.LONGEST_CLAUSE`), each full of cues: every cue
+    reads a bounded window, so four times the text takes about four times as long."""
+    line = (unit * (1_400 // len(unit))).strip() + ".\n"
+    find_disclosures(line, staffing)
+    small, large = line * (25_000 // len(line)), line * (99_000 // len(line))
+    short, long = _seconds(small, staffing), _seconds(large, staffing)
+    assert long < 10.0
+    assert long < 8 * max(short, 0.01), (short, long)  # 4x the text: quadratic would be 16x
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["just", "so", "you", "know", "i", "can't", "share", "tell", "our", "s", "at", "-"]),
+        max_size=30,
+    ),
+    st.sampled_from(["asides", "refusals", "proximity", "nouns", "relations"]),
+)
+def test_the_phrase_lists_find_what_one_search_per_phrase_finds(words: list[str], name: str) -> None:
+    from parley.governance.text import find_phrases
+
+    phrases = getattr(lexicon(), name)
+    text = " ".join(words).replace(" s ", "'s ")
+    assert phrases.find(text) == find_phrases(text, tuple(phrases))

@@ -5,7 +5,8 @@
 * compatibility forms folded to ASCII one character for one (NFKC where it gives one ASCII character:
   fullwidth "１２０，０００", "＄", mathematical digits; superscripts, subscripts, circled numbers
   and vulgar fractions are left alone, so "m²" does not become "m2"),
-* decimal digits of every script folded to ASCII digits ("١٢٠" is "120"),
+* decimal digits of every script folded to ASCII digits ("١٢٠" is "120"), and the Arabic thousands
+  and decimal separators to "," and "." ("٢٧٬٠٠٠" is "27,000"),
 * Latin lookalikes of other scripts folded to the Latin letter (Cyrillic "о" in "thоusand"; the TR#39
   table of `data/confusables.yaml`), and hyphen lookalikes to "-",
 * invisible format characters (Unicode Cf: zero-width spaces and joiners, the soft hyphen, bidi
@@ -32,6 +33,8 @@ _HYPHENS = (
     "\u2010\u2011\u2043\u2212\ufe63\uff0d"  # hyphen, non-breaking hyphen, bullet, minus, small/fullwidth
 )
 _SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
+# Separators of other scripts, as the ASCII ones ("٢٧٬٠٠٠" is "27,000", "٢٫٥" is "2.5").
+_SEPARATORS = {0x066C: ",", 0x066B: "."}
 _KEPT_CONTROLS = frozenset("\t\n\r")
 
 
@@ -59,6 +62,7 @@ def _table() -> dict[int, str]:
             table.setdefault(ord(str(key)), str(value))
     for char in _HYPHENS:
         table[ord(char)] = "-"
+    table.update(_SEPARATORS)
     return table
 
 

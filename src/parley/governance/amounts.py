@@ -9,7 +9,8 @@ grammar of number expressions rather than by sentences:
   ("3 000 units", "97 500,00 EUR"). A lone dot before three digits keeps the decimal reading as an
   alternative ("$13.400 per unit" is 13.4 for a unit price).
 * Spelled-out numbers: "one hundred and five thousand", "eleven thousand, two hundred and fifty",
-  "a hundred", "two and a half", "half a million", "a quarter million", "one point two million".
+  "a hundred", "hundred and five grand", "two and a half", "half a million", "a quarter million", "one
+  point two million"; German number words to twelve, alone ("drei Monatsmieten", "fünf Jahre").
 * Multipliers glued or written after a figure: "105k", "ninety-five K", "$98 thousand", "92 thou",
   "110 grand", "1.2 million", "1,5 Mio", "2 mil", "1.2M units" (a lone lower-case "m" is a million
   only with a currency or a count: "5m" may be metres). No "lakh"/"crore": no labelled use.
@@ -19,10 +20,17 @@ grammar of number expressions rather than by sentences:
   "1280 cents", "45p".
 * Rates: "per hour", "an hour", "/hr", "each hour", "for each hour", "/wk", "a month", "monthly",
   "/mo", "p.a.", "per annum", "annually", "each", "apiece", "a piece", "/ea", "pro Stück", "per
-  thousand units"; and a rate word opening the sentence ("Monthly I'd want $9k"), until a ";".
+  thousand units"; multiples of a period or a unit, divided out: "biweekly", "every two weeks", "every
+  other week", "per fortnight", "quarterly", "a quarter", "twice a month", "a dozen", "per box of 6
+  pieces", "per 1,000 bars"; and a rate word opening the sentence ("Monthly I'd want $9k", "Quarterly
+  rent of 27,000", "Price per thousand pieces: $2,300", "Rent every 3 months: 30,000"), until a ";".
 * Ranges: "$90–100K" and "95 to 105k" (both ends take the multiplier), "between eighty and ninety
   thousand", "from $8.5k to $9k a month". After a verb of change ("went from 36 to 48 months") or in
   a sequence ("85k to 90k to 93k") the figures are separate values, each typed like the last one.
+  Bare figures compared with a typed one after them take its type ("2.60 vs 2.30 vs 2.45 per unit",
+  "71 or 76 per hour", "3 or 4 years"); a bare figure after a typed one takes its type when a connector
+  joins them ("70 an hr instead of 76", "4 years, but could do 3") or when it answers it in the next
+  sentence ("We can't do 100/h. 88?", "four months of deposit? too much, we can do 2").
   Vague bands ("the low 90s") are not read: they name no figure a boundary check could hold.
 * Not amounts: dates ("March 3", "3/15", "2025-11-03"), years, times ("9am", "10:30"), ordinals
   ("the 3rd"), percentages, identifiers ("Suite 210", "net-30", "PO 77812", "version 4.2", "the suite
@@ -30,16 +38,20 @@ grammar of number expressions rather than by sentences:
   "call (415) 555-0199") and list numbers opening a line ("1. $92K base"). Headcounts ("12
   engineers") are counts of their noun, never a term's. A duration that is a frequency or a span of
   something else ("every 2 years", "14 months left", "the first 6 months", "3 months in advance",
-  "30 days' notice") is read but marked `incidental` (no term's).
+  "30 days' notice", "12 months free") is read but marked `incidental` (no term's), as is a count of
+  what one package holds ("the carton holds 50 pieces").
 
 The text is read as a person sees it (`amount_text.fold`: fullwidth and other scripts' digits, Latin
 lookalikes, zero-width and control characters), with every span into the text as given.
 
 `term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
 rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
-annual salary is 120,000 a year). Money named beside another cost ("a $5,000 signing bonus", "$800 in
-CAM charges", "payroll is $1.2M") or as a total ("$150,000 for the whole batch") is no term's. Every
-check (boundary, disclosure) reads amounts through these two.
+annual salary is 120,000 a year; "$28 per square foot per year on 3,000 sq ft" is 7,000 a month of
+rent). Money named beside another cost ("a $5,000 signing bonus", "$800 in CAM charges", "payroll is
+$1.2M", "the equity grant is 40k") or as a total ("$150,000 for the whole batch") is no term's. A bare
+figure beside a salary word may be written in thousands ("Would 107 work on base?"); a count of goods
+("2,400 valves", "half a million bars") is an order volume, a count of people, places or packages is
+not. Every check (boundary, disclosure) reads amounts through these two.
 
 No regular expression here repeats a group that itself repeats: the text is split into tokens by one
 flat pattern and every later step looks a bounded number of tokens ahead, so a megabyte of "$1,$1,"
@@ -92,6 +104,26 @@ ONES_WORDS = (
 )
 TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _ONES = {w: float(i) for i, w in enumerate(ONES_WORDS)}
+# German number words up to twelve ("drei Monatsmieten", "fünf Jahre"): read like the English ones below
+# twenty, alone ("elf" is left out: an English word too).
+_GERMAN_ONES = {
+    "ein": 1.0,
+    "eine": 1.0,
+    "einen": 1.0,
+    "eins": 1.0,
+    "zwei": 2.0,
+    "drei": 3.0,
+    "vier": 4.0,
+    "fünf": 5.0,
+    "fuenf": 5.0,
+    "sechs": 6.0,
+    "sieben": 7.0,
+    "acht": 8.0,
+    "neun": 9.0,
+    "zehn": 10.0,
+    "zwölf": 12.0,
+    "zwoelf": 12.0,
+}
 _TENS = {w: float(10 * (i + 2)) for i, w in enumerate(TENS_WORDS)}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SUFFIX_SCALES = {
@@ -177,6 +209,21 @@ _RATE_ADVERBS = {
     "jährlich": "year",
     "stündlich": "hour",
 }
+# Rate words for periods that are a multiple of one above: (period, how many of it) — "$3,700 biweekly"
+# is 1,850 a week, "27,000 quarterly" 9,000 a month, "semi-monthly" half a month.
+_MULTIPLE_ADVERBS = {
+    "biweekly": ("week", 2.0),
+    "fortnightly": ("week", 2.0),
+    "quarterly": ("month", 3.0),
+    "semimonthly": ("month", 0.5),
+    "vierteljährlich": ("month", 3.0),
+    "halbjährlich": ("month", 6.0),
+}
+_MULTIPLE_PERIODS = {"fortnight": ("week", 2.0), "quarter": ("month", 3.0), "dozen": ("unit", 12.0)}
+# What a price per package is divided by when the package says how many it holds ("$18 per box of 6").
+_PACKAGES = frozenset(
+    {"box", "carton", "case", "pack", "packet", "pallet", "crate", "bag", "bundle", "roll", "tray", "set"}
+)
 _RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "im", "each", "/"}
 # Words that may stand between an amount and its rate ("$14.00 flat per unit", "120.000 € brutto pro Jahr").
 _FILLERS = {"flat", "gross", "brutto", "netto", "fixed", "base", "even", "all", "in", "all-in", "total"}
@@ -210,6 +257,9 @@ _TIME_UNITS = {
     "wochen": "weeks",
     "tage": "days",
     "tagen": "days",
+    "monatsmiete": "months",  # a deposit of "drei Monatsmieten" (three months' rent)
+    "monatsmieten": "months",
+    "monatsgehälter": "months",
 }
 _COUNT_UNITS = {
     "unit": "units",
@@ -399,7 +449,17 @@ _CONNECTORS = {
     "would",
     "do",
     "accept",
+    "instead",  # "70 an hr instead of 76"
+    "than",  # "72 an hour rather than 79"
+    "vs",
+    "versus",
+    "not",  # "125 base but not 130"
 }
+# Words between two figures that compare them ("11.80 vs 12.10 per unit", "71 or 76 per hour"): a bare
+# figure before a typed one in such a comparison is typed like it.
+_COMPARING = frozenset({"vs", "versus", "or", ",", "and", "instead", "than", "not", "/", "against"})
+_COMPARE_GAP = 6  # tokens between the two figures
+_CARRY_WINDOW = 12  # tokens from a typed figure to a bare answer in the next sentence ("100/h. 88?")
 # A ";" joins two clauses of one sentence ("You proposed 60 months; we'd prefer 48"): not an end.
 _SENTENCE_ENDS = {".", "!", "?", "\n"}
 _RANGE_DASHES = {"-", "–", "—", "‒", "~"}
@@ -428,8 +488,10 @@ class Amount:
         inherited: The unit or rate was carried over from the previous amount ("4 years, or 3").
         figure_end: End offset of the figures and currency, before any rate or unit ("$95" in
             "$95/hour"); equal to end when nothing follows them.
-        incidental: A time span that is no term of a deal: a frequency ("rent reviews every 2 years")
-            or what is left or past of something else ("14 months left there", "3 years ago").
+        incidental: A time span that is no term of a deal: a frequency ("rent reviews every 2 years"),
+            what is left or past of something else ("14 months left there", "3 years ago") or a rent-free
+            period ("12 months free"); or a count of what one package holds ("the carton holds 50
+            pieces").
     """
 
     low: float
@@ -633,9 +695,11 @@ def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float
     last_small = ""  # "ones", "tens", "hundred" or "" — what the last word was
     j = i
     end = i
-    if tokens.word(j) == "a" and tokens.word(j + 1) in ("hundred", "thousand", "million", "billion", "dozen"):
-        current, seen, j, last_small = 1.0, True, j + 1, "a"
-        end = j
+    if tokens.word(j) in _GERMAN_ONES:
+        return _GERMAN_ONES[tokens.word(j)], j + 1, 1.0  # "drei Monatsmieten": one word, alone
+    if _opening_hundred(tokens, j):
+        current, seen, last_small = 1.0, True, "a"  # "a hundred", "hundred and five grand"
+        j = end = j + (tokens.word(j) == "a")
     while j < n:
         word = tokens.words[j]
         if (word in _ONES and last_small in ("", "hundred", "scale")) or (
@@ -715,6 +779,21 @@ def _spelled_tail(
     if group is None or group[0] >= smallest or group[2] >= smallest or group[0] < 1:
         return None
     return total + group[0], group[1], scaled
+
+
+def _opening_hundred(tokens: _Tokens, j: int) -> bool:
+    """Whether a number opens at j with "a" and a scale word ("a hundred", "a thousand", "a dozen") or
+    with "hundred" alone ("hundred and five grand", "hundred thousand", "hundred grand": a number word,
+    a scale or "and" and a number word follows it)."""
+    if tokens.word(j) == "a":
+        return tokens.word(j + 1) in ("hundred", "thousand", "million", "billion", "dozen")
+    if tokens.word(j) != "hundred":
+        return False
+    word = tokens.word(j + 1)
+    if word == "and":
+        word = tokens.word(j + 2)
+        return word in _ONES or word in _TENS
+    return word in _ONES or word in _TENS or word in _SCALES or word in ("grand", "k", "thou")
 
 
 _NO_NUMBER = (0.0, -1, 1.0)
@@ -850,6 +929,9 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     word = tokens.word(j)
     if word in ("each", "every") and tokens.word(j + 1) in _PERIODS and tokens.word(j + 1) != "each":
         return _PERIODS[tokens.word(j + 1)], 1.0, j + 2  # "84 dollars each hour", "every month"
+    multiple = _multiple_after(tokens, j)
+    if multiple is not None:
+        return multiple
     if word in _RATE_ADVERBS and not (word == "each" and tokens.word(j + 1) == "other"):
         return _RATE_ADVERBS[word], 1.0, j + 1
     if word == "p" and tokens.word(j + 1) == "." and tokens.word(j + 2) == "a":
@@ -858,11 +940,9 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
         k = j + 1
         divisor = 1.0
         if word == "per" and (tokens.kinds[k] if k < len(tokens) else "") in ("d", "w"):
-            number = _number_at(tokens, k)
-            if number is None and tokens.word(k) in (*_SCALES, "hundred"):
-                number = (_SCALES.get(tokens.word(k), 100.0), None, k + 1, 1.0, True)
-            if number is not None and tokens.word(number[2]) in _COUNT_UNITS:
-                divisor, k = max(number[0], 1.0), number[2]  # "per thousand units", "per 1,000 units"
+            counted = _per_count(tokens, k)  # "per thousand units", "per 1,000 bars"
+            if counted is not None:
+                return "unit", counted[0], counted[1]
         target = tokens.word(k)
         if target in ("a",) and word == "per":
             target = tokens.word(k + 1)
@@ -882,6 +962,71 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
                 return None, 1.0, i
             return _PERIODS[target], divisor, k + 1
     return None, 1.0, i
+
+
+def _periods_at(tokens: _Tokens, k: int) -> tuple[str, float, int] | None:
+    """A number of periods at token k ("two weeks", "2 weeks", "other week", "3 months"): (period, how
+    many, index after), or None."""
+    if tokens.word(k) == "other" and tokens.word(k + 1) in ("week", "month", "day"):
+        return _PERIODS[tokens.word(k + 1)], 2.0, k + 2
+    number = _number_at(tokens, k) if k < len(tokens) and tokens.kinds[k] in ("d", "w") else None
+    if number is None or number[3] > 1.0 or not 1.0 < number[0] <= 12.0:
+        return None
+    unit = _TIME_UNITS.get(tokens.word(number[2]))
+    if unit is None or tokens.kinds[number[2]] != "w":
+        return None
+    return unit.rstrip("s"), number[0], number[2] + 1
+
+
+def _multiple_after(tokens: _Tokens, j: int) -> tuple[str | None, float, int] | None:
+    """A rate for a multiple of a period or a unit at token j: (period or "unit", divisor, index after).
+
+    "biweekly", "bi-weekly", "fortnightly", "quarterly", "semi-monthly", "every two weeks", "every
+    other week", "per 2 weeks", "per fortnight", "a quarter", "twice a month", "a dozen", "per box of 6
+    pieces", "per pack of five". None when none of these starts at j.
+    """
+    word = tokens.word(j)
+    if word in _MULTIPLE_ADVERBS:
+        return *_MULTIPLE_ADVERBS[word][:1], _MULTIPLE_ADVERBS[word][1], j + 1
+    if word in ("bi", "semi") and tokens.word(j + 1) == "-" and tokens.glued(j + 1):
+        joined = word + tokens.word(j + 2)
+        if joined in _MULTIPLE_ADVERBS:
+            period, divisor = _MULTIPLE_ADVERBS[joined]
+            return period, divisor, j + 3
+    if (
+        word == "twice"
+        and tokens.word(j + 1) in ("a", "per", "every")
+        and tokens.word(j + 2)
+        in (
+            "month",
+            "year",
+            "week",
+        )
+    ):
+        return tokens.word(j + 2), 0.5, j + 3
+    if word in ("every", "per") and tokens.word(j + 1) != "each":
+        periods = _periods_at(tokens, j + 1)
+        if periods is not None:
+            return periods
+    multiple = tokens.word(j + 1)
+    if (
+        word in ("per", "a", "an", "each", "every")
+        and multiple in _MULTIPLE_PERIODS
+        and not (multiple == "quarter" and tokens.word(j + 2) in _SCALES)  # "a quarter million"
+    ):
+        period, divisor = _MULTIPLE_PERIODS[multiple]
+        return period, divisor, j + 2
+    if word in ("per", "a", "an", "each") and tokens.word(j + 1) in _PACKAGES and tokens.word(j + 2) == "of":
+        number = _number_at(tokens, j + 3) if j + 3 < len(tokens) else None
+        if number is not None and number[0] >= 2 and number[0] == int(number[0]):
+            after = number[2]
+            following = tokens.word(after)
+            if following in _COUNT_UNITS or (
+                following.endswith("s") and following.isalpha() and len(following) > 2
+            ):
+                after += 1
+            return "unit", number[0], after
+    return None
 
 
 def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
@@ -921,7 +1066,11 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
     before = tokens.word(i - 1)
     if tokens.kinds[i] == "d":
         raw = tokens.words[i]
-        if (before in _IDENTIFIERS and not tokens.breaks[i]) or before in ("#", "№", "+"):
+        if (before in _IDENTIFIERS and not tokens.breaks[i] and not _period_price(before, raw)) or before in (
+            "#",
+            "№",
+            "+",
+        ):
             return True
         if before in ("is", ":", "was") and tokens.word(i - 2) in ("number", "no", "nr", "#", "id"):
             return True  # "The suite number is 1100"
@@ -991,6 +1140,15 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
         if tokens.word(after) in _PERCENT:
             return True
     return False
+
+
+def _period_price(before: str, raw: str) -> bool:
+    """Whether a figure after a period word is a price, not the period's number: cents after it ("this
+    year 11.80", not "week 48" or "year 3")."""
+    return (
+        before in ("year", "week", "month", "quarter", "day")
+        and re.fullmatch(r"\d+[.,]\d\d", raw) is not None
+    )
 
 
 _STREET_TYPES = frozenset(
@@ -1281,7 +1439,7 @@ def _read(tokens: _Tokens, i: int, step: bool = False) -> _Reading | None:
                 "tops",
                 "maximum",
             )
-            and not reading.scaled
+            and (not reading.scaled or reading.scale_factor >= 1e6)  # "half a million bars"
         ):
             reading.unit_kind, reading.unit = "count", nxt
             reading.end_token += 1
@@ -1319,7 +1477,13 @@ def _starts_amount(tokens: _Tokens, i: int) -> bool:
         return True
     if kind != "w":
         return False
-    return word in _ONES or word in _TENS or word in ("a", "half", "quarter") or word in _CODES_BEFORE
+    return (
+        word in _ONES
+        or word in _TENS
+        or word in _GERMAN_ONES
+        or word in ("a", "half", "quarter", "hundred")
+        or word in _CODES_BEFORE
+    )
 
 
 def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amount:
@@ -1352,7 +1516,8 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
         reading.alternative,
         inherited,
         min(figure_end, end),
-        kind == "duration" and _incidental(tokens, reading.start_token, reading.end_token),
+        (kind == "duration" and _incidental(tokens, reading.start_token, reading.end_token))
+        or (kind == "count" and _packed(tokens, reading.start_token)),
     )
 
 
@@ -1382,7 +1547,25 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
     after = tokens.word(end)
     if after == "in" and tokens.word(end + 1) == "advance":
         return True  # "payable 3 months in advance"
+    if after in ("free", "rent-free") or (after == "rent" and tokens.word(end + 2) == "free"):
+        return True  # "12 months free", "9 months rent-free": a rent-free period, not the term
+    if after == "of" and tokens.word(end + 1) == "free":
+        return True  # "6 months of free rent"
     return before in _FREQUENCY_BEFORE or after in _SPAN_AFTER
+
+
+_HOLDING_VERBS = frozenset({"holds", "contains", "takes", "fits", "carries", "has", "hold", "contain", "of"})
+
+
+def _packed(tokens: _Tokens, start: int) -> bool:
+    """Whether a count is what one package holds ("the carton holds 50 pieces", "a box of 24 units"):
+    a package word and a verb of holding (or "of") right before it."""
+    verb = tokens.word(start - 1)
+    if verb not in _HOLDING_VERBS:
+        return False
+    return any(
+        tokens.word(k) in _PACKAGES or tokens.word(k).rstrip("s") in _PACKAGES for k in (start - 2, start - 3)
+    )
 
 
 def _context_rate(word: str) -> str | None:
@@ -1429,20 +1612,43 @@ def find_amounts(text: str) -> list[Amount]:
     return out
 
 
-def _context_at(tokens: _Tokens, i: int) -> str | None:
-    """The rate a word at token i gives the figures after it in its sentence ("Monthly I'd want $9k",
-    "Rent per month: $9,000", "Die Jahresmiete beträgt"), or None ("2% per week" gives none)."""
+def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
+    """The rate a word at token i gives the figures after it in its sentence, with its divisor
+    ("Monthly I'd want $9k", "Rent per month: $9,000", "Die Jahresmiete beträgt", "Quarterly rent of
+    27,000", "Price per thousand pieces: $2,300"), or None ("2% per week" gives none)."""
     word = tokens.words[i]
     rate = _context_rate(word)
     if rate is not None:
-        return rate
-    if (
-        word == "per"
-        and tokens.word(i + 1) in _PERIODS
-        and tokens.kinds[i - 1 if i > 0 else 0] != "d"
-        and tokens.word(i - 1) not in _PERCENT
+        return rate, 1.0
+    if word in _MULTIPLE_ADVERBS:
+        return _MULTIPLE_ADVERBS[word]
+    if word == "every":  # a label: "Rent every 3 months: 30,000" (not "reviews every 2 years")
+        periods = _periods_at(tokens, i + 1)
+        return periods[:2] if periods is not None and tokens.word(periods[2]) == ":" else None
+    if word != "per" or tokens.kinds[i - 1 if i > 0 else 0] == "d" or tokens.word(i - 1) in _PERCENT:
+        return None
+    if tokens.word(i + 1) in _PERIODS:
+        return _PERIODS[tokens.word(i + 1)], 1.0
+    counted = _per_count(tokens, i + 1)
+    return ("unit", counted[0]) if counted is not None else None
+
+
+def _per_count(tokens: _Tokens, k: int) -> tuple[float, int] | None:
+    """A number of units at token k after "per" ("thousand units", "1,000 pieces", "hundred bars"):
+    (the number, index after), or None."""
+    number = _number_at(tokens, k) if k < len(tokens) and tokens.kinds[k] in ("d", "w") else None
+    if number is None and tokens.word(k) in (*_SCALES, "hundred"):
+        number = (_SCALES.get(tokens.word(k), 100.0), None, k + 1, 1.0, True)
+    if number is None or number[0] < 2:
+        return None
+    following = tokens.word(number[2])
+    if following in _COUNT_UNITS or (
+        following.isalpha()
+        and len(following) > 3
+        and following.endswith("s")
+        and following not in _TIME_UNITS
     ):
-        return _PERIODS[tokens.word(i + 1)]
+        return max(number[0], 1.0), number[2] + 1
     return None
 
 
@@ -1472,15 +1678,18 @@ def _spelled_price(tokens: _Tokens, reading: _Reading) -> _Reading | None:
 
 def _find(text: str) -> list[Amount]:
     tokens = _tokenise(text)
-    found: list[Amount] = []
+    found: list[tuple[Amount, int, int]] = []  # each amount with its first token and the token after it
     n = len(tokens)
     i = 0
-    context: str | None = None
+    context: tuple[str, float] | None = None
     previous: Amount | None = None
     previous_token = -1
+    carried: Amount | None = None  # the typed amount of the sentence before, for a bare answer
+    asked = False  # that sentence ended with "?"
     last_end = -2  # the token after the last amount found
     while i < n:
         if tokens.breaks[i]:
+            carried, asked = previous, tokens.word(i - 1) == "?"
             context, previous = None, None
         elif tokens.word(i - 1) == ";":
             context = None  # "The annual contract is worth $1.2M; the unit price is $12.00."
@@ -1497,40 +1706,109 @@ def _find(text: str) -> list[Amount]:
         if reading is None:
             i += 1
             continue
-        bare = reading.currency is None and reading.per is None and reading.unit_kind is None
-        if bare and reading.spelled and not reading.scaled:
-            priced = _spelled_price(tokens, reading)
-            if priced is not None:
-                reading, bare = priced, False
-        if (
-            bare
-            and not reading.scaled
-            and previous is not None
-            and reading.start_token - previous_token <= _INHERIT_WINDOW
-            and any(tokens.words[k] in _CONNECTORS for k in range(previous_token, reading.start_token))
-        ):
-            inherited = _inherit(previous, reading)
-            if inherited is not None:
-                found.append(_amount(tokens, inherited, inherited=True))
-                last_end = previous_token = reading.end_token
-                i = max(reading.end_token, i + 1)
-                continue
+        reading, bare = _priced(tokens, reading)
+        source = _source(tokens, reading, (previous, previous_token), carried, asked) if bare else None
+        inherited = _inherit(source, reading) if source is not None and not reading.scaled else None
+        if inherited is not None:
+            found.append((_amount(tokens, inherited, inherited=True), reading.start_token, reading.end_token))
+            last_end = previous_token = reading.end_token
+            i = max(reading.end_token, i + 1)
+            continue
         if bare and reading.spelled and not reading.scaled:
             i = max(reading.end_token, i + 1)
             continue  # "one quick question", "no one"
-        if (
-            reading.per is None
-            and reading.unit_kind is None
-            and context is not None
-            and (reading.currency is not None or reading.scaled or bare)
+        priced = context is not None and context[0] == "unit" and context[1] != 1.0
+        if context is not None and (
+            reading.currency is not None or ((reading.scaled or bare) and not priced)
         ):
-            reading.per = context
+            _apply_context(reading, context)  # a price per so many units only with a currency
         amount = _amount(tokens, reading)
-        found.append(amount)
+        found.append((amount, reading.start_token, reading.end_token))
         last_end = reading.end_token
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
+    return _type_compared(tokens, found)
+
+
+def _priced(tokens: _Tokens, reading: _Reading) -> tuple[_Reading, bool]:
+    """The reading, or spelled dollars and cents read as one price ("thirteen ninety-five per unit"),
+    and whether it is bare (no currency, rate or unit)."""
+    bare = reading.currency is None and reading.per is None and reading.unit_kind is None
+    if bare and reading.spelled and not reading.scaled:
+        priced = _spelled_price(tokens, reading)
+        if priced is not None:
+            return priced, False
+    return reading, bare
+
+
+def _apply_context(reading: _Reading, context: tuple[str, float]) -> None:
+    """Give a reading with no rate or unit of its own the rate of a word before it in its sentence."""
+    if reading.per is not None or reading.unit_kind is not None:
+        return
+    per, divisor = context
+    reading.per = per
+    reading.low, reading.high = reading.low / divisor, reading.high / divisor
+    if reading.alternative is not None:
+        reading.alternative = (reading.alternative[0] / divisor, reading.alternative[1] / divisor)
+
+
+def _source(
+    tokens: _Tokens,
+    reading: _Reading,
+    previous: tuple[Amount | None, int],
+    carried: Amount | None,
+    asked: bool,
+) -> Amount | None:
+    """The typed amount a bare reading takes its unit from: the previous one of its sentence, joined to
+    it by a connector ("4 years, but could do 3"), or the last one of the sentence before when the reading
+    answers it ("100/h. 88?"); None."""
+    amount, token = previous
+    if amount is not None:
+        near = reading.start_token - token <= _INHERIT_WINDOW
+        joined = any(tokens.words[k] in _CONNECTORS for k in range(token, reading.start_token))
+        return amount if near and joined else None
+    if (
+        carried is not None
+        and reading.start_token - token <= _CARRY_WINDOW
+        and _answers(tokens, reading, asked)
+    ):
+        return carried
+    return None
+
+
+def _answers(tokens: _Tokens, reading: _Reading, asked: bool) -> bool:
+    """Whether a bare figure in the sentence after a typed one answers it: the figure alone ("100/h.
+    88?"), or after a question ("a 60-month lease? too long for us, we'd sign 36"), ending its clause
+    (not "2 of our contractors")."""
+    after = tokens.word(reading.end_token)
+    ends = reading.end_token >= len(tokens) or after in _SENTENCE_ENDS or after in (",", ";", "!")
+    alone = tokens.breaks[reading.start_token] and (
+        reading.end_token >= len(tokens) or after in _SENTENCE_ENDS
+    )
+    return alone or (asked and (ends or after in _CONNECTORS))
+
+
+def _type_compared(tokens: _Tokens, read: list[tuple[Amount, int, int]]) -> list[Amount]:
+    """Bare figures compared with a typed one that follows ("2.60 vs 2.30 vs 2.45 per unit", "71 or 76
+    per hour", "3 or 4 years") take its type, from the last to the first; one pass. `read`: each amount
+    with its first token and the token after it."""
+    found = [amount for amount, _, _ in read]
+    spans = [(start, end) for _, start, end in read]
+    for k in range(len(found) - 2, -1, -1):
+        bare, typed = found[k], found[k + 1]
+        if bare.kind != "number" or bare.scaled or bare.inherited or typed.kind == "number":
+            continue
+        if typed.kind == "money" and typed.per is None:
+            continue  # a currency alone says nothing of the figure before it
+        gap = range(spans[k][1], spans[k + 1][0])
+        if len(gap) > _COMPARE_GAP or any(tokens.breaks[g] for g in (*gap, spans[k + 1][0])):
+            continue
+        if not any(tokens.words[g] in _COMPARING for g in gap):
+            continue
+        if not (typed.low / 3 <= bare.high <= typed.high * 3) or typed.is_range:
+            continue
+        found[k] = replace(bare, kind=typed.kind, per=typed.per, unit=typed.unit, currency=typed.currency)
     return found
 
 
@@ -1612,6 +1890,12 @@ _OTHER_MONEY = (
     "in total",
     "total",
     "overall",
+    "equity",
+    "grant",
+    "stock",
+    "rsu",
+    "rsus",
+    "shares",
 )
 _EXTRA_KEYWORDS = {
     "year": ("salary", "per year", "annual", "annually", "a year", "base", "offer", "package", "k"),
@@ -1704,8 +1988,49 @@ def _convert(term: BoundaryTerm, amount: Amount) -> tuple[float, float, bool] | 
     if term.kind == "quantity":
         if amount.kind == "count" and amount.unit == unit:
             return amount.low, amount.high, True
+        if amount.kind == "count" and unit == "units" and amount.low >= 10 and _product(amount.unit):
+            return amount.low, amount.high, False  # "2,400 valves", "half a million bars", "1500 untis"
         return (amount.low, amount.high, False) if amount.kind == "number" else None
     return None
+
+
+# Nouns a count may count that are no goods ordered: people, places, vehicles, packages, documents, time.
+_NOT_PRODUCTS = frozenset(
+    {
+        "engineers", "people", "staff", "employees", "developers", "candidates", "hires", "workers",
+        "contractors", "members", "persons", "heads", "interviews", "references", "rounds", "years",
+        "warehouses", "sites", "stores", "locations", "offices", "floors", "buildings", "plants", "rooms",
+        "trucks", "vehicles", "boxes", "cartons", "pallets", "cases", "packs", "crates", "containers",
+        "bags", "shipments", "deliveries", "options", "quotes", "suppliers", "vendors", "competitors",
+        "others", "times", "days", "weeks", "months", "hours", "revisions", "invoices", "spaces", "stalls",
+        "sqft", "sqm", "percent", "points", "colours", "colors", "sizes", "models", "variants", "shifts",
+        "lines", "steps", "phases", "tiers", "levels", "parties", "sides", "terms", "items", "quarters",
+        "countries", "cities", "regions", "markets", "categories", "teams", "departments", "customers",
+    }
+)  # fmt: skip
+
+
+def _product(noun: str | None) -> bool:
+    """Whether a count's noun may be the goods ordered ("valves", "bars"), not people, places or time
+    (counts under ten of another noun are not taken for an order: "4 countries")."""
+    return noun is not None and noun.isalpha() and noun not in _NOT_PRODUCTS
+
+
+_SHORTHAND_REACH = 40  # characters from a term keyword to a salary written in thousands
+_SHORTHAND_PENALTY = 0.5
+
+
+def _in_thousands(term: BoundaryTerm, amount: Amount) -> bool:
+    """Whether a bare figure may be a figure of term written in thousands ("Would 107 work on base?"):
+    a money term whose band lies in the tens of thousands or more, a whole (or half) figure from 20 to
+    999 with no currency or multiplier, that fits the band once multiplied by a thousand."""
+    band = _band(term)
+    if term.kind != "money" or band is None or band[0] < 10_000:
+        return False
+    value = amount.high
+    if amount.currency is not None or amount.scaled or not 20 <= amount.low <= value < 1000:
+        return False
+    return value * 2 == int(value * 2) and _misfit(term, value * 1000.0) < 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -1743,26 +2068,31 @@ def term_amounts(
         sentence_starts: Offsets where the sentences of text start, when the caller has parsed them
             (`draft.attribute_amounts`); else sentences end at ".", "!", "?", ";" and line breaks.
     """
-    mentions = list(find_amounts(text) if amounts is None else amounts)
+    mentions = _per_area(text, list(find_amounts(text) if amounts is None else amounts))
     terms = [t for t in config.boundary.terms if t.kind in ("money", "quantity", "duration")]
     if not mentions or not terms:
         return []
-    # keywords are found in the text as read ("sal\u200bary" is "salary"), at offsets into the text given
-    folded, offsets = fold(text)
+    # keywords are found in the text as read ("sal\u200bary" is "salary"), at offsets into the text given,
+    # up to the reach of a keyword past the last mention (a megabyte read up to its first 100,000 characters)
+    scanned = text[: max(a.end for a in mentions) + _KEYWORD_REACH + 1]
+    folded, offsets = fold(scanned)
     keywords = {
-        t.name: _keyword_offsets(
-            folded,
-            (
-                *t.keywords,
-                *(_EXTRA_KEYWORDS.get(t.unit or "", ()) if t.kind == "money" else ()),
-                *_TERM_EXTRA_KEYWORDS.get(t.name, ()),
+        t.name: _own_keywords(
+            scanned,
+            _keyword_offsets(
+                folded,
+                (
+                    *t.keywords,
+                    *(_EXTRA_KEYWORDS.get(t.unit or "", ()) if t.kind == "money" else ()),
+                    *_TERM_EXTRA_KEYWORDS.get(t.name, ()),
+                ),
+                offsets,
             ),
-            offsets,
         )
         for t in terms
     }
     others = _keyword_offsets(folded, _OTHER_MONEY, offsets)
-    bounds = _sentence_bounds(text) if sentence_starts is None else [0, *sentence_starts]
+    bounds = _sentence_bounds(scanned) if sentence_starts is None else [0, *sentence_starts]
     results: list[TermAmount] = []
     for amount in mentions:
         if amount.incidental:
@@ -1778,6 +2108,66 @@ def term_amounts(
                 TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
             )
     return results
+
+
+# A price per square foot after a money figure ("$28 per square foot per year", "$3/sf a month", "$40 psf").
+_PER_AREA = re.compile(
+    r"[ \t]{0,3}(?:(?:per|/|a|an)[ \t]{0,3}"
+    r"(?:sq\.?[ \t]{0,2}(?:ft|feet|foot)\b\.?|square[ \t]+(?:foot|feet|ft)\b|sf\b|sqft\b)|psf\b)",
+    re.IGNORECASE,
+)
+_AREA_PERIOD = re.compile(
+    r"[ \t]{0,3}(?:(?:per|/|a|an|each)[ \t]{0,3}(year|yr|annum|month|mo)\b"
+    r"|(annually|yearly|monthly)\b|(p\.[ \t]?a)\b)",
+    re.IGNORECASE,
+)
+
+
+def _per_area(text: str, mentions: list[Amount]) -> list[Amount]:
+    """Prices per square foot multiplied by the area the text names ("$28 per square foot per year on
+    3,000 sq ft" is 84,000 a year): the one area written (a count of sqft), and the period after the
+    price ("per year", "a month"; by the year when none is written, as such rents are quoted). A price per
+    square foot with no single area named is dropped: it is no figure of a rent as written."""
+    areas = {a.high for a in mentions if a.kind == "count" and a.unit == "sqft" and not a.is_range}
+    out: list[Amount] = []
+    for amount in mentions:
+        found = _PER_AREA.match(text, amount.end) if amount.kind in ("money", "number") else None
+        if found is None or amount.per not in (None, "month", "year"):
+            out.append(amount)
+            continue
+        if len(areas) != 1:
+            continue
+        area = next(iter(areas))
+        period = _AREA_PERIOD.match(text, found.end())
+        word = (
+            amount.per or "year" if period is None else (period.group(1) or period.group(2) or "year").lower()
+        )
+        per = "month" if word in ("month", "mo", "monthly") else "year"
+        end = period.end() if period is not None else found.end()
+        out.append(
+            replace(
+                amount,
+                low=amount.low * area,
+                high=amount.high * area,
+                kind="money",
+                per=per,
+                end=end,
+                text=text[amount.start : end],
+            )
+        )
+    return out
+
+
+# Another cost right before a term keyword makes a compound that names that cost ("equity package",
+# "relocation package", "bonus base"): the keyword is not the term's there.
+_OTHER_BEFORE = re.compile(
+    r"\b(?:" + "|".join(re.escape(w) for w in _OTHER_MONEY if w.isalpha()) + r")[ \t-]{1,3}$", re.IGNORECASE
+)
+
+
+def _own_keywords(text: str, positions: list[int]) -> list[int]:
+    """The keyword offsets that do not close a compound naming another cost ("an equity package")."""
+    return [k for k in positions if _OTHER_BEFORE.search(text, max(0, k - 24), k) is None]
 
 
 # A total named right after a money figure: "$150,000 for the whole batch", "$1.2M in total".
@@ -1828,6 +2218,10 @@ def _attribute(
         )
         misfit = _misfit(term, high)
         typed = amount.kind != "number" or amount.per is not None
+        shorthand = not typed and distance is not None and distance <= _SHORTHAND_REACH and misfit > 1.2
+        if shorthand and _in_thousands(term, amount):
+            low, high = low * 1000.0, high * 1000.0  # "107 on base", "i can do 125 base"
+            misfit = _misfit(term, high) + _SHORTHAND_PENALTY
         if not typed:
             if distance is None and not (amount.scaled and misfit < 1.2):
                 continue

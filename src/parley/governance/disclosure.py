@@ -29,19 +29,19 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
-from parley.governance.amounts import TermAmount
+from parley.governance.amounts import MAX_READ_CHARS, TermAmount
 from parley.governance.attribution import (
     Limits,
     enum_mentions,
     quotes_counterparty,
 )
 from parley.governance.config import BoundaryTerm, DomainConfig, load_yaml_data
-from parley.governance.draft import Draft, attribute_amounts, parse
+from parley.governance.draft import LONGEST_CLAUSE, MAX_CLAUSES, MAX_FIGURES, Draft, attribute_amounts, parse
 from parley.governance.text import find_phrases, keyword_distance
 
 DisclosureKind = Literal["figure", "allowed_set", "structural", "unread"]
@@ -85,6 +85,8 @@ class DisclosureFinding:
 
     def describe(self) -> str:
         """One line for people: the cue, the sentence and what it gives away."""
+        if self.cue == UNCHECKED:
+            return f"the text could not be checked whole ({self.value}): held as a possible disclosure"
         if self.kind == "structural":
             what = "points at the figure on the table as our limit" + (f" ({self.term})" if self.term else "")
         elif self.kind == "unread":
@@ -104,23 +106,60 @@ class Bound:
     pattern: re.Pattern[str]
 
 
+_WORD_RUN = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Phrases:
+    """A phrase list with the words of each: a text holds a phrase only if it holds each of its words as a
+    whole run of word characters, so a window is split into words once and only the phrases whose words
+    it holds are searched for (most windows hold none), instead of one search per phrase.
+
+    Attributes:
+        phrases: The phrases.
+        runs: The runs of word characters of each phrase, lowercased (in the order of phrases).
+    """
+
+    phrases: tuple[str, ...]
+    runs: tuple[frozenset[str], ...]
+
+    @classmethod
+    def of(cls, phrases: Iterable[str]) -> Phrases:
+        """The phrases and their words."""
+        kept = tuple(p for p in phrases if _WORD_RUN.search(p))
+        return cls(kept, tuple(frozenset(_WORD_RUN.findall(p.lower())) for p in kept))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.phrases)
+
+    def __contains__(self, phrase: object) -> bool:
+        return phrase in self.phrases
+
+    def find(self, text: str) -> list[tuple[int, str]]:
+        """Start offsets and phrases found in text, in order (as `text.find_phrases`)."""
+        words = set(_WORD_RUN.findall(text.lower()))
+        held = [phrase for phrase, runs in zip(self.phrases, self.runs, strict=True) if runs <= words]
+        return find_phrases(text, held) if held else []
+
+
 @dataclass(frozen=True, slots=True)
 class Lexicon:
     """The cue lists of data/disclosure.yaml, compiled."""
 
     bounds: tuple[Bound, ...]
-    nouns: tuple[str, ...]
-    owned_nouns: tuple[str, ...]
-    compounds: tuple[str, ...]
+    nouns: Phrases
+    owned_nouns: Phrases
+    compounds: Phrases
     others: tuple[str, ...]
     ours: tuple[str, ...]
-    relations: tuple[str, ...]
-    proximity: tuple[str, ...]
+    relations: Phrases
+    proximity: Phrases
     anchors: tuple[re.Pattern[str], ...]
     restrictions: tuple[re.Pattern[str], ...]
-    refusals: tuple[str, ...]
+    refusals: Phrases
     margin: float
-    asides: tuple[str, ...]
+    directed_margin: float
+    asides: Phrases
     numbers: re.Pattern[str]
     valued: tuple[re.Pattern[str], ...]
     followers: frozenset[str]
@@ -192,6 +231,9 @@ def lexicon() -> Lexicon:
     def words(key: str) -> tuple[str, ...]:
         return tuple(str(w) for w in raw[key])
 
+    def phrases(key: str) -> Phrases:
+        return Phrases.of(words(key))
+
     bounds = tuple(
         Bound(str(family), re.compile(p, re.IGNORECASE))
         for family, group in raw["bounds"].items()
@@ -201,18 +243,19 @@ def lexicon() -> Lexicon:
     spelled = "|".join(re.escape(w) for w in words("number_words"))
     return Lexicon(
         bounds,
-        words("nouns"),
-        words("owned_nouns"),
-        words("compounds"),
+        phrases("nouns"),
+        phrases("owned_nouns"),
+        phrases("compounds"),
         words("others"),
         words("ours"),
-        words("relations"),
-        words("proximity"),
+        phrases("relations"),
+        phrases("proximity"),
         patterns("anchors"),
         patterns("restrictions"),
-        words("refusals"),
+        phrases("refusals"),
         float(raw.get("margin", 0.05)),
-        words("asides"),
+        float(raw.get("directed_margin", raw.get("margin", 0.05))),
+        phrases("asides"),
         re.compile(rf"{digits}|\b(?:{spelled})\b", re.IGNORECASE),
         patterns("valued"),
         frozenset(words("figure_followers")),
@@ -241,7 +284,31 @@ def _figures(
         if sentence.draft.quoted(amount.start) or quotes_counterparty(window):
             continue
         values.append(_Value(terms[amount.term], amount.high, start))
-    return values
+    return sorted(values + _per_unit_totals(config, sentence), key=lambda v: v.start)
+
+
+def _per_unit_totals(config: DomainConfig, sentence: _Sentence) -> list[_Value]:
+    """A total for a stated number of units, as the price of one ("For 1,000 units our budget caps out
+    at $14,000 in total" names $14 a unit): each money figure of the sentence with no rate that no term
+    claims, divided by the one count of units the sentence names, for the term priced per unit."""
+    priced = next((t for t in config.boundary.terms if t.kind == "money" and t.unit == "unit"), None)
+    if priced is None:
+        return []
+    offset = sentence.start
+    amounts = sentence.draft.amounts_in(offset, offset + len(sentence.text))
+    counts = {a.high for a in amounts if a.kind == "count" and a.unit == "units" and not a.is_range}
+    if len(counts) != 1 or next(iter(counts)) < 2:
+        return []
+    count = next(iter(counts))
+    return [
+        _Value(priced, a.high / count, a.start - offset)
+        for a in amounts
+        if a.kind == "money"
+        and a.per is None
+        and a.start not in sentence.claimed
+        and not a.is_range
+        and not sentence.draft.quoted(a.start)
+    ]
 
 
 def _options(config: DomainConfig, sentence: str) -> list[_Value]:
@@ -256,10 +323,10 @@ def _cues(sentence: str, lexicon: Lexicon) -> list[_Cue]:
         for bound in lexicon.bounds
         for m in bound.pattern.finditer(sentence)
     ]
-    compounds = sorted((s, s + len(c)) for s, c in find_phrases(sentence, lexicon.compounds))
+    compounds = sorted((s, s + len(c)) for s, c in lexicon.compounds.find(sentence))
     compound_starts = [s for s, _ in compounds]
     for names, owned in ((lexicon.nouns, False), (lexicon.owned_nouns, True)):
-        for start, noun in find_phrases(sentence, names):
+        for start, noun in names.find(sentence):
             # compounds do not nest: the one starting last at or before the noun is the only candidate
             at = bisect.bisect_right(compound_starts, start) - 1
             if at < 0 or start >= compounds[at][1]:
@@ -272,23 +339,25 @@ def _cues(sentence: str, lexicon: Lexicon) -> list[_Cue]:
     return sorted(cues, key=lambda cue: cue.start)
 
 
-def _possessive(word: str, names: Iterable[str]) -> bool:
-    return any(word in (name, f"{name}'s") for name in names)
+@cache
+def _possessors(names: tuple[str, ...]) -> frozenset[str]:
+    """The names and their possessives ("landlord", "landlord's")."""
+    return frozenset((*names, *(f"{name}'s" for name in names)))
 
 
 def _owner(config: DomainConfig, before: str, lexicon: Lexicon) -> str | None:
     """Whose limit the nearest possessor or subject before a cue makes it: ours, theirs or None."""
-    theirs = (*lexicon.others, config.counterparty_role.split()[-1].lower())
-    ours = (*lexicon.ours, config.principal_role.split()[-1].lower())
+    theirs = _possessors((*lexicon.others, config.counterparty_role.split()[-1].lower()))
+    ours = _possessors((*lexicon.ours, config.principal_role.split()[-1].lower()))
     lowered = before.lower()
-    for start, aside in find_phrases(lowered, lexicon.asides):
+    for start, aside in lexicon.asides.find(lowered):
         lowered = lowered[:start] + " " * len(aside) + lowered[start + len(aside) :]
     found = re.findall(r"[\w'-]+", lowered)[-_OWNER_WINDOW - 1 :]
     for index in range(len(found) - 1, max(len(found) - 1 - _OWNER_WINDOW, -1), -1):
         word = found[index]
-        if _possessive(word, theirs):  # "our rates" stays ours, "market rates" does not
+        if word in theirs:  # "our rates" stays ours, "market rates" does not
             return "ours" if index > 0 and found[index - 1] in ("our", "my") else "theirs"
-        if _possessive(word, ours):
+        if word in ours:
             return "ours"
     return None
 
@@ -296,7 +365,7 @@ def _owner(config: DomainConfig, before: str, lexicon: Lexicon) -> str | None:
 def _refused(sentence: _Sentence, start: int, before: str, lexicon: Lexicon) -> bool:
     """Whether a negated verb of telling precedes the cue in its clause ("I can't share our budget")."""
     offset = start - len(before)
-    return any(sentence.negated(offset + s) for s, _ in find_phrases(before, lexicon.refusals))
+    return any(sentence.negated(offset + s) for s, _ in lexicon.refusals.find(before))
 
 
 def _speaks_for_us(config: DomainConfig, sentence: _Sentence, cue: _Cue, lexicon: Lexicon) -> bool:
@@ -313,11 +382,11 @@ def _placement(sentence: _Sentence, cue: _Cue, lexicon: Lexicon) -> str | None:
     """How the words before a noun place a figure: pinned to it ("near"), or a bare "one-sided" comparison."""
     clause_start, _ = sentence.clause(cue.start)
     before = " ".join(sentence.text[max(clause_start, cue.start - _OWNER_REACH) : cue.start].split()[-6:])
-    if find_phrases(before, lexicon.proximity):
+    if lexicon.proximity.find(before):
         return "near"
     if any(p.match(sentence.text, cue.end) for p in lexicon.valued):
         return None  # the noun's own value follows it ("within a budget of $100K")
-    return "one-sided" if find_phrases(" ".join(before.split()[-3:]), lexicon.relations) else None
+    return "one-sided" if lexicon.relations.find(" ".join(before.split()[-3:])) else None
 
 
 # -- linking a cue to what it discloses -----------------------------------------------------------------
@@ -325,26 +394,77 @@ def _nearest(values: list[_Value], position: int) -> _Value | None:
     return min(values, key=lambda v: abs(v.start - position)) if values else None
 
 
-def _private_limit(term: BoundaryTerm, value: float, overrides: Limits) -> float | None:
-    limits = [
-        x for x in (term.minimum, term.maximum, *overrides.get(term.name, (None, None))) if x is not None
-    ]
+Direction = Literal["ceiling", "floor"] | None
+
+# Words of a cue that say which end of the band it names: a ceiling ("can't go above", "the most", "up
+# to", "our cap") or a floor ("at least", "can't go below", "our minimum"); neither: the nearest limit.
+_CEILING = re.compile(
+    r"\b(?:above|over|beyond|past|exceed\w*|higher|highest|more|most|further|north|excess|max\w*|top\w*|"
+    r"cap|caps|capped|capping|ceiling|up to|as (?:high|much|far|long) as|longer|longest|latest|peak\w*|"
+    r"upper|outer|far)\b",
+    re.IGNORECASE,
+)
+_FLOOR = re.compile(
+    r"\b(?:below|under|lower|lowest|less|least|fewer|fewest|south|min\w*|floor|bottom(?![ -]line)|"
+    r"as (?:low|little|few|short) as|shorter|shortest)\b",
+    re.IGNORECASE,
+)
+# "at or below $14", "$14 or less": the figure bounds the other way from "can't go below $14".
+_OR_BEYOND = re.compile(r"\bat or\b|^\W*or\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def direction(cue: str) -> Direction:
+    """Which end of a term's band a cue names: "ceiling" ("can't go above", "the most", "up to", "our
+    cap", "$14 or less"), "floor" ("at least", "can't go below", "our minimum", "500 units or more"), or
+    None when it names neither or both ("our limit", "our bottom line")."""
+    ceiling, floor = _CEILING.search(cue) is not None, _FLOOR.search(cue) is not None
+    if _OR_BEYOND.search(cue):
+        ceiling, floor = floor, ceiling
+    return "ceiling" if ceiling and not floor else "floor" if floor and not ceiling else None
+
+
+def _private_limit(
+    term: BoundaryTerm, value: float, overrides: Limits, toward: Direction = None
+) -> float | None:
+    """The private limit of term nearest value: among the maxima for a ceiling, the minima for a floor
+    (all of them when the term has none of that end, or the cue names neither)."""
+    low, high = overrides.get(term.name, (None, None))
+    ends = {"floor": (term.minimum, low), "ceiling": (term.maximum, high)}
+    limits = [x for x in ends.get(toward or "", ()) if x is not None] if toward else []
+    if not limits:
+        limits = [x for x in (term.minimum, term.maximum, low, high) if x is not None]
     return min(limits, key=lambda x: abs(x - value)) if limits else None
 
 
-def _near_limit(term: BoundaryTerm, value: float, overrides: Limits, margin: float) -> bool:
-    """Whether value lies within margin (a fraction of the limit) of one of term's private limits."""
-    limit = _private_limit(term, value, overrides)
+def _within(value: float, limit: float | None, margin: float) -> bool:
     return limit is not None and abs(value - limit) <= margin * max(abs(limit), 1e-9) + 1e-9
 
 
-def _finding(sentence: _Sentence, cue: _Cue, value: _Value, overrides: Limits) -> DisclosureFinding:
+def _near_limit(
+    term: BoundaryTerm, value: float, overrides: Limits, lexicon: Lexicon, toward: Direction = None
+) -> bool:
+    """Whether value lies within the margin (a fraction of the limit) of one of term's private limits,
+    or within the wider directed margin of the limit at the end of the band the cue names (of the
+    nearest limit when it names neither end): "the most we can pay is 10,500 a month" or "our limit is
+    11,000 per month" against a 12,000 maximum, not "we can go up to $80,000" against a $100,000 maximum
+    (at an $80,000 minimum it is within the margin)."""
+    if _within(value, _private_limit(term, value, overrides), lexicon.margin):
+        return True
+    return _within(value, _private_limit(term, value, overrides, toward), lexicon.directed_margin)
+
+
+def _finding(
+    sentence: _Sentence, cue: _Cue, value: _Value, overrides: Limits, toward: Direction = None
+) -> DisclosureFinding:
     term = value.term
     if isinstance(value.value, str):
         named = ",".join(dict.fromkeys(str(o.value) for o in sentence.options if o.term == term))
         allowed = ",".join(term.allowed)
         return DisclosureFinding(sentence.text, cue.text, "allowed_set", term.name, named, allowed)
     limit = _private_limit(term, value.value, overrides)
+    if toward is not None and not _within(value.value, limit, lexicon().margin):
+        limit = _private_limit(term, value.value, overrides, toward)  # within the directed margin
     return DisclosureFinding(sentence.text, cue.text, "figure", term.name, value.value, limit)
 
 
@@ -400,9 +520,10 @@ def _link(
     placement = _placement(sentence, cue, lexicon) if cue.kind == "noun" else None
     if placement == "one-sided":
         return None
+    toward = direction(cue.text)
     value = _nearest(scope.between(start, end), cue.start)
     if value is not None:
-        return _finding(sentence, cue, value, overrides)
+        return _finding(sentence, cue, value, overrides, toward)
     span = (clause_start, clause_end)
     if span not in scope.unread:
         scope.unread[span] = _unread(sentence, clause_start, clause_end, lexicon)
@@ -417,8 +538,8 @@ def _link(
     if placement == "near" or scope.anchored[span]:
         if earlier is None or not isinstance(earlier.value, float):
             return _structural(config, text, cue)
-        if _near_limit(earlier.term, earlier.value, overrides, lexicon.margin):
-            return _finding(sentence, cue, earlier, overrides)
+        if _near_limit(earlier.term, earlier.value, overrides, lexicon, toward):
+            return _finding(sentence, cue, earlier, overrides, toward)
     return None
 
 
@@ -451,12 +572,41 @@ def find_disclosures(
     The text is normalised and parsed once (`draft.parse`, no size limit) and read by
     `find_disclosures_in`; the preflight, which already holds the parsed draft, calls that directly.
 
+    A text longer than the amount reader reads (`amounts.MAX_READ_CHARS`) is not parsed: it fails closed
+    with one "unread" finding (`unchecked`), in time independent of its length.
+
     Args:
         text: The outgoing draft.
         config: Domain config (the boundary holds the limits).
         overrides: Limits the principal widened; they are as private as the configured ones.
     """
+    if len(text) > MAX_READ_CHARS:
+        return [unchecked(text, f"{len(text):,} characters (at most {MAX_READ_CHARS:,} are checked)")]
     return find_disclosures_in(parse(text, config.non_binding_phrases, max_chars=None), config, overrides)
+
+
+UNCHECKED = "(not checked)"
+"""The cue of the finding a text gets when it cannot be checked whole (see `unchecked`)."""
+
+
+def unchecked(text: str, why: str) -> DisclosureFinding:
+    """The one finding of a text the check cannot read whole (too long, too many figures or clauses, a
+    clause too long): an "unread" disclosure, so the text is held, never passed unchecked."""
+    return DisclosureFinding(text[:200], UNCHECKED, "unread", None, why)
+
+
+def _unreadable(draft: Draft) -> str | None:
+    """Why a parsed draft cannot be checked whole (the preflight's own limits), or None."""
+    if len(draft.text) > MAX_READ_CHARS:
+        return f"{len(draft.text):,} characters (at most {MAX_READ_CHARS:,} are checked)"
+    if draft.too_many_figures:
+        return f"{draft.figures:,} figures (at most {MAX_FIGURES} are read)"
+    if draft.unread:
+        return f"more than {MAX_CLAUSES:,} clauses"
+    longest = max((c.end - c.start for c in draft.clauses()), default=0)
+    if longest > LONGEST_CLAUSE:
+        return f"a clause of {longest:,} characters (at most {LONGEST_CLAUSE:,})"
+    return None
 
 
 def find_disclosures_in(
@@ -468,7 +618,9 @@ def find_disclosures_in(
     """Sentences of a parsed draft that disclose one of the principal's private limits (one finding
     per disclosing sentence).
 
-    Reads the draft's sentences, clauses and value mentions; it splits and reads nothing again.
+    Reads the draft's sentences, clauses and value mentions; it splits and reads nothing again. A draft
+    that cannot be read whole (longer than `amounts.MAX_READ_CHARS`, more figures or clauses than the
+    parse reads, a clause over `draft.LONGEST_CLAUSE`) gets one "unread" finding (`unchecked`) instead.
 
     Args:
         draft: The parsed outgoing draft.
@@ -477,6 +629,9 @@ def find_disclosures_in(
         attributed: The draft's amounts attributed to terms (`draft.attribute_amounts`), when the
             caller already has them.
     """
+    why = _unreadable(draft)
+    if why is not None:
+        return [unchecked(draft.text, why)]
     cues, limits = lexicon(), overrides or {}
     found = list(attribute_amounts(draft, config) if attributed is None else attributed)
     starts = [amount.start for amount in found]
@@ -507,19 +662,23 @@ def _disclosure(
     cues = [cue for cue in _cues(text, lexicon) if _speaks_for_us(config, sentence, cue, lexicon)]
     if not cues:
         return None  # most sentences: no need to look for values
-    near = tuple(
-        v
-        for v in figures
-        if isinstance(v.value, float) and _near_limit(v.term, v.value, overrides, lexicon.margin)
-    )
     options = tuple(_options(config, text))
-    linked = _Sentence(text, sentence.start, sentence.draft, near, options, sentence.claimed)
-    scope = _Scope([*near, *options])
-    found = (
-        _link(config, linked, cue, overrides, lexicon, scope, _on_the_table(figures, cue, earlier))
-        for cue in cues
-    )
-    return next((finding for finding in found if finding is not None), None)
+    scopes: dict[Direction, tuple[_Sentence, _Scope]] = {}
+    for cue in cues:
+        toward = direction(cue.text)
+        if toward not in scopes:  # the figures near the limit of the end the cue names
+            near = tuple(
+                v
+                for v in figures
+                if isinstance(v.value, float) and _near_limit(v.term, v.value, overrides, lexicon, toward)
+            )
+            linked = _Sentence(text, sentence.start, sentence.draft, near, options, sentence.claimed)
+            scopes[toward] = (linked, _Scope([*near, *options]))
+        linked, scope = scopes[toward]
+        finding = _link(config, linked, cue, overrides, lexicon, scope, _on_the_table(figures, cue, earlier))
+        if finding is not None:
+            return finding
+    return None
 
 
 def _on_the_table(figures: Sequence[_Value], cue: _Cue, earlier: _Value | None) -> _Value | None:
