@@ -112,6 +112,8 @@ def test_llm_run_reports_roles_with_calls_and_tokens(recorded: tuple[Path, Path,
     report = out.read_text("utf-8")
     assert report.count("## LLM roles") == 1
     assert "--llm SPEC" in report.splitlines()[2]
+    assert "the model's replies are not" in report.splitlines()[2]  # no claim that a rerun reproduces it
+    assert "every agent is deterministic by seed" not in report
     rows = usage_rows(report)
     assert set(rows) == set(ROLES)
     for role in ("astra_parameters", "astra_partner", "astra_tactic"):
@@ -404,5 +406,6 @@ def test_without_llm_flags_the_report_has_no_llm_section(tmp_path: Path) -> None
     )
     assert result.exit_code == 0, result.output
     assert "## LLM roles" not in out.read_text("utf-8")
+    assert "reproduces it exactly (every agent is deterministic by seed)" in out.read_text("utf-8")
     assert "llm_fallback_share" not in out.with_name("astra_runs.csv").read_text("utf-8")
     assert casino_game(5000).name == "casino-random"

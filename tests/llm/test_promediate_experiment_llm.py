@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from parley.cli.app import app
 from parley.scenarios.importers.promediate import load_promediate_case
-from parley.testing import StubServer
+from parley.testing import StubReply, StubServer
 
 TINY = ["experiment", "promediate", "--runs", "2", "--cases", "hmo", "--modes", "competing"]
 TINY += [
@@ -109,3 +109,52 @@ def test_llm_conditions_need_an_llm_and_matching_stored_rows(tmp_path: Path) -> 
 def test_bad_llm_options_are_one_line_errors(option: list[str], message: str) -> None:
     result = CliRunner().invoke(app, ["experiment", "promediate", "--cases", "hmo", *option])
     assert result.exit_code == 2 and message in result.output.replace("\n", "")
+
+
+@pytest.mark.e2e
+def test_fallback_flags_are_those_of_parley_run(tmp_path: Path) -> None:
+    """--allow-fallback, --llm-strict and the budgets work as in `parley mediate`: a failing
+    endpoint exits 3 unless fallbacks are allowed, and --llm-strict stops at the first one."""
+    config = tmp_path / "llm.yaml"
+    config.write_text("max_attempts: 1\ncircuit_failures: 0\n", "utf-8")  # give up at once
+    tiny = ["experiment", "promediate", "--runs", "1", "--cases", "hmo", "--modes", "competing"]
+    tiny += ["--mediators", "llm-generic", "--deliberation-seeds", "0", "--concurrency", "1"]
+    with StubServer(lambda _body: StubReply.error(500)) as stub:
+
+        def run(name: str, *flags: str) -> tuple[int, str]:
+            out = tmp_path / name / "promediate.md"
+            args = [*tiny, "--out", str(out), "--llm", stub.spec("m"), "--llm-config", str(config)]
+            result = CliRunner().invoke(app, [*args, *flags])
+            assert "Traceback" not in result.output
+            return result.exit_code, result.output
+
+        refused, allowed, strict = (
+            run("refused"),
+            run("allowed", "--allow-fallback"),
+            run("strict", "--llm-strict"),
+        )
+    assert refused[0] == 3 and "llm: mediator:" in refused[1] and "played no part" in refused[1]
+    assert allowed[0] == 0 and "llm: mediator:" in allowed[1] and "played no part" not in allowed[1]
+    assert (
+        strict[0] == 2 and "--llm-strict: role mediator fell back to its rule twin" in strict[1]
+    )  # as `mediate`
+    assert not (tmp_path / "strict" / "promediate.md").exists()
+
+
+@pytest.mark.e2e
+def test_a_spent_budget_falls_back_without_calls(tmp_path: Path) -> None:
+    tiny = ["experiment", "promediate", "--runs", "1", "--cases", "hmo", "--modes", "competing"]
+    tiny += ["--mediators", "llm-generic", "--deliberation-seeds", "0", "--concurrency", "1"]
+    calls: list[object] = []
+
+    def answer(body: object) -> StubReply:
+        calls.append(body)
+        return StubReply.error(500)
+
+    with StubServer(answer) as stub:
+        out = tmp_path / "promediate.md"
+        args = [*tiny, "--out", str(out), "--llm", stub.spec("m"), "--llm-budget-seconds", "0.001"]
+        result = CliRunner().invoke(app, [*args, "--allow-fallback"])
+    assert result.exit_code == 0, result.output
+    assert "llm: mediator:" in result.output
+    assert len(calls) <= 1  # at most the request that spent the budget

@@ -416,6 +416,10 @@ def promediate_experiment(
     llm_config: LLMConfigOption = None,
     record: RecordOption = None,
     replay: ReplayOption = None,
+    llm_budget_seconds: BudgetSecondsOption = None,
+    llm_budget_tokens: BudgetTokensOption = None,
+    llm_strict: LLMStrictOption = False,
+    allow_fallback: AllowFallbackOption = False,
     scheduler: SchedulerOption = None,
     store: StoreOption = None,
     quiet: QuietOption = False,
@@ -438,6 +442,12 @@ def promediate_experiment(
         fail(f"--sensitivity-seeds is at most {limit} (the evaluation split), got {sensitivity_seeds}")
     seeds = SEED_SPLITS[split] if split is not None else tuple(range(runs))
     flags = {"llm": llm, "llm_role": llm_role, "llm_config": llm_config, "record": record, "replay": replay}
+    flags |= {
+        "llm_budget_seconds": llm_budget_seconds,
+        "llm_budget_tokens": llm_budget_tokens,
+        "llm_strict": llm_strict,
+        "allow_fallback": allow_fallback,
+    }
     try:
         roles = ConversationRoles(participants, consensus, judge)
         cells = grid(_chosen_cases(cases), _chosen_modes(modes), _chosen_mediators(mediators))
