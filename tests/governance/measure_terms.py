@@ -1,6 +1,6 @@
 """Term-level scoring of the term reader on a labelled set of counterparty messages (issue 17).
 
-    .venv/bin/python tests/governance/measure_terms.py [PATH ...] [--baseline] [--errors]
+    .venv/bin/python tests/governance/measure_terms.py [PATH ...] [--baseline] [--errors] [--json]
 
 A set is a YAML file (`messages:` with `id`, `domain`, `text`, `terms`, `conditions`, `question`,
 `correction`, optional `competing`; see tests/data/gaia/dev_terms/messages.yaml). A stated (term,
@@ -24,11 +24,15 @@ whose path or folder name is SOURCE ("all" for every set given):
 
     .venv/bin/python tests/governance/measure_terms.py tests/data/gaia/*/messages.yaml \
         --show condition_dropped heldout_terms2
+
+`--json` prints one strict JSON object a line instead (per set: its scores, counts and errors by kind),
+to record a baseline and compare a change with it set by set.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections import Counter
@@ -380,6 +384,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("paths", nargs="*", type=Path, help="labelled sets (default: the development set)")
     parser.add_argument("--baseline", action="store_true", help="score the extractor before the term reader")
     parser.add_argument("--errors", action="store_true", help="print every message read with an error")
+    parser.add_argument("--json", action="store_true", help="one JSON object a set: scores and kinds")
     parser.add_argument(
         "--show",
         nargs=2,
@@ -404,6 +409,19 @@ def main(argv: list[str]) -> int:
     for path in paths:
         errors: list[str] | None = [] if args.errors else None
         precision, recall, f1, (found, total), counts = term_f1(path, reader, errors)
+        kinds = errors_of(path, reader)
+        if args.json:
+            by_kind = Counter(e.kind for e in kinds)
+            record = {
+                "set": path.parent.name,
+                "precision": round(precision, 4),
+                "recall": round(recall, 4),
+                "f1": round(f1, 4),
+                "counts": counts,
+                "kinds": {k: by_kind[k] for k in KINDS if by_kind[k]},
+            }
+            print(json.dumps(record, allow_nan=False, sort_keys=True))
+            continue
         print(
             f"{path}: precision {precision:.3f} recall {recall:.3f} F1 {f1:.3f} "
             f"(tp {counts['tp']} fp {counts['fp']} fn {counts['fn']}); conditions {found}/{total} "
@@ -414,7 +432,6 @@ def main(argv: list[str]) -> int:
             f"{counts['messages']}; correction {counts['correction_right']}/{counts['messages']}; "
             f"competing {counts['competing_found']}/{counts['competing']}"
         )
-        kinds = errors_of(path, reader)
         print(_summary(kinds))
         for line in errors or []:
             print(line)

@@ -300,18 +300,22 @@ def test_the_spent_held_out_term_sets_at_their_floors() -> None:
     untouched (6a0bef6) and measured once after the fail-closed change: F1 0.849, 39/53 conditions
     surfaced (targets F1 >= 0.9 and none dropped: not met; docs/results/gaia_terms.md). Since tuned on
     (development figures, not blind): the clause-level condition reader and the fixes by form brought
-    held-out 1 to F1 0.957 and held-out 2 to F1 0.896 with all 53 conditions attributed."""
+    held-out 1 to F1 0.957 and held-out 2 to F1 0.896 with all 53 conditions attributed; the fixes by
+    error class after term set v3 (test_terms_classes.py) to 0.974 and 0.951."""
     root = DEV.parents[1]
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms" / "messages.yaml")
-    assert (f1 >= 0.956, found, total) == (True, 20, 20)
+    assert (f1 >= 0.965, found, total) == (True, 20, 20)
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms2" / "messages.yaml")
-    assert (f1 >= 0.895, total, found, counts["conditions_surfaced"]) == (True, 53, 53, 53)
+    assert (f1 >= 0.94, total, found, counts["conditions_surfaced"]) == (True, 53, 53, 53)
 
 
 def test_the_third_held_out_term_set_at_its_one_measurement() -> None:
     """Written blind on 2026-11-27 (f039dd6) before the clause-level condition reader landed, measured
     once after: F1 0.881 (target >= 0.9: not met), conditions 79/87 surfaced, 77/87 attributed (one
-    dropped silently, seven tied to the wrong term: target of none dropped not met)."""
+    dropped silently, seven tied to the wrong term: target of none dropped not met). Since spent and
+    tuned on (development figures, not blind): F1 0.964, 84/87 attributed, 86/87 surfaced (the one
+    left is read as a condition on no term, quoting its clause, which shares no word of four letters
+    with its label)."""
     root = DEV.parents[1]
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms3" / "messages.yaml")
-    assert (f1 >= 0.880, total, found >= 77, counts["conditions_surfaced"] >= 79) == (True, 87, True, True)
+    assert (f1 >= 0.95, total, found >= 83, counts["conditions_surfaced"] >= 85) == (True, 87, True, True)

@@ -6,6 +6,7 @@ Every sentence here is written for these tests (none is copied from a labelled s
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import date
 
@@ -18,7 +19,7 @@ from parley.governance.escalation import EscalationRequest
 from parley.governance.term_clauses import condition_form_matches, names_term, read_clauses
 from parley.governance.terms import Condition, TermReader, TermReading
 
-from .measure_terms import KINDS, classify, main
+from .measure_terms import DEV, KINDS, classify, main
 
 DAY = date(2026, 11, 27)
 
@@ -313,6 +314,14 @@ def test_the_measure_names_each_kind_of_error(staffing: DomainConfig) -> None:
 def test_the_measure_rejects_an_unknown_kind_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--show", "nonsense", "all"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_measure_prints_strict_json_a_set(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(DEV), "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    record = json.loads(lines[0])
+    assert len(lines) == 1 and record["set"] == "dev_terms" and 0.0 <= record["f1"] <= 1.0
+    assert set(record["kinds"]) <= set(KINDS) and record["counts"]["messages"] > 0
 
 
 def test_the_measure_names_a_missing_set_in_one_line(

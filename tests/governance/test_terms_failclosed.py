@@ -4,7 +4,7 @@ Whatever the reader understands, a message holding a conditional construction yi
 condition (quoting the clause when no term carries it), an amount no term claims is quoted as unread,
 and both reach the principal in the escalation. Also the misreads fixed with it: a bonus beside remote
 days, "no security deposit", per-day penalties, a compound duration that names something else, and an
-hourly ask that says the contract is by the hour.
+hourly ask that implies the contract is by the hour (stated only when the message names it).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from parley.governance.config import DomainConfig
 from parley.governance.delegate.position import conditions_note, position
+from parley.governance.extraction import ExtractionContext, TermExtractor
 from parley.governance.term_guard import MAX_QUOTE, MAX_QUOTED, conditional_markers, has_conditional_marker
 from parley.governance.terms import TermReader, TermReading, reader_for
 
@@ -283,15 +284,30 @@ def test_a_compound_duration_of_something_else_is_no_term(
     assert _read(leasing, "We require an 18-month minimum.").values == {"lease_term": 18.0}
 
 
-@pytest.mark.parametrize("text", ["My rate is $90 an hour.", "I charge 95/hr for contract work."])
-def test_an_hourly_ask_says_the_contract_is_by_the_hour(staffing: DomainConfig, text: str) -> None:
-    values = _read(staffing, text).values
-    assert values["contract_type"] == "contract"
-    assert values["hourly_rate"] in (90.0, 95.0)
+@pytest.mark.parametrize("text", ["My rate is $90 an hour.", "Could you live with 66 an hour?"])
+def test_an_hourly_ask_implies_the_contract_is_by_the_hour(staffing: DomainConfig, text: str) -> None:
+    """The labelled sets never count a contract type the message does not name as stated: it is
+    implied (the delegate's extractor still learns it and switches to the hourly rate)."""
+    reading = _read(staffing, text)
+    assert "contract_type" not in reading.values
+    assert [(t.term, t.value) for t in reading.implied] == [("contract_type", "contract")]
+    assert reading.values["hourly_rate"] in (90.0, 66.0)
+    assert TermReading.from_json(reading.to_json()) == reading
+    readings = TermExtractor(staffing).extract(text, ExtractionContext())
+    assert ("contract_type", "contract") in [(r.field, r.value) for r in readings]
+
+
+@pytest.mark.parametrize(
+    "text", ["I charge 95/hr for contract work.", "I'd switch to contract if needed: 80 an hour instead."]
+)
+def test_an_hourly_ask_naming_the_contract_states_it(staffing: DomainConfig, text: str) -> None:
+    reading = _read(staffing, text)
+    assert reading.values["contract_type"] == "contract" and not reading.implied
 
 
 def test_a_past_hourly_rate_implies_no_contract(staffing: DomainConfig) -> None:
-    assert "contract_type" not in _read(staffing, "I was paid $80 an hour at my last job.").values
+    reading = _read(staffing, "I was paid $80 an hour at my last job.")
+    assert "contract_type" not in reading.values and not reading.implied
 
 
 def test_money_beside_another_cost_is_no_term_but_unread(staffing: DomainConfig) -> None:

@@ -323,7 +323,7 @@ class TermExtractor:
     def extract(self, message: str, context: ExtractionContext) -> list[FieldReading]:
         reading = self._reader.read(message, asked=context.asked)
         readings: list[FieldReading] = []
-        for stated in reading.terms:
+        for stated in (*reading.terms, *reading.implied):  # an hourly rate's contract type too
             term = self._reader.term(stated.term)
             if term.field is None:
                 continue
@@ -345,9 +345,10 @@ def apply_reading(
     offer, the principal's figure quoted back, a hypothesis, a value it takes back)."""
     reader = reader_for(config)
     fields = {
-        name: reader.term(name).field for name in (*reading.set_aside, *(t.term for t in reading.terms))
+        name: reader.term(name).field
+        for name in (*reading.set_aside, *(t.term for t in (*reading.terms, *reading.implied)))
     }
-    stated = {fields[t.term] for t in reading.terms}
+    stated = {fields[t.term] for t in (*reading.terms, *reading.implied)}
     aside = {fields[name] for name in reading.set_aside} - stated
     return [r for r in readings if r.field not in aside]
 

@@ -30,7 +30,7 @@ _SLACK = 3.0
 _MISFIT_LIMIT = 1.2
 """Log-ratio beyond which a figure without a unit is not the term's (a factor of 3.3 past the slack)."""
 _TYPED_MISFIT_LIMIT = 4.0
-_WORKDAYS = {"days": 1.0, "weeks": 5.0, "months": 21.0, "years": 250.0}
+_WORKDAYS = {"days": 1.0, "workdays": 1.0, "weeks": 5.0, "months": 21.0, "years": 250.0}
 _COUNT_UNITS = frozenset({"units", "sqft", "spaces"})
 _CLAUSE_COST = 1.2
 """What a keyword in another clause of the sentence costs (characters cost 1/40 each)."""
@@ -98,7 +98,7 @@ class KeywordIndex:
                 for k in set(term.keywords)
                 for m in keyword_pattern(k).finditer(lowered)
                 if term.name != OTHER_COST
-                or not _SUBJECT_BEFORE.search(lowered[max(0, m.start() - 12) : m.start()])
+                or not _SUBJECT_BEFORE.search(lowered[max(0, m.start() - 14) : m.start()])
             )
             for term in terms
         }
@@ -116,9 +116,15 @@ class KeywordIndex:
         index = bisect.bisect_left(self._markers, start)
         return index < len(self._markers) and self._markers[index] < end
 
-    def mark_figures(self, starts: Sequence[int]) -> None:
-        """Where the message's figures stand: a keyword beyond another figure belongs to that one."""
+    def mark_figures(self, starts: Sequence[int], spans: Sequence[tuple[int, int]] = ()) -> None:
+        """Where the message's figures stand: a keyword beyond another figure belongs to that one, and
+        a cost word inside another figure ("2 parking spots, 3,150/mo") is that figure's noun."""
         self._figures = sorted(starts)
+        self.spans[OTHER_COST] = [
+            (k_start, k_end)
+            for k_start, k_end in self.spans[OTHER_COST]
+            if not any(start <= k_start and k_end <= end for start, end in spans)
+        ]
 
     def penalty(self, term: str, start: int, end: int) -> float | None:
         """How far the nearest keyword of term is from [start, end) within its sentence (None: none).
@@ -155,6 +161,8 @@ class KeywordIndex:
         stripped = between.strip()
         if crossed <= 0 or stripped.startswith(":") or (stripped.endswith(":") and len(stripped) <= 16):
             return 0.0  # "PTO: 25 days", "remote days: 2"
+        if stripped in ("\u2014", "\u2013", "-"):
+            return 0.0  # "more free rent \u2014 three months": a dash spells out what it follows
         return _CLAUSE_COST * crossed
 
     def adjacent(self, term: str, start: int) -> bool:
@@ -181,6 +189,26 @@ class KeywordIndex:
         office = distance(_OFFICE)
         return office < math.inf and office < distance(_REMOTE)
 
+    def named_before_in_sentence(self, term: str, start: int) -> int | None:
+        """Where the last keyword of term before offset start stands in its sentence (None: none)."""
+        sentence = self._draft.sentence_at(start)
+        if sentence is None:
+            return None
+        found = [k for k, _ in self.spans[term] if sentence.start <= k < start]
+        return found[-1] if found else None
+
+    def named_before(self, term: str, start: int) -> int | None:
+        """Where the last keyword of term stands in the sentence before the one at start (None: none)."""
+        sentence = self._draft.sentence_at(start)
+        if sentence is None:
+            return None
+        index = self._draft.sentences.index(sentence)
+        if index == 0:
+            return None
+        previous = self._draft.sentences[index - 1]
+        found = [k for k, _ in self.spans[term] if previous.start <= k < previous.end]
+        return found[-1] if found else None
+
     def nearest(self, start: int, end: int, terms: Sequence[TermDef]) -> TermDef | None:
         """The term whose keyword is nearest to [start, end) in its sentence, if any."""
         scored = [(p, t) for t in terms if (p := self.penalty(t.name, start, end)) is not None]
@@ -204,6 +232,10 @@ def _duration(value: float, unit: str, to: str) -> float | None:
         return value * _WORKDAYS[unit] if unit in _WORKDAYS else None
     if to == "days/week":
         return value if unit == "days" else None
+    if unit == "workdays" and to in ("weeks", "days"):
+        return value / _WORK_WEEK if to == "weeks" else value  # "15 working days" is 3 weeks
+    if unit == "days" and to == "months" and value > 0 and value % 15 == 0:
+        return value / 30.0  # "the first 90 days rent-free" is 3 months; a count of days in months
     converted = convert_duration(value, unit, to)
     if converted is None:
         return None
@@ -234,6 +266,8 @@ def convert(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
             return None
         factor = _PERCENT_PERIODS.get((figure.per or "", term.unit or ""), 1.0)
         return figure.low * factor, figure.high * factor, True
+    if term.shape in ("count", "duration") and kind == "number" and figure.cents:
+        return None  # "quoted us 3.05 delivered in 5 weeks": a figure in cents is no count or duration
     if term.shape == "count":
         if kind == "count" and unit == term.unit:
             return figure.low, figure.high, True
@@ -310,8 +344,10 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
         low, high, explicit = _WORK_WEEK - high, _WORK_WEEK - low, True  # "1 day in the office": 4 remote
         noun_keyword = True
     penalty = 0.0 if noun_keyword else index.penalty(term.name, figure.start, figure.end)
-    if penalty is None and not (explicit and (term.field is not None or figure.kind == "count")):
-        return None
+    if penalty is None and not (
+        explicit and (term.field is not None or figure.kind == "count") and figure.unit != "workdays"
+    ):
+        return None  # ("pricing may take 3 business days": working days name their term or none)
     if penalty is not None and not explicit:
         low, high = _scaled(term, figure, low, high)
     bare = term.shape == "money" and term.unit is None and not (figure.currency or figure.scaled)
@@ -328,8 +364,12 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
     return score, Attributed(term, low, high, confidence, figure, not explicit and not keyed, keyed)
 
 
-_SUBJECT_BEFORE = re.compile(r"\b(?:i|we|they|he|she|you|i'd|we'd|we'll|i'll|would|will|to)\s+$")
-"""Before a cost word, a subject or auxiliary makes it a verb ("I charge 95/hr"), not another cost."""
+_SUBJECT_BEFORE = re.compile(
+    r"\b(?:i|we|they|he|she|you|i'd|we'd|we'll|i'll|would|will|to"
+    r"|inclusive of|including|includes|incl\.?)\s+$"
+)
+"""Before a cost word, a subject or auxiliary makes it a verb ("I charge 95/hr"), not another cost; so
+does "inclusive of" make it part of the figure ("Rent inclusive of utilities: $3,450/month")."""
 OTHER_COST = "_other_cost"
 """The pseudo-term of money named beside another cost (a fee, freight, parking): no term's value."""
 
@@ -352,6 +392,22 @@ def attribute(figure: Figure, terms: Sequence[TermDef], index: KeywordIndex) -> 
         ):
             return None
     return best if score < 9.0 else None
+
+
+def attribute_across(figure: Figure, terms: Sequence[TermDef], index: KeywordIndex) -> Attributed | None:
+    """A figure with a unit no term in its sentence claims, read as the term named last in the sentence
+    before when its unit converts to that term's ("20 days PTO is low... we'd sign with 25 days")."""
+    if figure.kind not in ("duration", "count") or figure.unit is None:
+        return None
+    best: tuple[int, Attributed] | None = None
+    for term in terms:
+        at = index.named_before(term.name, figure.start)
+        converted = convert(term, figure) if at is not None else None
+        if at is None or converted is None or not converted[2] or misfit(term, converted[1]) > 0:
+            continue
+        if best is None or at > best[0]:
+            best = (at, Attributed(term, converted[0], converted[1], 0.7, figure))
+    return best[1] if best is not None else None
 
 
 def names_other_cost(figure: Figure, index: KeywordIndex) -> bool:
@@ -378,7 +434,11 @@ def fallback(
     """A bare figure no keyword claims: the term just named, the term asked about, or the negotiated one."""
     if figure.kind not in ("number", "money") or figure.noun is not None or figure.per is not None:
         return None
-    if previous is not None and figure.kind == "number":
+    if (
+        previous is not None
+        and figure.kind == "number"
+        and not (figure.cents and previous.term.shape in ("count", "duration"))
+    ):  # "an 18-month warranty and we're at 7.15": a figure in cents is no count or span of time
         source = previous.figure
         inherited = replace(
             figure, kind=source.kind, per=source.per, unit=source.unit, context_per=source.context_per

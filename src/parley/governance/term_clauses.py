@@ -182,7 +182,7 @@ def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
                 others.append((begin, body))
     _forms_read(draft, revised, others, covered)
     _proposals_read(draft, revised, others, covered, ends)
-    attached = _anaphora_read(draft, revised, ends)
+    attached = _anaphora_read(draft, revised, ends) + _continued_read(draft, revised)
     return ClauseReading(tuple(revised), tuple(others), tuple(covered + attached), tuple(attached))
 
 
@@ -244,6 +244,31 @@ def _opener(clause: Clause) -> int | None:
         if stripped.startswith(frame + " "):
             return lead + len(frame)
     return None
+
+
+def _continued_read(draft: Draft, hits: list[Hit]) -> list[int]:
+    """A value stated right after a condition that names its term ("only in case the company pays the
+    relocation from Porto, I estimate around 14.000"): the value is that condition's, and the condition
+    is read on the term rather than as text. Returns the starts of the conditional clauses so read."""
+    attached: list[int] = []
+    clauses = list(draft.clauses())
+    for i, hit in enumerate(hits):
+        clause = draft.clause_at(hit.start)
+        if hit.role != "own" or hit.term is UNCLAIMED or clause is None or clause not in clauses:
+            continue
+        position = clauses.index(clause)
+        previous = clauses[position - 1] if position > 0 else None
+        if previous is None or previous.sentence != clause.sentence or not condition_frame(previous):
+            continue
+        if "," not in draft.text[previous.end - 1 : clause.start + 1]:
+            continue
+        keywords = [keyword_pattern(k) for k in hit.term.keywords]
+        if any(k.search(clause.text.lower()) for k in keywords):
+            continue  # the value's own clause names its term: no continuation
+        if any(k.search(previous.text.lower()) for k in keywords):
+            hits[i] = replace(hit, role="condition")
+            attached.append(previous.start)
+    return attached
 
 
 def _anaphora_read(draft: Draft, hits: list[Hit], ends: dict[int, int]) -> list[int]:

@@ -40,6 +40,15 @@ _NONE_BEFORE = (
 )
 _WAIVED_BEFORE = r"\bwaiv(?:e|es|ed|ing)\s+(?:the\s+|any\s+|all\s+)?(?:security\s+)?"
 _WAIVED_AFTER = r"\s+(?:is|are|will be|would be|can be|gets|get|being)\s+waived\b"
+_NONE_AFTER = (
+    r"\s*(?::|=|-)\s*(?:none|nil|n/a|zero|no|[$\u20ac\u00a3]?\s?0(?:[.,]00?)?(?!\d|[.,]\d))(?![\w/])"
+)
+"""After a term's name: it has none ("Relocation: none", "Sign-on bonus: $0")."""
+_DROPPED_BEFORE = (
+    r"\b(?:no to(?: the)?|not the|drop(?:s|ped|ping)? the|remove(?:s|d)? the|skip(?:s|ped)? the"
+    r"|scrap(?:s|ped)? the)\s+"
+)
+"""Before a term's name: it is dropped ("No to the relocation", "drop the signing bonus entirely")."""
 _NOT_NONE = re.compile(
     r"^\s*(?:more|less|later|earlier|longer|shorter|higher|lower|fewer|greater|than|further)\b"
 )
@@ -48,7 +57,11 @@ _NOT_NONE = re.compile(
 @cache
 def _zero_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(sorted((re.escape(k.lower()) for k in keywords if k.strip()), key=len, reverse=True))
-    return re.compile(f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE})(?:{words})\\b|\\b(?:{words}){_WAIVED_AFTER}")
+    return re.compile(
+        f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE})(?:{words})\\b|\\b(?:{words}){_WAIVED_AFTER}"
+        f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}(?:{words})\\b(?=\\s*(?:[.;!,]|$|entirely|"
+        "altogether|completely))"
+    )
 
 
 def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> list[Hit]:
@@ -82,7 +95,7 @@ def derive(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[
     restated where the message names what they are a multiple of."""
     hits = _totals(draft, hits, terms)
     hits = _restated(hits, terms)
-    return _implied(hits, terms)
+    return _implied(draft, hits, terms)
 
 
 def _totals(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
@@ -177,6 +190,11 @@ def _per_period(total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef]) 
     return Hit(rate, value, value, total.start, total.end, 0.85, "own")
 
 
+@cache
+def _word_pattern(option: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(option.lower())}")
+
+
 def _restated(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
     """A lump sum stated beside the term it is a multiple of ("$10,500 on a $3,500 monthly rent")."""
     result: list[Hit] = []
@@ -208,8 +226,27 @@ def _implies(hit: Hit) -> bool:
     return figure is None or hit.term.unit is None or figure.per == hit.term.unit or figure.kind != "money"
 
 
-def _implied(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
+def _implied(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
+    """hits with the values stated ones imply (role "own") and those they only let the reader infer
+    (role "implied": an hourly rate's contract type, which the message does not state unless it names
+    the option: "I'd switch to contract: 80 an hour")."""
     stated = {h.term.name for h in hits if h.role in ("own", "condition")}
+    lowered = draft.text.lower()
+    inferred = [
+        Hit(
+            terms[name],
+            value,
+            value,
+            hit.start,
+            hit.end,
+            hit.confidence,
+            "own" if _word_pattern(value).search(lowered) else "implied",
+        )
+        for hit in hits
+        if hit.role in ("own", "condition") and _implies(hit)
+        for name, value in hit.term.switches.items()
+        if name in terms and name not in stated
+    ]
     extra = [
         Hit(
             terms[name],
@@ -225,4 +262,4 @@ def _implied(hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
         for name, value in hit.term.implies.items()
         if name in terms and name not in stated
     ]
-    return hits + extra
+    return hits + extra + inferred

@@ -47,6 +47,7 @@ class Figure:
         per_week: A count of days per week ("3 days/week").
         alternative: The other reading of "121.000" (121).
         inherited: Its unit was carried over from the figure before it ("24 months; we can extend to 30").
+        cents: It is written with two decimals ("3.05", "2,90"), as money is and counts are not.
     """
 
     kind: FigureKind
@@ -64,6 +65,7 @@ class Figure:
     per_week: bool = False
     alternative: tuple[float, float] | None = None
     inherited: bool = False
+    cents: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,10 @@ _YEAR = r"(?:,?\s+(\d{4}))?"
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}", re.IGNORECASE)
 _DAY_MONTH = re.compile(rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}\b{_YEAR}", re.IGNORECASE)
+_NUMERIC_DATE = re.compile(
+    r"(?<![\d/.,$])\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b(?![/\d%]|\s*(?:of|th)\b)"
+)
+"""A date in digits ("start 1/18", "12/1/2026"): month first unless the first number cannot be one."""
 _MONTH_ONLY = re.compile(
     r"\b(?:(?:early|mid|late|end of|in|from|by)[\s-]+)?("
     + "|".join(n for n in _MONTH_NAMES if len(n) > 3)
@@ -186,6 +192,14 @@ def find_dates(text: str, today: date | None) -> list[DateMention]:
             else None
         )
         if value is not None:
+            found.append(DateMention(value, m.start(), m.end()))
+    for m in _NUMERIC_DATE.finditer(text):
+        first, second = int(m.group(1)), int(m.group(2))
+        month, day = (second, first) if first > 12 else (first, second)  # "1/18"; "18/1" day first
+        year = int(m.group(3)) if m.group(3) else None
+        year = year + 2000 if year is not None and year < 100 else year
+        value = _resolve(month, day, year, today) if 1 <= month <= 12 else None
+        if value is not None and not any(d.start <= m.start() < d.end for d in found):
             found.append(DateMention(value, m.start(), m.end()))
     for pattern, month_group, day_group in ((_MONTH_DAY, 1, 2), (_DAY_MONTH, 2, 1)):
         for m in pattern.finditer(text):
@@ -231,7 +245,8 @@ def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
                 ]
         for option, pattern in term.patterns:
             for m in pattern.finditer(text):
-                value = option.replace("{1}", m.group(1)) if m.groups() else option
+                group = next((g for g in m.groups() if g), None)  # the alternative that matched
+                value = option.replace("{1}", group) if group is not None else option
                 hits.append(OptionMention(term.name, value, m.start(), m.end(), pattern=True))
     hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
     kept: list[OptionMention] = []
@@ -243,7 +258,8 @@ def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
 
 # -- figures --------------------------------------------------------------------------------------------
 _PERCENT = re.compile(
-    r"\b(?:(\d+(?:\.\d+)?)|(half|a half|a quarter|quarter|three quarters)\s+(?:of\s+)?(?:a|one)?"
+    r"\b(?:(\d+(?:\.\d+|,\d{1,2}(?!\d))?)"
+    r"|(half|a half|a quarter|quarter|three quarters)\s+(?:of\s+)?(?:a|one)?"
     r"|([a-z]+(?:-[a-z]+)?))\s*(?:%|percent\b|per cent\b)",
     re.IGNORECASE,
 )
@@ -253,7 +269,8 @@ _WORD_VALUES = {w: float(i) for i, w in enumerate(ONES_WORDS)} | {
 }
 _WORD_COUNT = re.compile(r"\b(" + "|".join(ONES_WORDS) + r"|half a|half an)\b", re.IGNORECASE)
 _DURATION = re.compile(
-    r"\b(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*(days?|weeks?|months?|years?)\b",
+    r"\b(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
+    r"(?:(calendar|business|working)\s+)?(days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
 _RATE_BEFORE = re.compile(r"(?:\bper|\ba|\ban|\beach|\bevery|/)\s*$", re.IGNORECASE)
@@ -272,7 +289,8 @@ def _word_value(raw: str) -> float | None:
 
 
 _PERCENT_PER = re.compile(
-    r"^\s*(?:per|a|an|each|every|/)\s*(?:calendar\s+|working\s+|business\s+)?(day|week|month)\b"
+    r"^\s*(?:of (?:the )?(?:order|contract|invoice|po|delivery|shipment)(?: value| price| amount)?\s+)?"
+    r"(?:per|a|an|each|every|/)\s*(?:calendar\s+|working\s+|business\s+)?(day|week|month)\b"
     r"|^\s*(daily|weekly|monthly)\b",
     re.IGNORECASE,
 )
@@ -285,7 +303,7 @@ def find_percents(text: str) -> list[Figure]:
     found: list[Figure] = []
     for m in _PERCENT.finditer(text):
         if m.group(1):
-            value: float | None = float(m.group(1))
+            value: float | None = float(m.group(1).replace(",", "."))  # "0,5%": a decimal comma
         elif m.group(2):
             value = _FRACTIONS[m.group(2).lower()]
         else:
@@ -319,6 +337,8 @@ _COUNTED_BEFORE = re.compile(
 "3 releases a week"): it is no period of another figure in the clause."""
 
 
+_FIGURE_BEFORE = re.compile(r"\d[\d,.]*\s*(?:k\b|%|percent\b)?\s*$")
+"""Right before a period word: a figure it belongs to ("$6,000/month", "3% annual")."""
 _OBJECT_AFTER = re.compile(r"^\s*(?:me|us|him|her|them|you)\b")
 """A word after a number followed by an object pronoun is a verb ("102 suits me"), no counted noun."""
 
@@ -333,6 +353,11 @@ def _clause_period(draft: Draft, offset: int) -> str | None:
     for period, pattern in cues().periods.items():
         for match in pattern.finditer(text):
             begin = max(0, match.start() - 30)
+            attached = _FIGURE_BEFORE.search(text, begin, match.start())
+            if attached is not None and not (
+                holder.start + attached.start() <= offset < holder.start + match.start()
+            ):
+                continue  # "$12,000 against rent of $6,000/month", "3% annual escalation": another's period
             counted = _COUNTED_BEFORE.search(text, begin, match.start())
             own = (
                 counted is not None
@@ -341,6 +366,20 @@ def _clause_period(draft: Draft, offset: int) -> str | None:
             if counted is None or own:  # "9,000 a month": the count before the period is the figure itself
                 return period
     return None
+
+
+def _period_taken(draft: Draft, offset: int) -> bool:
+    """Whether the last period word before offset in its sentence belongs to another figure ("a 3%
+    annual escalation: 6,650 to start": "annual" is the escalation's)."""
+    sentence = draft.sentence_at(offset)
+    if sentence is None:
+        return False
+    text = draft.text.lower()
+    words = [m for pattern in cues().periods.values() for m in pattern.finditer(text, sentence.start, offset)]
+    if not words:
+        return False
+    last = max(words, key=lambda m: m.start())
+    return _FIGURE_BEFORE.search(text, max(sentence.start, last.start() - 30), last.start()) is not None
 
 
 def _noun_after(text: str, end: int, keywords: frozenset[str]) -> str | None:
@@ -358,6 +397,24 @@ def _noun_after(text: str, end: int, keywords: frozenset[str]) -> str | None:
     return word
 
 
+_COMPOUND = re.compile(r"[a-z0-9]-[a-z]", re.IGNORECASE)
+"""A duration written as a compound ("two-year", "18-month"), not a range ("2-3 months")."""
+
+
+_WORKDAYS_AFTER = re.compile(r"^\s*(calendar|business|working|work)\s+days?\b")
+_CENTS = re.compile(r"^\D*\d+[.,]\d{2}(?!\d)")
+"""A figure written with two decimals ("2.90", "3,05"): money, not a count or a span of time."""
+
+
+def _counted_later(text: str, end: int, keywords: frozenset[str]) -> str | None:
+    """A term keyword or unit noun one word after a bare number ("5 reserved parking spaces")."""
+    match = _NEXT_WORDS.match(text[end : end + 40])
+    if match is None or match.group(2) is None:
+        return None
+    word = match.group(2).lower()
+    return word if word in keywords or word in cues().unit_nouns else None
+
+
 def _compound_noun(text: str, end: int) -> str | None:
     """The noun a compound duration modifies ("two-year agreement" → "agreement"; the first noun
     word after it)."""
@@ -369,10 +426,14 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
     text = draft.text
     after = text[amount.end : amount.end + 40].lower()
     kind: FigureKind = amount.kind
+    per = amount.per if _rate_written(amount) else None
     area = cues().search("per_area", after) if kind in ("money", "number") and amount.per is None else None
     context = (
         _clause_period(draft, amount.start) if amount.per is None and kind in ("money", "number") else None
     )
+    if amount.per is not None and per is None and not _period_taken(draft, amount.start):
+        # "an annual base of $122,500, a signing bonus of $9,000": "annual" is the base's period
+        context = amount.per
     if area is not None:
         rest = after[area.end() :].lstrip()
         named = (p for p, pattern in cues().periods.items() if pattern.match(rest))
@@ -385,21 +446,41 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
         and (unit.lower() in cues().not_nouns or _OBJECT_AFTER.match(after))
     ):
         kind, unit = "number", None  # "105 works for me", "102 suits me": a verb, not what is counted
+    if kind == "count" and unit is not None and unit.lower() in cues().unit_nouns:
+        unit = cues().unit_nouns[unit.lower()]  # "2 places in the courtyard": parking spaces
     if noun is not None and noun in cues().unit_nouns:
         kind, unit, noun = "count", cues().unit_nouns[noun], None  # "1,600-sq-ft", "10 parking spots"
-    if kind == "duration" and "-" in text[amount.start : amount.end]:
+    if kind == "duration" and _COMPOUND.search(text[amount.start : amount.end]):
         noun = _compound_noun(text, amount.end)  # "a two-year supply agreement" is no lead time
+    inherited = amount.inherited
+    cents = bool(_CENTS.search(amount.text))
+    workdays = _WORKDAYS_AFTER.match(after) if kind == "number" and amount.per is None else None
+    if workdays is not None:  # "15 working days", "45 calendar days"
+        kind, unit, noun = "duration", "days" if workdays.group(1) == "calendar" else "workdays", None
+    if kind in ("duration", "count") and amount.end == amount.figure_end:
+        counted = _noun_after(text, amount.end, keywords) or _counted_later(text, amount.end, keywords)
+        if (inherited and counted is not None) or cents:
+            # "one month, and 5 reserved parking spaces", "an 18-month warranty ... a deal at 6.40",
+            # "2.90 and 8 weeks": a unit carried over from another figure does not hold for a figure
+            # counting a noun of its own or written in cents
+            kind, unit, noun, inherited = "number", None, counted, False
+    if amount.scaled and not amount.inherited:
+        noun = None  # "the 116k offer stands": a figure in thousands counts no noun
     per_week = (
         kind == "duration"
         and amount.unit == "days"
         and ("week" in amount.text.lower() or bool(cues().search("per_week", after)))
     )
+    low, high = _unscaled(amount, noun)
+    if high != low and cues().search("change_from", text[max(0, amount.start - 60) : amount.start].lower()):
+        low = high  # "extend the warranty from 12 to 18 months": the range is a change, 18 its value
     return Figure(
         kind,
-        *_unscaled(amount, noun),
+        low,
+        high,
         amount.start,
         amount.end,
-        amount.per,
+        per,
         unit,
         amount.scaled,
         amount.currency is not None,
@@ -408,8 +489,16 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
         context,
         per_week,
         amount.alternative,
-        amount.inherited,
+        inherited,
+        cents,
     )
+
+
+def _rate_written(amount: Amount) -> bool:
+    """Whether a rate is written with the figure ("$95/hr", "9,000 a month"), not taken from a period
+    word earlier in the sentence ("Annual base $122,500, signing bonus $9,000"): the amount reader gives
+    the figures after such a word its period, which a lump sum beside the rate does not have."""
+    return amount.per is None or amount.kind != "money" or amount.end > amount.figure_end
 
 
 _PLAIN_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -419,17 +508,36 @@ def _unscaled(amount: Amount, noun: str | None) -> tuple[float, float]:
     """A bare number that took the previous figure's multiplier but counts a noun of its own ("99k,
     20 PTO days" is 20 days, not 20,000) keeps its digits as written."""
     written = amount.text.strip()
-    if amount.inherited and amount.kind == "number" and noun is not None and _PLAIN_DIGITS.fullmatch(written):
-        value = float(written.replace(",", ""))
-        return value, value
+    if amount.inherited and amount.kind == "number" and noun is not None:
+        value = float(written.replace(",", "")) if _PLAIN_DIGITS.fullmatch(written) else _word_value(written)
+        if value is not None:  # "a 15k sign-on, with four remote days": four days, not 4,000
+            return value, value
     return amount.low, amount.high
+
+
+_NEXT_WORDS = re.compile(r"^[\s-]*(?:of\s+)?([a-z][a-z'-]*)(?:[\s-]+([a-z][a-z'-]*))?", re.IGNORECASE)
+
+
+def _names_term_after(text: str, end: int, keywords: frozenset[str]) -> bool:
+    """Whether a term keyword follows a duration the amount reader set aside as no term of a deal
+    ("12 months free", "6 months of free rent": the span is the term the keyword names)."""
+    match = _NEXT_WORDS.match(text[end : end + 40])
+    if match is None:
+        return False
+    return any(w is not None and w.lower() in keywords for w in match.groups())
 
 
 def find_figures(draft: Draft, masked: Sequence[tuple[int, int]], keywords: Iterable[str]) -> list[Figure]:
     """Every figure of the message that is not inside a masked span (dates, phones, options), plus
     percentages and small counts in words followed by a term keyword ("two remote days")."""
     words = frozenset(k.lower() for k in keywords)
-    amounts = [a for a in draft.amounts if not a.incidental and not _overlaps(a.start, a.end, masked)]
+    amounts = [
+        a
+        for a in draft.amounts
+        if (not a.incidental or _names_term_after(draft.text, a.end, words))
+        and not _overlaps(a.start, a.end, masked)
+        and not (a.inherited and a.text.isalpha() and draft.text[a.end : a.end + 1] == "-")
+    ]  # "a one-time tooling charge": a word joined to the next is no amount
     figures = [_figure(draft, a, words) for a in amounts]
     figures += [f for f in find_percents(draft.text) if not _overlaps(f.start, f.end, masked)]
     taken = [(f.start, f.end) for f in figures] + list(masked)
@@ -440,9 +548,10 @@ def find_figures(draft: Draft, masked: Sequence[tuple[int, int]], keywords: Iter
             continue  # a rate ("$9,500 a month") is not a duration
         raw = m.group(1).lower()
         value = float(raw) if raw[0].isdigit() else 1.0 if raw in ("a", "an") else _WORD_VALUES[raw]
-        figures.append(
-            Figure("duration", value, value, m.start(), m.end(), unit=m.group(2).lower().rstrip("s") + "s")
-        )
+        unit = m.group(3).lower().rstrip("s") + "s"
+        if m.group(2) is not None and m.group(2).lower() != "calendar" and unit == "days":
+            unit = "workdays"  # "ten business days"
+        figures.append(Figure("duration", value, value, m.start(), m.end(), unit=unit))
     lowered = draft.text.lower()
     for m in _WORD_COUNT.finditer(lowered):
         if _overlaps(m.start(), m.end(), taken):

@@ -5,9 +5,9 @@ module makes sure the principal still sees what was said:
 
 - every conditional construction ("provided", "as long as", "if", "only if", "unless", "subject to",
   "assuming", "contingent on", "in exchange for", "should you ...", "otherwise", "but only at",
-  "assumes", "throw in ... and", "... and we have a deal", "to hold the price", ..., in any word
-  order) that no condition of the reading covers becomes a condition on no term (`term == "other"`)
-  quoting its clause;
+  "assumes", "throw in ... and", "... and we have a deal", "to hold the price", "nothing less", "or
+  no deal", ..., in any word order) that no condition of the reading covers becomes a condition on
+  no term (`term == "other"`) quoting its clause;
 - every amount of money that no term claims, and that the message does not set aside for a stated
   reason (a competing offer, the market, the past, a total, the principal's own figure), is quoted as
   "unread";
@@ -48,12 +48,15 @@ MAX_QUOTED = 40
 _MARKER = re.compile(
     r"\b(?:"
     r"if|unless|provid(?:ed|ing)|assuming|presuming|as long as|so long as|subject to"
-    r"|on (?:the )?conditions?|conditional(?:ly)? (?:on|upon)|conditioned (?:on|upon)|contingent"
+    r"|on (?:the |one |a |this |that )?conditions?|conditional(?:ly)? (?:on|upon)|conditioned (?:on|upon)"
+    r"|contingent"
     r"|dependent (?:on|upon)|depend(?:s|ing)? (?:on|upon)|in (?:exchange|return)\b(?: for)?"
     r"|on (?:the )?(?:understanding|proviso|basis) that|with the proviso"
     r"|in (?:the )?(?:case|event) (?:of|that)"
-    r"|in case|only (?:with|once|when|after)|as a condition|pre-?conditions?|prerequisites?"
+    r"|in case|only (?:with|once|when|after|for)|as a condition|pre-?conditions?|prerequisites?"
     r"|otherwise|or else|failing (?:that|this|which)|without (?:which|it|that|this|them)"
+    r"|nothing less|or nothing|or no deal|deal-?breakers?|or we(?:'ll| will)? walk"
+    r"|(?:tied|linked|pegged|subject) to|but then|in that case"
     r"|(?:but|and) only (?:at|on|for)|assumes|presumes|presupposes|hinges on|(?:predicated|premised) on"
     r"|throw in|and (?:we|you)(?:'ve| have)? (?:got )?(?:a|our) deal"
     r"|(?:in order )?to (?:hold|lock in) (?:the|this|that|our)"
@@ -63,7 +66,9 @@ _MARKER = re.compile(
     r"|only (?:do|go to|offer|accept|agree to|manage|pay|hold|stretch to|meet|match|sign|take)\b"
     r"(?=[^.;!?\n]{1,40}?\b(?:with|once|if)\b)"
     r")\b"
-    r"|(?:^|[.;:!?,(]\s*)(?:should|were|had) (?:you|we|they|he|she|it|your \w+|the \w+)\b",
+    r"|(?:^|[.;:!?,(]\s*)(?:should|were|had) (?:you|we|they|he|she|it|your \w+|the \w+)\b"
+    r"|(?<=[a-z0-9] )should (?:you|he|she|they|your client|the (?:tenant|buyer|candidate|client))\b"
+    r"(?= (?!be\b|have\b|not\b)[a-z]+)",
     re.IGNORECASE | re.MULTILINE,
 )
 """Conditional constructions. "if" after a verb of asking or knowing ("let me know if") is "whether",
@@ -80,7 +85,10 @@ _EMPTY = re.compile(
 )
 _NOT_A_PROVISO = re.compile(r"^\s*(?:by|for|in|to|with|on|at|from|under|herein|above|below|here)\b", re.I)
 """"provided by us", "services provided to": a participle, not "on condition that"."""
-_CONSEQUENCE = re.compile(r"^(?:otherwise|or else|failing|without)", re.IGNORECASE)
+_CONSEQUENCE = re.compile(
+    r"^(?:otherwise|or else|failing|without|nothing less|or nothing|or no deal|deal-?breaker|or we)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from parley.governance.term_figures import Figure, OptionMention, cues
 from parley.governance.term_vocabulary import TermDef
 
 TermValue = float | str
-Role = Literal["own", "condition", "competing", "theirs", "rejected", "old", "total", "aside"]
+Role = Literal["own", "condition", "competing", "theirs", "rejected", "old", "total", "aside", "implied"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +68,10 @@ def is_total(draft: Draft, figure: Figure) -> bool:
 
 _TOTAL_HEADING = re.compile(
     r"^\W*(?:the\s+|our\s+)?(?:total|grand total|all-in|all in)\b[^:;.!?$]{0,80}?"
-    r"(?::|\s(?:is|are|would be|will be|comes? to|works? out to|at|of|=))\s*$"
+    r"(?:(?<!\d)(?<!\d[kK]):|\s(?:is|are|would be|will be|comes? to|works? out to|at|of|=))\s*$"
 )
-"""A sentence headed by a total ("Total for 2,500 brackets: $11,250"): the figure after the colon."""
+"""A sentence headed by a total ("Total for 2,500 brackets: $11,250"): the figure after the colon (not
+after a colon that follows the total itself: "Total package 135k: 120k base, the rest as a bonus")."""
 
 
 def role(draft: Draft, hit: Hit) -> Role:
@@ -85,15 +86,22 @@ def role(draft: Draft, hit: Hit) -> Role:
     before = text[max(clause.start, hit.start - 60) : hit.start]
     after = text[hit.end : min(clause.end, hit.end + 40)]
     c = cues()
-    if c.search("old_before", before):
-        return "rejected"
+    if c.search("old_before", before) or (c.search("change_from", before) and _CHANGE_TO.match(after)):
+        return "rejected"  # "not $9.51", "base goes from 104k to 109k"
+    if hit.figure is not None and (c.search("cap_before", before) or c.search("equivalent_before", before)):
+        return "aside"  # "1% per week up to a maximum of 5%", "$70/hour, which works out to 145k a year"
     if is_question(sentence.text) and (
-        _asks_about(clause, before, after) or _opens_with_condition(draft, clause)
+        _asks_about(clause, before, after)
+        or _opens_with_condition(draft, clause)
+        or _asks_yes_no(draft.sentences[clause.sentence].text)
     ):
         return "aside"
-    if (c.search("theirs_before", before) and not c.search("accepting_before", before)) or c.search(
-        "theirs_after", after
-    ):
+    money = hit.term.shape == "money"
+    if (
+        (c.search("theirs_before", before) or (money and c.search("theirs_money", before)))
+        and not c.search("accepting_before", before)
+        and not c.search("accepting_after", after)
+    ) or c.search("theirs_after", after):
         return "theirs"
     if _competing(draft, clause):
         return "competing"
@@ -117,6 +125,8 @@ def role(draft: Draft, hit: Hit) -> Role:
     return "own"
 
 
+_CHANGE_TO = re.compile(r"\s*(?:to|->|\u2192)\s")
+"""After the value a change starts from: where it goes ("from 104k to 109k")."""
 _SEGMENT_BREAK = re.compile(r"[,;\u2013\u2014]|\s-\s")
 
 
@@ -151,6 +161,17 @@ def _asks_about(clause: Clause, before: str, after: str) -> bool:
     return yes_no and (" your " in f" {lowered} " or opener in ("did", "was", "were"))
 
 
+_YES_NO = ("is", "are", "was", "were", "does", "do", "did", "has", "have")
+
+
+def _asks_yes_no(sentence: str) -> bool:
+    """Whether a question sentence asks about the other side's position or the past ("Has your client
+    decided between the 2,000 and the 3,000 sq ft options?"), whichever of its clauses holds a value."""
+    lowered = sentence.lower().lstrip(" \"'(")
+    opener = lowered.split(" ", 1)[0]
+    return opener in _YES_NO and (" your " in f" {lowered} " or opener in ("did", "was", "were"))
+
+
 def _opens_with_condition(draft: Draft, clause: Clause) -> bool:
     """Whether the question clause's sentence opens with a condition ("If we gave you 2 months free,
     would your client do 5 years?"): a hypothesis, whose values are all asked about."""
@@ -175,8 +196,19 @@ def _competing(draft: Draft, clause: Clause) -> bool:
     if position == 0:
         return False
     previous = clauses[position - 1]
-    after_colon = ":" in draft.text[previous.end - 1 : clause.start]
-    return after_colon and c.search("competitor", previous.text.lower()) is not None
+    gap = draft.text[previous.end - 1 : clause.start]
+    if ":" in gap:
+        return c.search("competitor", previous.text.lower()) is not None
+    # "a written offer elsewhere at 124k, start January 4": a clause without a subject of its own goes
+    # on listing the competing offer's terms
+    return "," in gap and _SUBJECT_START.match(clause.text.lower()) is None and _competing(draft, previous)
+
+
+_SUBJECT_START = re.compile(
+    r"^\W*(?:and |but |so |or |though |although |yet |while |whereas |however )?(?:we|i|you|our|my|your|"
+    r"us|me|this|that|it|they|he|she|his|her|their|the \w+ (?:is|are|will|would|can)|what|how|why|if)\b"
+)
+"""A clause that opens with a subject or a contrast of its own (no continuation of a list of terms)."""
 
 
 def hypothetical(draft: Draft, clause: Clause, sentence: str) -> bool:
@@ -231,23 +263,97 @@ def _in_condition(draft: Draft, clause: Clause, offset: int) -> bool:
     lowered = draft.text.lower()
     inside = cues().search("condition_inside", lowered[clause.start : offset])
     if inside is not None:
-        # "Subject to the lender's consent, rent is $10,200": the condition ends at its comma
-        return _PHRASE_END.search(lowered, clause.start + inside.end(), offset) is None
+        # "Subject to the lender's consent, rent is $10,200": the condition ends at its comma, and
+        # "In exchange for a 10-year term the landlord will give 6 months free" at its main clause
+        # ("In exchange for 36 months of warranty we need prepayment": what the main clause needs is
+        # the condition, and what it is exchanged for is offered)
+        begin = clause.start + inside.end()
+        main = _INSIDE_MAIN.search(lowered, begin, offset)
+        if main is not None:
+            return main.group(1) in _NEEDING and _PHRASE_END.search(lowered, main.end(), offset) is None
+        needing = _INSIDE_MAIN.search(lowered, offset, clause.end)
+        return _PHRASE_END.search(lowered, begin, offset) is None and not (
+            needing is not None and needing.group(1) in _NEEDING
+        )
     clauses = [c for c in draft.clauses() if c.sentence == clause.sentence]
     position = clauses.index(clause)
+    if position > 0 and _elaborates(draft, clauses[position - 1], clause):
+        return True  # "in exchange for an extra week of vacation — 25 days instead of 20"
+    consequence = cues().search("consequence", lowered[offset : clause.end])
+    if consequence is not None and not cues().search(
+        "condition_inside", lowered[offset : offset + consequence.start()]
+    ):
+        return True  # "but I need three remote days, otherwise no deal" (not "6,800 only works with ...")
     if position > 0 and _after_contrast(draft, clauses[position - 1], clause):
         return bool(cues().search("requirement", clause.text.lower()))
     following = clauses[position + 1] if position + 1 < len(clauses) else None
-    return following is not None and bool(cues().search("consequence", following.text.lower()))
+    if following is None:
+        return False
+    consequence = cues().search("consequence", following.text.lower())
+    return (
+        consequence is not None
+        and not following.text[: consequence.start()].strip(" ,;:-\u2013\u2014")
+        and not cues().search("condition_inside", lowered[offset : clause.end])
+    )  # "6,800 only works with a turnkey delivery — otherwise ...": the delivery is the condition
 
 
+_INSIDE_MAIN = re.compile(
+    r"\b(?:we|i|they|the (?:landlord|owner|company|client|supplier|team)|ownership|management)"
+    r"(?:'ll|'d|'re| will| would| can| could| shall| might| are| (need|require|want)| offer| give| add)\b"
+)
+_NEEDING = frozenset({"need", "require", "want"})
+"""The main clause after a condition opened inside a clause ("in exchange for X we can add Y"); "you"
+is left out: after "provided" or "as long as" it is the condition's own subject."""
 _PHRASE_END = re.compile(r"[,;]\s")
 """Where a condition opened inside a clause ("subject to", "contingent on") ends."""
 
 
+_ELABORATION = re.compile(r"^\s*(?:[\u2013\u2014:]|\s-\s)")
+
+
+def _elaborates(draft: Draft, previous: Clause, clause: Clause) -> bool:
+    """Whether clause spells out, after a dash or colon, a condition the previous clause ends on ("I'd
+    sign at 118 in exchange for an extra week of vacation — 25 days instead of 20")."""
+    gap = draft.text[previous.end : clause.start]
+    if not _ELABORATION.match(gap) or previous.end <= previous.start:
+        return False
+    lowered = draft.text.lower()
+    inside = cues().search("condition_inside", lowered[previous.start : previous.end])
+    if inside is None or condition_frame(previous):
+        return False
+    begin = previous.start + inside.end()
+    return _PHRASE_END.search(lowered, begin, previous.end) is None and (
+        _INSIDE_MAIN.search(lowered, begin, previous.end) is None
+    )
+
+
+def _elaborated_end(draft: Draft, clause: Clause) -> int:
+    """The end of clause, or of the next clause of its sentence when that one spells it out."""
+    following = next((c for c in draft.clauses() if c.start >= clause.end), None)
+    if (
+        following is not None
+        and following.sentence == clause.sentence
+        and _elaborates(draft, clause, following)
+    ):
+        return following.end
+    return clause.end
+
+
 def _after_contrast(draft: Draft, previous: Clause, clause: Clause) -> bool:
-    gap = draft.text[previous.end : clause.start].lower()
-    return " but" in f" {gap}" or clause.text.lower().startswith("but ")
+    gap = f" {draft.text[previous.end : clause.start].lower()} "
+    opener = clause.text.lower().split(" ", 1)[0]
+    return any(f" {w} " in gap for w in _CONTRASTS) or opener in _CONTRASTS
+
+
+_CONTRASTS = ("but", "though", "although", "however", "yet")
+
+
+def follows_contrast(draft: Draft, clause: Clause) -> bool:
+    """Whether clause follows a contrast in its sentence ("Net 90 is possible, but we'd need 2.80"): a
+    requirement read there as a condition may be the price of what came before it as well."""
+    clauses = [c for c in draft.clauses() if c.sentence == clause.sentence]
+    position = clauses.index(clause) if clause in clauses else 0
+    return position > 0 and _after_contrast(draft, clauses[position - 1], clause)
 
 
 def other_conditions(draft: Draft, hits: Sequence[Hit]) -> list[tuple[int, str]]:
@@ -287,7 +393,8 @@ def inline_conditions(draft: Draft, hits: Sequence[Hit]) -> list[tuple[int, str]
         if cue is None:
             continue
         begin = clause.start + cue.start()
-        if any(begin <= h.start < clause.end and h.term is not UNCLAIMED and h.role != "aside" for h in hits):
+        end = _elaborated_end(draft, clause)
+        if any(begin <= h.start < end and h.term is not UNCLAIMED and h.role != "aside" for h in hits):
             continue
         body = clause.text[cue.start() :].strip(" .,;:!")
         if len(body.split()) > 2 and not cues().search("empty_condition", body.lower()):

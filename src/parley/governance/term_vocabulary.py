@@ -38,9 +38,11 @@ class TermDef:
         options: Option → phrases (enumerated terms).
         patterns: (option, pattern) pairs; "{1}" in the option takes the first group.
         typical: Usual magnitude in the canonical unit (low, high), or None.
-        implies: Values of other terms a stated value implies.
+        implies: Values of other terms a stated value implies (stated with it).
         restate: For a lump sum: ("as", "per") terms, restating it as a multiple of another term.
         negotiated: Whether the term is the one bargained over (or its alternative by contract type).
+        switches: Values of other terms a stated value lets the delegate infer without their being
+            stated (`negotiation.term_when`: an hourly rate says the contract is by the hour).
     """
 
     name: str
@@ -55,6 +57,7 @@ class TermDef:
     implies: Mapping[str, str] = dataclasses.field(default_factory=lambda: {})
     restate: tuple[str, str] | None = None
     negotiated: bool = False
+    switches: Mapping[str, str] = dataclasses.field(default_factory=lambda: {})
 
 
 _SHAPES: dict[str, TermShape] = {
@@ -197,5 +200,5 @@ def _with_switches(config: DomainConfig, terms: dict[str, TermDef]) -> dict[str,
         field_name, _, option = condition.partition("=")
         target = terms.get(field_name)
         if name in terms and target is not None and option in target.options:
-            terms[name] = replace(terms[name], implies={field_name: option, **terms[name].implies})
+            terms[name] = replace(terms[name], switches={field_name: option})
     return terms

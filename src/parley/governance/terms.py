@@ -13,19 +13,24 @@ condition names the term of a value inside it, what an anaphoric "if that works"
   the principal's figure quoted back ("your ask of 125", "is $100K really your ceiling?"), a
   hypothesis ("if we bumped relocation to 15k, hypothetically, would he ..."), a total ("150,000 in
   total"), the market ("going rate is $40 a foot"), or a value it replaces ("not $9.51", "I had
-  written 5,700", "our last offer was 96; we've now gone up to 100").
+  written 5,700", "our last offer was 96; we've now gone up to 100", "base goes from 104k to 109k");
+- implied, not stated: a value the delegate may infer from a stated one (an hourly rate says the
+  contract is by the hour: `TermReading.implied`, which the delegate's extractor still uses).
 
 The last value stated for a term wins. Totals give their parts ("$150,000: $130,000 base and the
 remainder as a signing bonus" is a $20,000 bonus; "4,000 units come to $18,400" is $4.60 a unit), a
 rate per square foot is multiplied by the area, a lump deposit becomes months of the rent stated with
 it. A condition without a value of any term is kept as text (`Condition.term == "other"`), so no
 condition is dropped: every conditional construction the reading does not already cover becomes one
-(`term_guard`), and every amount of money no term claims is quoted as `unread`. A message too long to
-parse is unread as a whole, and its conditional constructions are still quoted.
+(`term_guard`), and every amount of money no term claims is quoted as `unread`. A condition read on a
+term that may say more than the term's value (a deadline date, a requirement after "but", a figure in
+its clause no term claims) is also quoted as written. A message too long to parse is unread as a
+whole, and its conditional constructions are still quoted.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -33,12 +38,13 @@ from datetime import date
 from typing import Any
 
 from parley.governance.config import DomainConfig
-from parley.governance.draft import Draft, parse
+from parley.governance.draft import Clause, Draft, parse
 from parley.governance.normalize import TextRefused
 from parley.governance.term_attribution import (
     Attributed,
     KeywordIndex,
     attribute,
+    attribute_across,
     fallback,
     inherit,
     names_other_cost,
@@ -61,6 +67,7 @@ from parley.governance.term_roles import (
     Hit,
     TermValue,
     absorbed,
+    follows_contrast,
     is_question,
     is_total,
     other_conditions,
@@ -153,6 +160,8 @@ class TermReading:
             principal's figure quoted back, a hypothesis, a value it takes back, the market).
         unread: What it states that the reader could not place, quoted (an amount no term claims, or
             the whole message when it is too long to read): the principal sees it rather than nothing.
+        implied: Values of terms it does not state but that what it states lets the delegate infer (an
+            hourly rate says the contract is by the hour: `negotiation.term_when`); not in `terms`.
     """
 
     terms: tuple[StatedTerm, ...] = ()
@@ -162,6 +171,7 @@ class TermReading:
     competing: tuple[StatedTerm, ...] = ()
     set_aside: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
+    implied: tuple[StatedTerm, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -194,6 +204,7 @@ class TermReading:
             "competing": [t.to_json() for t in self.competing],
             "set_aside": list(self.set_aside),
             **({"unread": list(self.unread)} if self.unread else {}),
+            **({"implied": [t.to_json() for t in self.implied]} if self.implied else {}),
         }
 
     @classmethod
@@ -216,6 +227,7 @@ class TermReading:
             tuple(stated(t) for t in data.get("competing", [])),
             tuple(str(name) for name in data.get("set_aside", [])),
             tuple(str(text) for text in data.get("unread", [])),
+            tuple(stated(t) for t in data.get("implied", [])),
         )
 
 
@@ -275,7 +287,7 @@ class TermReader:
         masked += [(o.start, o.end) for o in options if any(c.isdigit() for c in text[o.start : o.end])]
         index = KeywordIndex(draft, self.vocabulary, cues().other_costs)
         figures = find_figures(draft, masked, self._keywords)
-        index.mark_figures([f.start for f in figures])
+        index.mark_figures([f.start for f in figures], [(f.start, f.end) for f in figures])
         hits = self._figure_hits(draft, figures, index, asked)
         hits += self._date_hits(draft, dates, index, asked)
         hits += self._option_hits(draft, options, hits, index)
@@ -288,6 +300,7 @@ class TermReader:
         asked_terms = [t for t in self._numeric if t.field in asked]
         hits: list[Hit] = []
         previous: Attributed | None = None
+        keyed: dict[str, int] = {}
         areas = [f for f in figures if f.kind == "count" and f.unit == "sqft"]
         for figure in figures:
             if figure.per_area:
@@ -302,12 +315,19 @@ class TermReader:
             found = attribute(figure, self._numeric, index)
             if figure.inherited and last is not None and (found is None or not found.keyed):
                 found = inherit(figure, last) or found
+            elif last is not None and _CHANGE_GAP.match(draft.text[last.figure.end : figure.start]):
+                found = inherit(figure, last) or found  # "base goes from 104k to 109k, relocation ..."
             if (
                 (found is None or found.weak)
                 and not (is_total(draft, figure) and not figure.context_per)
                 and not names_other_cost(figure, index)
             ):
-                found = fallback(figure, last, asked_terms, self._negotiated) or found
+                default = fallback(figure, last, asked_terms, self._negotiated)
+                if default is not None and not _named_since(found, default, keyed, index, figure):
+                    found = default
+            found = found or attribute_across(figure, self._numeric, index)
+            if found is not None and found.keyed:
+                keyed[found.term.name] = figure.start
             if found is None:
                 if figure.kind in ("money", "number"):
                     hits.append(
@@ -370,6 +390,23 @@ class TermReader:
                     continue
             hits.append(Hit(term, value, value, option.start, option.end, 0.9))
         return hits
+
+
+def _named_since(
+    found: Attributed | None, default: Attributed, keyed: dict[str, int], index: KeywordIndex, figure: Figure
+) -> bool:
+    """Whether a weakly tied term beats the default for a bare figure: the default term already has
+    its value, tied by its keyword, earlier in the sentence, and the weak term is named between that
+    value and the figure ("the salary of 105.000 is ok, but only if the company pays the relocation,
+    I estimate around 14.000": 14,000 is the relocation)."""
+    if found is None or found.term is default.term or default.term.name not in keyed:
+        return False
+    at = index.named_before_in_sentence(found.term.name, figure.start)
+    return at is not None and keyed[default.term.name] < at
+
+
+_CHANGE_GAP = re.compile(r"^\s*(?:to|->|\u2192)\s*$")
+"""Between two figures of one change ("from 104k to 109k"): the second is the first one's term."""
 
 
 # -- the reading ----------------------------------------------------------------------------------------
@@ -437,6 +474,15 @@ def _assemble(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None =
         for h in hits
         if h.role == "condition" and h.term is not UNCLAIMED
     ]
+    read = bytearray(len(draft.text))  # the characters some value was read from
+    for h in hits:
+        read[h.start : h.end] = b"\x01" * max(0, min(h.end, len(read)) - h.start)
+    unsure = dict.fromkeys(
+        _clause_text(draft, h.start)
+        for h in hits
+        if h.role == "condition" and h.term is not UNCLAIMED and _unsure(draft, h, read)
+    )
+    conditions += [Condition("other", None, None, text, quoted=True) for text in unsure if text]
     others = _others(draft, hits, clauses)
     conditions += [Condition("other", None, None, text) for _, text in others]
     covered = [h.start for h in hits if h.role == "condition" and h.term is not UNCLAIMED]
@@ -450,14 +496,20 @@ def _assemble(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None =
         conditions = [*conditions[: MAX_QUOTED - 1], more]
     lowered = draft.text.lower()
     replaced = any(h.role in ("rejected", "old") for h in hits)
+    apology = bool(cues().search("apology", lowered))
     correction = bool(cues().search("correction", lowered)) or (
-        replaced and bool(cues().search("apology", lowered))
+        apology and (replaced or bool(cues().search("restatement", lowered)))
     )
     question = any(is_question(s.text) for s in draft.sentences) or any(
-        c.mood == "question" for c in draft.clauses()
+        c.mood == "question" and not _relative(draft, c) for c in draft.clauses()
     )
     stated = {h.term.name for h in own}
-    aside = {h.term.name for h in hits if h.term is not UNCLAIMED and h.term.name not in stated}
+    implied = _last_per_term([h for h in hits if h.role == "implied" and h.term.name not in stated])
+    aside = {
+        h.term.name
+        for h in hits
+        if h.term is not UNCLAIMED and h.role != "implied" and h.term.name not in stated
+    }
     return TermReading(
         tuple(_stated(h, draft) for h in own),
         tuple(conditions),
@@ -466,7 +518,41 @@ def _assemble(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None =
         tuple(_stated(h, draft) for h in competing),
         tuple(sorted(aside)),
         tuple(dict.fromkeys(q.text for q in unread_amounts(draft, hits))),
+        tuple(_stated(h, draft) for h in implied),
     )
+
+
+_FREE_RELATIVE = re.compile(r"^\W*(?:what|when|where|how|whatever)\s+(?:we|i|you|they|he|she|it)\b")
+
+
+def _relative(draft: Draft, clause: Clause) -> bool:
+    """Whether a clause the parse reads as a question opens a statement ("What we can do is 2 months
+    free.", "Sorry, when I wrote 85 I meant my hourly rate."): a wh-word before a subject, in a sentence
+    that does not end with a question mark."""
+    sentence = draft.sentences[clause.sentence].text
+    return not is_question(sentence) and _FREE_RELATIVE.match(clause.text.lower()) is not None
+
+
+_DIGITS = re.compile(r"\d+")
+_EXCHANGE = re.compile(r"\b(?:in (?:exchange|return)|then|in that case)\b")
+"""After a contrast, what makes a requirement the price of what came before it ("..., but in exchange
+we'd need 2.80"): which of the two is the condition is the principal's to read."""
+
+
+def _unsure(draft: Draft, hit: Hit, read: bytearray) -> bool:
+    """Whether a condition read as hit's term may say more than that term's value, so the principal
+    also reads its clause as written (fail closed): a date it sets as a deadline ("unless the start
+    slips past February 15"), a requirement traded after a contrast ("but in exchange we'd need") or a
+    figure in its clause no term claims ("only if min 6 month contract")."""
+    clause = draft.clause_at(hit.start)
+    if clause is None:
+        return False
+    lowered = draft.text.lower()
+    if hit.term.shape == "date" and cues().search("deadline_before", lowered[clause.start : hit.start]):
+        return True
+    if follows_contrast(draft, clause) and _EXCHANGE.search(lowered, clause.start, hit.start):
+        return True  # "Net 90 is possible, but in exchange we'd need 2.80": read on 2.80, quoted as well
+    return any(not read[clause.start + m.start()] for m in _DIGITS.finditer(clause.text))
 
 
 def _others(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None) -> list[tuple[int, str]]:
