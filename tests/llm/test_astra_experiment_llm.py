@@ -133,11 +133,18 @@ def test_llm_run_reports_roles_with_calls_and_tokens(recorded: tuple[Path, Path,
 @pytest.mark.e2e
 def test_replay_reproduces_the_report_and_csv(recorded: tuple[Path, Path, Any], tmp_path: Path) -> None:
     live, recording, _ = recorded
-    again = tmp_path / "astra.md"
+    again = tmp_path / "replayed.md"  # another --out: the CSV, and the header naming it, follow its stem
     result = invoke("--out", str(again), "--llm", f"{OFFLINE}#astra-m", "--replay", str(recording))
     assert result.exit_code == 0, result.output
+    header = again.read_text("utf-8").splitlines()[2]
+    assert "recomputed from `replayed_runs.csv`" in header and "astra_runs.csv" not in header
+    assert (tmp_path / "replayed_runs.csv").is_file() and not (tmp_path / "astra_runs.csv").exists()
+    assert "recomputed from `astra_runs.csv`" in live.read_text("utf-8").splitlines()[2]
     # (the command line quotes --llm SPEC for both and the latencies come from the recording)
-    assert again.read_text("utf-8").replace(" --replay DIR", "") == live.read_text("utf-8")
+    replayed = (
+        again.read_text("utf-8").replace(" --replay DIR", "").replace("replayed_runs.csv", "astra_runs.csv")
+    )
+    assert replayed == live.read_text("utf-8")
     assert runs_csv(again) == runs_csv(live)
 
 

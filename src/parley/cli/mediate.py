@@ -461,9 +461,9 @@ def promediate_experiment(
     sensitivity = _sensitivity(EVALUATION_SEEDS[:sensitivity_seeds], jobs) if sensitivity_seeds else None
     elapsed = time.perf_counter() - started
     deliberation = run_deliberation(deliberation_seeds) if deliberation_seeds else []
-    command = _promediate_command(runs, split, sensitivity_seeds, jobs) + _llm_command(
-        mediators, roles, concurrency, bool(llm_section)
-    )
+    command = _promediate_command(
+        runs, split, sensitivity_seeds, jobs, cells=cells, deliberation_seeds=deliberation_seeds
+    ) + _llm_command(roles, concurrency, flags, used=bool(llm_section))
     try:
         path = write_report(
             rows,
@@ -485,11 +485,33 @@ def promediate_experiment(
         report_fallbacks(runtime)
 
 
-def _promediate_command(runs: int, split: str | None, sensitivity_seeds: int, jobs: int) -> str:
-    """The command line as the report quotes it."""
-    seeds = f"--split {split}" if split is not None else f"--runs {runs}"
-    sensitivity = f" --sensitivity-seeds {sensitivity_seeds}" if sensitivity_seeds else ""
-    return f"parley experiment promediate {seeds}{sensitivity} --jobs {jobs}"
+def _promediate_command(
+    runs: int,
+    split: str | None,
+    sensitivity_seeds: int,
+    jobs: int,
+    *,
+    cells: Sequence[Cell] = (),
+    deliberation_seeds: int = 20,
+) -> str:
+    """The command line as the report quotes it: every option that changes the result and differs
+    from its default (so a default run is quoted as before), the grid's cases, modes and mediators
+    normalised (lower case, Table 1's order)."""
+    from parley.experiments.promediate import MEDIATOR_NAMES, MODES
+    from parley.scenarios.importers.promediate import PROMEDIATE_CASES
+
+    text = "parley experiment promediate " + (f"--split {split}" if split is not None else f"--runs {runs}")
+    grid = {
+        "cases": (list(dict.fromkeys(c.case for c in cells)), list(PROMEDIATE_CASES)),
+        "modes": (list(dict.fromkeys(c.mode for c in cells)), [m.value for m in MODES]),
+        "mediators": (list(dict.fromkeys(c.mediator for c in cells)), list(MEDIATOR_NAMES)),
+    }
+    for option, (chosen, default) in grid.items():
+        if cells and chosen != default:
+            text += f" --{option} {','.join(chosen)}"
+    text += f" --sensitivity-seeds {sensitivity_seeds}" if sensitivity_seeds else ""
+    text += f" --deliberation-seeds {deliberation_seeds}" if deliberation_seeds != 20 else ""
+    return text + f" --jobs {jobs}"
 
 
 def _sensitivity(seeds: tuple[int, ...], jobs: int) -> dict[str, list[dict[str, Any]]]:
@@ -555,8 +577,9 @@ def _play_grid(
     """Every row in cell order, deterministic cells in processes and LLM-backed ones on threads."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from parley.experiments.llm_roles import configured_models
     from parley.experiments.promediate import run_grid, seed_list
-    from parley.experiments.promediate_llm import RowStore, llm_section, run_llm_cells
+    from parley.experiments.promediate_llm import RowStore, llm_section, played_roles, run_llm_cells
 
     rule_cells = [c for c in cells if not roles.uses_llm(c.mediator)]
     llm_cells = [c for c in cells if roles.uses_llm(c.mediator)]
@@ -592,17 +615,33 @@ def _play_grid(
         (r for r in rows if (r["case"], r["mode"], r["mediator"]) in order and r["run"] in seeds),
         key=lambda r: (order[(r["case"], r["mode"], r["mediator"])], r["run"]),
     )
-    return played, llm_section(played, roles, concurrency)
+    models = configured_models(runtime.settings, played_roles(roles, [c.mediator for c in cells]))
+    return played, llm_section(played, roles, concurrency, models)
 
 
 def _keys(cells: list[Cell], seeds: Sequence[int]) -> set[tuple[str, str, str, int]]:
     return {(c.case, c.mode, c.mediator, run) for c in cells for run in seeds}
 
 
-def _llm_command(mediators: str, roles: ConversationRoles, concurrency: int, used: bool) -> str:
-    """The LLM-related options of the command line, as the report quotes it (no endpoint specs)."""
+def _llm_command(roles: ConversationRoles, concurrency: int, flags: Mapping[str, Any], *, used: bool) -> str:
+    """The LLM options of the command line, as the report quotes them: the role choices that differ
+    from the defaults and every LLM flag that changes the result, an endpoint as SPEC, a file as FILE
+    and a folder as DIR (never a URL or a key: the report's table names the models)."""
+    from parley.experiments.promediate_llm import ROLE_ORDER
+
     if not used:
         return ""
-    chosen = {"mediators": mediators, **roles.to_json(), "concurrency": str(concurrency)}
     defaults = {"participants": "rule", "consensus": "rule", "judge": "rubric"}
-    return "".join(f" --{k} {v}" for k, v in chosen.items() if defaults.get(k) != v)
+    text = "".join(f" --{k} {v}" for k, v in roles.to_json().items() if defaults.get(k) != v)
+    text += f" --concurrency {concurrency}"
+    text += " --llm SPEC" if flags.get("llm") is not None else ""
+    for entry in flags.get("llm_role") or ():
+        role = str(entry).partition("=")[0].strip().lower()
+        text += f" --llm-role {role if role in ROLE_ORDER else 'ROLE'}=SPEC"
+    text += " --llm-config FILE" if flags.get("llm_config") is not None else ""
+    text += " --replay DIR" if flags.get("replay") is not None else ""
+    for option in ("llm_budget_seconds", "llm_budget_tokens"):
+        if flags.get(option) is not None:
+            text += f" --{option.replace('_', '-')} {flags[option]}"
+    text += " --llm-strict" if flags.get("llm_strict") else ""
+    return text + (" --allow-fallback" if flags.get("allow_fallback") else "")

@@ -2,7 +2,8 @@
 
 `ConversationRoles` says which roles an LLM plays; `play_conversation` builds them (each falls back
 to its deterministic twin), plays, judges MI and scores; `run_llm_cells` plays a grid's LLM-backed
-conversations on threads, writing each row to a resumable `RowStore`; `llm_section` summarises usage.
+conversations on threads, writing each row to a resumable `RowStore`; `llm_section` reports usage per
+condition and role (`parley.experiments.llm_roles.usage_table`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from parley.errors import ScenarioError
+from parley.experiments.astra.inference import wilson
+from parley.experiments.llm_roles import stored_usage, table_cell, usage_table
 from parley.experiments.promediate import Cell, conversation_row, promediate_case, seed_list
+from parley.llm.accounting import UsageSummary, UsageTotals
+from parley.llm.roles.promediate_common import (
+    AGREEMENT_ROLE,
+    ATTITUDE_ROLE,
+    INTELLIGENCE_ROLE,
+    MEDIATOR_ROLE,
+    PARTICIPANT_ROLE,
+)
 from parley.mediation.mediators import create_mediator
 from parley.metrics.consensus import (
     ConversationMetrics,
@@ -32,7 +43,6 @@ from parley.simulation.conversation import ConversationResult, public_options, r
 from parley.simulation.modes import ConflictMode
 
 if TYPE_CHECKING:
-    from parley.llm.accounting import UsageSummary
     from parley.llm.config import LLMRuntime
     from parley.llm.context import LLMSession
     from parley.mediation.conversation import ConversationMediator
@@ -295,9 +305,52 @@ def _play_row(cell: Cell, run: int, runtime: LLMRuntime, roles: ConversationRole
 
 # -- report -------------------------------------------------------------------------------------------
 
+ROLE_ORDER = (MEDIATOR_ROLE, PARTICIPANT_ROLE, ATTITUDE_ROLE, AGREEMENT_ROLE, INTELLIGENCE_ROLE)
+"""ProMediate's LLM roles (usage and --llm-role names), in the order the report lists them."""
 
-def llm_section(rows: Sequence[Mapping[str, Any]], roles: ConversationRoles, concurrency: int) -> list[str]:
-    """Markdown: which roles an LLM played and, per condition and role, calls, tokens and fallbacks."""
+
+@dataclass(frozen=True, slots=True)
+class PlayedRoles:
+    """The LLM roles a run plays (a `parley.experiments.llm_roles.ChosenRoles`)."""
+
+    roles: tuple[str, ...]
+
+
+def condition_roles(roles: ConversationRoles, mediator: str) -> tuple[str, ...]:
+    """The LLM roles a conversation with this mediator plays, in `ROLE_ORDER`."""
+    played = {
+        MEDIATOR_ROLE: is_llm_mediator(mediator),
+        PARTICIPANT_ROLE: parse_participants(roles.participants) is not None,
+        ATTITUDE_ROLE: roles.consensus == "llm",
+        AGREEMENT_ROLE: roles.consensus == "llm",
+        INTELLIGENCE_ROLE: roles.judge == "llm",
+    }
+    return tuple(role for role in ROLE_ORDER if played[role])
+
+
+def played_roles(roles: ConversationRoles, mediators: Sequence[str]) -> PlayedRoles:
+    """Every LLM role some condition of mediators plays (for `llm_roles.configured_models`)."""
+    chosen = {role for mediator in mediators for role in condition_roles(roles, mediator)}
+    return PlayedRoles(tuple(role for role in ROLE_ORDER if role in chosen))
+
+
+def llm_section(
+    rows: Sequence[Mapping[str, Any]],
+    roles: ConversationRoles,
+    concurrency: int,
+    models: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Markdown: which roles an LLM played and, per condition (mediator) and role, its model, calls,
+    tokens, latency, cost, decisions and fallback share with a Wilson 95% interval and the causes
+    (`llm_roles.usage_table`), and the share of conversations in which any role fell back.
+
+    Args:
+        rows: Every conversation's row; those with an ``llm`` entry (usage by role) were LLM-backed.
+        models: The model configured per role (shown, marked, for a role that never got a reply).
+
+    Raises:
+        ScenarioError: a row's stored usage is not what `run_llm_cells` writes (a file edited by hand).
+    """
     llm_rows = [r for r in rows if "llm" in r]
     played = [
         *(f"mediator ({m})" for m in dict.fromkeys(r["mediator"] for r in llm_rows) if is_llm_mediator(m)),
@@ -305,41 +358,67 @@ def llm_section(rows: Sequence[Mapping[str, Any]], roles: ConversationRoles, con
         *(["consensus (attitude extraction and agreement scoring)"] if roles.consensus == "llm" else []),
         *(["MI judge"] if roles.judge == "llm" else []),
     ]
-    models = sorted({m for r in llm_rows for usage in r["llm"].values() for m in usage["models"]})
-    return [
+    lines = [
         "## LLM roles and usage",
         "",
-        f"LLM-backed here: {', '.join(played)}; models {', '.join(models) or '—'}; {len(llm_rows)} "
-        f"LLM-backed conversations, up to {concurrency} at a time. Every other role is its deterministic "
-        "twin, and an LLM role falls back to its twin on unusable output (counted as fallbacks). "
+        f"LLM-backed here: {', '.join(played)}; {len(llm_rows)} LLM-backed conversations, up to "
+        f"{concurrency} at a time. Every other role is its deterministic twin. An LLM role whose reply "
+        "is unusable, or whose endpoint fails, is answered by its twin for that decision (a fallback). "
         + (
             "CC, TLE, RL and ME are computed on the consensus the LLM tracked. "
             if roles.consensus == "llm"
             else ""
         )
-        + "Totals over every run; per conversation in parentheses.",
-        "",
-        *usage_table(llm_rows),
+        + "Per condition and role, totals over every run: the fallback share is the twins' share of "
+        "the role's decisions (Wilson 95% interval, which treats decisions as independent; decisions "
+        "within a conversation are not, so the per-conversation share below each table is the safer "
+        "view). A live model's replies vary between runs: only a run recorded with --record and "
+        "replayed with --replay reproduces this section exactly.",
         "",
     ]
-
-
-def usage_table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Markdown rows: per mediator condition and LLM role, calls, tokens in/out, fallbacks and USD."""
-    lines = [
-        "| condition | role | calls | tokens in | tokens out | fallbacks | USD |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for mediator in dict.fromkeys(r["mediator"] for r in rows):
-        group = [r for r in rows if r["mediator"] == mediator]
-        for role in sorted({role for r in group for role in r["llm"]}):
-            used = [r["llm"][role] for r in group if role in r["llm"]]
-            totals = [sum(int(u[k]) for u in used) for k in ("calls", "prompt_tokens", "completion_tokens")]
-            fallbacks = sum(int(u["fallbacks"]) for u in used)
-            cost = sum(float(u["cost_usd"]) for u in used)
-            cells = [f"{t} ({t / len(group):.1f})" for t in totals]
-            lines.append(
-                f"| {mediator} | {role} | {' | '.join(cells)} | {fallbacks} ({fallbacks / len(group):.1f}) "
-                f"| {cost:.4f} |"
-            )
+    for mediator in dict.fromkeys(r["mediator"] for r in llm_rows):
+        usage = [_row_usage(r) for r in llm_rows if r["mediator"] == mediator]
+        lines += _condition_lines(str(mediator), usage, condition_roles(roles, str(mediator)), models or {})
     return lines
+
+
+def _condition_lines(
+    mediator: str,
+    usage: Sequence[Mapping[str, UsageTotals]],
+    expected: Sequence[str],
+    models: Mapping[str, str],
+) -> list[str]:
+    by_role: dict[str, UsageTotals] = {}
+    total = UsageTotals()
+    for conversation in usage:
+        for role, totals in conversation.items():
+            by_role.setdefault(role, UsageTotals()).add(totals)
+            total.add(totals)
+    listed = [role for role in ROLE_ORDER if role in expected or role in by_role]
+    listed += sorted(role for role in by_role if role not in ROLE_ORDER)
+    fell = wilson(sum(any(t.fallbacks for t in u.values()) for u in usage), len(usage))
+    return [
+        f"### Condition `{table_cell(mediator)}` ({len(usage)} conversations)",
+        "",
+        *usage_table(UsageSummary(total, by_role, {}), listed, models),
+        "",
+        f"Conversations in which any role fell back to its twin: {fell.hits} of {fell.total}, "
+        f"{fell.percent()} (Wilson 95%).",
+        "",
+    ]
+
+
+def _row_usage(row: Mapping[str, Any]) -> dict[str, UsageTotals]:
+    """A stored row's usage by role, role names made safe for a table cell.
+
+    Raises:
+        ScenarioError: the stored usage is malformed.
+    """
+    try:
+        usage = stored_usage(row["llm"])
+    except ValueError as error:
+        where = "-".join(str(row.get(key))[:40] for key in ("case", "mode", "mediator", "run"))
+        raise ScenarioError(
+            f"the conversation store holds malformed LLM usage for {table_cell(where)} ({error}); delete it"
+        ) from None
+    return {table_cell(role): totals for role, totals in usage.items()}
