@@ -15,11 +15,13 @@ value, 1 = best), the walk-away rate in games where a deal acceptable to both ex
 self-play deal rate, and the Pareto distance of deals, with 95% intervals (Wilson for rates,
 Student t for means).
 
-`--mediator NAME` adds the mediator study (`mediator_study`): multi-party games played without and
-with that offer mediator (the rules' `on_stagnation` becomes `mediate` in the mediated games), the
-best homogeneous mixes chosen on tuning seeds only, then played on the split's generated games and,
-in the evaluation split, on the shipped multi-party scenarios (`SHIPPED_MULTIPARTY`);
-`--mediator-only` plays only that study.
+`--mediator NAME` (repeatable) adds the mediator study (`mediator_study`): multi-party games played
+without and with each offer mediator (the rules' `on_stagnation` becomes `mediate` in the mediated
+games), the best homogeneous mixes chosen on tuning seeds only, then played on the split's generated
+games and, in the evaluation split, on the shipped multi-party scenarios (`SHIPPED_MULTIPARTY`,
+seeds `SHIPPED_MULTIPARTY_SEEDS`); `--mediator-only` plays only that study. `--mediator-sweep
+SETTING` (repeatable, tuning split only) compares mediator settings such as
+`proactive(gap=1,start=0.2)` on the first `MEDIATOR_SWEEP_SEEDS` tuning games.
 
 Usage (from the repository root):
 
@@ -28,7 +30,9 @@ Usage (from the repository root):
     .venv/bin/python benchmarks/generalisation.py --split tuning --focus astra --jobs 2 \\
         --sweep concession_exponent=0.1,0.2,0.3,0.4 --out runs/generalisation-tuning
     .venv/bin/python benchmarks/generalisation.py --split evaluation --jobs 2 --mediator pareto \\
-        --mediator-only --out runs/generalisation-mediator
+        --mediator proactive --mediator-only --out runs/generalisation-proactive
+    .venv/bin/python benchmarks/generalisation.py --split tuning --jobs 2 --out runs/mediator-tuning \\
+        --mediator-sweep "proactive(start=0.1)" --sweep-agents linear,base,conceder,boulware
 """
 
 from __future__ import annotations
@@ -82,9 +86,13 @@ SHIPPED_MULTIPARTY = (
     "deliberation/base",
 )
 """Shipped scenarios with more than two parties: the mediator study plays them in the evaluation split."""
-SHIPPED_MULTIPARTY_REPETITIONS = 2
+SHIPPED_MULTIPARTY_SEEDS = range(1000, 1008)
+"""Seeds of the shipped multi-party scenarios in the mediator study (one repetition each), fixed before
+the evaluation run (8 per scenario; the first report used 2)."""
 MEDIATOR_TUNING_SEEDS = 30
 """The mediator study picks its best homogeneous mixes on the first this many tuning seeds."""
+MEDIATOR_SWEEP_SEEDS = 40
+"""Tuning games the mediator sweep (`--mediator-sweep`) plays (the first of the tuning split)."""
 MEDIATOR_TOP = 2
 """How many homogeneous mixes (best on tuning seeds, per mediator) it then plays on the split's games."""
 GAME_RULES: dict[str, Any] = {}
@@ -595,8 +603,11 @@ def mediator_table(
             + (f" {name}: packages tabled per game |" if name != NO_MEDIATOR else "")
         )
         rule += "---|---|---|" + ("---|" if name != NO_MEDIATOR else "")
-    head += " mediator turned (paired by game) | failed |"
-    rule += "---|---|"
+    for name in names[1:]:
+        head += f" {name}: turned (paired by game) |"
+        rule += "---|"
+    head += " failed |"
+    rule += "---|"
     lines = [head, rule]
     for label in labels:
         cells = [f"| {label}{notes.get(label, '')} |"]
@@ -610,11 +621,17 @@ def mediator_table(
             cells.append(f" {_pct(r.deal_all_above)} | {r.utility} | {r.pareto} |")
             if name != NO_MEDIATOR:
                 cells.append(f" {r.tabled} |")
-        effect = mediator_effect(stores[names[0]], stores[names[-1]], label) if len(names) > 1 else "—"
+        for name in names[1:]:
+            cells.append(f" {mediator_effect(stores[names[0]], stores[name], label)} |")
         failed = sum(summaries[n][label].failed for n in names if label in summaries[n])
-        cells.append(f" {effect} | {failed} |")
+        cells.append(f" {failed} |")
         lines.append("".join(cells))
     return "\n".join(lines)
+
+
+def _folder_name(setting: str) -> str:
+    """A store folder name for a mediator setting ("proactive(gap=1)" -> "proactive_gap1_")."""
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in setting)
 
 
 def _with_mediator(games: Sequence[Game], mediator: str) -> list[Game]:
@@ -628,11 +645,11 @@ def mediator_study(args: argparse.Namespace) -> str:
        seat of the generated multi-party games, without and with the mediator; the best
        `MEDIATOR_TOP` homogeneous mixes under each (by deals with every party ≥ BATNA) are chosen here.
     2. The split's generated multi-party games: those mixes and ASTRA in every seat, both ways.
-    3. Evaluation split only: the shipped multi-party scenarios, every agent in every seat and every
-       rotation lineup, `SHIPPED_MULTIPARTY_REPETITIONS` seeds, both ways.
+    3. Evaluation split only: the shipped multi-party scenarios, the same mixes and ASTRA in every
+       seat, `SHIPPED_MULTIPARTY_SEEDS`, without and with each mediator.
     """
-    mediator = mediator_name(args.mediator)
-    conditions = (NO_MEDIATOR, mediator)
+    mediators = [mediator_name(m) for m in args.mediator]
+    conditions = (NO_MEDIATOR, *mediators)
     names = agents()
     root = args.out / "mediator"
 
@@ -647,7 +664,7 @@ def mediator_study(args: argparse.Namespace) -> str:
     def played(games: Sequence[Game], folder: str) -> dict[str, list[Mapping[str, Any]]]:
         stores: dict[str, list[Mapping[str, Any]]] = {}
         for condition in conditions:
-            store = ResultStore(root / f"{folder}-{condition.replace(':', '_').replace('/', '_')}")
+            store = ResultStore(root / f"{folder}-{_folder_name(condition)}")
             mine = _with_mediator(games, condition)
             play(mine, store, args.jobs, f"mediator study, {folder}, {condition}")
             keys = {g.key for g in mine}
@@ -671,8 +688,9 @@ def mediator_study(args: argparse.Namespace) -> str:
     notes = {f"all {name}": " (best on tuning)" for name in chosen}
     labels = [f"all {name}" for name in picked]
     parts = [
-        f"Mediator: `{mediator}` (the rules' `on_stagnation` set to `mediate` in every mediated game; "
-        "without a mediator the scenarios' own policy, `walk`, stands).",
+        f"Mediators: {', '.join(f'`{m}`' for m in mediators)} (the rules' `on_stagnation` set to "
+        "`mediate` in every mediated game; without a mediator the scenarios' own policy, `walk`, "
+        "stands).",
         "",
         f"#### Tuning seeds {tuning_seeds.start}-{tuning_seeds.stop - 1}: every agent in every seat "
         f"(the best {MEDIATOR_TOP} per mediator were chosen here)",
@@ -691,23 +709,18 @@ def mediator_study(args: argparse.Namespace) -> str:
         shipped: list[Game] = []
         for name in SHIPPED_MULTIPARTY:
             parties = len(load_scenario(name).parties)
-            lineups = multiparty_lineups(names, parties, None)
-            for repetition in range(SHIPPED_MULTIPARTY_REPETITIONS):
-                shipped += [Game(name, lineup, repetition, seeds.start + repetition) for lineup in lineups]
+            for repetition, seed in enumerate(SHIPPED_MULTIPARTY_SEEDS):
+                shipped += [Game(name, (mix,) * parties, repetition, seed) for mix in picked]
         stores = played(shipped, "shipped")
-        shipped_labels = sorted(
-            {lineup_label(g) for g in _rows_by_game(stores[NO_MEDIATOR]).values()},
-            key=lambda label: -mediated_summary(stores[NO_MEDIATOR])[label].deal_all_above.value,
-        )
+        first, last = SHIPPED_MULTIPARTY_SEEDS.start, SHIPPED_MULTIPARTY_SEEDS.stop - 1
         parts += [
             "",
-            f"#### Shipped multi-party scenarios ({', '.join(SHIPPED_MULTIPARTY)}; "
-            f"{SHIPPED_MULTIPARTY_REPETITIONS} seeds): every agent in every seat, and the rotation lineups",
+            f"#### Shipped multi-party scenarios ({', '.join(SHIPPED_MULTIPARTY)}; seeds {first}-{last}): "
+            "the mixes chosen on tuning seeds, and ASTRA in every seat",
             "",
-            mediator_table(stores, shipped_labels, {}),
+            mediator_table(stores, labels, notes),
             "",
             *_best_verdict(stores, best, "shipped multi-party scenarios"),
-            *_in_sample(stores),
         ]
     return "\n".join(parts) + "\n"
 
@@ -730,18 +743,51 @@ def _best_verdict(
     return lines
 
 
-def _in_sample(stores: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
-    """The best homogeneous mix on these very games, per mediator: chosen in-sample, for information."""
-    lines: list[str] = []
-    for condition, rows in stores.items():
-        homogeneous = [(k, v) for k, v in mediated_summary(rows).items() if k.startswith("all ")]
-        if homogeneous:
-            label, result = max(homogeneous, key=lambda item: item[1].deal_all_above.value)
-            lines.append(
-                f"- for information, the best mix on these scenarios with mediator `{condition}` "
-                f"(chosen on them, so in-sample): {label} {_pct(result.deal_all_above)}"
-            )
-    return lines
+def mediator_sweep(args: argparse.Namespace) -> str:
+    """Tuning only: every agent in every seat of the first `MEDIATOR_SWEEP_SEEDS` tuning multi-party
+    games, without a mediator and with each mediator setting given; a table of deals with every
+    party at or above its BATNA per homogeneous mix and setting (the best mix per setting last)."""
+    seeds = SPLITS["tuning"][:MEDIATOR_SWEEP_SEEDS]
+    specs = [multiparty_spec(s) for s in seeds]
+    paths = write_games(args.out / "multiparty-tuning", specs)
+    names = args.sweep_agents or list(agents())
+    settings = [NO_MEDIATOR, *args.mediator_sweep]
+    summaries: dict[str, dict[str, MediatedResult]] = {}
+    for setting in settings:
+        games = [
+            Game(path, (name,) * spec.parties, 0, spec.seed, mediator_name(setting))
+            for spec, path in zip(specs, paths, strict=True)
+            for name in names
+        ]
+        store = ResultStore(args.out / "mediator-sweep" / _folder_name(setting))
+        play(games, store, args.jobs, f"mediator sweep, {setting}")
+        keys = {g.key for g in games}
+        summaries[setting] = mediated_summary(r for r in store.iter_rows() if r["game"] in keys)
+    labels = sorted(
+        {label for summary in summaries.values() for label in summary},
+        key=lambda label: -max(s[label].deal_all_above.value for s in summaries.values() if label in s),
+    )
+    lines = [
+        f"Tuning seeds {seeds.start}-{seeds.stop - 1} (multi-party), every agent in every seat: deals with "
+        "every party at or above its BATNA (packages tabled per game).",
+        "",
+        "| lineup | " + " | ".join(f"`{s}`" for s in settings) + " |",
+        "|---|" + "---|" * len(settings),
+    ]
+    for label in labels:
+        cells = [
+            f"{_pct(r.deal_all_above)} ({r.tabled.value:.1f})" if (r := summaries[s].get(label)) else "—"
+            for s in settings
+        ]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    best = [
+        max(summary.items(), key=lambda item: (item[1].deal_all_above.value, item[1].utility.value))
+        for summary in summaries.values()
+    ]
+    lines.append(
+        "| best mix | " + " | ".join(f"{label}: {_pct(r.deal_all_above)}" for label, r in best) + " |"
+    )
+    return "\n".join(lines) + "\n"
 
 
 # -- main ------------------------------------------------------------------------------------------
@@ -817,11 +863,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="tuning only: the first N seeds of the split")
     parser.add_argument(
         "--mediator",
-        default=NO_MEDIATOR,
-        help="also play the mediator study (multi-party games without and with this offer mediator)",
+        action="append",
+        default=[],
+        help="also play the mediator study (multi-party games without and with this offer mediator; "
+        "repeat it to compare several)",
     )
     parser.add_argument(
         "--mediator-only", action="store_true", help="play the mediator study only (needs --mediator)"
+    )
+    parser.add_argument(
+        "--mediator-sweep",
+        action="append",
+        default=[],
+        help="tuning only: a mediator setting to compare (repeat it), e.g. 'proactive(start=0.3)'",
+    )
+    parser.add_argument(
+        "--sweep-agents", default=None, help="with --mediator-sweep: comma-separated agents (default: all)"
     )
     parser.add_argument(
         "--coalition-rounds",
@@ -837,11 +894,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(
             "ASTRA options are tuned on the tuning split only (and the evaluation split is played whole)"
         )
-    try:
-        create_offer_mediator(args.mediator)
-    except ScenarioError as error:
-        parser.error(str(error))
-    if args.mediator_only and mediator_name(args.mediator) == NO_MEDIATOR:
+    args.mediator = [m for m in args.mediator if mediator_name(m) != NO_MEDIATOR]
+    for setting in args.mediator:
+        try:
+            create_offer_mediator(setting)
+        except ScenarioError as error:
+            parser.error(str(error))
+    if args.mediator_sweep and args.split == "evaluation":
+        parser.error("mediator settings are tuned on the tuning split only")
+    for setting in args.mediator_sweep:
+        try:
+            create_offer_mediator(setting)
+        except ScenarioError as error:
+            parser.error(str(error))
+    args.sweep_agents = [a.strip() for a in args.sweep_agents.split(",")] if args.sweep_agents else None
+    if args.mediator_sweep:
+        text = mediator_sweep(args)
+        if args.report is not None:
+            args.report.parent.mkdir(parents=True, exist_ok=True)
+            args.report.write_text(text, encoding="utf-8")
+        print(text)
+        return 0
+    if args.mediator_only and not args.mediator:
         parser.error("--mediator-only needs --mediator NAME")
     if args.limit:
         SPLITS[args.split] = SPLITS[args.split][: args.limit]
@@ -867,7 +941,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bilateral = list(ResultStore(args.out / "bilateral").iter_rows())
     multiparty = list(ResultStore(args.out / "multiparty").iter_rows()) if multiparty_games else []
     text = report(args, bilateral, multiparty)
-    if mediator_name(args.mediator) != NO_MEDIATOR:
+    if args.mediator:
         text += "\n### Multi-party games with and without a mediator\n\n" + mediator_study(args)
     if args.report is not None:
         args.report.parent.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ from parley.experiments.tournament import (
 )
 from parley.mediation.pareto import ParetoMediator
 from parley.protocol.events import Event
+from parley.protocol.rules import Rules
 from parley.protocol.session import MediatorView, OfferMediator
 from parley.scenarios import scenario_to_yaml
 from parley.scenarios.generate import GameSpec, generate_game
@@ -269,8 +270,12 @@ def test_the_mediator_never_receives_a_utility(
             "round",
             "record",
             "signals",
+            "rules",
         }
-        reachable = list(_walk([view.parties, view.round, view.signals, record]))
+        # The public rules (round bound, acceptance rule) hold no utility or BATNA either.
+        assert view.rules is None or isinstance(view.rules, Rules)
+        rules = dataclasses.asdict(view.rules) if view.rules is not None else {}
+        reachable = list(_walk([view.parties, view.round, view.signals, record, rules]))
         assert not any(isinstance(item, UtilityFunction) for item in reachable)
         assert not any(callable(getattr(item, "evaluate", None)) for item in reachable)
         text = json.dumps([str(item) for item in reachable]).lower()

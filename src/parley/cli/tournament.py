@@ -119,7 +119,8 @@ def tournament(
         typer.Option(
             "--mediator",
             help="Offer mediator consulted on stagnation (the rules' on_stagnation becomes 'mediate'): "
-            "none, pareto, a parley.mediators plugin or package.module:factory.",
+            "none, pareto, proactive (asked every round; proactive(KEY=VALUE,...) sets its options), "
+            "a parley.mediators plugin or package.module:factory.",
         ),
     ] = "none",
 ) -> None:

@@ -61,8 +61,9 @@ Row = dict[str, Any]
 
 NO_MEDIATOR = "none"
 """The mediator name of a game played without one (rows stored before mediators existed read so)."""
-OFFER_MEDIATORS = ("none", "pareto")
-"""Built-in offer mediators for tournament games: none, or the O13 `ParetoMediator`."""
+OFFER_MEDIATORS = ("none", "pareto", "proactive")
+"""Built-in offer mediators for tournament games: none, the O13 `ParetoMediator` (asked on stagnation)
+or the `ProactiveMediator` (decides when to step in; "proactive(KEY=VALUE,...)" sets its options)."""
 MEDIATOR_GROUP = "parley.mediators"
 """The entry-point group mediator plugins are declared in (shared with the conversation mediators); a
 tournament takes a plugin whose factory, called with no arguments, returns an offer mediator."""
@@ -73,15 +74,16 @@ def offer_mediator_names() -> list[str]:
     return [*OFFER_MEDIATORS, *sorted(discover(MEDIATOR_GROUP, "mediator", reserved=_RESERVED))]
 
 
-_RESERVED = frozenset({"none", "noagent", "pareto", "generic", "social"})
+_RESERVED = frozenset({"none", "noagent", "pareto", "proactive", "generic", "social"})
 
 
 def create_offer_mediator(name: str) -> OfferMediator | None:
     """The offer mediator a tournament game is played with (None for "none").
 
     Args:
-        name: "none", "pareto" (in any case), a `parley.mediators` plugin whose factory returns an
-            offer mediator, or a "package.module:factory" spec.
+        name: "none", "pareto", "proactive" or "proactive(KEY=VALUE,...)" (in any case), a
+            `parley.mediators` plugin whose factory returns an offer mediator, or a
+            "package.module:factory" spec.
 
     Raises:
         ScenarioError: unknown name, a plugin that cannot be loaded, or a factory that fails or
@@ -94,6 +96,10 @@ def create_offer_mediator(name: str) -> OfferMediator | None:
         from parley.mediation.pareto import ParetoMediator
 
         return ParetoMediator()
+    if key == "proactive" or key.startswith("proactive("):
+        from parley.mediation.proactive import create_proactive
+
+        return create_proactive(name)
     plugin = discover(MEDIATOR_GROUP, "mediator", reserved=_RESERVED).get(name)
     if plugin is not None:
         return _build_mediator(plugin.load(), plugin.label)

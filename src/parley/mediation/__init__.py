@@ -1,4 +1,5 @@
-"""Mediators: generic and socially intelligent mediators for conversations, the Pareto mediator for offers."""
+"""Mediators: generic and socially intelligent mediators for conversations, the Pareto and proactive
+mediators for offers."""
 
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         create_mediator,
     )
     from parley.mediation.pareto import ParetoMediator
+    from parley.mediation.proactive import ProactiveMediator
 
 __all__ = [
     "MEDIATOR",
@@ -39,6 +41,7 @@ __all__ = [
     "GenericMediator",
     "NoAgentMediator",
     "ParetoMediator",
+    "ProactiveMediator",
     "SocialMediator",
     "Strategy",
     "Utterance",
@@ -69,5 +72,6 @@ __getattr__, __dir__ = lazy_exports(
             "create_mediator",
         ),
         "parley.mediation.pareto": ("ParetoMediator",),
+        "parley.mediation.proactive": ("ProactiveMediator",),
     },
 )

@@ -15,7 +15,7 @@ session (`session.py`) keeps the attempt's state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 from parley.domain.issues import Value
@@ -145,6 +145,153 @@ def proposed_packages(record: Sequence[Event]) -> list[Mapping[str, Value]]:
         for e in record
         if e.kind == "action" and e.data.get("kind") == "propose_coalition" and "package" in e.data
     ]
+
+
+MEDIATOR_PARTY: PartyId = "mediator"
+"""Who a mediator's proposal is recorded as (the engine's `session.MEDIATOR`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnsweredTable:
+    """One round's table and the answers it got, rebuilt from a public record.
+
+    Attributes:
+        round: The round.
+        package: The package on the table.
+        proposer: Who tabled it ("mediator" for a mediator's package).
+        accepted: Parties that accepted it in that round (its proposer not counted).
+        dissented: Parties that answered otherwise (rejected it or countered).
+    """
+
+    round: int
+    package: Mapping[str, Value]
+    proposer: PartyId
+    accepted: frozenset[PartyId]
+    dissented: frozenset[PartyId]
+
+
+@dataclass
+class _Reading:
+    """What `read_record` builds as it reads the events (the engine's round state, from the outside)."""
+
+    order: list[PartyId]
+    gone: set[PartyId]
+    revealed: dict[PartyId, list[dict[str, Value]]]
+    answered: list[AnsweredTable]
+    table: tuple[dict[str, Value], PartyId] | None = None
+    mediator_open: bool = False  # the table is a mediator's package every party answers this round
+    mediator_accepted: bool = False  # somebody accepted it (the next round has a proposer again)
+    current: int = 0  # the round whose events are being read
+    closed: bool = True  # whether that round's close (the next proposer's counter tabled) was applied
+    invitation: dict[str, Value] | None = None
+    accepted: set[PartyId] = field(default_factory=set[PartyId])
+    dissented: set[PartyId] = field(default_factory=set[PartyId])
+    counters: dict[PartyId, dict[str, Value]] = field(default_factory=dict[PartyId, dict[str, Value]])
+    acted: set[PartyId] = field(default_factory=set[PartyId])
+
+    def live(self) -> list[PartyId]:
+        return [p for p in self.order if p not in self.gone]
+
+    def note(self, party: PartyId | None, package: dict[str, Value] | None) -> None:
+        if party in self.revealed and package is not None and package not in self.revealed[party]:
+            self.revealed[party].append(package)
+
+    def flush(self) -> None:
+        """Record the answers the current table got so far (when there were any)."""
+        if self.table is not None and (self.accepted or self.dissented):
+            package, proposer = self.table
+            self.answered.append(
+                AnsweredTable(
+                    self.current, package, proposer, frozenset(self.accepted), frozenset(self.dissented)
+                )
+            )
+        self.accepted, self.dissented = set(), set()
+
+    def close(self) -> None:
+        """The round's end: the next proposer's counter becomes the table."""
+        live = self.live()
+        if not self.closed and live:
+            nxt = live[self.current % len(live)]
+            if nxt in self.counters:
+                self.flush()
+                self.table, self.mediator_open = (self.counters[nxt], nxt), False
+        self.closed = True
+
+    def set_table(self, package: dict[str, Value], proposer: PartyId) -> None:
+        self.flush()
+        self.table = (package, proposer)
+
+
+def read_record(
+    record: Sequence[Event], parties: Sequence[PartyId], rules: Rules
+) -> tuple[dict[PartyId, list[dict[str, Value]]], list[AnsweredTable]]:
+    """What a public record reveals: per party, the packages it revealed it would accept (oldest
+    first: the packages it put forward itself, the tables it accepted, the coalitions it joined), and
+    every table with the answers it got. The table each answer refers to is rebuilt from the proposer
+    rotation, so a mediator or an agent may call this with the public record alone.
+
+    Args:
+        record: Public events, in order.
+        parties: Every party, in scenario order.
+        rules: The rules (the proposer rotation).
+    """
+    state = _Reading(list(rules.order(tuple(parties))), set(), {p: [] for p in parties}, [])
+    for event in record:
+        if event.round != state.current:
+            state.close()
+            state.flush()
+            state.current, state.closed = event.round, False
+            state.counters, state.acted = {}, set()
+            if state.mediator_open and state.mediator_accepted:
+                state.mediator_open = False
+        kind, data, party = event.kind, event.data, event.party
+        package = data.get("package")
+        if kind in ("mediator_proposal", "stagnation"):
+            state.close()
+            if kind == "mediator_proposal" and isinstance(package, dict):
+                state.set_table(dict(cast(dict[str, Value], package)), MEDIATOR_PARTY)
+                state.mediator_open, state.mediator_accepted = True, False
+        elif kind == "withdrawal" and party is not None:
+            state.gone.add(party)
+        elif kind == "coalition_formed" and isinstance(package, dict):
+            state.set_table(dict(cast(dict[str, Value], package)), party or "")
+        elif kind == "action" and party is not None:
+            _read_move(state, party, data.get("kind"), package)
+    state.flush()
+    return state.revealed, state.answered
+
+
+def _read_move(state: _Reading, party: PartyId, move: object, package: object) -> None:
+    live = state.live()
+    proposer = live[(state.current - 1) % len(live)] if live else None
+    turn = party == proposer and party not in state.acted and not state.mediator_open
+    state.acted.add(party)
+    if move == "propose" and isinstance(package, dict):
+        offer = dict(cast(dict[str, Value], package))
+        state.note(party, offer)
+        if turn:
+            state.set_table(offer, party)
+        else:
+            state.counters[party] = offer
+            state.dissented.add(party)
+    elif move == "propose_coalition" and isinstance(package, dict):
+        state.invitation = dict(cast(dict[str, Value], package))
+        state.note(party, state.invitation)
+    elif move == "join_coalition":
+        state.note(party, state.invitation)
+    elif move == "accept" and state.table is not None:
+        state.note(party, state.table[0])
+        state.accepted.add(party)
+        state.mediator_accepted = state.mediator_accepted or state.mediator_open
+    elif move in ("reject", "walk") and not turn:
+        state.dissented.add(party)
+
+
+def revealed_acceptable(
+    record: Sequence[Event], parties: Sequence[PartyId], rules: Rules
+) -> dict[PartyId, list[dict[str, Value]]]:
+    """Per party, the packages it has revealed it would accept, oldest first (see `read_record`)."""
+    return read_record(record, parties, rules)[0]
 
 
 def invitation_view(view: PartyView, invitation: CoalitionInvitation) -> PartyView:

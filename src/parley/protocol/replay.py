@@ -56,11 +56,20 @@ class _ReplayNegotiator:
 
 
 class _ReplayMediator:
-    def __init__(self, packages: Iterator[Mapping[str, Value]]) -> None:
-        self._packages = packages
+    """Tables each recorded mediator proposal in the round it was made (asked on stagnation and,
+    being proactive, after every round: at most one proposal is recorded per round)."""
+
+    proactive = True
+
+    def __init__(self, packages: Sequence[tuple[int, Mapping[str, Value]]]) -> None:
+        self._packages = list(packages)
+        self._next = 0
 
     def propose(self, view: MediatorView) -> Mapping[str, Value] | None:
-        return next(self._packages, None)
+        if self._next < len(self._packages) and self._packages[self._next][0] == view.round:
+            self._next += 1
+            return self._packages[self._next - 1][1]
+        return None
 
 
 def replay(
@@ -93,8 +102,8 @@ def replay(
         if started
         else {}
     )
-    packages = [e.typed(MediatorProposal).package for e in trajectory.of_kind("mediator_proposal")]
-    mediator = _ReplayMediator(iter(packages))
+    packages = [(e.round, e.typed(MediatorProposal).package) for e in trajectory.of_kind("mediator_proposal")]
+    mediator = _ReplayMediator(packages)
     negotiators = {name: _ReplayNegotiator(iter(actions), answers[name]) for name, actions in moves.items()}
     return Session(space, parties, negotiators, rules, mediator=mediator, metadata=metadata).run()
 

@@ -90,6 +90,7 @@ class MediatorView:
         round: Current round.
         record: Public events only.
         signals: Per party, coarse public signals (stated priorities, must-haves), never utilities.
+        rules: The protocol's public rules (round bound, acceptance rule), when the engine gives them.
     """
 
     space: OutcomeSpace
@@ -97,10 +98,15 @@ class MediatorView:
     round: int
     record: Record
     signals: Mapping[PartyId, Mapping[str, Any]]
+    rules: Rules | None = None
 
 
 class OfferMediator(Protocol):
-    """Proposes a package when parties stall; returns None to stay silent."""
+    """Proposes a package when parties stall; returns None to stay silent.
+
+    A mediator whose ``proactive`` attribute is True is also asked after every round, not only on
+    stagnation: it decides from the public record when to table a package.
+    """
 
     def propose(self, view: MediatorView) -> Mapping[str, Value] | None:
         """A package to put on the table, or None."""
@@ -817,7 +823,9 @@ class Session:
     def _mediate(self) -> bool:
         assert self._mediator is not None
         signals = {name: dict(party.signals) for name, party in self._parties.items()}
-        view = MediatorView(self._space, self._names, self._round, self._records[MEDIATOR], signals)
+        view = MediatorView(
+            self._space, self._names, self._round, self._records[MEDIATOR], signals, self._rules
+        )
         package = self._mediator.propose(view)
         if package is None:
             return False
@@ -848,6 +856,7 @@ class Session:
     def _play(self) -> None:
         counter_tabled = False
         rules = self._rules
+        proactive = getattr(self._mediator, "proactive", False) is True
         stagnation_rounds, max_rounds, soft_bounds = (
             rules.stagnation_patience,
             rules.max_rounds,
@@ -885,6 +894,12 @@ class Session:
                 raise _Stop("bound_hit")
             if self._judge_every_move:  # else the round's accepts and walks were judged as they came
                 self._check()
+            if proactive:  # asked after every round (it decides when to table), in the round just played
+                table = self._table
+                if table is None or table.proposer != MEDIATOR or table.accepted_by:
+                    self._round = round_number
+                    self._mediate()
+                    self._round = round_number + 1
 
     def run(self) -> SessionResult:
         """Play the session to its end and return the result."""

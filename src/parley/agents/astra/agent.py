@@ -9,6 +9,7 @@ returns the decision trace of the latest move; the engine stores it privately as
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,9 +20,11 @@ import numpy as np
 from parley.agents.astra.coalition import (
     CoalitionModel,
     PartnerEstimate,
-    coalition_proposal,
     focal_partner,
     present_partners,
+    proposes_next,
+    revealed_candidate,
+    revealed_coalition,
 )
 from parley.agents.astra.config import METHODS, RECIPROCAL_SHARE, AstraConfig, make_config
 from parley.agents.astra.deadline import aspiration, better_reachable, horizon
@@ -88,9 +91,17 @@ from parley.agents.astra.stages import (
 from parley.agents.astra.trace import build_trace, round_floats
 from parley.agents.astra.walkaway import DEADLOCK_MESSAGE, WARNING_MESSAGE, no_concession_streak
 from parley.domain.utility import FloatArray, UtilityFunction
-from parley.protocol.actions import Accept, Action, CoalitionAnswer, DeclineCoalition, JoinCoalition
+from parley.protocol.actions import (
+    Accept,
+    Action,
+    CoalitionAnswer,
+    DeclineCoalition,
+    JoinCoalition,
+    Propose,
+    Reject,
+)
 from parley.protocol.coalition import CoalitionInvitation, invitation_view
-from parley.protocol.view import PartyView
+from parley.protocol.view import PartyView, Phase
 
 __all__ = [
     "ANSWER_MESSAGE",
@@ -166,16 +177,27 @@ class AstraNegotiator:
     def act(self, view: PartyView) -> Action:
         """Choose a move (and remember its decision trace for `explain`).
 
-        In k-of-n games a planned proposal goes out as a coalition proposal when the coalition
-        model finds that the members it needs should accept it (`coalition.coalition_proposal`).
+        In k-of-n games, on its turn to propose, it proposes a coalition around a package the
+        members it needs have revealed they would accept and that it would accept itself
+        (`coalition.revealed_coalition`).
         """
         decision, trace = self.plan(view, self.memory)
         action: Action = decision.action
         if self.memory.previous_models:  # (multi-party games only)
-            coalition = coalition_proposal(view, action, self.memory.previous_models)
+            accepts = functools.partial(self._would_accept, view)
+            coalition = revealed_coalition(view, action, accepts)
             if coalition is not None:
                 trace = {**trace, "coalition": list(coalition.members)}
                 action = coalition
+            elif (
+                isinstance(action, Propose)
+                and view.phase is Phase.RESPOND
+                and proposes_next(view)
+                and revealed_candidate(view, accepts) is not None
+            ):
+                # A counter would become the next table and cost it the turn to propose the coalition.
+                trace = {**trace, "coalition": "next turn"}
+                action = Reject("I will propose a coalition")
         self._trace = trace
         return action
 
@@ -190,6 +212,21 @@ class AstraNegotiator:
         if isinstance(decision.action, Accept):
             return JoinCoalition()
         return DeclineCoalition("I would not accept this package as an offer")
+
+    def _would_accept(self, view: PartyView, package: Mapping[str, Any]) -> bool:
+        """Whether it would accept package offered to it now (planned on a copy of its memory)."""
+        others = [p for p in view.parties if p != view.party]
+        invitation = CoalitionInvitation(
+            package,
+            others[0],
+            (view.party,),
+            (),
+            view.rules.acceptance.vetoes,
+            0,
+            len(view.record),
+            view.round,
+        )
+        return isinstance(self.answer_coalition(view, invitation), JoinCoalition)
 
     def explain(self) -> Mapping[str, Any] | None:
         """The decision trace of the latest move (stored privately by the engine)."""

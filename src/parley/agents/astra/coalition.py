@@ -9,7 +9,7 @@ coalition's least satisfied member: its estimated points are what stage 2 weighs
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -17,10 +17,11 @@ import numpy as np
 
 from parley.agents.astra.opponent import PartnerModel
 from parley.agents.astra.signals import POINTS_SCALE
+from parley.domain.issues import Value
 from parley.domain.space import IndexArray
 from parley.domain.utility import FloatArray
 from parley.protocol.actions import Propose, ProposeCoalition
-from parley.protocol.coalition import open_attempt, proposed_packages
+from parley.protocol.coalition import open_attempt, proposed_packages, read_record
 from parley.protocol.events import PartyId
 from parley.protocol.view import PartyView, Phase
 
@@ -131,19 +132,6 @@ class CoalitionModel:
         ranked = sorted(others, key=lambda p: -float(self.models[p].points(indices)[0]))
         return [*self.vetoes, *ranked[:rest]]
 
-    def invitees(self, row: Sequence[int]) -> list[PartyId] | None:
-        """The coalition to ask for a package when each of its members should accept it by its IPP
-        (estimated points at or above its estimated floor); None otherwise."""
-        members = self.members(row)
-        if len(members) < self.needed or not members:
-            return None
-        indices = np.array([row], dtype=np.int64)
-        for party in members:
-            model = self.models[party]
-            if float(model.points(indices)[0]) < model.reservation_points:
-                return None
-        return members
-
     def to_json(self) -> dict[str, Any]:
         return {
             "source": "coalition",
@@ -176,31 +164,84 @@ def focal_partner(view: PartyView, offers_by_party: Mapping[PartyId, int]) -> Pa
     return next(iter(offers_by_party), view.opponents[0])
 
 
-def coalition_proposal(
-    view: PartyView, action: object, models: Mapping[PartyId, PartnerModel]
+REVEALED_CANDIDATES = 3
+"""Most revealed packages ASTRA checks against its own acceptance rule per coalition decision."""
+
+
+def revealed_coalition(
+    view: PartyView, action: object, accepts: Callable[[Mapping[str, Value]], bool]
 ) -> ProposeCoalition | None:
-    """The planned proposal as a coalition proposal, when the sub-protocol is on (k of n), no attempt
-    is open, the package was not proposed as a coalition before, and the coalition model finds that
-    the members the package needs (every other vetoer and enough of the rest) should accept it.
+    """On a turn to propose, the planned proposal as a coalition proposal around a package the
+    members it needs have revealed they would accept (`revealed_candidate`); None otherwise.
 
     Args:
-        view: The view of a move in which the agent proposes.
-        action: The move the agent planned.
-        models: The IPP of each other party still at the table.
+        view: The view of a move.
+        action: The move the agent planned (its message is kept).
+        accepts: Whether the agent would accept a package offered to it now.
     """
-    if view.phase is not Phase.PROPOSE or not isinstance(action, Propose) or not models:
+    if view.phase is not Phase.PROPOSE or not isinstance(action, Propose):
         return None
+    found = revealed_candidate(view, accepts)
+    if found is None:
+        return None
+    package, members = found
+    return ProposeCoalition(package, members, action.message)
+
+
+def proposes_next(view: PartyView) -> bool:
+    """Whether the view's party is the next round's proposer (it only gets that turn when it does
+    not counter in this round: a counter of the next proposer becomes the table)."""
+    present = [p for p in view.rules.order(view.parties) if p not in withdrawn(view)]
+    return bool(present) and present[view.round % len(present)] == view.party
+
+
+def revealed_candidate(
+    view: PartyView, accepts: Callable[[Mapping[str, Value]], bool]
+) -> tuple[dict[str, Value], tuple[PartyId, ...]] | None:
+    """A package and the parties to ask, for a coalition the members have revealed they would accept.
+
+    When the sub-protocol is on (k of n) and no attempt is open: among the packages the other
+    parties revealed (their own offers, the tables they accepted, the coalitions they joined; read
+    from the public record by `parley.protocol.coalition.read_record`), those revealed by every other
+    vetoer still at the table and by enough others to reach k with the proposer, worth at least the
+    proposer's BATNA and never proposed as a coalition before, best for the proposer first; the
+    first that the proposer itself would accept as an offer (`accepts`, at most
+    `REVEALED_CANDIDATES` checked), asked of the vetoers and the parties that revealed it most
+    recently.
+    """
     gone = withdrawn(view)
-    if not view.rules.allows_coalitions(len(view.parties) - len(gone)) or open_attempt(view.record):
+    present = [p for p in view.parties if p not in gone]
+    if not view.rules.allows_coalitions(len(present)) or open_attempt(view.record):
         return None
-    package = dict(action.package)
-    if any(dict(p) == package for p in proposed_packages(view.record)):
-        return None  # (a package proposed as a coalition before: its members have answered)
-    try:
-        row = view.space.indices_of(package)
-    except (ValueError, TypeError):
-        return None
-    members = CoalitionModel.of(view, models).invitees(row)
-    if members is None:
-        return None
-    return ProposeCoalition(package, tuple(members), action.message)
+    rule = view.rules.acceptance
+    needed = (rule.required or len(present)) - 1
+    vetoes = [v for v in rule.vetoes if v != view.party and v in present]
+    revealed, _ = read_record(view.record, view.parties, view.rules)
+    tried = [dict(p) for p in proposed_packages(view.record)]
+    support: dict[tuple[int, ...], list[tuple[int, PartyId]]] = {}
+    packages: dict[tuple[int, ...], dict[str, Value]] = {}
+    for party in present:
+        if party == view.party:
+            continue
+        for age, package in enumerate(revealed[party]):
+            row = view.space.to_indices(package)
+            packages.setdefault(row, package)
+            support.setdefault(row, []).append((age, party))
+    reservation = float(view.utility.reservation_value)
+    candidates: list[tuple[float, tuple[int, ...]]] = []
+    for row, backers in support.items():
+        who = {party for _, party in backers}
+        if all(v in who for v in vetoes) and len(who) >= needed and packages[row] not in tried:
+            worth = float(view.utility.evaluate(packages[row]))
+            if worth >= reservation:
+                candidates.append((worth, row))
+    candidates.sort(key=lambda item: (-item[0], item[1]))
+    for _, row in candidates[:REVEALED_CANDIDATES]:
+        if not accepts(packages[row]):
+            continue
+        latest: dict[PartyId, int] = {}
+        for age, party in support[row]:
+            latest[party] = max(age, latest.get(party, -1))
+        others = sorted((p for p in latest if p not in vetoes), key=lambda p: (-latest[p], p))
+        return packages[row], (*vetoes, *others[: max(0, needed - len(vetoes))])
+    return None

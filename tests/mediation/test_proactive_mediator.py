@@ -1,0 +1,278 @@
+"""The proactive offer mediator: public signals decide when it steps in, revealed packages what it tables."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from parley.domain.issues import Issue
+from parley.domain.space import OutcomeSpace
+from parley.domain.utility import UtilityFunction
+from parley.errors import ScenarioError
+from parley.experiments.runner import build_negotiators, run_negotiation
+from parley.experiments.tournament import Game, create_offer_mediator, mediator_name, play
+from parley.mediation.proactive import ProactiveMediator, Signals, create_proactive
+from parley.protocol.actions import Accept, Action
+from parley.protocol.coalition import read_record
+from parley.protocol.events import Event
+from parley.protocol.replay import replay
+from parley.protocol.rules import AcceptanceRule, Rules
+from parley.protocol.session import MediatorView, Session
+from parley.protocol.view import PartyView, Record
+from parley.scenarios.generate import GameSpec, generate_game
+from parley.scenarios.model import Scenario
+
+
+def _game(seed: int = 3, parties: int = 4) -> Scenario:
+    return generate_game(GameSpec(seed=seed, parties=parties, issues=3, max_rounds=30))
+
+
+class Recording(ProactiveMediator):
+    """Keeps every view it is given."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.views: list[MediatorView] = []
+        self.seen: list[list[Event]] = []  # the record as it was when asked (a view's record is live)
+
+    def propose(self, view: MediatorView) -> Mapping[str, Any] | None:
+        self.views.append(view)
+        self.seen.append(list(view.record))
+        return super().propose(view)
+
+
+def _holds_a_utility(value: object, depth: int = 0) -> bool:
+    """Whether value reaches a utility function through fields, mappings or sequences."""
+    if depth > 6:
+        return False
+    if isinstance(value, UtilityFunction):
+        return True
+    if isinstance(value, Mapping):
+        return any(_holds_a_utility(v, depth + 1) for v in value.values())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if isinstance(value, list | tuple | set | frozenset | Record):
+        return any(_holds_a_utility(v, depth + 1) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_holds_a_utility(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
+    return False
+
+
+def _play(game: Scenario, agent: str, mediator: ProactiveMediator, seed: int = 0) -> Any:
+    negotiators = build_negotiators(game, [agent] * len(game.parties), seed, {})
+    rules = replace(game.rules, on_stagnation="mediate")
+    return Session(game.space, game.setups(), negotiators, rules, mediator=mediator).run()
+
+
+# -- it never sees a utility ---------------------------------------------------------------------------
+
+
+def test_the_mediator_never_receives_a_utility() -> None:
+    mediator = Recording(gap=1, start=0.0, deadline=0.0)
+    result = _play(_game(), "linear", mediator)
+    assert mediator.views and result.trajectory.of_kind("mediator_proposal")
+    fields = {"space", "parties", "round", "record", "signals", "rules"}
+    for view, seen in zip(mediator.views, mediator.seen, strict=True):
+        assert not _holds_a_utility(view)
+        assert {f.name for f in dataclasses.fields(view)} == fields
+        # What it read when asked: public events only (no private traces, no agreement's utilities).
+        assert all(event.audience == "public" for event in seen)
+        assert not any(event.kind in ("agreement", "batna_violation", "trace") for event in seen)
+
+
+def test_proposals_do_not_depend_on_private_utilities() -> None:
+    from parley.testing.mediators import check_mediator
+
+    report = check_mediator(lambda seed: ProactiveMediator(gap=1, start=0.0, deadline=0.0))
+    assert report.interventions > 0
+
+
+# -- when it steps in -----------------------------------------------------------------------------------
+
+
+def test_it_intervenes_before_stagnation_when_its_signals_say_so() -> None:
+    # Time-based conceders move every round: the stagnation detector never fires, so `pareto`
+    # is never asked; the proactive mediator tables packages anyway once its signals call for it.
+    mediator = Recording(gap=2, start=0.1, deadline=0.3)
+    result = _play(_game(), "linear", mediator)
+    events = list(result.trajectory)
+    tabled = [e for e in events if e.kind == "mediator_proposal"]
+    assert tabled, "the proactive mediator should have stepped in"
+    first = tabled[0]
+    assert not any(e.kind == "stagnation" for e in events[: first.seq])
+    assert first.round >= 0.1 * 30
+    asked = [v for v in mediator.views if v.round == first.round]
+    assert asked and asked[-1].record[-1].kind != "stagnation"
+
+
+def _signals(**changes: Any) -> Signals:
+    quiet = Signals(progress=0.5, asked=False, holdout=None, spread=1.0, since_last=None, tabled=0)
+    return replace(quiet, **changes)
+
+
+def test_each_signal_decides_on_its_own() -> None:
+    mediator = ProactiveMediator(start=0.2, gap=3, spread=0.4, deadline=0.8)
+    assert not mediator.intervenes(_signals())
+    assert mediator.intervenes(_signals(holdout="ash"))
+    assert mediator.intervenes(_signals(spread=0.3))
+    assert mediator.intervenes(_signals(progress=0.85))
+    assert mediator.intervenes(_signals(asked=True, progress=0.0))  # the engine asks on stagnation
+    assert not mediator.intervenes(_signals(holdout="ash", progress=0.1))  # too early
+    assert not mediator.intervenes(_signals(holdout="ash", since_last=2))  # too soon after the last
+    assert mediator.intervenes(_signals(holdout="ash", since_last=3))
+    assert not ProactiveMediator(max_interventions=2).intervenes(_signals(holdout="ash", tabled=2))
+
+
+SPACE = OutcomeSpace.of([Issue.options("a", ["a1", "a2", "a3"]), Issue.options("b", ["b1", "b2", "b3"])])
+
+
+def _events(moves: list[tuple[int, str, dict[str, Any]]]) -> list[Event]:
+    return [Event(i, "action", rnd, party, data) for i, (rnd, party, data) in enumerate(moves)]
+
+
+def _offer(package: dict[str, str]) -> dict[str, Any]:
+    return {"kind": "propose", "package": package, "message": ""}
+
+
+def test_a_party_that_keeps_rejecting_a_forming_deal_is_a_holdout() -> None:
+    x = {"a": "a1", "b": "b1"}
+    accept, reject = {"kind": "accept", "message": ""}, {"kind": "reject", "message": ""}
+    moves: list[tuple[int, str, dict[str, Any]]] = []
+    for rnd, proposer in ((1, "ann"), (2, "bob"), (3, "cat")):
+        moves.append((rnd, proposer, _offer(x)))
+        for other in ("ann", "bob", "cat"):
+            if other != proposer:
+                moves.append((rnd, other, reject if other == "cat" else accept))
+    rules = Rules(max_rounds=10, acceptance=AcceptanceRule(required=3))  # every party needed
+    view = MediatorView(SPACE, ("ann", "bob", "cat"), 3, Record(_events(moves)), {}, rules)
+    assert ProactiveMediator(holdout=2).read(view).holdout == "cat"
+    assert ProactiveMediator(holdout=3).read(view).holdout is None
+
+
+def test_a_package_every_party_revealed_is_tabled_first() -> None:
+    x, y = {"a": "a2", "b": "b2"}, {"a": "a1", "b": "b3"}
+    moves = [(1, "ann", _offer(y)), (1, "bob", _offer(x)), (2, "bob", _offer(y)), (2, "ann", _offer(x))]
+    rules = Rules(max_rounds=10)
+    view = MediatorView(SPACE, ("ann", "bob"), 2, Record(_events(moves)), {}, rules)
+    package = ProactiveMediator().package(view)
+    assert package in (x, y)
+
+
+def test_silent_before_anybody_offers_and_never_repeats_a_package() -> None:
+    rules = Rules(max_rounds=10)
+    empty = MediatorView(SPACE, ("ann", "bob"), 1, Record([]), {}, rules)
+    assert ProactiveMediator(start=0.0, deadline=0.0).propose(empty) is None
+    x = {"a": "a1", "b": "b1"}
+    events = [
+        *_events([(1, "ann", _offer(x)), (1, "bob", _offer(x))]),
+        Event(2, "mediator_proposal", 1, "mediator", {"package": x}),
+    ]
+    view = MediatorView(SPACE, ("ann", "bob"), 4, Record(events), {}, rules)
+    package = ProactiveMediator(start=0.0, deadline=0.0).propose(view)
+    assert package is not None and package != x
+
+
+# -- reading the record ----------------------------------------------------------------------------------
+
+
+class _Spy:
+    """Wraps a negotiator and logs the table each time it accepts."""
+
+    def __init__(self, inner: Any, log: list[tuple[int, str, dict[str, Any]]]) -> None:
+        self.inner, self.log = inner, log
+
+    def act(self, view: PartyView) -> Action:
+        action = self.inner.act(view)
+        if isinstance(action, Accept) and view.table is not None:
+            self.log.append((view.round, view.party, dict(view.table.package)))
+        return action
+
+
+@pytest.mark.parametrize("agent", ["linear", "random", "tit-for-tat"])
+def test_the_record_reader_finds_the_table_every_acceptance_answered(agent: str) -> None:
+    accepted = 0
+    for seed in range(3):
+        game = _game(seed=seed)
+        log: list[tuple[int, str, dict[str, Any]]] = []
+        inner = build_negotiators(game, [agent] * len(game.parties), seed, {})
+        negotiators = {name: _Spy(n, log) for name, n in inner.items()}
+        rules = replace(game.rules, on_stagnation="mediate", stagnation_rounds=2)
+        mediator = ProactiveMediator(gap=2, start=0.0, deadline=0.5)
+        result = Session(game.space, game.setups(), negotiators, rules, mediator=mediator).run()
+        revealed, answered = read_record(list(result.trajectory), game.party_names, rules)
+        found = {(t.round, p, tuple(sorted(t.package.items()))) for t in answered for p in t.accepted}
+        for rnd, party, package in log:
+            assert (rnd, party, tuple(sorted(package.items()))) in found
+            assert package in revealed[party]
+        accepted += len(log)
+    assert accepted > 0
+
+
+# -- names and options -------------------------------------------------------------------------------------
+
+
+def test_the_tournament_knows_it_by_name_with_options() -> None:
+    mediator = create_offer_mediator("Proactive(start=0.3, gap=2)")
+    assert isinstance(mediator, ProactiveMediator)
+    assert (mediator.start, mediator.gap) == (0.3, 2)
+    assert mediator_name("proactive") == "proactive"
+    rows = play(Game("wind_farm", ("linear",) * 4, 0, 1, "proactive"))
+    assert rows and all(not r["failed"] for r in rows)
+    assert all(r["mediator"] == "proactive" for r in rows)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "proactiv",
+        "proаctive",  # a Cyrillic "а"
+        "pro\u200bactive",  # a zero-width space
+        "proactive(start=2)",
+        "proactive(start=-0.1)",
+        "proactive(start=nan)",
+        "proactive(gap=0)",
+        "proactive(gap=1.5)",
+        "proactive(decay=0)",
+        "proactive(match=2)",
+        "proactive(colour=blue)",
+        "proactive(start)",
+        "proactive(start=0.1",
+        "proactive(" + "start=0.1," * 100 + ")",
+    ],
+)
+def test_a_bad_name_or_option_is_one_line(name: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        create_offer_mediator(name)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 400
+
+
+def test_options_out_of_range_are_refused_when_built_directly() -> None:
+    with pytest.raises(ScenarioError, match="spread"):
+        ProactiveMediator(spread=1.5)
+    assert create_proactive("proactive()") == ProactiveMediator()
+
+
+def test_a_k_of_n_session_with_it_ends_cleanly_on_every_baseline() -> None:
+    game = _game(seed=7, parties=5)
+    for agent in ("linear", "hardliner", "tit-for-tat", "astra"):
+        result = run_negotiation(
+            game,
+            [agent] * len(game.parties),
+            seed=0,
+            rules=replace(game.rules, on_stagnation="mediate"),
+            mediator=ProactiveMediator(gap=1, start=0.0, deadline=0.0),
+        )
+        assert result.no_deal is None or result.no_deal.reason != "protocol_violation"
+
+
+@pytest.mark.parametrize("agent", ["linear", "tit-for-tat"])
+def test_a_proactively_mediated_session_replays_byte_for_byte(agent: str) -> None:
+    game = _game(seed=5)
+    rules = replace(game.rules, on_stagnation="mediate")
+    result = _play(game, agent, ProactiveMediator(gap=2, start=0.1, deadline=0.3))
+    assert result.trajectory.of_kind("mediator_proposal")
+    again = replay(result.trajectory, game.space, game.setups(), rules)
+    assert again.trajectory.to_jsonl() == result.trajectory.to_jsonl()
