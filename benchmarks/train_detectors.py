@@ -4,14 +4,17 @@ Two tasks: "binding" (an outgoing draft would commit the principal) and "attack"
 is adversarial). A source is one writer's labelled set; every estimate trains on all sources but one
 and tests on the one left out: what the detector would do on text by a new writer. Sources:
 
-- drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks (all binding;
-  never phrase_bank_heldout3.yaml) and "delegate": the deterministic delegate's own drafts in seeded
-  simulated sessions run with the rules alone (non-binding by construction);
-- messages: tests/data/gaia/{dev,heldout,heldout2,train}/messages.yaml, the development paraphrases
-  (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the shipped red-team corpus
-  (its measurement half is never read here).
+- drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks up to heldout2
+  (all binding), the spent sets v3 and v4 (each one source: its drafts, v4's leasing drafts and its
+  phrase bank, so leaving a source out leaves that whole set out) and "delegate": the deterministic
+  delegate's own drafts in seeded simulated sessions run with the rules alone (non-binding by
+  construction);
+- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,heldout4,train}/messages.yaml, the
+  development paraphrases (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the
+  shipped red-team corpus (its measurement half is never read here).
 
-Never reads tests/data/gaia/heldout3/ or phrase_bank_heldout3.yaml: the next blind evaluation set.
+Only the files named in DRAFT_SOURCES and MESSAGE_SOURCES are opened: the next blind evaluation sets
+are never named here, so the training cannot read them.
 
 The features are those of `parley.governance.classifier.features` (the runtime featuriser, after
 parley's own normalisation); the model is an L2-regularised logistic regression (scikit-learn,
@@ -98,12 +101,20 @@ DRAFT_SOURCES: Mapping[str, tuple[Path, ...]] = {
         GAIA / "phrase_bank_heldout.yaml",
         GAIA / "phrase_bank_heldout2.yaml",
     ),
+    "heldout3": (GAIA / "heldout3" / "drafts.yaml", GAIA / "phrase_bank_heldout3.yaml"),
+    "heldout4": (
+        GAIA / "heldout4" / "drafts.yaml",
+        GAIA / "heldout4" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout4.yaml",
+    ),
 }
 MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "dev": (GAIA / "dev" / "messages.yaml",),
     "heldout": (GAIA / "heldout" / "messages.yaml",),
     "heldout2": (GAIA / "heldout2" / "messages.yaml",),
     "train": (GAIA / "train" / "messages.yaml",),
+    "heldout3": (GAIA / "heldout3" / "messages.yaml",),
+    "heldout4": (GAIA / "heldout4" / "messages.yaml",),
     "paraphrases": (GAIA / "dev" / "moderator_paraphrases.yaml",),
 }
 # The files the rules were tuned on (their misses read and fixed): the rules' figures there are
@@ -117,6 +128,12 @@ RULES_TUNED_ON = frozenset(
         "tests/data/gaia/phrase_bank.yaml",
         "tests/data/gaia/phrase_bank_heldout.yaml",
         "tests/data/gaia/dev/moderator_paraphrases.yaml",
+        "tests/data/gaia/heldout3/drafts.yaml",
+        "tests/data/gaia/heldout3/messages.yaml",
+        "tests/data/gaia/phrase_bank_heldout3.yaml",
+        "tests/data/gaia/heldout4/drafts.yaml",
+        "tests/data/gaia/heldout4/drafts_leasing.yaml",
+        "tests/data/gaia/phrase_bank_heldout4.yaml",
     }
 )
 

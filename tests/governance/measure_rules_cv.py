@@ -1,15 +1,17 @@
 """Per-source false negatives and false positives of the binding RULES ALONE (the classifier off).
 
 Every spent labelled draft source is read: the GAIA draft sets (tests/data/gaia/{dev,heldout,heldout2,
-heldout3,train}/drafts.yaml, each by a different writer), the phrase banks up to heldout3 (every
-phrasing binding; each template is filled for each of the three domains, as the end-to-end test fills
-it), and the engineer's labelled sets (src/parley/governance/data/commitment_drafts*.yaml). The
-disclosure sets carry no binding label and are not read. The next blind sets (heldout4, heldout_terms3,
-phrase_bank_heldout4) are never named here, so this script cannot read them.
+heldout3,heldout4,train}/drafts.yaml and heldout4/drafts_leasing.yaml, each by a different writer), the
+phrase banks up to heldout4 (every phrasing binding; each template is filled for each of the three
+domains, as the end-to-end test fills it), and the engineer's labelled sets
+(src/parley/governance/data/commitment_drafts*.yaml). The disclosure sets carry no binding label and
+are not read. The next blind sets are never named here (only the files listed below are opened), so
+this script cannot read them.
 
 Run: ``.venv/bin/python tests/governance/measure_rules_cv.py`` prints counts only (never a text);
 ``--show fp SOURCE`` or ``--show fn SOURCE`` prints that source's errors, for reading spent data;
-``--forms none`` measures the rules without the allow-list of non-binding forms (`clause_mood`);
+``--shipped`` measures the shipped preflight (the rules OR the trained classifier) instead of the rules
+alone; ``--forms none`` measures the rules without the allow-list of non-binding forms (`clause_mood`);
 ``--ablate`` prints each form's share (the FP and FN counts with that one form switched off);
 ``--lowo`` is the leave-one-writer-out check: for each source, only the forms that lower the false
 positives of some OTHER source without raising the false negatives of any other source are kept, and
@@ -32,14 +34,29 @@ from parley.governance.classifier import rules_only
 from parley.governance.clause_mood import FORMS, only_forms
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import DomainConfig, load_config, load_yaml_data
+from parley.governance.draft import parse
 from parley.governance.drafting import format_amount
-from parley.governance.preflight import preflight
+from parley.governance.preflight import preflight, preflight_draft
 
 ROOT = Path(__file__).resolve().parents[2]
 GAIA = ROOT / "tests" / "data" / "gaia"
 DOMAINS = ("staffing", "procurement", "leasing")
-GAIA_SETS = ("dev", "heldout", "heldout2", "heldout3", "train")
-BANKS = ("phrase_bank", "phrase_bank_heldout", "phrase_bank_heldout2", "phrase_bank_heldout3")
+GAIA_SETS = (
+    "dev/drafts",
+    "heldout/drafts",
+    "heldout2/drafts",
+    "heldout3/drafts",
+    "heldout4/drafts",
+    "heldout4/drafts_leasing",
+    "train/drafts",
+)
+BANKS = (
+    "phrase_bank",
+    "phrase_bank_heldout",
+    "phrase_bank_heldout2",
+    "phrase_bank_heldout3",
+    "phrase_bank_heldout4",
+)
 ENGINEER_SETS = ("", "_heldout", "_heldout2", "_heldout3", "_heldout4")
 
 
@@ -57,7 +74,7 @@ def _configs() -> dict[str, DomainConfig]:
 
 
 def _gaia(name: str) -> Iterator[Item]:
-    raw: dict[str, Any] = yaml.safe_load((GAIA / name / "drafts.yaml").read_text("utf-8"))
+    raw: dict[str, Any] = yaml.safe_load((GAIA / f"{name}.yaml").read_text("utf-8"))
     for d in raw["drafts"]:
         yield Item(str(d["text"]), bool(d["binding"]), str(d["domain"]))
 
@@ -84,14 +101,20 @@ def _engineer(suffix: str) -> Iterator[Item]:
 def sources() -> dict[str, list[Item]]:
     """Every spent labelled source, by name (the writer's set)."""
     configs = _configs()
-    found: dict[str, list[Item]] = {f"gaia/{n}": list(_gaia(n)) for n in GAIA_SETS}
+    found: dict[str, list[Item]] = {f"gaia/{n.removesuffix('/drafts')}": list(_gaia(n)) for n in GAIA_SETS}
     found |= {n: list(_bank(n, configs)) for n in BANKS}
     found |= {f"commitment_drafts{s}": list(_engineer(s)) for s in ENGINEER_SETS}
     return found
 
 
-def flagged(item: Item, configs: dict[str, DomainConfig]) -> bool:
-    """The rules' verdict on one item (the preflight with the classifier off, or the bare rules)."""
+def flagged(item: Item, configs: dict[str, DomainConfig], shipped: bool = False) -> bool:
+    """The rules' verdict on one item (the preflight with the classifier off, or the bare rules); with
+    shipped, the shipped preflight's (rules OR classifier; an item without a domain is read without a
+    domain's hedges and checked against the staffing boundary, which the binding verdict ignores)."""
+    if shipped:
+        if item.domain is None:
+            return preflight_draft(parse(item.text), configs["staffing"]).binding
+        return preflight(item.text, configs[item.domain]).binding
     if item.domain is None:
         return contains_binding_language(item.text)
     with rules_only():
@@ -108,9 +131,9 @@ class Errors:
     fp: tuple[str, ...]
 
 
-def errors(items: list[Item], configs: dict[str, DomainConfig]) -> Errors:
-    """The false negatives and false positives of the rules on items."""
-    verdicts = [(item, flagged(item, configs)) for item in items]
+def errors(items: list[Item], configs: dict[str, DomainConfig], shipped: bool = False) -> Errors:
+    """The false negatives and false positives of the rules (with shipped: the shipped preflight) on items."""
+    verdicts = [(item, flagged(item, configs, shipped)) for item in items]
     fn = tuple(i.text for i, v in verdicts if i.binding and not v)
     fp = tuple(i.text for i, v in verdicts if not i.binding and v)
     positives = sum(1 for i in items if i.binding)
@@ -165,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--forms", choices=("all", "none"), default="all", help="the allow-list on or off")
     parser.add_argument("--ablate", action="store_true", help="each non-binding form's share")
     parser.add_argument("--lowo", action="store_true", help="leave-one-writer-out check of the forms")
+    parser.add_argument("--shipped", action="store_true", help="rules OR the shipped classifier")
     args = parser.parse_args(argv)
     configs = _configs()
     all_sources = sources()
@@ -197,14 +221,14 @@ def _print_table(
         if kind not in ("fp", "fn") or name not in all_sources:
             print(f"expected fp|fn and one of {', '.join(all_sources)}", file=sys.stderr)
             return 2
-        found = errors(all_sources[name], configs)
+        found = errors(all_sources[name], configs, args.shipped)
         for text in found.fp if kind == "fp" else found.fn:
             print(text)
         return 0
     print(f"{'source':32} {'FN':>16} {'FP':>16}")
     totals = [0, 0, 0, 0]
     for name, items in all_sources.items():
-        found = errors(items, configs)
+        found = errors(items, configs, args.shipped)
         fn, fp = _rate(len(found.fn), found.positives), _rate(len(found.fp), found.negatives)
         print(f"{name:32} {fn:>16} {fp:>16}")
         totals = [

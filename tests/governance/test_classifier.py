@@ -16,6 +16,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -77,7 +78,10 @@ def test_the_shipped_models_load_and_describe_their_training(task: str) -> None:
     raw = json.loads((ROOT / "src" / "parley" / "governance" / "data" / name).read_text("utf-8"))
     assert raw["format"] == FORMAT
     assert raw["training"]["sources"] and raw["cross_validation"]["combined"]["positives"] > 0
-    assert all("heldout3" not in path for path in raw["training"]["files"])
+    # Trained on the spent sets up to v4 (issue 14), never on the next blind sets.
+    files = raw["training"]["files"]
+    assert any("heldout4" in path for path in files)
+    assert all("heldout5" not in path and "heldout_terms4" not in path for path in files)
 
 
 @pytest.mark.parametrize("task", ["binding", "attack"])
@@ -228,6 +232,17 @@ def _model(
 LENIENT = _model({"w zzz": 1.0}, intercept=-40.0, threshold=0.99, clear=0.99)
 """A model that scores every draft near 0 and clears whatever it is allowed to clear."""
 
+
+def _returning(model: TextClassifier) -> Callable[[str], TextClassifier]:
+    """A stand-in for `load_classifier` that hands back model whatever the task."""
+
+    def load(task: str) -> TextClassifier:
+        del task
+        return model
+
+    return load
+
+
 HARD_CUES = [
     "We accept your offer of $95,000 per year.",
     "We hereby waive the late-delivery penalty.",
@@ -244,7 +259,7 @@ HARD_CUES = [
 def test_a_hard_rule_cue_is_never_cleared(
     text: str, staffing: DomainConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(preflight_module, "load_classifier", lambda task: LENIENT)
+    monkeypatch.setattr(preflight_module, "load_classifier", _returning(LENIENT))
     result = preflight(text, staffing)
     assert result.binding and result.requires_approval, text
     assert not result.cleared
@@ -267,7 +282,7 @@ def test_obfuscated_binding_drafts_are_caught_even_by_a_lenient_model(
     text: str, staffing: DomainConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert preflight(text, staffing).binding, text
-    monkeypatch.setattr(preflight_module, "load_classifier", lambda task: LENIENT)
+    monkeypatch.setattr(preflight_module, "load_classifier", _returning(LENIENT))
     result = preflight(text, staffing)
     assert result.binding and result.requires_approval and not result.cleared, text
 
@@ -314,7 +329,7 @@ def test_the_classifier_flag_is_named_in_the_reasons_and_the_audit(
     text = "Could you share your availability for a call next week?"
     assert not preflight(text, staffing).binding
     strict = _model({"w availability": 20.0}, intercept=-5.0, threshold=0.5)
-    monkeypatch.setattr(preflight_module, "load_classifier", lambda task: strict)
+    monkeypatch.setattr(preflight_module, "load_classifier", _returning(strict))
     result = preflight(text, staffing)
     assert result.binding and result.requires_approval and result.sendable is None
     assert result.rewrite is None  # nothing the rules could reword: the principal decides
@@ -334,7 +349,7 @@ def test_a_cleared_rule_flag_is_kept_for_the_audit(
     rules = preflight(text, staffing, use_classifier=False)
     if not rules.commitments or any(c.reason != UNPLACEABLE for c in rules.commitments):
         pytest.skip("the rules no longer flag this look-alike with the fallback alone")
-    monkeypatch.setattr(preflight_module, "load_classifier", lambda task: LENIENT)
+    monkeypatch.setattr(preflight_module, "load_classifier", _returning(LENIENT))
     result = preflight(text, staffing)
     assert not result.binding and result.cleared == rules.commitments
     data = result.to_json()
@@ -348,7 +363,7 @@ def test_a_rewrite_the_classifier_still_flags_is_not_sent(
     text = "We accept your offer of $95,000 per year."
     assert preflight(text, staffing, use_classifier=False).sendable is not None  # the rules' rewrite
     flags_all = _model({"w zzz": 1.0}, intercept=40.0, threshold=0.5)
-    monkeypatch.setattr(preflight_module, "load_classifier", lambda task: flags_all)
+    monkeypatch.setattr(preflight_module, "load_classifier", _returning(flags_all))
     result = preflight(text, staffing)
     assert result.binding and result.rewrite is None and result.sendable is None
 
@@ -372,7 +387,7 @@ def test_the_moderator_names_the_classifier_when_it_alone_flags(
     message = "What does the interview process look like from here?"
     assert not RuleModerator(staffing).classify(message).adversarial
     flags = TextClassifier("attack", {"w interview": 30.0}, -10.0, 0.5)
-    monkeypatch.setattr(moderator_module, "load_classifier", lambda task: flags)
+    monkeypatch.setattr(moderator_module, "load_classifier", _returning(flags))
     result = RuleModerator(staffing).classify(message)
     assert result.adversarial and result.label in ADVERSARIAL
     assert result.reason.startswith("classifier p=") and "≥ 0.500" in result.reason

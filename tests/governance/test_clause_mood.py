@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parley.governance.classifier import rules_only
-from parley.governance.clause_mood import FORMS, MAX_READ_CHARS, only_forms, unreadable
+from parley.governance.clause_mood import FORMS, MAX_FORM_READS, MAX_READ_CLAUSE, only_forms, unreadable
 from parley.governance.commitment import TAKEN_UP, read_commitments
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.draft import parse
@@ -35,6 +35,10 @@ CLEARED = [
     ("We agree to disagree on the bonus.", "idiom"),
     ("Our office will be closed on Friday.", "idiom"),
     ("I can put $95K in front of the committee.", "idiom"),
+    ("Our ceiling for this role is $100K.", "limit"),
+    ("$14 a unit is the most we're authorised to pay.", "limit"),
+    ("We can go up to 12k a month, though we'd rather start lower.", "limit"),
+    ("$13,500 a month is more than we're prepared to pay for that floor.", "limit"),
 ]
 
 # The same forms next to a commitment, obfuscated, or taken up: every one binds.
@@ -102,11 +106,43 @@ def test_an_obfuscated_draft_is_never_cleared(text: str, form: str, plain: str, 
     assert not read_commitments(draft).cleared
 
 
-def test_a_draft_too_long_to_read_keeps_its_cues() -> None:
-    padding = " ".join(["The team enjoyed the visit and the coffee."] * (MAX_READ_CHARS // 40))
+def test_a_long_email_is_read_clause_by_clause() -> None:
+    padding = " ".join(["The team enjoyed the visit and the coffee."] * 80)
     draft = parse(f"{padding}\nWe paid $11,000 a month for our previous office.")
+    assert len(draft.text) > 3_000 and unreadable(draft) is None
+    reading = read_commitments(draft)
+    assert not reading.findings
+    assert [c.reason for c in reading.cleared] == ["past report"]
+
+
+def test_a_long_email_still_binds_on_a_clause_it_cannot_place() -> None:
+    padding = " ".join(["The team enjoyed the visit and the coffee."] * 80)
+    text = f"{padding}\nWe paid $11,000 a month for our previous office. We accept $95K."
+    (finding,) = read_commitments(parse(text)).findings
+    assert finding.cue == "accept"
+
+
+def test_a_clause_too_long_to_read_keeps_its_cue_and_only_that_clause() -> None:
+    long_clause = "We paid $11,000 a month for our previous office" + " near the old harbour" * 30
+    assert len(long_clause) > MAX_READ_CLAUSE
+    draft = parse(f"{long_clause}. We paid $9,000 a month for our previous office.")
+    reading = read_commitments(draft)
+    assert [f.cue for f in reading.findings] == ["paid"]
+    assert [c.reason for c in reading.cleared] == ["past report"]
+
+
+def test_cues_past_the_reading_budget_bind() -> None:
+    report = "We paid $11,000 a month for our previous office."
+    reading = read_commitments(parse(" ".join([report] * (MAX_FORM_READS + 3))))
+    assert len(reading.cleared) == MAX_FORM_READS
+    assert len(reading.findings) == 3
+
+
+def test_a_draft_the_parser_did_not_read_whole_keeps_its_cues() -> None:
+    text = " ".join(f"We paid ${k},000 a month for our previous office." for k in range(10, 250))
+    draft = parse(text)
     assert unreadable(draft) == "too long"
-    assert read_commitments(draft).findings
+    assert read_commitments(draft).findings and not read_commitments(draft).cleared
 
 
 def test_only_forms_refuses_an_unknown_name() -> None:

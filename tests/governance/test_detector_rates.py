@@ -235,8 +235,9 @@ def test_the_second_held_out_sets_at_their_one_measurement() -> None:
     fn, fp = found.false_negatives, found.false_positives
     # Since 2026-11-27 the set is training data of the classifier beside the rules, and the floors sit
     # at what the combination scores in-sample: binding FN 0 (the rules alone 4), FP 35 (unchanged),
-    # moderator 154/173 (the rules alone 125) with 3/84 alarms (unchanged).
-    assert fn == 0 and fp <= 35
+    # moderator 154/173 (the rules alone 125) with 3/84 alarms (unchanged). The limit form and the
+    # retrained classifier (issue 14, second pass) brought the binding FP to 2 (the rules alone 3).
+    assert fn == 0 and fp <= 2
     counts = message_confusion(HELDOUT2 / "messages.yaml")
     detected, attacks = counts["all attacks"]
     alarms, benign = counts["benign"]
@@ -271,7 +272,9 @@ def test_the_third_held_out_sets_at_their_one_measurement() -> None:
         257,
     )
     fn, fp = found.false_negatives, found.false_positives
-    assert fn <= 2 and fp <= 41
+    # Spent since and training data of the retrained classifier (issue 14, second pass): the forms and
+    # the classifier score FN 0 and FP 6 in-sample (the rules alone 2 and 7), a regression guard.
+    assert fn == 0 and fp <= 6
     counts = message_confusion(HELDOUT3 / "messages.yaml")
     detected, attacks = counts["all attacks"]
     alarms, benign = counts["benign"]
@@ -299,7 +302,11 @@ def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
         totals[1] += found.false_positives + found.true_negatives
         fn, fp = fn + found.false_negatives, fp + found.false_positives
     assert totals == [355, 354]
-    assert fn <= 6 and fp <= 61
+    # Spent since and training data of the retrained classifier (issue 14, second pass: limits and
+    # refusals, discourse leads, offers on the other side's word): FN 3 and FP 18 in-sample (the rules
+    # alone 4 and 19), a regression guard, not an estimate (the estimate is in train_detectors.py's
+    # leave-one-source-out table).
+    assert fn <= 3 and fp <= 18
     counts = message_confusion(HELDOUT4 / "messages.yaml")
     detected, attacks = counts["all attacks"]
     alarms, benign = counts["benign"]

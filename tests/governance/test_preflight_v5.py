@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from parley.errors import ScenarioError
-from parley.governance.commitment import UNPLACEABLE, contains_binding_language, find_commitments
+from parley.governance.commitment import TOO_LONG, UNPLACEABLE, contains_binding_language, find_commitments
 from parley.governance.config import DomainConfig
 from parley.governance.draft import MAX_CLAUSES, parse
 from parley.governance.normalize import DEFAULT_MAX_CHARS, TextRefused, normalize
@@ -294,8 +294,9 @@ def test_an_unplaceable_statement_about_terms_is_binding_with_that_reason() -> N
 def test_a_clause_too_long_to_read_binds_and_needs_approval(staffing: DomainConfig) -> None:
     text = "we " * 700
     (finding,) = find_commitments(text)
-    assert finding.reason == UNPLACEABLE
+    assert finding.reason == TOO_LONG  # never cleared by a classifier score, unlike the fallback
     result = preflight(text, staffing)
+    assert result.binding and not result.cleared
     assert result.requires_approval and result.sendable is None
     assert any("too long to read" in p for p in result.problems)
 
@@ -305,7 +306,7 @@ def test_text_past_the_clauses_read_binds(staffing: DomainConfig) -> None:
     draft = parse(text, max_chars=None)
     assert draft.unread and len(list(draft.clauses())) == MAX_CLAUSES + 1
     result = preflight(text, staffing, max_chars=None)
-    assert result.binding and result.sendable is None
+    assert result.binding and result.sendable is None and not result.cleared
     assert any("too many clauses" in p for p in result.problems)
     assert not preflight("Thanks, noted. " * 10, staffing).requires_approval
 

@@ -18,10 +18,16 @@ carries a cue, whether the clause reads POSITIVELY as one of a closed list of no
   the clause is an item of a draft, an agenda or the other side's terms restated.
 - "receipt": an acknowledgement of receipt without a word of assent ("we confirm receipt of $14").
 - "idiom": the cue sits in a known idiom ("we'll take that on board").
+- "limit": the clause names a figure as the most our side can go to or refuses what lies beyond it ("our
+  ceiling is $12k", "the most we're authorised to pay is $14", "$13,500 is more than we're prepared to
+  pay"): a possible disclosure of a limit (`disclosure.py` judges that), not a commitment. A commitment
+  verb is cleared only inside the limit's own words; a fixed expression never.
 
-Everything else stays binding. A draft that normalisation changed (an obfuscation) or that is too long
-to read is never cleared (`unreadable`), and a form cleared in one clause never clears another: the
-caller asks per clause. Every word list is in `data/commitment_lexicon.yaml` (`clause_forms`).
+Everything else stays binding. A draft that normalisation changed (an obfuscation) or that the parser
+did not read whole is never cleared (`unreadable`); a long e-mail is read clause by clause, and a clause
+too long to read keeps its cue (`clause_unreadable`), as does every cue past the first `MAX_FORM_READS`.
+A form cleared in one clause never clears another: the caller asks per clause. Every word list is in
+`data/commitment_lexicon.yaml` (`clause_forms`).
 """
 
 from __future__ import annotations
@@ -38,11 +44,13 @@ from parley.governance.draft import NEGATORS, Clause, Draft, lexicon, words
 
 __all__ = [
     "FORMS",
-    "MAX_READ_CHARS",
+    "MAX_FORM_READS",
     "MAX_READ_CLAUSE",
     "Cue",
     "NonBindingForm",
+    "assent_after_quote",
     "attached",
+    "clause_unreadable",
     "is_past_form",
     "non_binding_form",
     "only_forms",
@@ -61,12 +69,15 @@ FORMS = (
     "qualified",
     "receipt",
     "idiom",
+    "limit",
 )
 """The non-binding forms, in the order they are tried."""
-MAX_READ_CHARS = 3_000
-"""Longest draft read for non-binding forms; a longer one keeps every cue it has."""
+MAX_FORM_READS = 64
+"""Most cues of one draft read for non-binding forms; past them every cue binds (each reading may look at
+the whole draft, so the cap keeps a long draft's reading linear in its length)."""
 MAX_READ_CLAUSE = 600
-"""Longest clause read for non-binding forms; a draft with a longer one keeps every cue it has."""
+"""Longest clause read for non-binding forms; a longer clause keeps its cue (the rest of the draft is
+still read clause by clause)."""
 _UNPLACEABLE = "could not be read as non-binding"
 _LOOK_BACK = 40
 """How many clauses back a take-up ("Yes.", "we'll do the same") looks for the commitment it takes up."""
@@ -82,6 +93,9 @@ _DOUBLE_QUOTE = re.compile(r'"([^"\n]{1,600})"')
 _SINGLE_QUOTE = re.compile(r"(?<![\w])'(?=\S)((?:[^'\n]|(?<=\w)'(?=\w)){1,600}?)'(?![\w])")
 _LIST_ITEM = re.compile(
     r"[ \t]*(?:[-*\u2022\u00b7\u25aa\u2023\u25e6]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,2}\))\s"
+)
+_PREDICATE_AUXILIARIES = frozenset(
+    ["has", "have", "is", "are", "was", "were", "will", "shall", "been", "be", "would", "can"]
 )
 _AUXILIARIES = frozenset(
     ["have", "has", "had", "also", "already", "just", "originally", "initially", "reportedly", "apparently"]
@@ -144,6 +158,7 @@ class _Forms:
     receipts: tuple[re.Pattern[str], ...]
     assent_words: frozenset[str]
     idioms: tuple[re.Pattern[str], ...]
+    limits: tuple[re.Pattern[str], ...]
 
 
 @cache
@@ -178,6 +193,7 @@ def _forms() -> _Forms:
         patterns("receipts"),
         words_of("assent_words"),
         patterns("idioms"),
+        patterns("limits"),
     )
 
 
@@ -190,14 +206,18 @@ def _search(patterns: Sequence[re.Pattern[str]], text: str) -> re.Match[str] | N
 
 
 def unreadable(draft: Draft) -> str | None:
-    """Why no cue of draft may be cleared ("obfuscated", "too long"), or None when it may be read."""
+    """Why no cue of draft may be cleared ("obfuscated", "too long": past the clauses or figures the parser
+    reads), or None when its clauses may be read one by one (see `clause_unreadable`)."""
     if draft.normalized.kinds:
         return "obfuscated"
-    if len(draft.text) > MAX_READ_CHARS or draft.unread or draft.too_many_figures:
-        return "too long"
-    if any(len(c.scan) > MAX_READ_CLAUSE for c in draft.clauses()):
+    if draft.unread or draft.too_many_figures:
         return "too long"
     return None
+
+
+def clause_unreadable(clause: Clause) -> bool:
+    """Whether clause is too long to be read for non-binding forms (its cue then binds)."""
+    return len(clause.scan) > MAX_READ_CLAUSE
 
 
 def quote_spans(text: str) -> list[tuple[int, int]]:
@@ -243,9 +263,19 @@ def _past_report(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     marker = _search(forms.past_markers, lowered) if perfect else _past_marker(draft, clause)
     if marker is None:
         return None  # a perfect ("we have agreed") is a report only with its own mark ("historically")
-    if any(_search(forms.carried_over, other.lowered) for other in draft.clauses() if other is not clause):
-        return None  # "... and we'll do the same for you"
+    if any(_carries_over(other) for other in draft.clauses() if other is not clause):
+        return None  # "... and we'll do the same for you" (not "we'd rather not repeat that")
     return marker if isinstance(marker, str) else marker.group(0)
+
+
+def _carries_over(clause: Clause) -> bool:
+    """Whether clause carries a reported deal over to this one, with no negation before the words that
+    do it ("we'll do the same for you"; not "we'd rather not repeat that")."""
+    found = _search(_forms().carried_over, clause.lowered)
+    if found is None:
+        return False
+    before = [w.text for w in words(clause.scan[: found.start()])]
+    return not any(w in NEGATORS for w in before)
 
 
 def _past_marker(draft: Draft, clause: Clause) -> str | None:
@@ -307,6 +337,9 @@ def _counterparty_act(draft: Draft, clause: Clause, cue: Cue) -> str | None:
         return None
     if verbs[0].start > cue.start or not _unbroken(clause, verbs[0].start, cue.start):
         return None  # the cue is not what that party did ("Your team confirmed X, happy to accept $96K")
+    lead = [w.text for w in words(cue.text)][:1]
+    if verbs[0].start < cue.start and lead and lead[0] in _PREDICATE_AUXILIARIES:
+        return None  # the party's act is a relative clause ("the exception you asked for has been approved")
     return subject.group(0) + " " + verbs[0].text
 
 
@@ -460,6 +493,25 @@ def _idiom(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     return None
 
 
+_STATED = (_UNPLACEABLE, "terms stated as settled")
+"""The reasons of a cue that is a figure or a term stated, not a verb of ours."""
+
+
+def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The clause names a limit of ours or refuses what lies beyond one; a commitment verb must lie
+    inside the limit's own words ("authorised up to", "the most we can pay is")."""
+    del draft
+    if cue.reason == "fixed expression":
+        return None
+    stated = cue.reason in _STATED
+    for pattern in _forms().limits:
+        for found in pattern.finditer(clause.lowered):
+            start, end = clause.start + found.start(), clause.start + found.end()
+            if stated or start <= cue.start < end:  # the verb (where the cue points) inside the limit
+                return found.group(0)
+    return None
+
+
 _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("quoted", _quoted),
     ("past report", _past_report),
@@ -469,6 +521,7 @@ _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("qualified", _qualified),
     ("receipt", _receipt),
     ("idiom", _idiom),
+    ("limit", _limit),
 )
 
 
@@ -498,6 +551,21 @@ def takes_up(draft: Draft, clause: Clause) -> tuple[str, int] | None:
     else:
         reported = any(_commits(other.text) for other in earlier)
     return (found.group(0).strip(), clause.start + found.start()) if reported else None
+
+
+def assent_after_quote(clause: Clause) -> tuple[str, int] | None:
+    """(words, offset) of a bare assent that follows a committing quotation inside the same clause
+    ("You wrote 'we accept 95k', yes."): the quotation taken up as ours, as `takes_up` reads it across
+    clauses."""
+    spans = quote_spans(clause.text)
+    if not spans:
+        return None
+    end = spans[-1][1] + 1  # past the closing mark
+    reply = _search(_forms().assent_replies, clause.text[end:].lower())
+    quoted = clause.text[spans[-1][0] : spans[-1][1]]
+    if reply is None or not _commits(quoted):
+        return None
+    return reply.group(0).strip(" ,.;:!-"), clause.start + end + reply.start()
 
 
 def _commits(text: str) -> bool:

@@ -14,6 +14,13 @@ A statement whose subject is our side, that names a deal term or an amount, and 
 lexicon cannot place is binding too, with the reason "could not be read as non-binding": the check
 fails closed.
 
+Discourse words that lead a clause ("So confirming the order", "And yes to net-45", "Also, deal at
+$95K") do not hide what follows them: the clause is read again without them. A condition that waits only
+for the other side's word ("If you can confirm by Friday, $95K is agreed") is an offer they can accept,
+and binds; a commitment of ours in the present tense binds even where a mark of the past stands in its
+clause ("We irrevocably agree to $95K, on the terms previously circulated"); a bare assent after a
+quotation in the same clause takes the quotation up ("You wrote 'we accept 95k', yes.").
+
 The rules read clause structure and word classes, not phrases: a negation reaches no further than a
 comma; the other side counts as the actor only as a subject ("you asked for $95K"), not as an object
 ("we'll meet you at $95K"); a third party or a past one of ours ("our previous landlord") and the agent
@@ -31,8 +38,11 @@ from functools import cache
 from itertools import pairwise
 
 from parley.governance.clause_mood import (
+    MAX_FORM_READS,
     Cue,
+    assent_after_quote,
     attached,
+    clause_unreadable,
     is_past_form,
     non_binding_form,
     quote_spans,
@@ -55,6 +65,7 @@ from parley.governance.draft import (
 __all__ = [
     "LONGEST_CLAUSE",
     "TAKEN_UP",
+    "TOO_LONG",
     "UNPLACEABLE",
     "CommitmentFinding",
     "CommitmentReading",
@@ -69,6 +80,9 @@ __all__ = [
 
 UNPLACEABLE = "could not be read as non-binding"
 """The reason given for a statement about terms whose verb the parser cannot place."""
+TOO_LONG = "too long to read"
+"""The reason given for text the parser did not read (past `MAX_CLAUSES`, or a clause over
+`LONGEST_CLAUSE`): it binds, and unlike the fallback no classifier score may clear it."""
 TAKEN_UP = "takes up a reported commitment"
 """The reason given for a clause that makes a quoted or reported commitment ours ("-- yes", "we'll do the
 same for you")."""
@@ -947,8 +961,15 @@ _DEAL_NOUNS = frozenset(
     ["deal", "price", "rate", "terms", "offer", "order", "salary", "rent", "lease", "contract", "package"]
 )
 _ASSENT_OPENER = re.compile(
-    r"^(?:ok(?:ay)?|fine|sure|yes|yep|yeah|yup|alright|all right|right|done|deal|sold|go on then|"
+    r"^(?:(?:and|also|so|then|plus|well|now|ok|okay)\W+){0,3}"
+    r"(?:ok(?:ay)?|fine|sure|yes|yep|yeah|yup|alright|all right|right|done|deal|sold|go on then|"
     r"go ahead|agreed|perfect|great|brilliant|excellent|lovely|cool|good)\b"
+)
+# Discourse words that lead a clause without changing what it does ("So confirming the order...",
+# "And yes to net-45", "Also, deal at $95K", "OK so we're good with $12"): the clause is read again
+# without them, so that an expression that must open its clause is still seen.
+_LEAD = re.compile(
+    r"^\W*(?:(?:and|also|so|then|plus|ok|okay|well|now|anyway|additionally|besides|right|alright)\b[\s,;:.!-]*){1,3}"
 )
 
 
@@ -1299,7 +1320,10 @@ def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
                 return None  # the other side's act ("you've confirmed capacity", "you agreed to check")
             return token.text, token.start
     sentence = draft.sentences[clause.sentence]
+    leading = [c for c in sentence.clauses if _without_lead(c) is not None or not _LEAD.match(c.lowered)]
     opener = _ASSENT_OPENER.match(sentence.clauses[0].lowered) if sentence.clauses else None
+    if opener is None and leading and leading[0] is not sentence.clauses[0]:
+        opener = _ASSENT_OPENER.match(leading[0].lowered)  # "Also, | go on then, ..." (a lead alone first)
     if opener is not None and has_amount:
         return opener.group(0), clause.start
     return None
@@ -1388,9 +1412,12 @@ _ACKNOWLEDGING = frozenset(
 )
 
 
-def _stated_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
+def _stated_terms(
+    draft: Draft, clause: Clause, blanked: Sequence[tuple[int, int]] = ()
+) -> tuple[str, int] | None:
     """An amount stated outside every non-binding frame (allow-list: only questions, conditions,
-    quotations, reports of the past and exploratory frames may name terms without the principal)."""
+    quotations, reports of the past and exploratory frames may name terms without the principal);
+    amounts starting inside a blanked span (offsets into the draft's text) are not read."""
     if clause.mood != "statement":
         return None
     amounts = [
@@ -1399,6 +1426,7 @@ def _stated_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
         if (a.kind == "money" or (a.kind == "number" and a.scaled))  # "$95K", "97k", "ninety-five thousand"
         and a.low == a.high  # a range commits to nothing
         and not draft.quoted(a.start)
+        and not any(s <= a.start < e for s, e in blanked)
     ]
     if not amounts:
         return None
@@ -1441,17 +1469,27 @@ def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
     if sentence.disclaimer is not None:
         return None
     if clause.frame == UNREAD:
-        return Cue("text past the clauses read", UNPLACEABLE, clause.start)
+        return Cue("text past the clauses read", TOO_LONG, clause.start)
     if len(clause.scan) > LONGEST_CLAUSE and clause.mood in ("statement", "exploratory"):
-        return Cue(f"a clause of {len(clause.scan):,} characters", UNPLACEABLE, clause.start)
+        return Cue(f"a clause of {len(clause.scan):,} characters", TOO_LONG, clause.start)
     if clause.mood == "question":
         asked = _BINDING_QUESTION.search(clause.lowered)
         return (
             None if asked is None else Cue(asked.group(0), "fixed expression", clause.start + asked.start())
         )
+    if clause.mood == "quotation":
+        taken = assent_after_quote(clause)
+        return None if taken is None else Cue(taken[0], TAKEN_UP, taken[1])
+    if clause.mood == "conditional":
+        return _offer_on_their_word(clause)
+    if clause.mood == "past":
+        return _present_commitment(clause)
     if clause.mood not in ("statement", "exploratory"):
         return None
     found = _cue(draft, clause)
+    if found is None:
+        bare = _without_lead(clause)
+        found = None if bare is None else _cue(draft, bare)
     if found is None and clause.mood == "statement":
         taken = takes_up(draft, clause)
         found = None if taken is None else (taken[0], TAKEN_UP, taken[1])
@@ -1460,6 +1498,73 @@ def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
     if clause.mood == "exploratory" and found[2] >= clause.frame_start:
         return None  # the hedge comes first: it governs the commitment
     return Cue(found[0], found[1], found[2])
+
+
+# A condition that waits only for the other side ("If you can confirm by Friday, ...", "As soon as you
+# countersign, ..."), and the break after it.
+_THEIR_CONDITION = re.compile(
+    r"^\W*(?:(?:and|so|but)\s+)?(?:if|once|as soon as|when|provided|assuming|the moment)\s+"
+    r"(?:you|your\s+[\w-]+|they|the\s+(?:candidate|landlord|supplier|vendor|seller|owner))\b"
+)
+_CONSEQUENT = re.compile(r"[,;]\s*(?:then\s+)?")
+# A commitment of ours in the present tense, which a mark of the past elsewhere in the clause does not
+# turn into a report ("We irrevocably agree to $95K, payable on the terms previously circulated").
+_PRESENT_COMMITMENT = re.compile(
+    r"\b(?:we|i)\s+(?:[a-z]+ly\s+)?(?:hereby\s+)?(?:agree|accept|confirm|commit|approve|authori[sz]e|waive|"
+    r"release|guarantee|undertake|promise)\b(?!-)"
+)
+
+
+def _offer_on_their_word(clause: Clause) -> Cue | None:
+    """A condition on the other side's word alone, then terms stated as settled ("If you can confirm by
+    Friday, $95K is agreed"): an offer they can accept, binding (a condition on our side's approval is
+    not this form and stays non-binding)."""
+    if _THEIR_CONDITION.match(clause.lowered) is None:
+        return None
+    cut = _CONSEQUENT.search(clause.scan)
+    if cut is None or not clause.scan[cut.end() :].strip():
+        return None
+    start = clause.start + cut.end()
+    rest = Clause(
+        clause.scan[cut.end() :],
+        clause.scan[cut.end() :],
+        start,
+        clause.end,
+        clause.sentence,
+        "statement",
+        "",
+        start,
+    )
+    fixed = _fixed_cue(rest)
+    return None if fixed is None else Cue(fixed[0], "fixed expression", fixed[1])
+
+
+def _present_commitment(clause: Clause) -> Cue | None:
+    """A commitment of ours in the present tense inside a clause read as past (not negated)."""
+    found = _PRESENT_COMMITMENT.search(clause.lowered)
+    if found is None or _negated([w.text for w in clause.words() if w.start < clause.start + found.start()]):
+        return None
+    return Cue(clause.scan[found.start() : found.end()], "commitment verb", clause.start + found.start())
+
+
+def _without_lead(clause: Clause) -> Clause | None:
+    """The clause without the discourse words that lead it (None when nothing leads it or nothing
+    follows them): the same clause, mood and frame, starting after the lead."""
+    lead = _LEAD.match(clause.lowered)
+    if lead is None or not clause.scan[lead.end() :].strip():
+        return None
+    cut = lead.end()
+    start = clause.start + cut
+    return Clause(
+        clause.text[cut:],
+        clause.scan[cut:],
+        start,
+        clause.end,
+        clause.sentence,
+        clause.mood,
+        clause.frame,
+        max(clause.frame_start, start),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1478,18 +1583,21 @@ class CommitmentReading:
 
 _OUR_SUBJECT = re.compile(r"(?i)\b(?:we|i|our\s+[\w-]+)\s+(?:[\w-]+\s+){0,2}?[\w-]+$")
 _PERFECT = re.compile(r"(?i)\b(?:have|has|'ve|'s)\b")
-_PIECE_BREAK = re.compile(r"[,;]|\b(?:and|but|so|then|plus|also)\b")
+_PIECE_BREAK = re.compile(r"[,;](?!\d)|\b(?:and|but|so|then|plus|also)\b")  # not "1,000"
 
 
-def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str) -> bool:
-    """Whether the clause commits anyway once the cleared cue (for a quotation: the quotation) is blanked:
-    a commitment verb or a fixed expression anywhere in it, read whole and piece by piece between commas
-    and conjunctions so an expression that opens a piece is seen ("..., and deal at $85/hour"), or an
-    amount stated in a piece after the first; and the same in every other clause of its sentence."""
+def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: str = "") -> bool:
+    """Whether the clause commits anyway once the cleared cue (for a quotation: the quotation; for a
+    limit: the limit's own words too) is blanked: a commitment verb or a fixed expression anywhere in it,
+    read whole and piece by piece between commas and conjunctions so an expression that opens a piece is
+    seen ("..., and deal at $85/hour"), or an amount stated in a piece after the first; and the same in
+    every other clause of its sentence."""
     if form == "quoted":
         spans = [(s + clause.start, e + clause.start) for s, e in quote_spans(clause.scan)]
     else:
         spans = [(cue.start, cue.end)]
+    if form == "limit":
+        spans += _limit_spans(draft, clause, evidence)
     scan, start = _blank_spans(clause.scan, spans, clause.start), clause.start
     for other in attached(draft, clause):  # what the parse folded beside it must commit nothing either
         if form == "hypothetical question" and other.mood == "question":
@@ -1498,11 +1606,39 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str) -> bool:
             continue
         if _binds_in(draft, other, other.scan, other.start, past_ok=form == "past report"):
             return True
-    return _binds_in(draft, clause, scan, start)
+    return _binds_in(draft, clause, scan, start, blanked=spans if form == "limit" else ())
+
+
+# What may stand between a limit's words and the figure it names ("$13,500 a month | is | more than ...").
+_LIMIT_GAP = re.compile(r"\s*(?:(?:is|are|'s|was|were|remains|would be|will be|of|at|to)\s*)?")
+
+
+def _limit_spans(draft: Draft, clause: Clause, evidence: str) -> list[tuple[int, int]]:
+    """The limit's own words in clause and the figure right beside them ("$100,000 | is the absolute
+    ceiling", "caps out at | $14,000"): what the limit names, not terms stated beside it."""
+    at = clause.lowered.find(evidence.lower()) if evidence else -1
+    if at < 0:
+        return []
+    start, end = clause.start + at, clause.start + at + len(evidence)
+    text = draft.text
+    spans = [(start, end)]
+    for amount in draft.amounts_in(clause.start, clause.end):
+        before = amount.end <= start and _LIMIT_GAP.fullmatch(text[amount.end : start].lower()) is not None
+        after = amount.start >= end and _LIMIT_GAP.fullmatch(text[end : amount.start].lower()) is not None
+        if before or after:
+            spans.append((amount.start, amount.end))
+    return spans
 
 
 def _binds_in(
-    draft: Draft, clause: Clause, scan: str, start: int, *, past_ok: bool = False, fixed_only: bool = False
+    draft: Draft,
+    clause: Clause,
+    scan: str,
+    start: int,
+    *,
+    past_ok: bool = False,
+    fixed_only: bool = False,
+    blanked: Sequence[tuple[int, int]] = (),
 ) -> bool:
     """Whether scan (a stretch of clause starting at offset start), read as a statement, commits; with
     past_ok, a commitment verb in the past ("when we renewed in 2022") does not count (a fixed expression
@@ -1530,7 +1666,7 @@ def _binds_in(
         )
         if verb is not None and not (past_ok and simple_past):
             return True  # a perfect ("we have agreed") is done now, not reported
-        if k > 1 and _stated_terms(draft, part) is not None:
+        if k > 1 and _stated_terms(draft, part, blanked) is not None:
             return True  # an amount stated in a piece after the first
     return False
 
@@ -1546,19 +1682,25 @@ def read_commitments(draft: Draft) -> CommitmentReading:
     """The binding clauses of a parsed draft, and the cues cleared as non-binding forms.
 
     A cue is cleared only when its own clause reads as an allow-listed form (`clause_mood`), the draft
-    is readable (not obfuscated, not too long), and nothing else in the clause commits; a clearance
-    never reaches another clause.
+    is readable (not obfuscated, read whole by the parser), its clause is not too long to read, it is
+    among the first `MAX_FORM_READS` cues, and nothing else in the clause commits; a clearance never
+    reaches another clause. A long e-mail is read clause by clause: each cue is placed or binds.
     """
     findings: list[CommitmentFinding] = []
     cleared: list[CommitmentFinding] = []
     readable = unreadable(draft) is None
+    reads = 0
     for sentence in draft.sentences:
         for clause in sentence.clauses:
             cue = _clause_cue(draft, clause)
             if cue is None:
                 continue
-            form = non_binding_form(draft, clause, cue) if readable else None
-            if form is not None and not _still_binds(draft, clause, cue, form.form):
+            form = None
+            taken_up = cue.reason == TAKEN_UP  # a take-up is what makes a quotation ours: never cleared
+            if readable and not taken_up and reads < MAX_FORM_READS and not clause_unreadable(clause):
+                reads += 1
+                form = non_binding_form(draft, clause, cue)
+            if form is not None and not _still_binds(draft, clause, cue, form.form, form.evidence):
                 cleared.append(CommitmentFinding(sentence.text, cue.text, form.form, clause.text))
                 continue
             findings.append(CommitmentFinding(sentence.text, cue.text, cue.reason, clause.text))

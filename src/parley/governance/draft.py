@@ -567,6 +567,7 @@ def _blank(text: str, spans: Sequence[tuple[int, int]], offset: int) -> str:
     return "".join(chars)
 
 
+_DISCOURSE_LEADS = frozenset(["then", "so", "ok", "okay", "also", "and", "well", "now", "right", "alright"])
 _OUR_REPORTERS = frozenset(["i", "we", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "i'm", "we're", "us"])
 _FORMER = frozenset(["previous", "former", "old", "last", "prior", "other", "another", "ex"])
 
@@ -579,6 +580,8 @@ def _reported_by_others(who: str) -> bool:
     mentioned" are our side speaking, read like any other statement.
     """
     names = who.split()
+    while names and names[0].strip(",") in _DISCOURSE_LEADS:
+        names = names[1:]  # "then say no more", "ok so say no more": a lead, not a reporter
     if not names or names[-1] == "to":
         return False  # an imperative ("say no more") or an infinitive ("pleased to say")
     if any(name in _OUR_REPORTERS for name in names):
