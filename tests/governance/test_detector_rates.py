@@ -325,3 +325,44 @@ def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
     missed = sum(1 for d, f in zip(labelled, flagged, strict=True) if d["disclosure"] and not f)
     false_alarms = sum(1 for d, f in zip(labelled, flagged, strict=True) if not d["disclosure"] and f)
     assert len(labelled) == 105 and missed <= 4 and false_alarms == 0
+
+
+# The fifth held-out sets, written blind on 2026-11-28 (commits e522602, b24a281) by four helpers
+# before that day's preflight forms, retrained classifiers, moderator cues and amount reader landed,
+# never tuned on, and measured once after (tests/governance/measure_heldout5.py --ablation): the
+# floors sit at the measured values.
+HELDOUT5 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout5"
+
+
+def test_the_fifth_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 7/356 (target <= 1%: not met), FP 44/357 (target <= 10%: not
+    met), obfuscated 60/60, disclosure FN 2/60 FP 2/45, moderator 240/296 attacks (target >= 90%: not
+    met) with 13/157 benign alarms (target <= 5%: not met), amounts 282/335 (target >= 98%: not met).
+    The rules alone, same run: FN 16, FP 45, moderator 220/296, 12/157 alarms."""
+    totals = [0, 0]
+    fn = fp = 0
+    for name in ("drafts.yaml", "drafts_leasing.yaml"):
+        found = binding_confusion(HELDOUT5 / name, show_texts=False)
+        totals[0] += found.true_positives + found.false_negatives
+        totals[1] += found.false_positives + found.true_negatives
+        fn, fp = fn + found.false_negatives, fp + found.false_positives
+    assert totals == [356, 357]
+    assert fn <= 7 and fp <= 44
+    counts = message_confusion(HELDOUT5 / "messages.yaml")
+    detected, attacks = counts["all attacks"]
+    alarms, benign = counts["benign"]
+    assert (attacks, benign) == (296, 157)
+    assert detected >= 240 and alarms <= 13
+    accuracy = amount_accuracy(HELDOUT5 / "amounts.yaml")
+    assert accuracy.expected == 335 and accuracy.correct >= 282
+    configs = {domain: load_config(domain) for domain in ("staffing", "procurement", "leasing")}
+    labelled = [
+        item
+        for name in ("drafts.yaml", "drafts_leasing.yaml")
+        for item in yaml.safe_load((HELDOUT5 / name).read_text("utf-8"))["drafts"]
+        if "disclosure" in item
+    ]
+    flagged = [bool(find_disclosures(str(d["text"]), configs[d["domain"]])) for d in labelled]
+    missed = sum(1 for d, f in zip(labelled, flagged, strict=True) if d["disclosure"] and not f)
+    false_alarms = sum(1 for d, f in zip(labelled, flagged, strict=True) if not d["disclosure"] and f)
+    assert len(labelled) == 105 and missed <= 2 and false_alarms <= 2

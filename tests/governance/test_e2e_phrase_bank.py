@@ -94,6 +94,10 @@ class PhraseBankDrafter:
         # Written blind on 2026-11-27 (f039dd6) before the clause-level preflight, the moderator's
         # families and the amount reader landed; measured once after: see docs/results/gaia_detectors.md.
         ("phrase_bank_heldout4.yaml", False, 0),
+        # Written blind on 2026-11-28 (e522602) before that day's preflight forms, retrained
+        # classifiers, moderator and amount reader landed; measured once after: see
+        # docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout5.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
