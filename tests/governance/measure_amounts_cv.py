@@ -1,12 +1,13 @@
 """Amount reading per source and per form on the spent GAIA amount sets (issue 14, amounts).
 
-Reads tests/data/gaia/{dev,heldout,heldout2,heldout4}/amounts.yaml (all four are development data
-now; the blind sets being written are never opened here) and the form examples written with the tests
-(tests/governance/amount_forms.yaml, source `forms`; amount_forms_fresh.yaml, source `fresh`;
-amount_forms_v5.yaml, source `v5`: the forms of set v4's errors, written before the reader changed), and
-scores `amounts.term_amounts` the way `measure_detectors.amount_accuracy` does: a labelled mention
-is right when a mention attributed to the item's term has its value (or range) within 0.5%; an
-attributed mention that matches no label is an error too. Accuracy is right / (labelled + spurious).
+Reads tests/data/gaia/{dev,heldout,heldout2,heldout4,heldout5}/amounts.yaml (all five are development
+data now: set v5 was measured blind once on 2026-11-28, 282/354, then its error classes were studied)
+and the form examples written with the tests (tests/governance/amount_forms.yaml, source `forms`;
+amount_forms_fresh.yaml, source `fresh`; amount_forms_v5.yaml, source `v5`: the forms of set v4's
+errors, written before the reader changed), and scores `amounts.term_amounts` the way
+`measure_detectors.amount_accuracy` does: a labelled mention is right when a mention attributed to the
+item's term has its value (or range) within 0.5%; an attributed mention that matches no label is an
+error too. Accuracy is right / (labelled + spurious).
 
 The form breakdown tags each item by the forms its text shows (spelled-out numbers, multipliers,
 European separators, cents, rates, ranges, several mentions, distractors, currency before or after).
@@ -40,7 +41,7 @@ from parley.governance.amounts import term_amounts  # noqa: E402
 from parley.governance.config import DomainConfig, load_config  # noqa: E402
 
 GAIA = ROOT / "tests" / "data" / "gaia"
-SOURCES = ("dev", "heldout", "heldout2", "heldout4", "forms", "fresh", "v5")
+SOURCES = ("dev", "heldout", "heldout2", "heldout4", "heldout5", "forms", "fresh", "v5")
 # The form examples written with the tests, beside the GAIA sets: `forms` before the reader was changed
 # for them, `fresh` after it (measured once, then development data too), `v5` for the error classes of
 # set v4 before the reader was changed for them (18 of 59 then; development data since).

@@ -550,8 +550,24 @@ def test_superscripts_and_fractions_are_not_folded_into_digits() -> None:
         "$1-$1 " * 170_000,
         "\u200b1" * 500_000,
         "９" * 1_000_000,
+        "annual one-time fee 1 and 1 " * 37_000,
+        "a 1 b c ds " * 90_000,
+        "1?? " * 250_000,
+        "year 1: $1 per year 1 € " * 40_000,
     ],
-    ids=["dollar-comma", "ones", "words", "chains", "ranges", "zero-width", "fullwidth"],
+    ids=[
+        "dollar-comma",
+        "ones",
+        "words",
+        "chains",
+        "ranges",
+        "zero-width",
+        "fullwidth",
+        "lump-sums",
+        "own-nouns",
+        "question-runs",
+        "labels",
+    ],
 )
 def test_a_megabyte_of_crafted_text_is_read_in_bounded_time(text: str) -> None:
     import time
@@ -888,3 +904,175 @@ def test_soup_of_the_set_v4_forms_never_raises(parts: list[str], domain: str) ->
         assert math.isfinite(attributed.low) and math.isfinite(attributed.high)
     for finding in find_disclosures(text, config):
         assert finding.to_json()["kind"] in ("figure", "allowed_set", "structural", "unread")
+
+
+# -- error classes of set v5 and of the term reader's reports (issue 14): wordings written for these tests --
+def _typed(text: str) -> list[tuple[float, str, str | None, str | None]]:
+    return [(a.low, a.kind, a.per, a.unit) for a in find_amounts(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a unit is not carried back to a figure written to the cent, nor across another figure
+        ("Can you do 3.15 and 6 weeks?", [(3.15, "number", None, None), (6, "duration", None, "weeks")]),
+        ("4.40, net 45, 5 wks lead", [(4.4, "number", None, None), (5, "duration", None, "weeks")]),
+        ("2 or 3 years", [(2, "duration", None, "years"), (3, "duration", None, "years")]),  # still typed
+        # a figure counting its own noun takes no unit from the amount before it
+        (
+            "a lease of two years, and 4 covered loading bays",
+            [(2, "duration", None, "years"), (4, "number", None, None)],
+        ),
+        ("3 years, but could do 2", [(3, "duration", None, "years"), (2, "duration", None, "years")]),
+        # a sentence's period word is not given to a sum paid once
+        (
+            "Yearly we'd pay $84,000, plus a $3,000 admin fee.",
+            [(84_000, "money", "year", None), (3_000, "money", None, None)],
+        ),
+        (
+            "Annually that is $70,000 and a one-off sum of $4,500.",
+            [(70_000, "money", "year", None), (4_500, "money", None, None)],
+        ),
+        (
+            "The monthly rent is 7,800 and the parking fee is 300.",
+            [(7_800, "money", "month", None), (300, "number", None, None)],
+        ),
+        # a comma ends a sum's name: the rate stays with the figure before it
+        (
+            "Yearly rent: $72,000, deposit of $12,000.",
+            [(72_000, "money", "year", None), (12_000, "money", None, None)],
+        ),
+        # a rate label with a currency after the figure, a day rate, hours glued to a figure
+        ("Miete per year 96.000 €", [(96_000, "money", "year", None)]),
+        ("Daily rate 640 for the contractor", [(640, "money", "day", None)]),
+        ("That is 7.5h a day.", [(7.5, "duration", None, "hours")]),
+        ("wkly 1.9k", [(1_900, "money", "week", None)]),
+        ("Price per dozen: $30.", [(2.5, "money", "unit", None)]),
+        ("Stundensatz zwischen 80 und 95 Euro", [(80, "money", "hour", None)]),
+        # a run of question marks is one boundary: the answer takes the asked figure's unit
+        ("5 months deposit?! we'd do 3", [(5, "duration", None, "months"), (3, "duration", None, "months")]),
+        # "one" in "one-time", "one-off" is no figure, even after a currency sign
+        ("a $ one-time charge", []),
+        ("USD one-off", []),
+        ("a one-year term", [(1, "duration", None, "years")]),
+        # "2% 10 net 30" is an early-payment discount, not a figure
+        ("Invoice terms 2% 10 net 30 please.", []),
+    ],
+)
+def test_error_classes_of_set_v5(
+    text: str, expected: list[tuple[float, str, str | None, str | None]]
+) -> None:
+    assert _typed(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "incidental"),
+    [
+        ("4 months rent free", True),
+        ("2 months rent-free", True),
+        ("3 months free", True),
+        ("a one-year renewal option", True),
+        ("a 2-year break clause", True),  # an option on the term, not the term
+        ("a 3-year extension right", True),
+        ("5 years lease", False),
+    ],
+)
+def test_rent_free_and_option_periods_are_incidental(text: str, incidental: bool) -> None:
+    found = [a for a in find_amounts(text) if a.kind == "duration"]
+    assert found and found[0].incidental is incidental, found
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "values"),
+    [
+        # a deposit written as money, divided by the monthly rent stated with it
+        ("leasing", "Security deposit $22,000 against a rent of $5,500.", "deposit", [4]),
+        ("leasing", "We hold 13.500 € Kaution bei 4.500 € Miete.", "deposit", [3]),
+        ("leasing", "Deposit $12,000 on $4,000 rent, or $8,000 if you prepay.", "deposit", [3, 2]),
+        ("leasing", "Deposit $12,000 on $4,000 or $4,500 rent.", "deposit", []),  # two rents: no ratio
+        ("leasing", "The deposit is $12,000.", "deposit", []),  # no rent stated: no ratio
+        # a deposit waived
+        ("leasing", "There is no security deposit.", "deposit", [0]),
+        ("leasing", "Deposit - waived for you.", "deposit", [0]),
+        ("staffing", "No deposit required.", "annual_salary", []),  # no such term there
+        # another cost named before the figure, the term's word after it for the next one
+        ("leasing", "The fit-out allowance is $45,000 and rent is $9,100.", "monthly_rent", [9_100]),
+        # a clause after ";" with no keyword of its own is read with the one before it
+        ("procurement", "Minimum order 800; we'd prefer 1,100.", "order_volume", [800, 1_100]),
+        ("procurement", "Minimum order 800. Call me at 3 pm.", "order_volume", [800]),
+        # a total for a number of units is no unit price
+        ("procurement", "Total $26,000 for 2,000 pcs.", "unit_price", []),
+        ("procurement", "2,000 pcs at 13 dollars each = $26,000 total.", "unit_price", [13]),
+        # counts of people or lots are no order volume
+        ("procurement", "We're 14 buyers across 5 regions.", "order_volume", []),
+        # labels of a year, an abbreviated period, a salary word
+        ("leasing", "Year one: $108,000; year two: $111,600.", "monthly_rent", [9_000, 9_300]),
+        ("staffing", "They offered 118,000; I'd accept 122,000.", "annual_salary", [118_000, 122_000]),
+        ("staffing", "per hour: sixty-eight", "hourly_rate", [68]),
+        # a pay per day or week with its hours right after it is a rate per hour too
+        ("staffing", "Daily rate 600 (7.5h).", "hourly_rate", [80]),
+        ("staffing", "$3,400 a week at 40 hours", "hourly_rate", [85]),
+        (
+            "staffing",
+            "$3,400 a week; we also discussed the 40 hours of onboarding later on",
+            "hourly_rate",
+            [],
+        ),
+        ("staffing", "$3,400 a week at 4 hours", "hourly_rate", []),  # 850 an hour: far outside the band
+    ],
+)
+def test_forms_of_set_v5(
+    domain: str, text: str, term: str, values: list[float], request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    found = [a.low for a in term_amounts(config, text) if a.term == term]
+    assert found == pytest.approx(values), (text, term_amounts(config, text))
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("De\u200bposit $12,000 on $4,000 r\u0435nt.", 3),  # zero-width space, Cyrillic e
+        ("Deposit ＄１２，０００ on ＄４，０００ rent.", 3),  # fullwidth
+        ("N\u043e dep\u00adosit required.", 0),  # Cyrillic o, soft hyphen
+    ],
+)
+def test_deposit_forms_through_lookalikes_and_invisible_characters(
+    leasing: DomainConfig, text: str, value: float
+) -> None:
+    found = [a for a in term_amounts(leasing, text) if a.term == "deposit"]
+    assert [a.low for a in found] == pytest.approx([value]), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Deposit $1 on $1 rent, " * 40_000,
+        "no deposit " * 90_000,
+        "Total $1 for 2 pcs; " * 50_000,
+        "annual fee 1 and 1 " * 50_000,
+        "a 1 b c ds " * 90_000,
+        "1?? " * 250_000,
+    ],
+    ids=["deposits", "waived", "totals", "lump-sums", "own-nouns", "question-runs"],
+)
+def test_a_megabyte_of_the_set_v5_forms_is_attributed_in_bounded_time(
+    leasing: DomainConfig, procurement: DomainConfig, text: str
+) -> None:
+    import time
+
+    term_amounts(leasing, "$1")
+    began = time.process_time()
+    for config in (leasing, procurement):
+        found = term_amounts(config, text)
+        assert all(0 <= a.start < a.end <= len(text) for a in found)
+    assert time.process_time() - began < 2.0
+
+
+def test_amount_accuracy_on_set_v5_does_not_fall() -> None:
+    from pathlib import Path
+
+    # set v5, spent on 2026-11-28 (measured blind once: 282/354 with its 19 spurious attributions);
+    # its error classes were then fixed as rules checked on every other source (309/341 after)
+    score = amount_accuracy(Path(__file__).resolve().parents[2] / "tests/data/gaia/heldout5/amounts.yaml")
+    assert score.accuracy >= 0.90, score.errors

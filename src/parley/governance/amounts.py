@@ -66,7 +66,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import Literal
 
 from parley.governance.amount_text import Offsets, fold
@@ -208,6 +208,10 @@ _RATE_ADVERBS = {
     "monatlich": "month",
     "jährlich": "year",
     "stündlich": "hour",
+    "wkly": "week",
+    "mthly": "month",
+    "yrly": "year",
+    "hrly": "hour",
 }
 # Rate words for periods that are a multiple of one above: (period, how many of it) — "$3,700 biweekly"
 # is 1,850 a week, "27,000 quarterly" 9,000 a month, "semi-monthly" half a month.
@@ -676,6 +680,10 @@ _CURRENCY_NOUNS = frozenset({"dollar", "buck", "euro", "pound", "quid"})
 _DIGIT_WORDS = {w: float(i) for i, w in enumerate(ONES_WORDS[:10])} | {"oh": 0.0}
 
 
+# Words that make a compound with "one" naming no count: "one-time", "one-off", "one-way", "one-stop".
+_ONE_COMPOUNDS = frozenset({"time", "off", "way", "stop", "sided", "shot", "liner", "size", "piece"})
+
+
 def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float] | None:
     """A spelled-out number starting at token i: (value, index after it, the largest scale word used or 1).
 
@@ -683,7 +691,10 @@ def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float
     "a hundred", "half a million", "a quarter million", "one point two million", "eleven thousand, two
     hundred and fifty" (a smaller group after a comma), "a dollar" (one, before a currency noun).
     Stops at the first word that cannot continue the number; `depth` bounds the comma groups read.
+    "one" in a compound that is no count ("one-time", "one-off") is no number.
     """
+    if tokens.word(i) == "one" and tokens.word(i + 1) == "-" and tokens.word(i + 2) in _ONE_COMPOUNDS:
+        return None
     special = _spelled_fraction(tokens, i)
     if special is not None:
         return None if special[1] < 0 else special
@@ -1053,6 +1064,14 @@ def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
         return "count", "sqft" if tokens.word(after - 1) != "m" else "sqm", after
     if word in _COUNT_UNITS:
         return "count", _COUNT_UNITS[word], j + 1
+    if (
+        word == "h"
+        and j == i
+        and tokens.glued(j)
+        and tokens.word(j - 1) != "/"
+        and tokens.kinds[j - 1] == "d"
+    ):
+        return "duration", "hours", j + 1  # "(8h)", "a 40h week" (not "90/h")
     if word in ("parking",) and tokens.word(j + 1) in ("spaces", "spots", "stalls"):
         return "count", "spaces", j + 2
     return None, None, i
@@ -1066,7 +1085,12 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
     before = tokens.word(i - 1)
     if tokens.kinds[i] == "d":
         raw = tokens.words[i]
-        if (before in _IDENTIFIERS and not tokens.breaks[i] and not _period_price(before, raw)) or before in (
+        if (
+            before in _IDENTIFIERS
+            and not tokens.breaks[i]
+            and not _period_price(before, raw)
+            and not _rate_label(tokens, i, after)
+        ) or before in (
             "#",
             "№",
             "+",
@@ -1139,7 +1163,21 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
             )
         if tokens.word(after) in _PERCENT:
             return True
+        if (
+            before in _PERCENT
+            and tokens.word(after) == "net"
+            and tokens.kinds[min(after + 1, len(tokens) - 1)] == "d"
+        ):
+            return True  # "2% 10 net 30": a discount for paying within 10 days
     return False
+
+
+def _rate_label(tokens: _Tokens, i: int, after: int) -> bool:
+    """Whether a figure after a period word is the price that period labels: "per"/"a" before the
+    period word and a currency after the figure ("Rent per year 120.000 €", not "per week 3")."""
+    return tokens.word(i - 2) in ("per", "a", "/", "pro") and (
+        tokens.word(after) in _CURRENCY_AFTER or tokens.word(after) in _SYMBOLS
+    )
 
 
 def _period_price(before: str, raw: str) -> bool:
@@ -1314,7 +1352,9 @@ def _range_second(tokens: _Tokens, first: _Reading, between: bool) -> _Reading |
     """The second end of a range after first: "-100K", "to $9k", "and 11 dollars" (after "between")."""
     j = first.end_token
     word = tokens.word(j)
-    if not (word in _RANGE_DASHES or word == "to" or (word == "and" and between)) or j + 1 >= len(tokens):
+    if not (word in _RANGE_DASHES or word == "to" or (word in ("and", "und") and between)) or j + 1 >= len(
+        tokens
+    ):
         return None
     return _single(tokens, j + 1, tail=True)
 
@@ -1337,7 +1377,7 @@ def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tupl
     reading, the token where its rate or unit is looked for). After a verb of change ("went from 36 to
     48 months") or in a sequence ("85k to 90k to 93k") first is one value typed like the last step."""
     before = tokens.word(i - 1)
-    between = before == "between"
+    between = before in ("between", "zwischen")
     from_ = before == "from"
     reading = first
     dash_glued = tokens.word(first.end_token) in _RANGE_DASHES
@@ -1547,13 +1587,22 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
     after = tokens.word(end)
     if after == "in" and tokens.word(end + 1) == "advance":
         return True  # "payable 3 months in advance"
-    if after in ("free", "rent-free") or (after == "rent" and tokens.word(end + 2) == "free"):
-        return True  # "12 months free", "9 months rent-free": a rent-free period, not the term
+    if after == "rent" and tokens.word(end + 1) == "-":
+        after, end = "free" if tokens.word(end + 2) == "free" else after, end + 2
+    elif after == "rent" and tokens.word(end + 1) == "free":
+        after, end = "free", end + 1
+    if after == "free":
+        # "12 months free", "9 months rent-free", "6 months rent free": a rent-free period, unless a term
+        # word follows it ("3 months free lease" names the term)
+        return tokens.word(end + 1) not in _TERM_NOUNS
+    if after in ("renewal", "extension", "break") or (after == "-" and tokens.word(end + 1) == "renewal"):
+        return True  # "a one-year renewal option", "a 2-year break clause": an option on the term, not it
     if after == "of" and tokens.word(end + 1) == "free":
         return True  # "6 months of free rent"
     return before in _FREQUENCY_BEFORE or after in _SPAN_AFTER
 
 
+_TERM_NOUNS = frozenset({"lease", "term", "tenancy", "contract", "agreement"})
 _HOLDING_VERBS = frozenset({"holds", "contains", "takes", "fits", "carries", "has", "hold", "contain", "of"})
 
 
@@ -1569,7 +1618,21 @@ def _packed(tokens: _Tokens, start: int) -> bool:
 
 
 def _context_rate(word: str) -> str | None:
-    if word in ("monthly", "hourly", "yearly", "annually", "annual", "weekly", "monatlich", "jährlich"):
+    if word in (
+        "monthly",
+        "hourly",
+        "yearly",
+        "annually",
+        "annual",
+        "weekly",
+        "monatlich",
+        "jährlich",
+        "wkly",
+        "mthly",
+        "yrly",
+        "hrly",
+        "daily",
+    ):
         return _RATE_ADVERBS[word]
     for prefix, rate in _CONTEXT_PREFIXES:
         if word.startswith(prefix) and len(word) > len(prefix) + 2:
@@ -1622,6 +1685,14 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return rate, 1.0
     if word in _MULTIPLE_ADVERBS:
         return _MULTIPLE_ADVERBS[word]
+    if word in ("day", "hour", "week", "month", "year") and tokens.word(i + 1) == "rate":
+        return _PERIODS.get(word, word), 1.0  # "Day rate 720", "Month rate: 9,000"
+    if (
+        word == "year"
+        and tokens.word(i + 2) == ":"
+        and (tokens.word(i + 1) in _ONES or tokens.kinds[min(i + 1, len(tokens) - 1)] == "d")
+    ):
+        return "year", 1.0  # a label: "Year one: $90,000; year two: $93,600" (each year's sum)
     if word == "every":  # a label: "Rent every 3 months: 30,000" (not "reviews every 2 years")
         periods = _periods_at(tokens, i + 1)
         return periods[:2] if periods is not None and tokens.word(periods[2]) == ":" else None
@@ -1629,6 +1700,8 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return None
     if tokens.word(i + 1) in _PERIODS:
         return _PERIODS[tokens.word(i + 1)], 1.0
+    if tokens.word(i + 1) == "dozen":
+        return "unit", 12.0  # "Price per dozen: $18"
     counted = _per_count(tokens, i + 1)
     return ("unit", counted[0]) if counted is not None else None
 
@@ -1687,14 +1760,21 @@ def _find(text: str) -> list[Amount]:
     carried: Amount | None = None  # the typed amount of the sentence before, for a bare answer
     asked = False  # that sentence ended with "?"
     last_end = -2  # the token after the last amount found
+    lump = -1  # the last lump-sum noun read
     while i < n:
-        if tokens.breaks[i]:
-            carried, asked = previous, tokens.word(i - 1) == "?"
-            context, previous = None, None
+        if tokens.breaks[i] and not (tokens.kinds[i] == "p" and tokens.words[i] in _SENTENCE_ENDS):
+            # one boundary for a run of marks ("deposit?? we can do 2", "really?! 88")
+            asked, carried, context, previous = (
+                "?" in (tokens.word(i - 1), tokens.word(i - 2)),
+                previous,
+                None,
+                None,
+            )
         elif tokens.word(i - 1) == ";":
             context = None  # "The annual contract is worth $1.2M; the unit price is $12.00."
         if not _starts_amount(tokens, i):
             if tokens.kinds[i] == "w":
+                lump = i if _lump_sum(tokens, i) else lump  # the last noun of a sum paid once or another cost
                 context = _context_at(tokens, i) or context
             i += 1
             continue
@@ -1707,21 +1787,32 @@ def _find(text: str) -> list[Amount]:
             i += 1
             continue
         reading, bare = _priced(tokens, reading)
-        source = _source(tokens, reading, (previous, previous_token), carried, asked) if bare else None
+        # a figure another cost names ("a lump sum of $10,000", "the fit-out is 20,000", "a $5,000 deposit")
+        # takes neither the sentence's rate nor the type of the money before it; later figures still may
+        lump_named = (lump >= max(last_end, 0) and _names_figure(tokens, lump, i)) or _lump_after(
+            tokens, reading.end_token
+        )
+        source = (
+            _source(tokens, reading, (previous, previous_token), carried, asked)
+            if _may_inherit(tokens, reading, bare, lump_named, previous)
+            else None
+        )
         inherited = _inherit(source, reading) if source is not None and not reading.scaled else None
         if inherited is not None:
             found.append((_amount(tokens, inherited, inherited=True), reading.start_token, reading.end_token))
             last_end = previous_token = reading.end_token
             i = max(reading.end_token, i + 1)
             continue
-        if bare and reading.spelled and not reading.scaled:
-            i = max(reading.end_token, i + 1)
-            continue  # "one quick question", "no one"
-        priced = context is not None and context[0] == "unit" and context[1] != 1.0
-        if context is not None and (
-            reading.currency is not None or ((reading.scaled or bare) and not priced)
+        if (
+            bare
+            and reading.spelled
+            and not reading.scaled
+            and not (context is not None and tokens.word(i - 1) == ":")
         ):
-            _apply_context(reading, context)  # a price per so many units only with a currency
+            i = max(reading.end_token, i + 1)
+            continue  # "one quick question", "no one" (not a label's answer: "per hour: seventy-four")
+        if context is not None and not lump_named:
+            _apply_context(reading, context, bare)
         amount = _amount(tokens, reading)
         found.append((amount, reading.start_token, reading.end_token))
         last_end = reading.end_token
@@ -1729,6 +1820,168 @@ def _find(text: str) -> list[Amount]:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
     return _type_compared(tokens, found)
+
+
+# Nouns of a sum paid once or of another cost: after a figure has taken a sentence's rate ("Annual rent of
+# $60,000"), such a noun ends that rate and the figure a later bare one would take its unit from ("plus a
+# $5,000 deposit", "and a lump sum of 10,000", "the fit-out is 20,000").
+_LUMP_SUM_WORDS = frozenset(
+    {
+        "bonus",
+        "signing",
+        "sign",
+        "relocation",
+        "stipend",
+        "allowance",
+        "equipment",
+        "fit",
+        "fitout",
+        "parking",
+        "shipping",
+        "freight",
+        "fee",
+        "fees",
+        "penalty",
+        "deposit",
+        "tooling",
+        "setup",
+        "commission",
+        "training",
+        "travel",
+        "insurance",
+        "utilities",
+        "rebate",
+        "discount",
+        "credit",
+        "equity",
+        "grant",
+        "stock",
+        "rsu",
+        "rsus",
+        "shares",
+        "lump",
+        "upfront",
+        "once",
+        "kaution",
+    }
+)
+
+
+def _lump_sum(tokens: _Tokens, i: int) -> bool:
+    """Whether the word at token i names a sum paid once or another cost ("deposit", "fee", "one-time",
+    "lump sum"): "one-time" and "one-off" are read as three tokens."""
+    word = tokens.words[i]
+    if word in _LUMP_SUM_WORDS:
+        return True
+    return word in ("time", "off") and tokens.word(i - 1) == "-" and tokens.word(i - 2) == "one"
+
+
+def _lump_after(tokens: _Tokens, j: int) -> bool:
+    """Whether a lump-sum noun names the figure ending before token j ("$5,000 deposit", "2,000 one-time
+    fee", "$3k signing bonus"): within the two words after it."""
+    k = j
+    for _ in range(2):
+        if k >= len(tokens) or tokens.kinds[k] != "w" or tokens.breaks[k]:
+            return False  # a comma or another figure ends it ("Annual rent: $66,000, deposit of $11,000")
+        if tokens.word(k) == "one" and tokens.word(k + 1) == "-":
+            k += 2
+        if _lump_sum(tokens, k):
+            return True
+        k += 1
+    return False
+
+
+def _may_inherit(
+    tokens: _Tokens, reading: _Reading, bare: bool, lump_named: bool, previous: Amount | None
+) -> bool:
+    """Whether a reading may take the type of an amount before it: a bare figure that counts no noun of
+    its own ("and 5 reserved parking spaces") and is not named another cost after money."""
+    if not bare or _counts_own_noun(tokens, reading.end_token):
+        return False
+    return not (lump_named and previous is not None and previous.kind == "money")
+
+
+def _names_figure(tokens: _Tokens, k: int, i: int) -> bool:
+    """Whether the noun at token k names the figure at token i after it: in its sentence, with at most two
+    words between them ("deposit of 5,000", "lump sum of $10,000", "fit-out is 20,000", "bonus: 8k")."""
+    if i - k > 8 or any(tokens.breaks[g] for g in range(k + 1, i + 1)):
+        return False
+    return sum(tokens.kinds[g] == "w" for g in range(k + 1, i)) <= 2
+
+
+# Words that may stand between a figure and the noun it counts ("5 reserved parking spaces", "3 more
+# senior engineers"): none of them is a connector, a rate or a unit.
+_COUNT_STOPS = frozenset(
+    {
+        "and",
+        "or",
+        "but",
+        "if",
+        "is",
+        "was",
+        "be",
+        "for",
+        "at",
+        "to",
+        "on",
+        "in",
+        "of",
+        "with",
+        "by",
+        "max",
+        "maximum",
+        "minimum",
+        "tops",
+        "then",
+        "instead",
+        "than",
+        "not",
+        "more",
+        "less",
+        "per",
+        "a",
+        "an",
+        "the",
+        "would",
+        "could",
+        "should",
+        "will",
+        "can",
+        "we",
+        "i",
+        "you",
+        "they",
+        "it",
+        "that",
+        "this",
+        "plus",
+        "as",
+        "so",
+        "from",
+        "up",
+        "down",
+        "now",
+        "only",
+        "just",
+        "each",
+        "every",
+    }
+)
+
+
+def _counts_own_noun(tokens: _Tokens, j: int) -> bool:
+    """Whether a bare figure ending before token j counts a noun of its own ("and 5 reserved parking
+    spaces", "2 new hires"): one or two content words then a plural noun (not a time unit) within its
+    clause. Such a figure takes no unit from an amount before it."""
+    for k in range(j, j + 3):
+        word = tokens.word(k)
+        if tokens.kinds[k] != "w" if k < len(tokens) else True:
+            return False
+        if word in _COUNT_STOPS or word in _TIME_UNITS or word in _PERIODS or word in _RATE_ADVERBS:
+            return False
+        if k > j and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            return True
+    return False
 
 
 def _priced(tokens: _Tokens, reading: _Reading) -> tuple[_Reading, bool]:
@@ -1742,8 +1995,12 @@ def _priced(tokens: _Tokens, reading: _Reading) -> tuple[_Reading, bool]:
     return reading, bare
 
 
-def _apply_context(reading: _Reading, context: tuple[str, float]) -> None:
-    """Give a reading with no rate or unit of its own the rate of a word before it in its sentence."""
+def _apply_context(reading: _Reading, context: tuple[str, float], bare: bool) -> None:
+    """Give a reading with no rate or unit of its own the rate of a word before it in its sentence (a
+    price per so many units only to a figure with a currency)."""
+    priced = context[0] == "unit" and context[1] != 1.0
+    if not (reading.currency is not None or ((reading.scaled or bare) and not priced)):
+        return
     if reading.per is not None or reading.unit_kind is not None:
         return
     per, divisor = context
@@ -1789,6 +2046,9 @@ def _answers(tokens: _Tokens, reading: _Reading, asked: bool) -> bool:
     return alone or (asked and (ends or after in _CONNECTORS))
 
 
+_CENTS_SHAPE = re.compile(r"\d[.,]\d\d$")
+
+
 def _type_compared(tokens: _Tokens, read: list[tuple[Amount, int, int]]) -> list[Amount]:
     """Bare figures compared with a typed one that follows ("2.60 vs 2.30 vs 2.45 per unit", "71 or 76
     per hour", "3 or 4 years") take its type, from the last to the first; one pass. `read`: each amount
@@ -1808,6 +2068,10 @@ def _type_compared(tokens: _Tokens, read: list[tuple[Amount, int, int]]) -> list
             continue
         if not (typed.low / 3 <= bare.high <= typed.high * 3) or typed.is_range:
             continue
+        if any(tokens.kinds[g] == "d" for g in gap):
+            continue  # another figure stands between them ("5.75, net 30, 6 wks")
+        if typed.kind in ("duration", "count") and _CENTS_SHAPE.search(bare.text) is not None:
+            continue  # a figure written to the cent is a price, not a time or a count ("2.90 and 8 weeks")
         found[k] = replace(bare, kind=typed.kind, per=typed.per, unit=typed.unit, currency=typed.currency)
     return found
 
@@ -1898,7 +2162,19 @@ _OTHER_MONEY = (
     "shares",
 )
 _EXTRA_KEYWORDS = {
-    "year": ("salary", "per year", "annual", "annually", "a year", "base", "offer", "package", "k"),
+    "year": (
+        "salary",
+        "per year",
+        "annual",
+        "annually",
+        "a year",
+        "base",
+        "offer",
+        "offered",
+        "asking",
+        "package",
+        "k",
+    ),
     "hour": ("hourly", "an hour", "per hour", "rate", "/hr", "/h"),
     "unit": ("unit", "each", "piece", "price", "per unit", "a unit", "unit price", "cost"),
     "month": ("rent", "monthly", "a month", "per month", "miete"),
@@ -1906,7 +2182,7 @@ _EXTRA_KEYWORDS = {
 _TERM_EXTRA_KEYWORDS = {
     "deposit": ("deposit", "security", "months' rent", "month's rent", "kaution"),
     "lease_term": ("lease", "term", "years", "renewal"),
-    "order_volume": ("units", "order", "run", "quantity", "volume", "ship", "pcs", "moq"),
+    "order_volume": ("units", "order", "run", "quantity", "volume", "ship", "pcs", "moq", "qty"),
 }
 _KEYWORD_REACH = 80  # characters
 
@@ -2006,6 +2282,7 @@ _NOT_PRODUCTS = frozenset(
         "sqft", "sqm", "percent", "points", "colours", "colors", "sizes", "models", "variants", "shifts",
         "lines", "steps", "phases", "tiers", "levels", "parties", "sides", "terms", "items", "quarters",
         "countries", "cities", "regions", "markets", "categories", "teams", "departments", "customers",
+        "buyers", "clients", "users", "partners", "lots", "batches", "sellers", "brands",
     }
 )  # fmt: skip
 
@@ -2070,8 +2347,10 @@ def term_amounts(
     """
     mentions = _per_area(text, list(find_amounts(text) if amounts is None else amounts))
     terms = [t for t in config.boundary.terms if t.kind in ("money", "quantity", "duration")]
-    if not mentions or not terms:
+    if not terms:
         return []
+    if not mentions:
+        return _waived(terms, text, [])
     # keywords are found in the text as read ("sal\u200bary" is "salary"), at offsets into the text given,
     # up to the reach of a keyword past the last mention (a megabyte read up to its first 100,000 characters)
     scanned = text[: max(a.end for a in mentions) + _KEYWORD_REACH + 1]
@@ -2100,14 +2379,203 @@ def term_amounts(
         s = bisect.bisect_right(bounds, amount.start) - 1
         low_bound = bounds[s]
         high_bound = bounds[s + 1] if s + 1 < len(bounds) else len(text)
+        if s > 0 and text[bounds[s] - 1] == ";" and not _keyword_in(keywords, low_bound, high_bound):
+            low_bound = bounds[s - 1]  # a clause with no keyword after ";" is read with the one before it
         detached = _detached_other(text, others, amount, high_bound)
         total = amount.per is None and _TOTAL_AFTER.match(text, amount.end) is not None
         chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound, detached, total)
+        if (
+            chosen is not None
+            and chosen.term.kind == "money"
+            and _led_by_other(text, others, keywords[chosen.term.name], amount)
+        ):
+            chosen = None
         if chosen is not None:
             results.append(
                 TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
             )
-    return results
+    results = _unit_totals(terms, text, mentions, bounds, results)
+    results = _per_hours(terms, mentions, bounds, results)
+    return _months_of_rent(terms, text, mentions, bounds, keywords, results)
+
+
+# A sum named a total: "total $8,850", "the total comes to $12,600", "= $36,000 total", "$9,000 in total".
+_TOTAL_BEFORE = re.compile(r"\btotal\b[^.;:\d$€£]{0,16}$", re.IGNORECASE)
+_TOTAL_WORD_AFTER = re.compile(r"[ \t]{0,3}(?:in[ \t]+)?total\b", re.IGNORECASE)
+_FOR_COUNT = re.compile(r"[ \t]{0,3}for[ \t]{1,3}(?:the[ \t]{1,3})?\d", re.IGNORECASE)
+
+
+def _keyword_in(keywords: dict[str, list[int]], low: int, high: int) -> bool:
+    """Whether any term keyword lies in [low, high)."""
+    for offsets in keywords.values():
+        k = bisect.bisect_left(offsets, low)
+        if k < len(offsets) and offsets[k] < high:
+            return True
+    return False
+
+
+_HOURS_REACH = 20  # characters from a pay per day or week to the hours it is for
+
+
+def _per_hours(
+    terms: Sequence[BoundaryTerm],
+    mentions: Sequence[Amount],
+    bounds: Sequence[int],
+    results: list[TermAmount],
+) -> list[TermAmount]:
+    """Add the hourly rate of a pay per day or week stated with its hours right after it ("Day rate 720
+    (8h)" is 90 an hour, "$4,000 a week at 40 hours" is 100): the pay divided by the hours, when it fits
+    the hourly term's band."""
+    hourly = next((t for t in terms if t.kind == "money" and t.unit == "hour"), None)
+    if hourly is None:
+        return results
+    added: list[TermAmount] = []
+    for amount, following in pairwise(mentions):
+        if amount.kind != "money" or amount.per not in ("day", "week") or amount.is_range:
+            continue
+        if (
+            following.kind != "duration"
+            or following.unit != "hours"
+            or following.is_range
+            or following.high <= 0
+        ):
+            continue
+        same = bisect.bisect_right(bounds, amount.start) == bisect.bisect_right(bounds, following.start)
+        if not same or following.start - amount.end > _HOURS_REACH:
+            continue
+        rate = round(amount.high / following.high, 6)
+        if _misfit(hourly, rate) <= 1.2:
+            added.append(TermAmount(hourly.name, rate, rate, amount.start, amount.end, amount))
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+
+
+def _window(text: str, start: int, end: int) -> str:
+    """text[start:end] as read (`amount_text.fold`: lookalikes and invisible characters folded)."""
+    return fold(text[max(0, start) : max(0, end)])[0]
+
+
+def _unit_totals(
+    terms: Sequence[BoundaryTerm],
+    text: str,
+    mentions: Sequence[Amount],
+    bounds: Sequence[int],
+    results: list[TermAmount],
+) -> list[TermAmount]:
+    """Drop a total for a number of units from the price term ("Order of 2,000 at 18 dollars each =
+    $36,000 total", "Total $8,850 for 1,500 pcs"): a sum named a total, or followed by "for" and a
+    count, in a sentence stating one order quantity, is the order's value, not the price of one. (It is
+    not divided down: the labelled sets disagree on whether such a total is a price mention.)"""
+    price = next((t for t in terms if t.kind == "money" and t.unit == "unit"), None)
+    volume = next((t for t in terms if t.kind == "quantity" and t.unit == "units"), None)
+    if price is None or volume is None:
+        return results
+    counts: dict[int, set[float]] = {}
+    for r in results:
+        if r.term == volume.name and r.low == r.high and r.high >= 2:
+            counts.setdefault(bisect.bisect_right(bounds, r.start) - 1, set()).add(r.high)
+    if not counts:
+        return results
+    totals: list[Amount] = []
+    for amount in mentions:
+        if amount.kind != "money" or amount.per is not None or amount.is_range or amount.incidental:
+            continue
+        if len(counts.get(bisect.bisect_right(bounds, amount.start) - 1, ())) != 1:
+            continue
+        if (
+            _TOTAL_BEFORE.search(_window(text, amount.start - 24, amount.start)) is not None
+            or _TOTAL_WORD_AFTER.match(_window(text, amount.end, amount.end + 24)) is not None
+            or _FOR_COUNT.match(_window(text, amount.end, amount.end + 24)) is not None
+        ):
+            totals.append(amount)
+    if not totals:
+        return results
+    dropped = {id(t) for t in totals}
+    return [r for r in results if not (r.term == price.name and id(r.mention) in dropped)]
+
+
+# A figure named the rent right before or after it ("rent of $6,000", "$5,000 rent", "5.000 € Monatsmiete").
+_RENT_BEFORE = re.compile(r"\b(?:rent|miete)\w{0,3}[ \t]{0,3}(?:(?:of|is|at|:)[ \t]{0,3})?$", re.IGNORECASE)
+_RENT_AFTER = re.compile(r"[ \t]{0,3}(?:monthly[ \t]+)?(?:rent|\w{0,6}miete)", re.IGNORECASE)
+# A deposit waived: "no deposit", "no security deposit", "deposit: none", "deposit waived".
+_NO_DEPOSIT = re.compile(
+    r"\bno[ \t]+(?:security[ \t]+)?(?:deposit|kaution)\b|\b(?:deposit|kaution)\b[ \t:=-]{0,4}"
+    r"(?:none|nil|zero|waived|keine)\b",
+    re.IGNORECASE,
+)
+
+
+def _months_of_rent(
+    terms: Sequence[BoundaryTerm],
+    text: str,
+    mentions: Sequence[Amount],
+    bounds: Sequence[int],
+    keywords: dict[str, list[int]],
+    results: list[TermAmount],
+) -> list[TermAmount]:
+    """Add the mentions of a term counted in months of rent (a deposit) written as money: a sum in a
+    sentence naming the term, divided by the one monthly rent that sentence states ("Deposit of $18,000
+    on rent of $6,000" is 3 months), and a waived one ("No deposit required" is 0)."""
+    rent_terms = [t for t in terms if t.kind == "money" and t.unit == "month"]
+    month_terms = [t for t in terms if t.kind == "quantity" and t.unit == "months"]
+    if not rent_terms or not month_terms:
+        return results
+    term = month_terms[0]
+    added: list[TermAmount] = []
+    by_sentence: dict[int, list[Amount]] = {}
+    for amount in mentions:
+        if (
+            amount.kind == "money"
+            and not amount.is_range
+            and amount.per in (None, "month")
+            and amount.high > 0
+        ):
+            by_sentence.setdefault(bisect.bisect_right(bounds, amount.start) - 1, []).append(amount)
+    for s, money in by_sentence.items():
+        low, high = bounds[s], bounds[s + 1] if s + 1 < len(bounds) else len(text)
+        if len(money) < 2 or _nearest(keywords[term.name], money[0].start, low, high) is None:
+            continue
+        rents = [
+            a
+            for a in money
+            if a.per == "month"
+            or _RENT_BEFORE.search(_window(text, a.start - 24, a.start)) is not None
+            or _RENT_AFTER.match(_window(text, a.end, a.end + 24)) is not None
+        ]
+        if len({a.high for a in rents}) != 1:
+            continue
+        rent, rent_ids = rents[0].high, {id(a) for a in rents}
+        for amount in money:
+            if id(amount) in rent_ids or amount.per is not None:
+                continue
+            months = round(amount.high / rent, 6)
+            if 0 < months <= 24 and abs(months * 2 - round(months * 2)) <= 0.02:  # whole or half months
+                added.append(TermAmount(term.name, months, months, amount.start, amount.end, amount))
+    if added:
+        restated = {id(a.mention) for a in added}
+        kept = [r for r in results if not (r.term != term.name and id(r.mention) in restated)]
+        results = sorted([*kept, *added], key=lambda r: (r.start, r.end))
+    return _waived(terms, text, results)
+
+
+def _waived(terms: Sequence[BoundaryTerm], text: str, results: list[TermAmount]) -> list[TermAmount]:
+    """Add a waived deposit ("No deposit required", "Deposit: none") as 0 months to the term counted in
+    months of rent, unless a figure of that term follows it ("no deposit beyond 2 months")."""
+    if not any(t.kind == "money" and t.unit == "month" for t in terms):
+        return results
+    name = next((t.name for t in terms if t.kind == "quantity" and t.unit == "months"), None)
+    if name is None:
+        return results
+    added: list[TermAmount] = []
+    folded, offsets = fold(text[:MAX_READ_CHARS])
+    stated = sorted(r.start for r in results if r.term == name)
+    for found in _NO_DEPOSIT.finditer(folded):
+        start, end = offsets.start(found.start()), offsets.end(found.end())
+        k = bisect.bisect_left(stated, start)
+        if k < len(stated) and stated[k] < end + 40:
+            continue  # "no deposit beyond 2 months" states one
+        zero = Amount(0.0, 0.0, "number", start, end, text[start:end])
+        added.append(TermAmount(name, 0.0, 0.0, start, end, zero))
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
 
 # A price per square foot after a money figure ("$28 per square foot per year", "$3/sf a month", "$40 psf").
@@ -2175,6 +2643,21 @@ _TOTAL_AFTER = re.compile(
     r"\s{0,3}(?:for (?:the |all (?:the )?)?(?:whole|entire|full|complete)\b|in total\b)"
 )
 _DETACHING = re.compile(r"[,;+]|\b(?:plus|and|with|also|if|when|once|provided|unless|but|so)\b")
+
+
+def _led_by_other(text: str, others: Sequence[int], own: Sequence[int], amount: Amount) -> bool:
+    """Whether another cost names the amount from before it ("The TI allowance is $60,000 and rent is
+    $6,250"): within 30 characters before it, with no keyword of the term between them, while the term's
+    nearest keyword after it is set off by a connector (it names the next figure)."""
+    k = bisect.bisect_left(others, amount.start)
+    if k == 0 or amount.start - others[k - 1] > 30:
+        return False
+    j = bisect.bisect_left(own, others[k - 1])
+    if j < len(own) and own[j] < amount.start:
+        return False  # "bonus and base of $95k": the term's own keyword is nearer
+    if j < len(own) and own[j] >= amount.end:
+        return _DETACHING.search(text, amount.end, own[j]) is not None
+    return False
 
 
 def _detached_other(text: str, others: Sequence[int], amount: Amount, high_bound: int) -> bool:
