@@ -1,12 +1,15 @@
 """The moderator's RULES ALONE on every spent labelled message source, and a leave-one-writer-out estimate.
 
 A source is one writer's labelled set of inbound messages: tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,train}/messages.yaml (heldout4 is spent since its one blind measurement), the
+heldout3,heldout4,heldout5,train}/messages.yaml (heldout4 and heldout5 are spent since their one blind
+measurement), the
 development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing domain as their tests
 do) and the tuning half of the shipped red-team corpus ("redteam": its measurement half is never read
 here). The next blind sets are never read: only the paths listed in SOURCES are opened.
 
-The rules run inside `classifier.rules_only()` (the trained classifier is off). Printed: recall per
+The rules run inside `classifier.rules_only()` (the trained classifier is off); with ``--shipped`` the
+trained attack classifier is OR-ed in as shipped (it is not retrained: the leave-one-out rows then drop
+only rule cues). Printed: recall per
 family and benign alarms per source, counts only unless asked for texts.
 
 Leave one writer out (``--lowo``): a cue, structure or feature in moderator.yaml may carry
@@ -19,6 +22,7 @@ or were written from the family descriptions alone, and stay.
 Run from the repository root:
     .venv/bin/python tests/governance/measure_moderator_cv.py            # counts per source
     .venv/bin/python tests/governance/measure_moderator_cv.py --lowo     # and the leave-one-out rows
+    .venv/bin/python tests/governance/measure_moderator_cv.py --lowo --shipped   # rules + classifier
     .venv/bin/python tests/governance/measure_moderator_cv.py --save F   # counts as JSON (--before F)
     .venv/bin/python tests/governance/measure_moderator_cv.py --show miss heldout4
 """
@@ -102,6 +106,7 @@ PATHS: Mapping[str, Path] = {
     "heldout2": GAIA / "heldout2" / "messages.yaml",
     "heldout3": GAIA / "heldout3" / "messages.yaml",
     "heldout4": GAIA / "heldout4" / "messages.yaml",
+    "heldout5": GAIA / "heldout5" / "messages.yaml",
     "train": GAIA / "train" / "messages.yaml",
     "paraphrases": GAIA / "dev" / "moderator_paraphrases.yaml",
 }
@@ -135,22 +140,31 @@ def without_origin(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     return raw
 
 
-def moderators(data: Mapping[str, Any] | None = None) -> dict[str, RuleModerator]:
-    """A rules-only moderator per domain, from data (default: the shipped moderator.yaml)."""
-    return {d: RuleModerator(load_config(d), use_classifier=False, data=data) for d in DOMAINS}
+def moderators(data: Mapping[str, Any] | None = None, *, shipped: bool = False) -> dict[str, RuleModerator]:
+    """A moderator per domain from data (default: the shipped moderator.yaml): rules only, or with the
+    trained attack classifier OR-ed in as shipped."""
+    return {d: RuleModerator(load_config(d), use_classifier=shipped, data=data) for d in DOMAINS}
 
 
-def classify(messages: Sequence[Message], judges: Mapping[str, RuleModerator]) -> Iterator[Classification]:
-    """Each message's verdict by its domain's moderator, the trained classifier off."""
+def classify(
+    messages: Sequence[Message], judges: Mapping[str, RuleModerator], *, shipped: bool = False
+) -> Iterator[Classification]:
+    """Each message's verdict by its domain's moderator: the trained classifier off, or on (shipped)."""
+    if shipped:
+        for message in messages:
+            yield judges[message.domain].classify(message.text)
+        return
     with rules_only():
         for message in messages:
             yield judges[message.domain].classify(message.text)
 
 
-def count(messages: Sequence[Message], judges: Mapping[str, RuleModerator]) -> Counts:
+def count(
+    messages: Sequence[Message], judges: Mapping[str, RuleModerator], *, shipped: bool = False
+) -> Counts:
     """[flagged, total] per family and for "benign" (there: the false alarms)."""
     counts: Counts = {}
-    for message, verdict in zip(messages, classify(messages, judges), strict=True):
+    for message, verdict in zip(messages, classify(messages, judges, shipped=shipped), strict=True):
         cell = counts.setdefault(message.family, [0, 0])
         cell[0] += int(verdict.adversarial)
         cell[1] += 1
@@ -217,7 +231,7 @@ def compare(before: Mapping[str, Counts], after: Mapping[str, Counts]) -> str:
     lines = ["| source | " + " | ".join((*FAMILIES, "all attacks", "benign alarms")) + " |"]
     lines.append("|---" * (len(FAMILIES) + 3) + "|")
     for source, counts in after.items():
-        old = before.get(source.removesuffix(" (left out)"), {})
+        old = before.get(source) or before.get(source.removesuffix(" (left out)"), {})
         cells: list[str] = []
         for family in (*FAMILIES, None):
             was, now = _attacks(old, family), _attacks(counts, family)
@@ -228,10 +242,10 @@ def compare(before: Mapping[str, Counts], after: Mapping[str, Counts]) -> str:
     return "\n".join(lines)
 
 
-def show(kind: str, source: str, judges: Mapping[str, RuleModerator]) -> None:
+def show(kind: str, source: str, judges: Mapping[str, RuleModerator], *, shipped: bool = False) -> None:
     """Print the missed attacks (kind "miss") or the false alarms ("alarm") of one source, with cues."""
     messages = SOURCES[source]()
-    for message, verdict in zip(messages, classify(messages, judges), strict=True):
+    for message, verdict in zip(messages, classify(messages, judges, shipped=shipped), strict=True):
         wrong = (
             message.attack and not verdict.adversarial
             if kind == "miss"
@@ -249,6 +263,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--show", nargs=2, metavar=("miss|alarm", "SOURCE"))
     parser.add_argument("--lowo", action="store_true", help="also the leave-one-writer-out rows")
+    parser.add_argument(
+        "--shipped",
+        action="store_true",
+        help="the trained attack classifier on, OR-ed with the rules, as shipped",
+    )
     parser.add_argument("--save", type=Path, help="write the counts as JSON")
     parser.add_argument("--before", type=Path, help="compare with counts saved earlier")
     parser.add_argument("--sources", nargs="*", default=list(SOURCES), choices=list(SOURCES))
@@ -257,20 +276,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         kind, source = args.show
         if kind not in ("miss", "alarm") or source not in SOURCES:
             parser.error("--show takes miss|alarm and one of " + ", ".join(SOURCES))
-        show(kind, source, moderators())
+        show(kind, source, moderators(shipped=args.shipped), shipped=args.shipped)
         return
-    judges = moderators()
+    shipped: bool = args.shipped
+    judges = moderators(shipped=shipped)
     try:
         loaded = {source: SOURCES[source]() for source in args.sources}
     except (OSError, yaml.YAMLError, KeyError) as error:
         parser.error(f"cannot read a labelled source: {error}")
-    results = {source: count(messages, judges) for source, messages in loaded.items()}
-    print("## Rules alone, in sample (development figures)\n")
+    results = {source: count(messages, judges, shipped=shipped) for source, messages in loaded.items()}
+    what = "Rules and the trained classifier (shipped)" if shipped else "Rules alone"
+    print(f"## {what}, in sample (development figures)\n")
     print(table(results))
     if args.lowo:
-        shipped = load_yaml_data("moderator.yaml")
+        data = load_yaml_data("moderator.yaml")
         left_out = {
-            source: count(messages, moderators(without_origin(shipped, source)))
+            source: count(
+                messages, moderators(without_origin(data, source), shipped=shipped), shipped=shipped
+            )
             for source, messages in loaded.items()
         }
         print("\n## Leave one writer out: each source scored without the cues its errors motivated\n")

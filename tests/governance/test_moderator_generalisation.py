@@ -387,7 +387,7 @@ def test_the_measurement_prints_counts_per_source(capsys: pytest.CaptureFixture[
 
 
 def test_the_measurement_reads_no_blind_set() -> None:
-    blind = ("heldout5", "heldout_terms4", "phrase_bank_heldout5")
+    blind = ("heldout6", "heldout_terms5", "phrase_bank_heldout6")
     assert SOURCES_READ and all(not any(b in Path(p).as_posix() for b in blind) for p in SOURCES_READ)
 
 
