@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from parley.governance.config import load_yaml_data
-from parley.governance.draft import NEGATORS, Clause, Draft, lexicon, words
+from parley.governance.draft import NEGATORS, Clause, Draft, index_in, lexicon, words
 
 __all__ = [
     "FORMS",
@@ -238,8 +238,9 @@ def _quoted(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     source = _search(_forms().quote_sources, "".join(outside))
     if source is None:
         return None
-    replies = _forms().assent_replies
-    if any(_search(replies, other.lowered) for other in draft.clauses() if other is not clause):
+    if _elsewhere(
+        draft, clause, "assent reply", lambda other: _search(_forms().assent_replies, other.lowered)
+    ):
         return None  # a reply takes the quotation up ("You wrote 'we accept 95k' -- yes")
     return source.group(0)
 
@@ -263,9 +264,16 @@ def _past_report(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     marker = _search(forms.past_markers, lowered) if perfect else _past_marker(draft, clause)
     if marker is None:
         return None  # a perfect ("we have agreed") is a report only with its own mark ("historically")
-    if any(_carries_over(other) for other in draft.clauses() if other is not clause):
+    if _elsewhere(draft, clause, "carries over", _carries_over):
         return None  # "... and we'll do the same for you" (not "we'd rather not repeat that")
     return marker if isinstance(marker, str) else marker.group(0)
+
+
+def _elsewhere(draft: Draft, clause: Clause, name: str, test: Callable[[Clause], object]) -> bool:
+    """Whether test holds for a clause of draft other than clause: the clauses it holds for are found once
+    per draft (each cue read would otherwise read the whole draft again)."""
+    holding = draft.memo(("elsewhere", name), lambda: tuple(c for c in draft.clauses() if test(c)))
+    return any(other is not clause for other in holding[:2])
 
 
 def _carries_over(clause: Clause) -> bool:
@@ -299,7 +307,7 @@ def past_context(draft: Draft, clause: Clause) -> tuple[Clause, ...]:
     now, or a hard break (";", ":", a dash) ends the run."""
     forms = _forms()
     clauses = draft.sentences[clause.sentence].clauses
-    index = clauses.index(clause)
+    index = index_in(clauses, clause)
 
     def joined(k: int, m: int) -> bool:
         """Whether clauses k and m (adjacent) are joined without a hard break, and m is subordinate."""
@@ -409,7 +417,7 @@ def _qualified(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     """An explicit reservation governs the clause, or the clause restates a draft, an agenda or terms."""
     forms = _forms()
     sentence = draft.sentences[clause.sentence]
-    index = sentence.clauses.index(clause)
+    index = index_in(sentence.clauses, clause)
     own = _search(forms.qualifiers, clause.lowered)
     if own is not None:
         return own.group(0)
@@ -541,10 +549,9 @@ def takes_up(draft: Draft, clause: Clause) -> tuple[str, int] | None:
         return None
     if any(w in NEGATORS for w in tokens[:8]):
         return None  # "we won't do the same", "no, not again"
-    clauses = list(draft.clauses())
-    index = clauses.index(clause)
+    index = draft.clause_index(clause)
     # the clauses just before it (a bounded look-back keeps a draft of many "yes" clauses linear)
-    earlier = clauses[max(0, index - _LOOK_BACK) : index]
+    earlier = draft.clauses_between(max(0, index - _LOOK_BACK), index)
     if reply is not None:  # a reply takes up a quotation that commits
         quoted = (c.text[a:b] for c in earlier for a, b in quote_spans(c.text))
         reported = any(_commits(text) for text in quoted)

@@ -31,6 +31,7 @@ find too much ("let me sleep on $98K", "around $97K", "$13 is a stretch") is not
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,7 +59,9 @@ from parley.governance.draft import (
     Clause,
     Draft,
     Word,
+    index_in,
     lexicon,
+    may_match,
     parse,
 )
 
@@ -73,6 +76,7 @@ __all__ = [
     "contains_binding_language",
     "find_commitments",
     "find_commitments_in",
+    "fixed_expressions",
     "read_commitments",
     "rewrite_draft",
     "rewrite_non_binding",
@@ -278,6 +282,11 @@ def _fixed() -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in _fixed_patterns())
 
 
+def fixed_expressions() -> tuple[re.Pattern[str], ...]:
+    """The lexicon's fixed expressions, compiled, in the order they are tried."""
+    return _fixed()
+
+
 @cache
 def _negative_assent() -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in _NEGATIVE_ASSENT_PATTERNS))
@@ -321,8 +330,9 @@ def _negated_before(items: Sequence[str]) -> bool:
 
 
 def _idiom_at(lowered: str, position: int) -> bool:
-    for pattern in lexicon().idioms:
-        for match in pattern.finditer(lowered, max(0, position - 60), min(len(lowered), position + 120)):
+    start, end = max(0, position - 60), min(len(lowered), position + 120)
+    for pattern in may_match(lexicon().idioms, lowered[start:end]):  # those that may match in the window
+        for match in pattern.finditer(lowered, start, end):
             if match.start() <= position < match.end() or abs(match.start() - position) <= 2:
                 return True
     return False
@@ -481,7 +491,7 @@ def _fixed_cue(clause: Clause) -> tuple[str, int] | None:
         [w.text for w in tokens if w.start < clause.start + assent.start()][-3:]
     ):
         return assent.group(0), clause.start + assent.start()
-    for pattern in _fixed():
+    for pattern in may_match(_fixed(), lowered):  # not those whose words the clause lacks
         for match in pattern.finditer(lowered):
             preceding = [w.text for w in tokens if w.start < clause.start + match.start()]
             before = preceding[-4:]
@@ -858,12 +868,13 @@ def _unplaceable(draft: Draft, clause: Clause) -> tuple[str, int] | None:
 
 def _retracted(draft: Draft, clause: Clause) -> bool:
     """Whether the next clause takes it back by ellipsis ("Your proposal works, but not at that price")."""
-    sentence = draft.sentences[clause.sentence]
-    following = [c for c in sentence.clauses if c.start > clause.start]
-    if not following:
+    clauses = draft.sentences[clause.sentence].clauses
+    index = bisect.bisect_right(clauses, clause.start, key=_clause_start)  # the first clause after it
+    if index >= len(clauses):
         return False
-    gap = draft.text[clause.end : following[0].start].lower()
-    return following[0].lowered.startswith("not ") and any(w in gap for w in ("but", "though", "yet", "just"))
+    following = clauses[index]
+    gap = draft.text[clause.end : following.start].lower()
+    return following.lowered.startswith("not ") and any(w in gap for w in ("but", "though", "yet", "just"))
 
 
 _APPROVAL_CONDITION = re.compile(
@@ -877,7 +888,7 @@ def _awaits_approval(draft: Draft, clause: Clause) -> bool:
     """Whether an adjacent condition makes clause wait for an approval ("we'll issue the offer once
     the budget is approved", "once approved, we'll sign")."""
     clauses = draft.sentences[clause.sentence].clauses
-    index = clauses.index(clause)
+    index = index_in(clauses, clause)
     neighbours = [clauses[i] for i in (index - 1, index + 1) if 0 <= i < len(clauses)]
     return any(c.mood == "conditional" and _APPROVAL_CONDITION.search(c.lowered) for c in neighbours)
 
@@ -1306,7 +1317,7 @@ def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
     words = [t.text.removesuffix("'s").removesuffix("’s") for t in tokens]
     if _negated(words) or any(w in _NOT_NOW for w in words):
         return None  # not settled now: a condition, a modal, or a report of the past
-    if _REPORTING.search(draft.sentences[clause.sentence].text.lower()):
+    if _sentence_reports(draft, clause.sentence):
         return None  # a recap, a summary for review, context or an indication
     has_amount = any(not draft.quoted(a.start) for a in draft.amounts_in(clause.start, clause.end))
     names_deal = has_amount or any(w in _DEAL_NOUNS or w in lexicon().deal_terms for w in words)
@@ -1319,14 +1330,34 @@ def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
             if _others_act([t.text for t in tokens], k):
                 return None  # the other side's act ("you've confirmed capacity", "you agreed to check")
             return token.text, token.start
-    sentence = draft.sentences[clause.sentence]
-    leading = [c for c in sentence.clauses if _without_lead(c) is not None or not _LEAD.match(c.lowered)]
-    opener = _ASSENT_OPENER.match(sentence.clauses[0].lowered) if sentence.clauses else None
-    if opener is None and leading and leading[0] is not sentence.clauses[0]:
-        opener = _ASSENT_OPENER.match(leading[0].lowered)  # "Also, | go on then, ..." (a lead alone first)
+    opener = draft.memo(("assent opener", clause.sentence), lambda: _assent_opener(draft, clause.sentence))
     if opener is not None and has_amount:
         return opener.group(0), clause.start
     return None
+
+
+def _assent_opener(draft: Draft, index: int) -> re.Match[str] | None:
+    """The assent that opens sentence index ("Go on then, ..."), after any clauses that are a lead alone
+    ("Also, | go on then, ..."); read once per sentence."""
+    sentence = draft.sentences[index]
+    leading = next(
+        (c for c in sentence.clauses if _without_lead(c) is not None or not _LEAD.match(c.lowered)), None
+    )
+    opener = _ASSENT_OPENER.match(sentence.clauses[0].lowered) if sentence.clauses else None
+    if opener is None and leading is not None and leading is not sentence.clauses[0]:
+        opener = _ASSENT_OPENER.match(leading.lowered)
+    return opener
+
+
+def _sentence_reports(draft: Draft, index: int) -> bool:
+    """Whether sentence index is a recap, a summary, context or an indication (read once per sentence)."""
+    return draft.memo(
+        ("reporting", index), lambda: _REPORTING.search(draft.sentences[index].text.lower()) is not None
+    )
+
+
+def _clause_start(clause: Clause) -> int:
+    return clause.start
 
 
 _PARTICLES = frozenset(["up", "out", "aside", "off", "down", "about", "apart"])
@@ -1445,9 +1476,7 @@ def _stated_terms(
         return None  # a figure found too much ("$13 a unit is a stretch for us")
     if _others_act(raw, len(raw), proposing=True) or _theirs_named(words):
         return None  # the other side's figure ("you asked for $95K", "your quote of $14")
-    if _REPORTING.search(draft.sentences[clause.sentence].text.lower()) or REPORT_OPENER.search(
-        clause.lowered
-    ):
+    if _sentence_reports(draft, clause.sentence) or REPORT_OPENER.search(clause.lowered):
         return None  # a recap, a summary, context, an indication or a report of what was said: not an offer
     first = amounts[0]
     return draft.text[first.start : first.end], first.start
@@ -1782,9 +1811,12 @@ def rewrite_draft(draft: Draft, findings: Sequence[CommitmentFinding] | None = N
     """The non-binding rewrite of a parsed draft (findings: its commitments, when already found)."""
     found = find_commitments_in(draft) if findings is None else findings
     binding = {finding.sentence for finding in found}
-    parts = [
-        _rewrite_sentence(s.text, draft.hedges) if s.text in binding else s.text for s in draft.sentences
-    ]
+    rewritten: dict[str, str] = {}  # a sentence repeated is rewritten once
+    parts: list[str] = []
+    for sentence in draft.sentences:
+        if sentence.text in binding and sentence.text not in rewritten:
+            rewritten[sentence.text] = _rewrite_sentence(sentence.text, draft.hedges)
+        parts.append(rewritten.get(sentence.text, sentence.text))
     return " ".join(parts)
 
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from functools import cache
-from typing import Literal
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Any, Literal, TypeVar
 
 from parley.governance.amounts import Amount, TermAmount, find_amounts, term_amounts
 from parley.governance.config import DomainConfig, load_yaml_data
@@ -56,11 +56,15 @@ __all__ = [
     "Sentence",
     "Word",
     "attribute_amounts",
+    "index_in",
     "lexicon",
+    "may_match",
     "parse",
     "parse_normalized",
     "words",
 ]
+
+_T = TypeVar("_T")
 
 Mood = Literal["statement", "question", "conditional", "quotation", "past", "exploratory"]
 
@@ -246,6 +250,7 @@ _FIGURE_WORD = re.compile(
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
     r"thousand|million|billion|grand|dozen|half)\b"
 )
+_FRESH = re.compile(r"[^\w'.,-]|_")
 _MONTH_MAY = re.compile(r"\b(?:in|by|until|till|of|early|mid|late|end of|since|before|after)\s+may\b")
 
 
@@ -304,8 +309,23 @@ class Word:
     start: int
 
 
+_CACHED_WORDS_TEXT = 600
+"""Longest text whose words are kept in the cache (a clause is read word by word many times)."""
+
+
 def words(text: str, offset: int = 0) -> list[Word]:
     """The words of text, lower case, contractions expanded; offsets shifted by offset."""
+    if len(text) <= _CACHED_WORDS_TEXT:
+        return list(_cached_words(text, offset))
+    return _words(text, offset)
+
+
+@lru_cache(maxsize=2048)
+def _cached_words(text: str, offset: int) -> tuple[Word, ...]:
+    return tuple(_words(text, offset))
+
+
+def _words(text: str, offset: int) -> list[Word]:
     found: list[Word] = []
     for match in _WORD.finditer(text):
         token, start = match.group(0).lower(), match.start() + offset
@@ -384,6 +404,43 @@ class Sentence:
     quotes: tuple[tuple[int, int], ...] = ()
 
 
+@cache
+def _gate(patterns: tuple[re.Pattern[str], ...]) -> tuple[tuple[frozenset[str] | None, ...], tuple[str, ...]]:
+    """Per pattern, the strings one of which every match contains (`moderator.required_literals`; None
+    when unknown), and all those strings."""
+    from parley.governance.moderator import required_literals  # here: the moderator loads numpy
+
+    needs = tuple(required_literals(pattern) for pattern in patterns)
+    needs = tuple(None if n is None or "" in n else n for n in needs)
+    return needs, tuple(sorted({need for n in needs if n is not None for need in n}))
+
+
+def may_match(patterns: tuple[re.Pattern[str], ...], text: str) -> list[re.Pattern[str]]:
+    """The patterns, in order, that may match in text: a pattern is left out only when text holds none
+    of the strings every match of it contains, so it cannot match there."""
+    needs, strings = _gate(patterns)
+    present = {string for string in strings if string in text}
+    return [
+        pattern for pattern, n in zip(patterns, needs, strict=True) if n is None or not n.isdisjoint(present)
+    ]
+
+
+def index_in(clauses: Sequence[Clause], clause: Clause) -> int:
+    """`clauses.index(clause)` for clauses in text order (their starts increase), found by bisection.
+
+    Raises:
+        ValueError: clause is not among clauses.
+    """
+    index = bisect.bisect_left(clauses, clause.start, key=_start)
+    if index < len(clauses) and clauses[index] == clause:
+        return index
+    return list(clauses).index(clause)
+
+
+def _start(clause: Clause) -> int:
+    return clause.start
+
+
 @dataclass(frozen=True, slots=True)
 class Draft:
     """A text parsed once for every check.
@@ -406,6 +463,7 @@ class Draft:
     _clause_starts: tuple[int, ...] = ()
     _sentence_starts: tuple[int, ...] = ()
     _amount_starts: tuple[int, ...] = ()
+    _memo: dict[Hashable, Any] = field(default_factory=dict[Hashable, Any], compare=False, repr=False)
 
     @classmethod
     def build(
@@ -454,6 +512,24 @@ class Draft:
         """Every clause, in order."""
         return iter(self._clauses)
 
+    def clause_index(self, clause: Clause) -> int:
+        """The index of clause in `clauses()` (as `list.index`, by bisection).
+
+        Raises:
+            ValueError: clause is not a clause of this draft.
+        """
+        return index_in(self._clauses, clause)
+
+    def clauses_between(self, start: int, stop: int) -> tuple[Clause, ...]:
+        """The clauses with index in [start, stop), in order."""
+        return self._clauses[start:stop]
+
+    def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """compute() once per draft for key (a reading that several clauses share)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
     def clause_at(self, offset: int) -> Clause | None:
         """The clause holding offset, if any."""
         index = bisect.bisect_right(self._clause_starts, offset) - 1
@@ -469,7 +545,7 @@ class Draft:
         clause = self.clause_at(offset)
         if clause is None:
             return False
-        before = [w.text for w in words(self.text[clause.start : offset])][-window:]
+        before = [w.text for w in _last_words(self.text, clause.start, offset, window)]
         return any(w in NEGATORS for w in before)
 
     def amounts_in(self, start: int, end: int) -> list[Amount]:
@@ -480,7 +556,32 @@ class Draft:
     def quoted(self, offset: int) -> bool:
         """Whether offset lies inside a quotation attributed to someone else."""
         sentence = self.sentence_at(offset)
-        return sentence is not None and any(s <= offset < e for s, e in sentence.quotes)
+        if sentence is None or not sentence.quotes:
+            return False
+        # the spans are in order and do not overlap: only the last one starting at or before offset counts
+        index = bisect.bisect_right(sentence.quotes, offset, key=_span_start) - 1
+        return index >= 0 and offset < sentence.quotes[index][1]
+
+
+def _span_start(span: tuple[int, int]) -> int:
+    return span[0]
+
+
+def _last_words(text: str, start: int, end: int, count: int) -> list[Word]:
+    """The last count words of text[start:end] (as `words(text[start:end])[-count:]`), read back from end
+    only as far as needed. No word spans a character of `_FRESH` (a space, or a mark that is a word of
+    its own), so the words from such a character on are the same whether the reading starts there or
+    earlier."""
+    if count <= 0:
+        return words(text[start:end])[-count:]  # as a slice from -0 does: every word
+    reach = 64
+    while True:
+        cut = end - reach
+        fresh = _FRESH.search(text, cut, end) if cut > start else None
+        found = words(text[start if fresh is None else fresh.start() : end])
+        if fresh is None or len(found) > count:
+            return found[-count:]
+        reach *= 4
 
 
 # -- parsing --------------------------------------------------------------------------------------------
@@ -628,7 +729,9 @@ def _mood(
     return "statement", "", 0
 
 
-def _hedge_pattern(phrases: Sequence[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=64)
+def _hedge_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for a domain's non-binding phrases (compiled once per list of phrases)."""
     patterns = [phrase_pattern(p.lower()).pattern for p in phrases if p.strip()]
     return re.compile("|".join(patterns)) if patterns else None
 
@@ -765,7 +868,7 @@ def parse_normalized(normalized: Normalized, hedges: Sequence[str] = ()) -> Draf
     """Parse an already normalised text (see `parse`)."""
     text = normalized.text
     quotes = _quote_spans(text)
-    hedge_pattern = _hedge_pattern(hedges)
+    hedge_pattern = _hedge_pattern(tuple(hedges))
     disclaimers = lexicon().disclaimers
     quote_starts = [q[0] for q in quotes]
     sentences: list[Sentence] = []
