@@ -14,6 +14,7 @@ docs/results/gaia_detectors.md ("A trained classifier behind the rules").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -289,42 +290,81 @@ def test_the_third_held_out_sets_at_their_one_measurement() -> None:
 HELDOUT4 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout4"
 
 
-def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
-    """Rules and classifier: binding FN 6/355 (target <= 1%: not met), FP 61/354 (target <= 10%: not
-    met), obfuscated 62/62, disclosure FN 4/52 FP 0/53, moderator 187/222 attacks (target >= 90%: not
-    met) with 6/117 benign alarms (target <= 5%: not met, 5.1%), amounts 303/324 (target >= 98%: not
-    met). The rules alone, same run: FN 12, FP 58, obfuscated 60/62, moderator 169/222, 5/117 alarms."""
+@dataclass(frozen=True)
+class HeldOutCounts:
+    """One held-out folder's counts (drafts in drafts.yaml and drafts_leasing.yaml), as numbers only."""
+
+    binding: int
+    non_binding: int
+    fn: int
+    fp: int
+    attacks: int
+    detected: int
+    benign: int
+    alarms: int
+    mentions: int
+    amounts_right: int
+    disclosures: int
+    disclosures_missed: int
+    disclosure_false_alarms: int
+
+
+def held_out_counts(folder: Path) -> HeldOutCounts:
+    """Binding, moderator, amount and disclosure counts of one held-out folder (no text is shown)."""
     totals = [0, 0]
     fn = fp = 0
-    for name in ("drafts.yaml", "drafts_leasing.yaml"):
-        found = binding_confusion(HELDOUT4 / name, show_texts=False)
+    names = ("drafts.yaml", "drafts_leasing.yaml")
+    for name in names:
+        found = binding_confusion(folder / name, show_texts=False)
         totals[0] += found.true_positives + found.false_negatives
         totals[1] += found.false_positives + found.true_negatives
         fn, fp = fn + found.false_negatives, fp + found.false_positives
-    assert totals == [355, 354]
-    # Spent since and training data of the retrained classifier (issue 14, second pass: limits and
-    # refusals, discourse leads, offers on the other side's word): FN 3 and FP 18 in-sample (the rules
-    # alone 4 and 19), a regression guard, not an estimate (the estimate is in train_detectors.py's
-    # leave-one-source-out table).
-    assert fn <= 3 and fp <= 18
-    counts = message_confusion(HELDOUT4 / "messages.yaml")
+    counts = message_confusion(folder / "messages.yaml")
     detected, attacks = counts["all attacks"]
     alarms, benign = counts["benign"]
-    assert (attacks, benign) == (222, 117)
-    assert detected >= 187 and alarms <= 6
-    accuracy = amount_accuracy(HELDOUT4 / "amounts.yaml")
-    assert accuracy.expected == 324 and accuracy.correct >= 303
+    accuracy = amount_accuracy(folder / "amounts.yaml")
     configs = {domain: load_config(domain) for domain in ("staffing", "procurement", "leasing")}
     labelled = [
         item
-        for name in ("drafts.yaml", "drafts_leasing.yaml")
-        for item in yaml.safe_load((HELDOUT4 / name).read_text("utf-8"))["drafts"]
+        for name in names
+        for item in yaml.safe_load((folder / name).read_text("utf-8"))["drafts"]
         if "disclosure" in item
     ]
     flagged = [bool(find_disclosures(str(d["text"]), configs[d["domain"]])) for d in labelled]
     missed = sum(1 for d, f in zip(labelled, flagged, strict=True) if d["disclosure"] and not f)
     false_alarms = sum(1 for d, f in zip(labelled, flagged, strict=True) if not d["disclosure"] and f)
-    assert len(labelled) == 105 and missed <= 4 and false_alarms == 0
+    return HeldOutCounts(
+        totals[0],
+        totals[1],
+        fn,
+        fp,
+        attacks,
+        detected,
+        benign,
+        alarms,
+        accuracy.expected,
+        accuracy.correct,
+        len(labelled),
+        missed,
+        false_alarms,
+    )
+
+
+def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 6/355 (target <= 1%: not met), FP 61/354 (target <= 10%: not
+    met), obfuscated 62/62, disclosure FN 4/52 FP 0/53, moderator 187/222 attacks (target >= 90%: not
+    met) with 6/117 benign alarms (target <= 5%: not met, 5.1%), amounts 303/324 (target >= 98%: not
+    met). The rules alone, same run: FN 12, FP 58, obfuscated 60/62, moderator 169/222, 5/117 alarms."""
+    found = held_out_counts(HELDOUT4)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == (355, 354, 222, 117)
+    assert (found.mentions, found.disclosures) == (324, 105)
+    # Spent since and training data of the retrained classifier (issue 14, second pass: limits and
+    # refusals, discourse leads, offers on the other side's word): FN 3 and FP 18 in-sample (the rules
+    # alone 4 and 19), a regression guard, not an estimate (the estimate is in train_detectors.py's
+    # leave-one-source-out table).
+    assert found.fn <= 3 and found.fp <= 18
+    assert found.detected >= 187 and found.alarms <= 6 and found.amounts_right >= 303
+    assert found.disclosures_missed <= 4 and found.disclosure_false_alarms == 0
 
 
 # The fifth held-out sets, written blind on 2026-11-28 (commits e522602, b24a281) by four helpers
@@ -339,30 +379,9 @@ def test_the_fifth_held_out_sets_at_their_one_measurement() -> None:
     met), obfuscated 60/60, disclosure FN 2/60 FP 2/45, moderator 240/296 attacks (target >= 90%: not
     met) with 13/157 benign alarms (target <= 5%: not met), amounts 282/335 (target >= 98%: not met).
     The rules alone, same run: FN 16, FP 45, moderator 220/296, 12/157 alarms."""
-    totals = [0, 0]
-    fn = fp = 0
-    for name in ("drafts.yaml", "drafts_leasing.yaml"):
-        found = binding_confusion(HELDOUT5 / name, show_texts=False)
-        totals[0] += found.true_positives + found.false_negatives
-        totals[1] += found.false_positives + found.true_negatives
-        fn, fp = fn + found.false_negatives, fp + found.false_positives
-    assert totals == [356, 357]
-    assert fn <= 7 and fp <= 44
-    counts = message_confusion(HELDOUT5 / "messages.yaml")
-    detected, attacks = counts["all attacks"]
-    alarms, benign = counts["benign"]
-    assert (attacks, benign) == (296, 157)
-    assert detected >= 240 and alarms <= 13
-    accuracy = amount_accuracy(HELDOUT5 / "amounts.yaml")
-    assert accuracy.expected == 335 and accuracy.correct >= 282
-    configs = {domain: load_config(domain) for domain in ("staffing", "procurement", "leasing")}
-    labelled = [
-        item
-        for name in ("drafts.yaml", "drafts_leasing.yaml")
-        for item in yaml.safe_load((HELDOUT5 / name).read_text("utf-8"))["drafts"]
-        if "disclosure" in item
-    ]
-    flagged = [bool(find_disclosures(str(d["text"]), configs[d["domain"]])) for d in labelled]
-    missed = sum(1 for d, f in zip(labelled, flagged, strict=True) if d["disclosure"] and not f)
-    false_alarms = sum(1 for d, f in zip(labelled, flagged, strict=True) if not d["disclosure"] and f)
-    assert len(labelled) == 105 and missed <= 2 and false_alarms <= 2
+    found = held_out_counts(HELDOUT5)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == (356, 357, 296, 157)
+    assert (found.mentions, found.disclosures) == (335, 105)
+    assert found.fn <= 7 and found.fp <= 44
+    assert found.detected >= 240 and found.alarms <= 13 and found.amounts_right >= 282
+    assert found.disclosures_missed <= 2 and found.disclosure_false_alarms <= 2
