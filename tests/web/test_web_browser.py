@@ -567,7 +567,8 @@ def test_a_person_plays_a_game_to_a_deal_and_rates_it(
     _phone(browser)
     browser.open(f"{url}/play?game={game_id}")
     _wait(lambda: "Deal" in browser.text("#end"), "the finished game")
-    assert browser.run("return window.innerWidth") == 390 and _fits(browser)
+    _wait(lambda: browser.run("return window.innerWidth") == 390, "the phone viewport")
+    assert _fits(browser)
     _shot(browser, tmp_path, "play-phone.png")
 
 
@@ -577,7 +578,8 @@ def test_the_play_page_fits_a_phone_whatever_the_principal_is_called(
     with _play_console(tmp_path, HOSTILE) as (url, token, _):
         _phone(browser)
         _sign_in(browser, url, token)
-        assert browser.run("return window.innerWidth") == 390  # (the pages set width=device-width)
+        # (the pages set width=device-width; the emulated viewport settles after the first layout)
+        _wait(lambda: browser.run("return window.innerWidth") == 390, "the phone viewport")
         assert HOSTILE in browser.text("#principal")  # the principal's name, as characters
         _phone_pages(browser, url)
         _no_injection(browser)
