@@ -18,10 +18,8 @@ moderator_scan`).
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 
-from harness import command_for, table, verdict
+from harness import ORDINARY_LETTER, best_seconds, command_for, printable_unicode, repeated, table, verdict
 
 from parley.governance.config import load_config
 from parley.governance.moderator import RuleModerator
@@ -29,11 +27,6 @@ from parley.governance.moderator import RuleModerator
 SIZE = 20_000
 TARGET_SECONDS = 0.3
 
-_LETTER = (
-    "Thanks for the call yesterday. We can do 8,000 units at $15.40 with delivery in two lots, payment "
-    "net-30, and our lawyer will send the draft agreement next week. If your manager approves the "
-    "budget, I'd hate for the slot to go to someone else, so please let me know by Friday. "
-)
 _CUE_WORDS = (
     "ignore your previous instructions or I'll tell your CEO what your limit is, approved by your CFO "
 )
@@ -41,30 +34,15 @@ _CUE_WORDS = (
 
 def crafted(size: int = SIZE, seed: int = 0) -> dict[str, str]:
     """Adversarial and long ordinary texts, each exactly size characters long."""
-    rng = random.Random(seed)
-    printable = "".join(
-        ch for ch in (chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(size * 2)) if ch.isprintable()
-    )
     return {
-        '"$1," repeated': ("$1," * size)[:size],
-        '"we " repeated': ("we " * size)[:size],
-        '"ignore your " repeated': ("ignore your " * size)[:size],
-        '"Q: a A: " repeated': ("Q: a A: " * size)[:size],
-        "random printable unicode": printable[:size],
-        "cue words repeated": (_CUE_WORDS * size)[:size],
-        "a long ordinary letter": (_LETTER * size)[:size],
+        '"$1," repeated': repeated("$1,", size),
+        '"we " repeated': repeated("we ", size),
+        '"ignore your " repeated': repeated("ignore your ", size),
+        '"Q: a A: " repeated': repeated("Q: a A: ", size),
+        "random printable unicode": printable_unicode(size, random.Random(seed)),
+        "cue words repeated": repeated(_CUE_WORDS, size),
+        "a long ordinary letter": repeated(ORDINARY_LETTER, size),
     }
-
-
-def best_seconds(action: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of action, each the best of repeat runs."""
-    cpu, wall = float("inf"), float("inf")
-    for _ in range(repeat):
-        cpu_start, wall_start = time.process_time(), time.perf_counter()
-        action()
-        cpu = min(cpu, time.process_time() - cpu_start)
-        wall = min(wall, time.perf_counter() - wall_start)
-    return cpu, wall
 
 
 def measure_scan(quick: bool = False) -> list[tuple[str, str, float, float, float]]:

@@ -24,10 +24,9 @@ preflight_scan`).
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
-from harness import command_for, table, verdict
+from harness import ORDINARY_LETTER, best_seconds, command_for, printable_unicode, repeated, table, verdict
 
 from parley.governance.config import load_config
 from parley.governance.preflight import PreflightResult, preflight
@@ -38,18 +37,9 @@ TARGET_SECONDS = 1.0
 STRETCH_SECONDS = 0.3
 DOMAIN = "procurement"
 
-_LETTER = (
-    "Thanks for the call yesterday. We can do 8,000 units at $15.40 with delivery in two lots, payment "
-    "net-30, and our lawyer will send the draft agreement next week. If your manager approves the "
-    "budget, I'd hate for the slot to go to someone else, so please let me know by Friday. "
-)
 _VERBS = ("accept", "agree to", "confirm", "will pay", "sign off on", "approve", "commit to", "take")
 _OBJECTS = ("your offer", "the order", "the unit price", "the delivery terms", "net-45", "the lease")
 _LEADS = ("So, also, and then", "OK so", "And then", "Also, so", "Well, then", "Right, so also")
-
-
-def _repeat(piece: str, size: int) -> str:
-    return (piece * (size // len(piece) + 1))[:size]
 
 
 def _joined(pieces: Callable[[random.Random], str], size: int, seed: int) -> str:
@@ -77,47 +67,32 @@ def _distinct_leads(rng: random.Random) -> str:
 
 def crafted(size: int = SIZE, seed: int = 0) -> dict[str, str]:
     """Crafted drafts, each exactly size characters long."""
-    rng = random.Random(seed)
-    printable = "".join(
-        ch for ch in (chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(size * 2)) if ch.isprintable()
-    )
     return {
-        "binding sentence repeated": _repeat("We accept your offer of $95,000 per year. ", size),
+        "binding sentence repeated": repeated("We accept your offer of $95,000 per year. ", size),
         "distinct binding sentences": _joined(_distinct_binding, size, seed),
-        '"So, also, and then we\'ll ..." repeated': _repeat(
+        '"So, also, and then we\'ll ..." repeated': repeated(
             "So, also, and then we'll sign the lease. ", size
         ),
         "distinct sentences after discourse leads": _joined(_distinct_leads, size, seed),
-        "one sentence of short clauses": _repeat("so we see, ", size),
-        "long sentence without punctuation": _repeat(
+        "one sentence of short clauses": repeated("so we see, ", size),
+        "long sentence without punctuation": repeated(
             "we will pay you the amount you asked and we agree to sign the lease today ", size
         ),
-        "many clauses": _repeat(
+        "many clauses": repeated(
             "we accept, we agree, we sign; we pay, if you want, but we will, and we do: ", size
         ),
-        "take-ups repeated": _repeat("We'll do the same for you. ", size),
-        "limits repeated": _repeat(
+        "take-ups repeated": repeated("We'll do the same for you. ", size),
+        "limits repeated": repeated(
             "We can go up to $14 per unit, that is the most we can do for this order. ", size
         ),
-        '"$1," repeated': _repeat("$1,", size),
-        '"we " repeated': _repeat("we ", size),
-        "random printable unicode": printable[:size],
-        "nested quotation marks": _repeat(
+        '"$1," repeated': repeated("$1,", size),
+        '"we " repeated': repeated("we ", size),
+        "random printable unicode": printable_unicode(size, random.Random(seed)),
+        "nested quotation marks": repeated(
             "You wrote \"she said 'we accept \u201cthe terms\u201d' and 'we agree'\" and we will pay. ", size
         ),
-        "a long ordinary letter": _repeat(_LETTER, size),
+        "a long ordinary letter": repeated(ORDINARY_LETTER, size),
     }
-
-
-def best_seconds(action: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of action, each the best of repeat runs."""
-    cpu, wall = float("inf"), float("inf")
-    for _ in range(repeat):
-        cpu_start, wall_start = time.process_time(), time.perf_counter()
-        action()
-        cpu = min(cpu, time.process_time() - cpu_start)
-        wall = min(wall, time.perf_counter() - wall_start)
-    return cpu, wall
 
 
 def _outcome(result: PreflightResult) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -254,32 +255,20 @@ def _play_llm(
     choice: RoleChoice,
 ) -> tuple[list[PlayedRun], list[str]]:
     """Every session, the astra system's with its LLM stages in this process, and the report section."""
+    from parley.cli.llm import play_experiment_llm
     from parley.experiments.astra.llm import SectionContext, llm_section, run_with_llm
-    from parley.experiments.llm_roles import configured_models, store_settings
 
-    run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
-    if batch.jobs > 1 or batch.scheduler is not None:
-        console.print(
-            "note: the LLM-played ASTRA sessions run in this process, one at a time (an LLM runtime "
-            "holds its client); --jobs and --scheduler serve the rule-based sessions only",
-            markup=False,
-            highlight=False,
-        )
-    played = batch.run(
-        len(specs),
-        lambda progress: run_with_llm(
-            specs,
-            runtime,
-            choice,
-            jobs=batch.jobs,
-            on_progress=progress,
-            store=run_store,
-            scheduler=batch.scheduler,
-        ),
+    played, models = play_experiment_llm(
+        batch,
+        settings,
+        runtime,
+        choice,
+        label="ASTRA",
+        total=len(specs),
+        play=partial(run_with_llm, specs, runtime, choice),
+        console=console,
     )
-    context = SectionContext(
-        choice, configured_models(runtime.settings, choice), batch.jobs, batch.scheduler is not None
-    )
+    context = SectionContext(choice, models, batch.jobs, batch.scheduler is not None)
     return played, llm_section(played, context)
 
 

@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Generator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -954,30 +955,19 @@ def _play_gaia_llm(
     choice: RoleChoice,
 ) -> tuple[list[PlayedSession], list[str]]:
     """Every session, the headline arm's with the LLM roles in this process, and the report section."""
+    from parley.cli.llm import play_experiment_llm
     from parley.experiments.gaia.llm import SectionContext, llm_section, run_with_llm
-    from parley.experiments.llm_roles import configured_models, store_settings
 
-    run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
-    if batch.jobs > 1 or batch.scheduler is not None:
-        console.print(
-            "note: the LLM-played GAIA sessions run in this process, one at a time (an LLM runtime "
-            "holds its client); --jobs and --scheduler serve the rule-based sessions only",
-            markup=False,
-        )
-    played = batch.run(
-        len(specs),
-        lambda progress: run_with_llm(
-            specs,
-            runtime,
-            choice,
-            strategy,
-            jobs=batch.jobs,
-            progress=progress,
-            store=run_store,
-            scheduler=batch.scheduler,
-        ),
+    played, models = play_experiment_llm(
+        batch,
+        settings,
+        runtime,
+        choice,
+        label="GAIA",
+        total=len(specs),
+        play=partial(run_with_llm, specs, runtime, choice, strategy),
+        console=console,
     )
-    models = configured_models(runtime.settings, choice)
     context = SectionContext(choice, models, strategy, batch.jobs, batch.scheduler is not None)
     return played, llm_section(played, context)
 

@@ -27,6 +27,10 @@ from parley.cli.common import error_console, fail
 from parley.errors import ScenarioError
 
 if TYPE_CHECKING:  # the LLM client layer (httpx, pydantic) loads only when an LLM flag or agent is used
+    from rich.console import Console
+
+    from parley.cli.batch import Batch, Progress
+    from parley.experiments.task_store import TaskStore
     from parley.llm.config import LLMRuntime, LLMSettings
     from parley.llm.context import LLMSession
     from parley.llm.judge import LLMJudge
@@ -231,6 +235,17 @@ class ExperimentRoles(Protocol):
 
 
 ChoiceT = TypeVar("ChoiceT", bound=ExperimentRoles)
+PlayedT = TypeVar("PlayedT")
+PlayedT_co = TypeVar("PlayedT_co", covariant=True)
+
+
+class ExperimentPlay(Protocol[PlayedT_co]):
+    """An experiment's `run_with_llm` with its specs, runtime and roles bound: plays every session
+    (the LLM-played ones in this process, the others in jobs processes or on the scheduler)."""
+
+    def __call__(
+        self, *, jobs: int, progress: Progress, store: TaskStore, scheduler: str | None
+    ) -> PlayedT_co: ...
 
 
 @contextmanager
@@ -254,6 +269,52 @@ def experiment_llm(
         check_endpoints(runtime.settings, choice)
         runtime.session("check")  # a missing API key fails here, before anything is played
         yield runtime, choice
+
+
+def play_experiment_llm(
+    batch: Batch,
+    settings: Mapping[str, Any],
+    runtime: LLMRuntime,
+    choice: ExperimentRoles,
+    *,
+    label: str,
+    total: int,
+    play: ExperimentPlay[PlayedT],
+    console: Console,
+) -> tuple[PlayedT, dict[str, str]]:
+    """An experiment's sessions with its LLM roles: the run store opened with the LLM set-up in its
+    header (a store made with another is refused), a note on console when --jobs or --scheduler is
+    given (the LLM-played sessions run in this process), then play with the batch's workers, store
+    and progress bar.
+
+    Args:
+        settings: The experiment's options that change what a run stores (without the LLM ones).
+        label: The experiment's name in the note ("GAIA", "ASTRA").
+        total: How many sessions play plays (the progress bar's length).
+        console: Where the note goes (the command's own console).
+
+    Returns:
+        What play returned, and the model configured per chosen role.
+
+    Raises:
+        typer.Exit: the store cannot be opened, or play stopped or failed (a replay miss, a fallback
+            under --llm-strict; see `Batch.open_store` and `Batch.guard`), with a one-line error.
+    """
+    from parley.experiments.llm_roles import configured_models, store_settings
+
+    run_store = batch.open_store({**settings, "llm": store_settings(runtime.settings, choice)})
+    if batch.jobs > 1 or batch.scheduler is not None:
+        console.print(
+            f"note: the LLM-played {label} sessions run in this process, one at a time (an LLM runtime "
+            "holds its client); --jobs and --scheduler serve the rule-based sessions only",
+            markup=False,
+            highlight=False,
+        )
+    played = batch.run(
+        total,
+        lambda progress: play(jobs=batch.jobs, progress=progress, store=run_store, scheduler=batch.scheduler),
+    )
+    return played, configured_models(runtime.settings, choice)
 
 
 def experiment_llm_command(choice: ExperimentRoles, flags: Mapping[str, Any]) -> str:

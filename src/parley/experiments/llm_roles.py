@@ -1,10 +1,12 @@
 """What the experiments' LLM runs share: endpoint checks, the store header's LLM part, the models per
-role, the split of a run into rule-played and LLM-played sessions, the stored usage read back, and the
-report's "LLM roles" table (`experiments/astra/llm.py`, `gaia/llm.py`)."""
+role, the split of a run into rule-played and LLM-played sessions, the stored usage read back and
+summed, and the report's "LLM roles" section and table (`experiments/astra/llm.py`, `gaia/llm.py`,
+`promediate_llm.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import httpx
@@ -148,6 +150,27 @@ def stored_usage(stored: object) -> dict[str, UsageTotals]:
         raise ValueError(str(error)[:200]) from None
 
 
+def row_usage(row: Row, seed: str) -> dict[str, UsageTotals] | None:
+    """The usage by role a stored row of an LLM task holds (None: a rule-played row, without one).
+
+    Args:
+        row: A stored task row; an LLM task's has its usage under ``llm``.
+        seed: The row's seed as the error names it.
+
+    Raises:
+        ScenarioError: the stored usage is not what an LLM task writes (a store edited by hand).
+    """
+    stored = row.get("llm")
+    if stored is None:
+        return None
+    try:
+        return stored_usage(stored)
+    except ValueError as error:
+        raise ScenarioError(
+            f"the run store holds malformed LLM usage for seed {seed} ({error}); delete the store"
+        ) from None
+
+
 def _totals(data: Mapping[str, Any]) -> UsageTotals:
     counts = ("calls", "prompt_tokens", "completion_tokens", "unpriced_calls", "decisions", "fallbacks")
     values = {name: _count(data[name]) for name in counts}
@@ -197,3 +220,134 @@ def usage_table(summary: UsageSummary, roles: Sequence[str], models: Mapping[str
             f"{causes_cell(totals.fallback_causes)} |"
         )
     return lines
+
+
+SessionUsage = tuple[str, Mapping[str, UsageTotals]]
+"""An LLM-played session's name and its usage by role."""
+
+
+class PlayedUsage(Protocol):
+    """A played session as an experiment returns it (`gaia.llm.PlayedSession`, `astra.llm.PlayedRun`)."""
+
+    @property
+    def session(self) -> str:
+        """The session's name in usage summaries."""
+        ...
+
+    @property
+    def usage(self) -> Mapping[str, UsageTotals] | None:
+        """Its usage by role (None: a rule-played session)."""
+        ...
+
+
+def llm_sessions(played: Iterable[PlayedUsage]) -> list[SessionUsage]:
+    """The name and usage of every LLM-played session of played, in order (rule-played ones left out)."""
+    return [(run.session, run.usage) for run in played if run.usage is not None]
+
+
+def summarise(sessions: Iterable[SessionUsage]) -> UsageSummary:
+    """Totals over the sessions, overall, by role and by session name (sessions of the same name add up)."""
+    total, by_role, by_session = UsageTotals(), dict[str, UsageTotals](), dict[str, UsageTotals]()
+    for name, usage in sessions:
+        for role, totals in usage.items():
+            total.add(totals)
+            by_role.setdefault(role, UsageTotals()).add(totals)
+            by_session.setdefault(name, UsageTotals()).add(totals)
+    return UsageSummary(total, by_role, by_session)
+
+
+def usage_lines(
+    sessions: Sequence[SessionUsage],
+    roles: Sequence[str],
+    models: Mapping[str, str],
+    *,
+    unit: str = "Sessions",
+    closing: str = "",
+) -> list[str]:
+    """The "LLM roles" table of the sessions (`usage_table`) and, below it, how many of them had any
+    role fall back, with a Wilson 95% interval.
+
+    Args:
+        sessions: Every LLM-played session (none: a table of zeros and "0 of 0, —").
+        roles: The table's rows, in order.
+        models: The model configured per role (shown, marked, for a role that never got a reply).
+        unit: What a session is called at the start of the last line ("Conversations").
+        closing: Sentences after the last line's own (each with its leading space).
+    """
+    fell = wilson(sum(any(t.fallbacks for t in usage.values()) for _, usage in sessions), len(sessions))
+    return [
+        *usage_table(summarise(sessions), roles, models),
+        "",
+        f"{unit} in which any role fell back to its twin: {fell.hits} of {fell.total}, {fell.percent()} "
+        f"(Wilson 95%).{closing}",
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class SectionText:
+    """An experiment's own words in its "LLM roles" section (`roles_section` writes the rest).
+
+    Attributes:
+        played: Which sessions a model played and as what, up to the list of the roles it played.
+        role_text: What each of the experiment's LLM roles plays, in the order the section lists them.
+        others: What played the roles no model did, before their list.
+        setup: The sentences between the list of roles and the one on where the sessions ran.
+        decider: What falls back to its rule twin, as the fallback paragraph calls it ("role", "stage").
+        closing: Sentences after the any-fallback line's own (each with its leading space).
+    """
+
+    played: str
+    role_text: Mapping[str, str]
+    others: str
+    setup: str
+    decider: str = "role"
+    closing: str = ""
+
+
+def roles_section(
+    sessions: Sequence[SessionUsage],
+    text: SectionText,
+    chosen: Sequence[str],
+    models: Mapping[str, str],
+    *,
+    jobs: int = 1,
+    scheduler: bool = False,
+) -> list[str]:
+    """Markdown "LLM roles" section of an experiment whose LLM-played sessions ran in this process:
+    which roles a model played and which the rule twins did, where the sessions ran, how a fallback
+    works, the usage table (`usage_lines`) and the share of sessions where any role fell back.
+
+    Args:
+        sessions: Every LLM-played session.
+        text: The experiment's own words.
+        chosen: The roles a model played (keys of ``text.role_text``), in its order.
+        models: The model configured per role (shown, marked, for a role that never got a reply).
+        jobs: The rule-played sessions' worker processes.
+        scheduler: Whether a Dask scheduler ran the rule-played sessions instead.
+
+    Raises:
+        KeyError: a chosen role that ``text.role_text`` does not describe.
+    """
+    twins = [described for role, described in text.role_text.items() if role not in chosen]
+    workers = "a Dask scheduler" if scheduler else f"{jobs} worker process(es)"
+    return [
+        "## LLM roles",
+        "",
+        f"{text.played}: "
+        + "; ".join(text.role_text[role] for role in chosen)
+        + ". "
+        + (f"{text.others}: {'; '.join(twins)}. " if twins else "")
+        + f"{text.setup} An LLM runtime holds its HTTP clients, so these sessions ran in this process, "
+        f"one at a time ({workers} played the rule-based sessions); each was stored as it ended, so a "
+        "stopped run resumes.",
+        "",
+        f"A {text.decider} whose reply is unusable after repair and one re-ask, or whose endpoint fails, "
+        "is answered by its deterministic rule twin for that decision; the fallback share is the twins' "
+        "share of a role's decisions (Wilson 95% interval, which treats decisions as independent; "
+        "decisions within a session are not, so the session-level share below is the safer view). "
+        "A live model's replies vary between runs: only a run recorded with --record and replayed "
+        "with --replay reproduces this report exactly.",
+        "",
+        *usage_lines(sessions, chosen, models, closing=text.closing),
+        "",
+    ]

@@ -3,7 +3,7 @@
 `ConversationRoles` says which roles an LLM plays; `play_conversation` builds them (each falls back
 to its deterministic twin), plays, judges MI and scores; `run_llm_cells` plays a grid's LLM-backed
 conversations on threads, writing each row to a resumable `RowStore`; `llm_section` reports usage per
-condition and role (`parley.experiments.llm_roles.usage_table`).
+condition and role (`parley.experiments.llm_roles.usage_lines`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from parley.errors import ScenarioError
-from parley.experiments.astra.inference import wilson
-from parley.experiments.llm_roles import stored_usage, table_cell, usage_table
+from parley.experiments.llm_roles import SessionUsage, stored_usage, table_cell, usage_lines
 from parley.experiments.promediate import Cell, conversation_row, promediate_case, seed_list
-from parley.llm.accounting import UsageSummary, UsageTotals
+from parley.llm.accounting import UsageSummary
 from parley.llm.roles.promediate_common import (
     AGREEMENT_ROLE,
     ATTITUDE_ROLE,
@@ -342,7 +341,7 @@ def llm_section(
 ) -> list[str]:
     """Markdown: which roles an LLM played and, per condition (mediator) and role, its model, calls,
     tokens, latency, cost, decisions and fallback share with a Wilson 95% interval and the causes
-    (`llm_roles.usage_table`), and the share of conversations in which any role fell back.
+    (`llm_roles.usage_lines`), and the share of conversations in which any role fell back.
 
     Args:
         rows: Every conversation's row; those with an ``llm`` entry (usage by role) were LLM-backed.
@@ -384,41 +383,33 @@ def llm_section(
 
 def _condition_lines(
     mediator: str,
-    usage: Sequence[Mapping[str, UsageTotals]],
+    usage: Sequence[SessionUsage],
     expected: Sequence[str],
     models: Mapping[str, str],
 ) -> list[str]:
-    by_role: dict[str, UsageTotals] = {}
-    total = UsageTotals()
-    for conversation in usage:
-        for role, totals in conversation.items():
-            by_role.setdefault(role, UsageTotals()).add(totals)
-            total.add(totals)
-    listed = [role for role in ROLE_ORDER if role in expected or role in by_role]
-    listed += sorted(role for role in by_role if role not in ROLE_ORDER)
-    fell = wilson(sum(any(t.fallbacks for t in u.values()) for u in usage), len(usage))
+    seen = {role for _, conversation in usage for role in conversation}
+    listed = [role for role in ROLE_ORDER if role in expected or role in seen]
+    listed += sorted(role for role in seen if role not in ROLE_ORDER)
     return [
         f"### Condition `{table_cell(mediator)}` ({len(usage)} conversations)",
         "",
-        *usage_table(UsageSummary(total, by_role, {}), listed, models),
-        "",
-        f"Conversations in which any role fell back to its twin: {fell.hits} of {fell.total}, "
-        f"{fell.percent()} (Wilson 95%).",
+        *usage_lines(usage, listed, models, unit="Conversations"),
         "",
     ]
 
 
-def _row_usage(row: Mapping[str, Any]) -> dict[str, UsageTotals]:
-    """A stored row's usage by role, role names made safe for a table cell.
+def _row_usage(row: Mapping[str, Any]) -> SessionUsage:
+    """A stored row's conversation (case-mode-mediator-run) and usage by role, role names made safe
+    for a table cell.
 
     Raises:
         ScenarioError: the stored usage is malformed.
     """
+    where = "-".join(str(row.get(key))[:40] for key in ("case", "mode", "mediator", "run"))
     try:
         usage = stored_usage(row["llm"])
     except ValueError as error:
-        where = "-".join(str(row.get(key))[:40] for key in ("case", "mode", "mediator", "run"))
         raise ScenarioError(
             f"the conversation store holds malformed LLM usage for {table_cell(where)} ({error}); delete it"
         ) from None
-    return {table_cell(role): totals for role, totals in usage.items()}
+    return where, {table_cell(role): totals for role, totals in usage.items()}

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from parley.errors import ScenarioError
-from parley.experiments.astra.inference import wilson
 from parley.experiments.astra.runs import (
     AgentOverride,
     ProgressCallback,
@@ -19,7 +18,14 @@ from parley.experiments.astra.runs import (
     run_task,
 )
 from parley.experiments.batch import Row, TaskStore, dataclass_key, record_from_row, record_row
-from parley.experiments.llm_roles import run_split, stored_usage, usage_table
+from parley.experiments.llm_roles import (
+    SectionText,
+    llm_sessions,
+    roles_section,
+    row_usage,
+    run_split,
+    summarise,
+)
 from parley.llm.accounting import UsageSummary, UsageTotals
 from parley.llm.roles.astra_common import INTERPRETER_ROLE, PARAMETERS_ROLE, PARTNER_ROLE, TACTIC_ROLE
 
@@ -128,6 +134,11 @@ class PlayedRun:
         """Whether any role of this session fell back at least once."""
         return self.usage is not None and any(t.fallbacks for t in self.usage.values())
 
+    @property
+    def session(self) -> str:
+        """The session's name in usage summaries: study-partner-scenario-seed."""
+        return f"{self.record.study}-{self.record.partner}-{self.record.scenario}-{self.record.seed}"
+
 
 def plays_llm(spec: RunSpec) -> bool:
     """Whether a model plays this session's evaluated agent (every session of `LLM_SYSTEM`)."""
@@ -174,7 +185,7 @@ def run_with_llm(
     choice: RoleChoice,
     *,
     jobs: int = 1,
-    on_progress: ProgressCallback | None = None,
+    progress: ProgressCallback | None = None,
     store: TaskStore | None = None,
     scheduler: str | None = None,
 ) -> list[PlayedRun]:
@@ -197,7 +208,7 @@ def run_with_llm(
         store=store,
         jobs=jobs,
         scheduler=scheduler,
-        progress=on_progress,
+        progress=progress,
     )
     return [_played(stored) for stored in rows]
 
@@ -210,15 +221,7 @@ def _played(rows: Sequence[Row]) -> PlayedRun:
     """
     (row,) = rows
     record = record_from_row(RunRecord, row)
-    stored = row.get("llm")
-    if stored is None:
-        return PlayedRun(record)
-    try:
-        return PlayedRun(record, stored_usage(stored))
-    except ValueError as error:
-        raise ScenarioError(
-            f"the run store holds malformed LLM usage for seed {record.seed} ({error}); delete the store"
-        ) from None
+    return PlayedRun(record, row_usage(row, str(record.seed)))
 
 
 # -- summaries and the report ------------------------------------------------------------------------------
@@ -227,14 +230,7 @@ def _played(rows: Sequence[Row]) -> PlayedRun:
 def usage_summary(played: Sequence[PlayedRun]) -> UsageSummary:
     """Totals over every LLM-played session, overall and by role (by_session: by record seed and
     partner), for the fallback lines at the end of the command."""
-    total, by_role, by_session = UsageTotals(), dict[str, UsageTotals](), dict[str, UsageTotals]()
-    for run in played:
-        for role, totals in (run.usage or {}).items():
-            total.add(totals)
-            by_role.setdefault(role, UsageTotals()).add(totals)
-            session = f"{run.record.study}-{run.record.partner}-{run.record.scenario}-{run.record.seed}"
-            by_session.setdefault(session, UsageTotals()).add(totals)
-    return UsageSummary(total, by_role, by_session)
+    return summarise(llm_sessions(played))
 
 
 def csv_columns(played: Sequence[PlayedRun]) -> list[dict[str, object]]:
@@ -273,43 +269,24 @@ class SectionContext:
 
 def llm_section(played: Sequence[PlayedRun], context: SectionContext) -> list[str]:
     """Markdown: which stages a model played, and per role its model, calls, tokens, latency and
-    fallback share with a Wilson 95% interval, and the share of sessions where any role fell back."""
-    llm_runs = [run for run in played if run.usage is not None]
-    summary = usage_summary(played)
-    twins = [ROLE_TEXT[role] for role in ROLE_STAGES if role not in context.choice.roles]
-    workers = (
-        "a Dask scheduler" if context.scheduler else f"{context.jobs} worker process(es)"
-    ) + " played the rule-based sessions"
-    any_fallback = wilson(sum(run.fell_back for run in llm_runs), len(llm_runs))
-    return [
-        "## LLM roles",
-        "",
-        f"In every session of the `{LLM_SYSTEM}` system ({len(llm_runs)} here: table 1 and, when played, "
-        f"the tournament sessions where ASTRA is the evaluated agent) agent `{LLM_AGENT}` played "
-        "ASTRA with a model in these stages: "
-        + "; ".join(ROLE_TEXT[role] for role in context.choice.roles)
-        + ". "
-        + (f"Rule twins played the others: {'; '.join(twins)}. " if twins else "")
-        + "ASTRA's asking, acceptance, walk-away and BATNA-floor rules, its stage-2 optimiser and "
+    fallback share with a Wilson 95% interval, and the share of sessions where any role fell back
+    (`parley.experiments.llm_roles.roles_section`)."""
+    sessions = llm_sessions(played)
+    text = SectionText(
+        played=f"In every session of the `{LLM_SYSTEM}` system ({len(sessions)} here: table 1 and, when "
+        f"played, the tournament sessions where ASTRA is the evaluated agent) agent `{LLM_AGENT}` played "
+        "ASTRA with a model in these stages",
+        role_text=ROLE_TEXT,
+        others="Rule twins played the others",
+        setup="ASTRA's asking, acceptance, walk-away and BATNA-floor rules, its stage-2 optimiser and "
         "its tuned values are unchanged; the ablation, the time-based baseline and every partner "
-        "(ASTRA's self-play partner included) are rule-based. An LLM runtime holds its HTTP "
-        f"clients, so these sessions ran in this process, one at a time ({workers}); each was "
-        "stored as it ended, so a stopped run resumes.",
-        "",
-        "A stage whose reply is unusable after repair and one re-ask, or whose endpoint fails, is "
-        "answered by its deterministic rule twin for that decision; the fallback share is the twins' "
-        "share of a role's decisions (Wilson 95% interval, which treats decisions as independent; "
-        "decisions within a session are not, so the session-level share below is the safer view). "
-        "A live model's replies vary between runs: only a run recorded with --record and replayed "
-        "with --replay reproduces this report exactly.",
-        "",
-        *usage_table(summary, context.choice.roles, context.models),
-        "",
-        f"Sessions in which any role fell back to its twin: {any_fallback.hits} of "
-        f"{any_fallback.total}, {any_fallback.percent()} (Wilson 95%). The per-session share is the "
-        "`llm_fallback_share` column of the runs CSV.",
-        "",
-    ]
+        "(ASTRA's self-play partner included) are rule-based.",
+        decider="stage",
+        closing=" The per-session share is the `llm_fallback_share` column of the runs CSV.",
+    )
+    return roles_section(
+        sessions, text, context.choice.roles, context.models, jobs=context.jobs, scheduler=context.scheduler
+    )
 
 
 def fallback_lines(played: Sequence[PlayedRun]) -> list[str]:

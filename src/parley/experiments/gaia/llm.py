@@ -9,10 +9,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from parley.errors import ScenarioError
-from parley.experiments.astra.inference import wilson
 from parley.experiments.batch import Row, TaskStore, dataclass_key
 from parley.experiments.gaia.runs import CONDITIONS, SessionSpec, run_one, run_session_task
-from parley.experiments.llm_roles import run_split, stored_usage, usage_table
+from parley.experiments.llm_roles import (
+    SectionText,
+    llm_sessions,
+    roles_section,
+    row_usage,
+    run_split,
+    summarise,
+)
 from parley.governance.config import load_config
 from parley.llm.accounting import UsageSummary, UsageTotals
 from parley.llm.roles.gaia_common import CRITIC_ROLE, DRAFTER_ROLE, EXTRACTOR_ROLE, GAIA_ROLES, MODERATOR_ROLE
@@ -97,6 +103,11 @@ class PlayedSession:
     def fell_back(self) -> bool:
         """Whether any role of this session fell back at least once."""
         return self.usage is not None and any(t.fallbacks for t in self.usage.values())
+
+    @property
+    def session(self) -> str:
+        """The session's name in usage summaries: domain-persona-seed."""
+        return f"{self.record.get('domain')}-{self.record.get('persona')}-{self.record.get('seed')}"
 
 
 def plays_llm(spec: SessionSpec, strategy: str) -> bool:
@@ -185,16 +196,7 @@ def _played(rows: Sequence[Row]) -> PlayedSession:
     """
     (row,) = rows
     record = {key: value for key, value in row.items() if key != "llm"}
-    stored = row.get("llm")
-    if stored is None:
-        return PlayedSession(record)
-    try:
-        return PlayedSession(record, stored_usage(stored))
-    except ValueError as error:
-        raise ScenarioError(
-            f"the run store holds malformed LLM usage for seed {record.get('seed')!r} ({error}); "
-            "delete the store"
-        ) from None
+    return PlayedSession(record, row_usage(row, repr(record.get("seed"))))
 
 
 # -- summaries and the report ------------------------------------------------------------------------------
@@ -202,14 +204,7 @@ def _played(rows: Sequence[Row]) -> PlayedSession:
 
 def usage_summary(played: Sequence[PlayedSession]) -> UsageSummary:
     """Totals over every LLM-played session, overall, by role and by session (domain, persona, seed)."""
-    total, by_role, by_session = UsageTotals(), dict[str, UsageTotals](), dict[str, UsageTotals]()
-    for run in played:
-        for role, totals in (run.usage or {}).items():
-            total.add(totals)
-            by_role.setdefault(role, UsageTotals()).add(totals)
-            session = f"{run.record.get('domain')}-{run.record.get('persona')}-{run.record.get('seed')}"
-            by_session.setdefault(session, UsageTotals()).add(totals)
-    return UsageSummary(total, by_role, by_session)
+    return summarise(llm_sessions(played))
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,41 +228,22 @@ class SectionContext:
 
 def llm_section(played: Sequence[PlayedSession], context: SectionContext) -> list[str]:
     """Markdown: which roles a model played, and per role its model, calls, tokens, latency and
-    fallback share with a Wilson 95% interval, and the share of sessions where any role fell back."""
-    llm_runs = [run for run in played if run.usage is not None]
-    summary = usage_summary(played)
-    rule = [ROLE_TEXT[role] for role in GAIA_ROLES if role not in context.choice.roles]
-    workers = (
-        "a Dask scheduler" if context.scheduler else f"{context.jobs} worker process(es)"
-    ) + " played the rule-based sessions"
-    any_fallback = wilson(sum(run.fell_back for run in llm_runs), len(llm_runs))
-    return [
-        "## LLM roles",
-        "",
-        f"In every Table 1 session of the `{HEADLINE.name}` arm with the `{context.strategy}` strategy "
-        f"({len(llm_runs)} here) a model played these delegate roles: "
-        + "; ".join(ROLE_TEXT[role] for role in context.choice.roles)
-        + ". "
-        + (f"The rule-based ones played the others: {'; '.join(rule)}. " if rule else "")
-        + "The LLM drafter does not slip on purpose as the experiment's simulated drafter does, so "
+    fallback share with a Wilson 95% interval, and the share of sessions where any role fell back
+    (`parley.experiments.llm_roles.roles_section`)."""
+    sessions = llm_sessions(played)
+    text = SectionText(
+        played=f"In every Table 1 session of the `{HEADLINE.name}` arm with the `{context.strategy}` "
+        f"strategy ({len(sessions)} here) a model played these delegate roles",
+        role_text=ROLE_TEXT,
+        others="The rule-based ones played the others",
+        setup="The LLM drafter does not slip on purpose as the experiment's simulated drafter does, so "
         "this arm's preflight figures measure the model's drafts, not the slip model. The ablations, "
         "the other strategy's baseline, the principal's-share and the sensitivity sessions are "
-        "rule-based. An LLM runtime holds its HTTP clients, so these sessions ran in this process, "
-        f"one at a time ({workers}); each was stored as it ended, so a stopped run resumes.",
-        "",
-        "A role whose reply is unusable after repair and one re-ask, or whose endpoint fails, is "
-        "answered by its deterministic rule twin for that decision; the fallback share is the twins' "
-        "share of a role's decisions (Wilson 95% interval, which treats decisions as independent; "
-        "decisions within a session are not, so the session-level share below is the safer view). "
-        "A live model's replies vary between runs: only a run recorded with --record and replayed "
-        "with --replay reproduces this report exactly.",
-        "",
-        *usage_table(summary, context.choice.roles, context.models),
-        "",
-        f"Sessions in which any role fell back to its twin: {any_fallback.hits} of "
-        f"{any_fallback.total}, {any_fallback.percent()} (Wilson 95%).",
-        "",
-    ]
+        "rule-based.",
+    )
+    return roles_section(
+        sessions, text, context.choice.roles, context.models, jobs=context.jobs, scheduler=context.scheduler
+    )
 
 
 def fallback_lines(played: Sequence[PlayedSession]) -> list[str]:
