@@ -41,14 +41,18 @@ from parley.governance.amounts import term_amounts  # noqa: E402
 from parley.governance.config import DomainConfig, load_config  # noqa: E402
 
 GAIA = ROOT / "tests" / "data" / "gaia"
-SOURCES = ("dev", "heldout", "heldout2", "heldout4", "heldout5", "forms", "fresh", "v5")
+SOURCES = ("dev", "heldout", "heldout2", "heldout4", "heldout5", "forms", "fresh", "v5", "v6", "v7")
 # The form examples written with the tests, beside the GAIA sets: `forms` before the reader was changed
 # for them, `fresh` after it (measured once, then development data too), `v5` for the error classes of
-# set v4 before the reader was changed for them (18 of 59 then; development data since).
+# set v4 before the reader was changed for them (18 of 59 then; development data since), `v6` for the
+# error classes set v5 still showed, written before the reader was changed for them (15 of 59 then);
+# `v7` other wording of the same forms, written after that change and measured once (37 of 49 then).
 OWN_FILES = {
     "forms": Path(__file__).resolve().parent / "amount_forms.yaml",
     "fresh": Path(__file__).resolve().parent / "amount_forms_fresh.yaml",
     "v5": Path(__file__).resolve().parent / "amount_forms_v5.yaml",
+    "v6": Path(__file__).resolve().parent / "amount_forms_v6.yaml",
+    "v7": Path(__file__).resolve().parent / "amount_forms_v7.yaml",
 }
 
 

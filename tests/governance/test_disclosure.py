@@ -322,12 +322,14 @@ def test_a_figure_in_a_quotation_of_the_other_side_is_not_ours(staffing: DomainC
 
 # -- families of limit statements (issue 14) ------------------------------------------------------------
 def test_every_spent_source_at_its_development_rate() -> None:
-    """All ten spent labelled sources (tests/governance/measure_disclosure_cv.py, set v4 added on
-    2026-11-28): 1 of 369 missed (a figure 20% under the limit, FAR_FROM_THE_LIMIT) and 1 of 342 false
-    alarms (a ceiling for another level whose figure equals the salary minimum: a figure at any private
-    limit in a limit frame discloses). Development figures: the families were tuned on them."""
+    """All eleven spent labelled sources (tests/governance/measure_disclosure_cv.py, set v4 added on
+    2026-11-28, set v5 later that day): 1 of 429 missed (a figure 20% under the limit, FAR_FROM_THE_LIMIT)
+    and 1 of 387 false alarms (a ceiling for another level whose figure equals the salary minimum: a
+    figure at any private limit in a limit frame discloses). Set v5 was measured blind once (2 of 60
+    missed, 2 of 45 false alarms), then its four errors' forms were fixed. Development figures: the
+    families were tuned on them."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 369 and sum(r.negatives for r in found.values()) == 342
+    assert sum(r.positives for r in found.values()) == 429 and sum(r.negatives for r in found.values()) == 387
     assert sum(len(r.missed) for r in found.values()) <= 1
     assert sum(len(r.alarms) for r in found.values()) <= 1
 
@@ -404,6 +406,10 @@ FAMILY_SENTENCES = {
     "spelled": [
         ("staffing", "Our limit is one hundred thousand dollars."),
         ("leasing", "We can't go above twelve thousand per month."),
+    ],
+    "the_line": [
+        ("procurement", "Fourteen dollars a unit. That's the line."),
+        ("leasing", "We'll do $12,000 a month, and that is our hard line."),
     ],
 }
 
@@ -669,3 +675,66 @@ def test_the_phrase_lists_find_what_one_search_per_phrase_finds(words: list[str]
     phrases = getattr(lexicon(), name)
     text = " ".join(words).replace(" s ", "'s ")
     assert phrases.find(text) == find_phrases(text, tuple(phrases))
+
+
+# -- forms of set v5 (issue 14): sentences written for these tests, none from a labelled set ------------
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        # the figure on the table called the line, with or without an adverb before the verb
+        ("staffing", "off the record: 100k. that's the line."),
+        ("procurement", "$14 per unit. That truly is the line for us."),
+        ("leasing", "12,000 a month. This is my red line."),
+        # an adverb between the pointer and its verb still points at the figure
+        ("staffing", "We can offer $100,000. That really is our maximum."),
+    ],
+)
+def test_limit_forms_of_set_v5_disclose(domain: str, text: str) -> None:
+    assert find_disclosures(text, load_config(domain)), text
+
+
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        # a line that is no limit
+        ("procurement", "That's the line item for $14 per unit."),
+        ("leasing", "At 12,000 a month, that's the line we took last year too."),
+        # an owned noun determined by an article, not by a possessive
+        ("staffing", "We're considering a range around 95k for the base, nothing settled."),
+        ("staffing", "We'd pitch a number near $98,000 and see."),
+        # a storey of a building
+        ("leasing", "We'll take the entire floor at 12,000 a month if the landlord fits it out."),
+        ("leasing", "The top floor is 11,800 a month and ours to take."),
+    ],
+)
+def test_look_alikes_of_the_set_v5_forms_do_not(domain: str, text: str) -> None:
+    assert find_disclosures(text, load_config(domain)) == [], text
+
+
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        # possessed and granted owned nouns still name our limit
+        ("staffing", "Our range tops at 100k for this role."),
+        ("staffing", "The hiring manager approved a band of $80K to $100K for this role."),
+        ("leasing", "12,000 a month is our floor... I mean our ceiling."),
+        # through lookalikes and invisible characters
+        ("staffing", "100k. th\u0430t's the l\u0456ne."),
+        ("staffing", "100k. that's the li\u200bne."),
+    ],
+)
+def test_owned_and_obfuscated_set_v5_forms_disclose(domain: str, text: str) -> None:
+    assert find_disclosures(text, load_config(domain)), text
+
+
+@pytest.mark.parametrize(
+    "unit", ["100k. that's the line. ", "a range of 99k for the base. ", "the whole floor at 12k. "]
+)
+def test_a_hundred_thousand_characters_of_the_set_v5_forms_take_bounded_time(unit: str) -> None:
+    import time
+
+    config = load_config("staffing")
+    text = unit * (100_000 // len(unit))
+    began = time.process_time()
+    find_disclosures(text, config)
+    assert time.process_time() - began < 5.0

@@ -9,6 +9,8 @@
   and decimal separators to "," and "." ("٢٧٬٠٠٠" is "27,000"),
 * Latin lookalikes of other scripts folded to the Latin letter (Cyrillic "о" in "thоusand"; the TR#39
   table of `data/confusables.yaml`), and hyphen lookalikes to "-",
+* the letter O typed for a zero right after a digit ("8o" is "80", "1OO" is "100", "12,5O" is
+  "12,50"; not in a word: "10oz", "10o'clock"), one character for one,
 * invisible format characters (Unicode Cf: zero-width spaces and joiners, the soft hyphen, bidi
   controls, the BOM, tags), variation selectors, the combining grapheme joiner and control characters
   (Cc except tab, line feed and carriage return) removed,
@@ -36,6 +38,13 @@ _SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
 # Separators of other scripts, as the ASCII ones ("٢٧٬٠٠٠" is "27,000", "٢٫٥" is "2.5").
 _SEPARATORS = {0x066C: ",", 0x066B: "."}
 _KEPT_CONTROLS = frozenset("\t\n\r")
+# A run of the letter O right after a digit and not followed by a letter or an apostrophe: a typed zero.
+# Possessive: the run is read once, never backtracked.
+_TYPED_ZEROS = re.compile(r"(?<=[0-9])[oO]++(?![A-Za-z'\u2019])")
+
+
+def _zeros(found: re.Match[str]) -> str:
+    return "0" * len(found.group())
 
 
 @cache
@@ -111,11 +120,11 @@ def fold(text: str) -> tuple[str, Offsets]:
     """The folded text and its map back to text (see the module docstring). Linear; never raises."""
     if text.isascii():
         pattern = _removed()
-        if pattern.search(text) is None:
-            return text, Offsets()
-        folded = text
+        folded = _TYPED_ZEROS.sub(_zeros, text) if _TYPED_ZEROS.search(text) is not None else text
+        if pattern.search(folded) is None:
+            return folded, Offsets()
     else:
-        folded = text.translate(_table())
+        folded = _TYPED_ZEROS.sub(_zeros, text.translate(_table()))
         pattern = _removed()
     positions = [m.start() for m in pattern.finditer(folded)]
     if not positions:

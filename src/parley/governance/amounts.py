@@ -10,7 +10,11 @@ grammar of number expressions rather than by sentences:
   alternative ("$13.400 per unit" is 13.4 for a unit price).
 * Spelled-out numbers: "one hundred and five thousand", "eleven thousand, two hundred and fifty",
   "a hundred", "hundred and five grand", "two and a half", "half a million", "a quarter million", "one
-  point two million"; German number words to twelve, alone ("drei Monatsmieten", "fünf Jahre").
+  point two million"; German number words to twelve, alone ("drei Monatsmieten", "fünf Jahre"). An
+  "and" that two number words share ends the first where the second opens another number ("between
+  one hundred and one hundred and ten thousand", "ninety thousand and one hundred thousand"). Chat
+  shorthand for one hundred and some is read as digits: "one-twenty", "one-oh-five" (120, 105; 1.20 and
+  1.05 the alternative), not a time ("at one-fifteen", "one-fifteen pm").
 * Multipliers glued or written after a figure: "105k", "ninety-five K", "$98 thousand", "92 thou",
   "110 grand", "1.2 million", "1,5 Mio", "2 mil", "1.2M units" (a lone lower-case "m" is a million
   only with a currency or a count: "5m" may be metres). No "lakh"/"crore": no labelled use.
@@ -31,15 +35,19 @@ grammar of number expressions rather than by sentences:
   "71 or 76 per hour", "3 or 4 years"); a bare figure after a typed one takes its type when a connector
   joins them ("70 an hr instead of 76", "4 years, but could do 3") or when it answers it in the next
   sentence ("We can't do 100/h. 88?", "four months of deposit? too much, we can do 2").
-  Vague bands ("the low 90s") are not read: they name no figure a boundary check could hold.
+  A lower and an upper bound make one range ("no less than 24 months and no more than 60", "at least
+  $70/hr but at most $80/hr"). Vague bands ("the low 90s") are not read: they name no figure a
+  boundary check could hold.
 * Not amounts: dates ("March 3", "3/15", "2025-11-03"), years, times ("9am", "10:30"), ordinals
   ("the 3rd"), percentages, identifiers ("Suite 210", "net-30", "PO 77812", "version 4.2", "the suite
   number is 1100"), street addresses ("4400 Industrial Pkwy"), phone numbers ("+44 20 7946 0958",
   "call (415) 555-0199") and list numbers opening a line ("1. $92K base"). Headcounts ("12
   engineers") are counts of their noun, never a term's. A duration that is a frequency or a span of
   something else ("every 2 years", "14 months left", "the first 6 months", "3 months in advance",
-  "30 days' notice", "12 months free") is read but marked `incidental` (no term's), as is a count of
-  what one package holds ("the carton holds 50 pieces").
+  "30 days' notice", "12 months of notice", "a decade of experience", "12 months free") is read but
+  marked `incidental` (no term's), as is a count of what one package holds ("the carton holds 50
+  pieces", "a box of 12"). "A decade" is ten years. A letter O typed for a zero after a digit ("8o",
+  "1OO") is read as the zero (`amount_text.fold`).
 
 The text is read as a person sees it (`amount_text.fold`: fullwidth and other scripts' digits, Latin
 lookalikes, zero-width and control characters), with every span into the text as given.
@@ -47,11 +55,16 @@ lookalikes, zero-width and control characters), with every span into the text as
 `term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
 rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
 annual salary is 120,000 a year; "$28 per square foot per year on 3,000 sq ft" is 7,000 a month of
-rent). Money named beside another cost ("a $5,000 signing bonus", "$800 in CAM charges", "payroll is
-$1.2M", "the equity grant is 40k") or as a total ("$150,000 for the whole batch") is no term's. A bare
-figure beside a salary word may be written in thousands ("Would 107 work on base?"); a count of goods
-("2,400 valves", "half a million bars") is an order volume, a count of people, places or packages is
-not. Every check (boundary, disclosure) reads amounts through these two.
+rent; "$36 per foot per year for 2,000 feet" too). A total rent for the whole term is divided by its
+months ("Total rent for the 5-year term: $480,000" is 8,000 a month), the price of a package by what
+it holds ("A box of 12 sells for $30" is 2.50 a unit), and a figure right after a price and "at" is
+the volume of that price tier ("$2.20 at 25k"). Money named beside another cost ("a $5,000 signing
+bonus", "$800 in CAM charges", "payroll is $1.2M", "the equity grant is 40k") or as a total
+("$150,000 for the whole batch") is no term's. A bare figure beside a salary word may be written in
+thousands ("Would 107 work on base?"); a figure written to the cent beside a price word is a price
+whatever its size ("we paid 0.45 last year"); a count of goods ("2,400 valves", "half a million
+bars") is an order volume, a count of people, places or packages is not. Every check (boundary,
+disclosure) reads amounts through these two.
 
 No regular expression here repeats a group that itself repeats: the text is split into tokens by one
 flat pattern and every later step looks a bounded number of tokens ahead, so a megabyte of "$1,$1,"
@@ -254,6 +267,8 @@ _TIME_UNITS = {
     "years": "years",
     "yr": "years",
     "yrs": "years",
+    "decade": "years",  # ten years each: `_read` multiplies ("a decade-long lease", "half a decade")
+    "decades": "years",
     "monate": "months",
     "monaten": "months",
     "jahre": "years",
@@ -698,19 +713,30 @@ def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float
     special = _spelled_fraction(tokens, i)
     if special is not None:
         return None if special[1] < 0 else special
+    if tokens.word(i) in _GERMAN_ONES:
+        return _GERMAN_ONES[tokens.word(i)], i + 1, 1.0  # "drei Monatsmieten": one word, alone
+    return _spelled_words(tokens, i, depth)
+
+
+def _opens_another(word: str, last_small: str, hundred_in_group: bool, smallest: float) -> bool:
+    """Whether a word after an "and" that joined two number words opens another number: a second
+    "hundred" in one group ("one hundred and one hundred and ten thousand") or a scale word as large as
+    the last ("ninety thousand and one hundred thousand"), as at the two ends of a range after "between"."""
+    if word == "hundred":
+        return hundred_in_group and last_small in _HUNDRED_AFTER
+    return word in _SCALES and last_small != "scale" and 0 < smallest <= _SCALES[word]
+
+
+def _spelled_words(tokens: _Tokens, i: int, depth: int) -> tuple[float, int, float] | None:
+    """The number words of `_spelled` from token i (after its special forms)."""
     n = len(tokens)
-    total, current = 0.0, 0.0
-    seen = False
-    scaled = 1.0
-    smallest = 0.0  # the last scale word's factor
-    last_small = ""  # "ones", "tens", "hundred" or "" — what the last word was
-    j = i
-    end = i
-    if tokens.word(j) in _GERMAN_ONES:
-        return _GERMAN_ONES[tokens.word(j)], j + 1, 1.0  # "drei Monatsmieten": one word, alone
-    if _opening_hundred(tokens, j):
-        current, seen, last_small = 1.0, True, "a"  # "a hundred", "hundred and five grand"
-        j = end = j + (tokens.word(j) == "a")
+    total, scaled, smallest = 0.0, 1.0, 0.0  # smallest: the last scale word's factor
+    opening = _opening_hundred(tokens, i)  # "a hundred", "hundred and five grand"
+    # last_small: "ones", "tens", "hundred", "a" or "" — what the last word was
+    current, seen, last_small = (1.0, True, "a") if opening else (0.0, False, "")
+    hundred_in_group = False  # a "hundred" was read since the last scale word
+    joined: tuple[int, float, float] | None = None  # (end, total, current) before the last "and"
+    j = end = i + int(opening and tokens.word(i) == "a")
     while j < n:
         word = tokens.words[j]
         if (word in _ONES and last_small in ("", "hundred", "scale")) or (
@@ -721,12 +747,15 @@ def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float
         elif word in _TENS and last_small in ("", "hundred", "scale"):
             current += _TENS[word]
             last_small = "tens"
+        elif seen and joined is not None and _opens_another(word, last_small, hundred_in_group, smallest):
+            end, total, current = joined  # this number ends before its "and"
+            break
         elif seen and (word == "dozen" or (word == "hundred" and last_small in _HUNDRED_AFTER)):
             current = max(current, 1.0) * (100.0 if word == "hundred" else 12.0)
-            last_small = "hundred"
+            hundred_in_group, last_small = hundred_in_group or word == "hundred", "hundred"
         elif word in _SCALES and seen and last_small != "scale":
             total += max(current, 1.0) * _SCALES[word]
-            current = 0.0
+            current, hundred_in_group = 0.0, False
             scaled = max(scaled, _SCALES[word])
             smallest = _SCALES[word]
             last_small = "scale"
@@ -744,7 +773,11 @@ def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float
             and seen
             and last_small in ("hundred", "scale")
             and (tokens.word(j + 1) in _ONES or tokens.word(j + 1) in _TENS)
-        ) or (
+        ):
+            joined = (end, total, current)
+            j += 1
+            continue
+        elif (
             word == "-"
             and seen
             and tokens.glued(j)
@@ -809,6 +842,7 @@ def _opening_hundred(tokens: _Tokens, j: int) -> bool:
 
 _NO_NUMBER = (0.0, -1, 1.0)
 _HUNDRED_AFTER = ("ones", "teens", "tens", "a")  # what "hundred" may follow
+_DECADES = frozenset({"decade", "decades"})
 
 
 def _spelled_fraction(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
@@ -821,6 +855,8 @@ def _spelled_fraction(tokens: _Tokens, i: int) -> tuple[float, int, float] | Non
         third = tokens.word(i + 2)
         priced = third in _ONES or third in _TENS or third in _RATE_MARKERS or third in _RATE_ADVERBS
         return (1.0, i + 1, 1.0) if priced else _NO_NUMBER
+    if first == "a" and second in _DECADES:
+        return 1.0, i + 1, 1.0  # "a decade-long lease"
     if first == "half" and second == "a":
         scale = tokens.word(i + 2)
         if scale in _SCALES or scale in ("hundred", "dozen"):
@@ -860,11 +896,50 @@ def _number_at(tokens: _Tokens, i: int) -> tuple[float, float | None, int, float
         if parsed is None:
             return None
         return parsed[0], parsed[1], i + 1, 1.0, False
+    shorthand = _hundred_shorthand(tokens, i)
+    if shorthand is not None:
+        value, after = shorthand
+        return value, (value - 100.0) / 100.0 + 1.0, after, 1.0, False
     found = _spelled(tokens, i) if i < len(tokens) else None
     if found is None:
         return None
     value, after, scaled = found
     return value, None, after, scaled, True
+
+
+_CLOCK_AFTER = frozenset({"am", "pm", "o", "oclock", "tomorrow", "today", "tonight", "sharp"})
+
+
+def _hundred_shorthand(tokens: _Tokens, i: int) -> tuple[float, int] | None:
+    """Chat shorthand for a figure of one hundred and some, said the way it is spoken: "one-twenty"
+    (120), "one-fifteen" (115), "one-twenty-five" (125), read as bare digits (a salary in thousands
+    beside "base"; a price of 1.15 as the alternative reading). Hyphens glued on both sides only; not
+    before a clock word ("one-fifteen pm") nor after "at" opening a time ("meet at one-fifteen")."""
+    if (
+        tokens.word(i) != "one"
+        or tokens.word(i + 1) != "-"
+        or not (tokens.glued(i + 1) and tokens.glued(i + 2))
+    ):
+        return None
+    second = tokens.word(i + 2)
+    if second == "oh" and tokens.word(i + 3) == "-" and tokens.glued(i + 3) and tokens.glued(i + 4):
+        unit = _ONES.get(tokens.word(i + 4), 0.0)
+        if not 1.0 <= unit < 10.0:
+            return None
+        value, after = 100.0 + unit, i + 5  # "one-oh-five"
+    elif second in _TENS:
+        value, after = 100.0 + _TENS[second], i + 3
+        if tokens.word(after) == "-" and tokens.glued(after) and tokens.glued(after + 1):
+            unit = _ONES.get(tokens.word(after + 1), 0.0)
+            if 1.0 <= unit < 10.0:
+                value, after = value + unit, after + 2
+    elif second in _ONES and _ONES[second] >= 10.0:
+        value, after = 100.0 + _ONES[second], i + 3
+    else:
+        return None
+    if tokens.word(after) in _CLOCK_AFTER or tokens.word(i - 1) in ("at", "by", "until", "till", "from"):
+        return None
+    return value, after
 
 
 def _scale_after(tokens: _Tokens, i: int, has_currency: bool, spelled: bool = False) -> tuple[float, int]:
@@ -1064,6 +1139,8 @@ def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
         return "count", "sqft" if tokens.word(after - 1) != "m" else "sqm", after
     if word in _COUNT_UNITS:
         return "count", _COUNT_UNITS[word], j + 1
+    if word in ("feet", "ft") and j == i:
+        return "count", "feet", j + 1  # "2,000 feet": floor area only beside a rent per foot per year
     if (
         word == "h"
         and j == i
@@ -1446,6 +1523,8 @@ def _read(tokens: _Tokens, i: int, step: bool = False) -> _Reading | None:
     unit_kind, unit, after = _unit_after(tokens, look)
     if unit_kind is not None and reading.currency is None:
         reading.unit_kind, reading.unit = unit_kind, unit
+        if tokens.word(after - 1) in _DECADES:  # "a decade" is ten years, "two decades" twenty
+            reading.low, reading.high = reading.low * 10.0, reading.high * 10.0
         if own:
             reading.end_token = after
             rate, divisor, after = _rate_after(tokens, after)
@@ -1557,7 +1636,12 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
         inherited,
         min(figure_end, end),
         (kind == "duration" and _incidental(tokens, reading.start_token, reading.end_token))
-        or (kind == "count" and _packed(tokens, reading.start_token)),
+        or (kind == "count" and _packed(tokens, reading.start_token))
+        or (
+            kind == "number"
+            and tokens.word(reading.start_token - 1) == "of"
+            and _packed(tokens, reading.start_token)
+        ),
     )
 
 
@@ -1599,6 +1683,10 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
         return True  # "a one-year renewal option", "a 2-year break clause": an option on the term, not it
     if after == "of" and tokens.word(end + 1) == "free":
         return True  # "6 months of free rent"
+    if after == "of" and tokens.word(end + 1) == "notice":
+        return True  # "12 months of notice": a notice period, not a term
+    if after == "of" and tokens.word(end - 1) in _DECADES:
+        return True  # "a decade of experience": a span of something else
     return before in _FREQUENCY_BEFORE or after in _SPAN_AFTER
 
 
@@ -1819,52 +1907,89 @@ def _find(text: str) -> list[Amount]:
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
-    return _type_compared(tokens, found)
+    return _bounded_ranges(tokens.text, _type_compared(tokens, found))
+
+
+# A lower bound right before a figure and an upper bound between it and the next one: "no less than 24
+# months and no more than 60", "at least $70/hr but at most $80/hr", "a minimum of 3 years, a maximum of
+# 5". Flat patterns over a bounded window (a figure's 24 characters before it, the gap up to 40).
+_LOWER_BOUND = re.compile(
+    r"\b(?:(?:no|not)[ \t]+(?:less|fewer|lower|shorter)[ \t]+than|at[ \t]+least|(?:a[ \t]+)?minimum[ \t]+of"
+    r"|min\.?)[ \t]{0,3}$",
+    re.IGNORECASE,
+)
+_UPPER_BOUND_GAP = re.compile(
+    r"[ \t]{0,3},?[ \t]{0,3}(?:(?:and|but|or)[ \t]{1,3})?(?:(?:no|not)[ \t]+(?:more|higher|longer|greater)"
+    r"[ \t]+than|at[ \t]+most|(?:a[ \t]+)?maximum[ \t]+of|max\.?|up[ \t]+to)[ \t]{0,3}",
+    re.IGNORECASE,
+)
+_BOUND_GAP = 40  # characters between the two figures
+
+
+def _bounded_ranges(text: str, found: list[Amount]) -> list[Amount]:
+    """Merge a figure after a lower-bound phrase with the next figure after an upper-bound phrase into
+    one range ("no less than 24 months and no more than 60" is 24 to 60 months): the bare end takes the
+    typed end's type. Figures of different types, or an upper end below the lower, stay apart."""
+    out: list[Amount] = []
+    k = 0
+    while k < len(found):
+        low = found[k]
+        high = found[k + 1] if k + 1 < len(found) else None
+        if (
+            high is None
+            or low.is_range
+            or high.is_range
+            or high.high < low.low
+            or high.start - low.end > _BOUND_GAP
+            or _LOWER_BOUND.search(text, max(0, low.start - 24), low.start) is None
+        ):
+            out.append(low)
+            k += 1
+            continue
+        gap = _UPPER_BOUND_GAP.match(text, low.end)
+        typed = low if low.kind != "number" else high
+        other = high if typed is low else low
+        compatible = other.kind == "number" or (
+            other.kind == typed.kind
+            and other.unit == typed.unit
+            and other.per in (None, typed.per)
+            and other.currency in (None, typed.currency)
+        )
+        if gap is None or gap.end() != high.start or not compatible or low.incidental or high.incidental:
+            out.append(low)
+            k += 1
+            continue
+        out.append(
+            replace(
+                typed,
+                low=low.low,
+                high=high.high,
+                start=low.start,
+                end=high.end,
+                text=text[low.start : high.end],
+                scaled=low.scaled or high.scaled,
+                alternative=None,
+                inherited=False,
+                figure_end=high.figure_end,
+            )
+        )
+        k += 2
+    return out
 
 
 # Nouns of a sum paid once or of another cost: after a figure has taken a sentence's rate ("Annual rent of
 # $60,000"), such a noun ends that rate and the figure a later bare one would take its unit from ("plus a
 # $5,000 deposit", "and a lump sum of 10,000", "the fit-out is 20,000").
-_LUMP_SUM_WORDS = frozenset(
-    {
-        "bonus",
-        "signing",
-        "sign",
-        "relocation",
-        "stipend",
-        "allowance",
-        "equipment",
-        "fit",
-        "fitout",
-        "parking",
-        "shipping",
-        "freight",
-        "fee",
-        "fees",
-        "penalty",
-        "deposit",
-        "tooling",
-        "setup",
-        "commission",
-        "training",
-        "travel",
-        "insurance",
-        "utilities",
-        "rebate",
-        "discount",
-        "credit",
-        "equity",
-        "grant",
-        "stock",
-        "rsu",
-        "rsus",
-        "shares",
-        "lump",
-        "upfront",
-        "once",
-        "kaution",
-    }
+_OTHER_COSTS = (
+    # Costs and sums beside the terms under negotiation, one word each: the lump-sum nouns of the reader
+    # (`_LUMP_SUM_WORDS`) and the other money of attribution (`_OTHER_MONEY`) both start from these.
+    *("bonus", "signing", "relocation", "stipend", "allowance", "equipment", "fitout", "parking"),
+    *("shipping", "freight", "fee", "fees", "penalty", "deposit", "tooling", "setup", "commission"),
+    *("training", "travel", "insurance", "utilities", "rebate", "discount", "credit", "equity", "grant"),
+    *("stock", "rsu", "rsus", "shares"),
 )
+# The reader's tokens split "fit-out" and "sign-on" at the hyphen: "fit" and "sign" stand for them.
+_LUMP_SUM_WORDS = frozenset({*_OTHER_COSTS, "sign", "fit", "lump", "upfront", "once", "kaution"})
 
 
 def _lump_sum(tokens: _Tokens, i: int) -> bool:
@@ -1898,6 +2023,8 @@ def _may_inherit(
     its own ("and 5 reserved parking spaces") and is not named another cost after money."""
     if not bare or _counts_own_noun(tokens, reading.end_token):
         return False
+    if tokens.word(reading.start_token - 1) == "of" and _packed(tokens, reading.start_token):
+        return False  # "a box of 40 is $480": what a package holds, not a price like the one before
     return not (lump_named and previous is not None and previous.kind == "money")
 
 
@@ -2004,6 +2131,8 @@ def _apply_context(reading: _Reading, context: tuple[str, float], bare: bool) ->
     if reading.per is not None or reading.unit_kind is not None:
         return
     per, divisor = context
+    if per == "hour" and reading.scaled and reading.high >= 1000.0:
+        return  # "the hourly equivalent of 104k": no pay per hour is written in thousands
     reading.per = per
     reading.low, reading.high = reading.low / divisor, reading.high / divisor
     if reading.alternative is not None:
@@ -2116,50 +2245,9 @@ def convert_duration(value: float, unit: str, to: str) -> float | None:
 # -- attribution ----------------------------------------------------------------------------------------
 # Money that is not the term under negotiation when named right beside it ("a $5,000 signing bonus").
 _OTHER_MONEY = (
-    "bonus",
-    "signing",
-    "sign-on",
-    "relocation",
-    "stipend",
-    "allowance",
-    "equipment",
-    "fit-out",
-    "fitout",
-    "move-in",
-    "parking",
-    "shipping",
-    "freight",
-    "fee",
-    "fees",
-    "penalty",
-    "deposit",
-    "tooling",
-    "setup",
-    "set-up",
-    "commission",
-    "training",
-    "travel",
-    "insurance",
-    "utilities",
-    "rebate",
-    "discount",
-    "credit",
-    "per diem",
-    "service charge",
-    "charges",
-    "cam",
-    "payroll",
-    "worth",
-    "nebenkosten",
-    "in total",
-    "total",
-    "overall",
-    "equity",
-    "grant",
-    "stock",
-    "rsu",
-    "rsus",
-    "shares",
+    *_OTHER_COSTS,
+    *("sign-on", "fit-out", "move-in", "set-up", "per diem", "service charge", "charges", "cam", "payroll"),
+    *("worth", "nebenkosten", "in total", "total", "overall"),
 )
 _EXTRA_KEYWORDS = {
     "year": (
@@ -2174,15 +2262,20 @@ _EXTRA_KEYWORDS = {
         "asking",
         "package",
         "k",
+        # what a candidate earns now or asks for: "I'm at 76,400 now", "currently on 81,500", "want 100"
+        *("currently", "i'm at", "i am at", "im at", "looking for", "want"),
     ),
     "hour": ("hourly", "an hour", "per hour", "rate", "/hr", "/h"),
-    "unit": ("unit", "each", "piece", "price", "per unit", "a unit", "unit price", "cost"),
+    "unit": ("unit", "each", "piece", "price", "per unit", "a unit", "unit price", "cost", "paid", "quoted"),
     "month": ("rent", "monthly", "a month", "per month", "miete"),
 }
 _TERM_EXTRA_KEYWORDS = {
     "deposit": ("deposit", "security", "months' rent", "month's rent", "kaution"),
     "lease_term": ("lease", "term", "years", "renewal"),
-    "order_volume": ("units", "order", "run", "quantity", "volume", "ship", "pcs", "moq", "qty"),
+    "order_volume": (
+        *("units", "order", "run", "quantity", "volume", "ship", "pcs", "moq", "qty"),
+        *("need", "another", "a further", "additional"),  # "we need 5,000 now and another 5,000 in Q2"
+    ),
 }
 _KEYWORD_REACH = 80  # characters
 
@@ -2396,6 +2489,8 @@ def term_amounts(
             )
     results = _unit_totals(terms, text, mentions, bounds, results)
     results = _per_hours(terms, mentions, bounds, results)
+    passage = _Passage(terms, text, mentions, bounds)
+    results = _term_totals(passage, _package_prices(passage, _tier_volumes(passage, results)))
     return _months_of_rent(terms, text, mentions, bounds, keywords, results)
 
 
@@ -2493,6 +2588,131 @@ def _unit_totals(
     return [r for r in results if not (r.term == price.name and id(r.mention) in dropped)]
 
 
+@dataclass(frozen=True, slots=True)
+class _Passage:
+    """What the restating passes of `term_amounts` read: the terms, the text, its mentions (in order)
+    and the offsets where its sentences start."""
+
+    terms: Sequence[BoundaryTerm]
+    text: str
+    mentions: Sequence[Amount]
+    bounds: Sequence[int]
+
+    def sentence(self, position: int) -> int:
+        """The index of the sentence holding position."""
+        return bisect.bisect_right(self.bounds, position) - 1
+
+    def term(self, kind: str, unit: str) -> BoundaryTerm | None:
+        """The first term of that kind and unit."""
+        return next((t for t in self.terms if t.kind == kind and t.unit == unit), None)
+
+
+def _restate(results: list[TermAmount], restated: dict[int, TermAmount]) -> list[TermAmount]:
+    """results with the attribution of each mention in `restated` (by id of the mention) replaced by
+    the one given there, in text order."""
+    if not restated:
+        return results
+    kept = [r for r in results if id(r.mention) not in restated]
+    return sorted([*kept, *restated.values()], key=lambda r: (r.start, r.end))
+
+
+# A quantity tier after a price: "$2.40 at 10k, $2.20 at 25k", "$3.10 @ 5,000".
+_TIER_GAP = re.compile(r"[ \t]{1,3}(?:at|@|for)[ \t]{1,3}$|[ \t]{0,3}@[ \t]{0,3}$", re.IGNORECASE)
+
+
+def _tier_volumes(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """Add the order volume of a price tier: a bare figure right after a price and "at" ("$2.20 at
+    25k") is the quantity that price is for, whatever its size against the volume's band."""
+    volume, text = passage.term("quantity", "units"), passage.text
+    if volume is None:
+        return results
+    taken = {id(r.mention) for r in results}
+    added: dict[int, TermAmount] = {}
+    for price, amount in pairwise(passage.mentions):
+        if (
+            id(amount) in taken
+            or price.kind != "money"
+            or price.per not in (None, "unit")
+            or price.scaled
+            or amount.kind not in ("number", "count")
+            or (amount.kind == "count" and amount.unit != "units")
+            or amount.is_range
+            or amount.incidental
+            or amount.high < 2
+            or amount.start - price.end > 6
+            or _TIER_GAP.match(text[price.end : amount.start]) is None
+        ):
+            continue
+        added[id(amount)] = TermAmount(volume.name, amount.low, amount.high, amount.start, amount.end, amount)
+    return _restate(results, added)
+
+
+# The verb between a package of units and its price: "A box of 12 sells for $30", "a case of 24 is $60".
+_PACKAGE_PRICE_GAP = re.compile(
+    r"[ \t]{0,3}(?:\w+[ \t]{1,3})?(?:sells|goes|costs?|is|are|comes|runs|priced)?[ \t]{0,3}(?:for|at|to)?"
+    r"[ \t]{0,3}[:=]?[ \t]{0,3}$",
+    re.IGNORECASE,
+)
+
+
+def _package_prices(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """The price of one unit from the price of a package ("A box of 12 sells for $30" is 2.50 a unit):
+    a money figure with no rate right after a count one package holds, in its sentence, divided by it."""
+    price, text = passage.term("money", "unit"), passage.text
+    if price is None:
+        return results
+    divided: dict[int, TermAmount] = {}
+    for count, amount in pairwise(passage.mentions):
+        if (
+            not (count.incidental and count.kind in ("count", "number"))
+            or count.high < 2
+            or count.is_range
+            or amount.kind != "money"
+            or amount.per is not None
+            or amount.is_range
+            or amount.start - count.end > 24
+            or passage.sentence(count.start) != passage.sentence(amount.start)
+            or _PACKAGE_PRICE_GAP.match(text[count.end : amount.start]) is None
+        ):
+            continue
+        value = round(amount.high / count.high, 6)
+        divided[id(amount)] = TermAmount(price.name, value, value, amount.start, amount.end, amount)
+    return _restate(results, divided)
+
+
+# A sum for the whole term of a lease: "Total rent over the 3-year lease: $324,000", "rent for the whole
+# 24-month term comes to 216,000 dollars in total".
+_WHOLE_TERM = re.compile(r"\b(?:total|in all|altogether|whole|entire|full|over the life)\b", re.IGNORECASE)
+
+
+def _term_totals(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """The monthly rent of a total for the whole term: a money figure with no rate in a sentence that
+    names a total and states one length of the term, divided by its months, when that fits the rent's
+    band (a sum that does not is left as it was read)."""
+    rent, text, bounds = passage.term("money", "month"), passage.text, passage.bounds
+    if rent is None:
+        return results
+    by_sentence: dict[int, list[Amount]] = {}
+    for amount in passage.mentions:
+        by_sentence.setdefault(passage.sentence(amount.start), []).append(amount)
+    divided: dict[int, TermAmount] = {}
+    for s, found in by_sentence.items():
+        low, high = bounds[s], bounds[s + 1] if s + 1 < len(bounds) else len(text)
+        spans = [a for a in found if a.kind == "duration" and not a.incidental and not a.is_range]
+        money = [a for a in found if a.kind == "money" and a.per is None and not a.is_range and a.high > 0]
+        if len(spans) != 1 or len(money) != 1 or _WHOLE_TERM.search(text, low, high) is None:
+            continue
+        months = convert_duration(spans[0].high, spans[0].unit or "", "months")
+        if months is None or months < 2:
+            continue
+        value = round(money[0].high / months, 6)
+        if _misfit(rent, value) <= 0.7:  # within a factor of two of the band
+            divided[id(money[0])] = TermAmount(
+                rent.name, value, value, money[0].start, money[0].end, money[0]
+            )
+    return _restate(results, divided)
+
+
 # A figure named the rent right before or after it ("rent of $6,000", "$5,000 rent", "5.000 € Monatsmiete").
 _RENT_BEFORE = re.compile(r"\b(?:rent|miete)\w{0,3}[ \t]{0,3}(?:(?:of|is|at|:)[ \t]{0,3})?$", re.IGNORECASE)
 _RENT_AFTER = re.compile(r"[ \t]{0,3}(?:monthly[ \t]+)?(?:rent|\w{0,6}miete)", re.IGNORECASE)
@@ -2578,6 +2798,10 @@ def _waived(terms: Sequence[BoundaryTerm], text: str, results: list[TermAmount])
     return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
 
+# A rent per foot with its period after a money figure ("$36 per foot per year"): said of floor area, the
+# foot is a square foot.
+_PER_FOOT = re.compile(r"[ \t]{0,3}(?:per|/|a|an)[ \t]{0,3}(?:foot|ft)\b\.?", re.IGNORECASE)
+
 # A price per square foot after a money figure ("$28 per square foot per year", "$3/sf a month", "$40 psf").
 _PER_AREA = re.compile(
     r"[ \t]{0,3}(?:(?:per|/|a|an)[ \t]{0,3}"
@@ -2597,16 +2821,23 @@ def _per_area(text: str, mentions: list[Amount]) -> list[Amount]:
     price ("per year", "a month"; by the year when none is written, as such rents are quoted). A price per
     square foot with no single area named is dropped: it is no figure of a rent as written."""
     areas = {a.high for a in mentions if a.kind == "count" and a.unit == "sqft" and not a.is_range}
+    feet = {a.high for a in mentions if a.kind == "count" and a.unit == "feet" and not a.is_range}
     out: list[Amount] = []
     for amount in mentions:
         found = _PER_AREA.match(text, amount.end) if amount.kind in ("money", "number") else None
+        period = _AREA_PERIOD.match(text, found.end()) if found is not None else None
+        if found is None and amount.kind == "money":
+            # "per foot" names floor area only with a rent's period after it and a count of feet
+            by_foot = _PER_FOOT.match(text, amount.end)
+            by_foot_period = _AREA_PERIOD.match(text, by_foot.end()) if by_foot is not None else None
+            if by_foot_period is not None and len(feet | areas) == 1:
+                found, period, areas = by_foot, by_foot_period, feet | areas
         if found is None or amount.per not in (None, "month", "year"):
             out.append(amount)
             continue
         if len(areas) != 1:
             continue
         area = next(iter(areas))
-        period = _AREA_PERIOD.match(text, found.end())
         word = (
             amount.per or "year" if period is None else (period.group(1) or period.group(2) or "year").lower()
         )
@@ -2709,7 +2940,12 @@ def _attribute(
             if distance is None and not (amount.scaled and misfit < 1.2):
                 continue
             label = _nearest(keywords[term.name], position, max(low_bound, position - 15), position)
-            if misfit > (2.5 if label is not None else 1.2):
+            # a figure written to the cent beside a price word is a price whatever its size ("we paid
+            # 0.45 last year"): unit prices range over orders of magnitude between goods
+            cents = (
+                term.unit == "unit" and distance is not None and _CENTS_SHAPE.search(amount.text) is not None
+            )
+            if misfit > (2.5 if label is not None else 1.2) and not (cents and misfit < 100.0):
                 continue  # far outside the band, unless named right before it ("Volume: 18k")
         if amount.kind == "duration" and not explicit:
             continue

@@ -21,8 +21,10 @@ The check fails closed: a cue tied in its clause to a figure the amount reader a
 ("the band tops out at 100", "fourteen is as far as we can stretch", "anything past six figures") is
 held as an "unread" disclosure, since it cannot be judged against the limits. Third parties as subjects
 ("market rents go up to 12,000") and asides to the other side ("just so you know") are read before the
-owner of a cue is decided. Each cue reads a bounded window before it and each clause is scanned once,
-so the check is linear in the draft.
+owner of a cue is decided. A noun that is a limit only when ours ("floor", "range", "number") must
+be determined by our possessive ("our floor", "my range") or granted to us ("approved a band of"), not
+by an article ("we'll take the whole floor", "we're exploring a range"). Each cue reads a bounded
+window before it and each clause is scanned once, so the check is linear in the draft.
 """
 
 from __future__ import annotations
@@ -362,6 +364,42 @@ def _owner(config: DomainConfig, before: str, lexicon: Lexicon) -> str | None:
     return None
 
 
+_ARTICLES = frozenset(
+    {"a", "an", "the", "this", "that", "whole", "entire", "any", "every", "each", "another"}
+)
+
+
+def _determined_by_us(config: DomainConfig, before: str, lexicon: Lexicon) -> bool:
+    """Whether an owned noun ("floor", "range", "number") is determined by a possessive of our side within
+    the three words before it ("our floor", "my top end", "our salary range"), not by an article ("we'll
+    take the whole floor", "we're exploring a range"): only a possessed one names our limit."""
+    ours = _possessors((*lexicon.ours, config.principal_role.split()[-1].lower()))
+    words = re.findall(r"[\w'-]+", before.lower())[-4:]
+    for index in range(len(words) - 1, max(len(words) - 4, -1), -1):
+        if words[index] in _ARTICLES:
+            # a granted one is ours all the same: "the hiring manager approved a salary range of $80K"
+            return index > 0 and words[index - 1] in _GRANTED
+        if words[index] in ours:
+            return True
+    return False
+
+
+_GRANTED = frozenset(
+    {
+        "approved",
+        "authorised",
+        "authorized",
+        "gave",
+        "given",
+        "set",
+        "allotted",
+        "allocated",
+        "budgeted",
+        "got",
+    }
+)
+
+
 def _refused(sentence: _Sentence, start: int, before: str, lexicon: Lexicon) -> bool:
     """Whether a negated verb of telling precedes the cue in its clause ("I can't share our budget")."""
     offset = start - len(before)
@@ -373,7 +411,9 @@ def _speaks_for_us(config: DomainConfig, sentence: _Sentence, cue: _Cue, lexicon
     # a bounded window of the clause before the cue: each cue costs the same, so the scan stays linear
     before = sentence.text[max(clause_start, cue.start - _OWNER_REACH) : cue.start]
     owner = _owner(config, before, lexicon)
-    if owner == "theirs" or (cue.owned and owner != "ours"):
+    if owner == "theirs" or (
+        cue.owned and (owner != "ours" or not _determined_by_us(config, before, lexicon))
+    ):
         return False
     return not quotes_counterparty(before) and not _refused(sentence, cue.start, before, lexicon)
 
