@@ -30,6 +30,16 @@ _SLACK = 3.0
 _MISFIT_LIMIT = 1.2
 """Log-ratio beyond which a figure without a unit is not the term's (a factor of 3.3 past the slack)."""
 _TYPED_MISFIT_LIMIT = 4.0
+_NAMED_MISFIT_LIMIT = 4.0
+"""Log-ratio a figure without a unit may lie past the slack when its term's keyword stands right by it
+("quantity has to be at least 250k"): as far as a figure with its unit written."""
+_ADDED_AFTER = re.compile(
+    r"^\s*,?\s*(?:plus|\+|and|as well as|excluding|exclusive of|not including|on top of)\s+"
+    r"(?:an?\s+|the\s+|any\s+|all\s+|some\s+)?(?:[\w-]+\s+){0,2}$"
+)
+"""Between a figure and a cost word after it: the cost is added to the figure, not what it is."""
+_JUST_BEFORE = re.compile(r"^[^\d,;.!?()\n]{0,30}$")
+"""Between a keyword and the figure it names outright: a few words, no other figure or clause break."""
 _WORKDAYS = {"days": 1.0, "workdays": 1.0, "weeks": 5.0, "months": 21.0, "years": 250.0}
 _COUNT_UNITS = frozenset({"units", "sqft", "spaces"})
 _CLAUSE_COST = 1.2
@@ -85,10 +95,40 @@ def keyword_pattern(keyword: str) -> re.Pattern[str]:
     return re.compile(base)
 
 
+_WINDOW = 480
+"""Characters around a figure within which keyword distances are weighed one by one: a keyword farther
+away costs over 12 (beyond every threshold) and only the nearest such one on each side is weighed, so a
+long sentence full of keywords is read in linear time."""
+
+
+def _near(
+    spans: Sequence[tuple[int, int]], start: int, end: int, first: int, last: int
+) -> list[tuple[int, int]]:
+    """The spans (sorted by start) that begin in [first, last) within `_WINDOW` of [start, end), and the
+    nearest one of that stretch beyond the window on each side."""
+    low, high = max(first, start - _WINDOW), min(last, end + _WINDOW)
+    i = bisect.bisect_left(spans, (low, -1))
+    j = bisect.bisect_left(spans, (high, -1))
+    found = list(spans[i:j])
+    if i > 0 and spans[i - 1][0] >= first:
+        found.append(spans[i - 1])
+    if j < len(spans) and spans[j][0] < last:
+        found.append(spans[j])
+    return found
+
+
 class KeywordIndex:
     """Where each term's keywords occur in one message (found once)."""
 
-    def __init__(self, draft: Draft, terms: Sequence[TermDef], other_costs: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        draft: Draft,
+        terms: Sequence[TermDef],
+        other_costs: Sequence[str] = (),
+        boundaries: Sequence[int] = (),
+    ) -> None:
+        """Index draft's keywords of terms (and of other costs); boundaries are offsets where a condition
+        ends that no conditional marker shows, which separate like a marker."""
         self._draft = draft
         terms = [*terms, TermDef(OTHER_COST, "another cost", "money", keywords=tuple(other_costs))]
         lowered = draft.text.lower()
@@ -105,8 +145,13 @@ class KeywordIndex:
         # A conditional marker opens a clause of its own for keyword distances, also where the parse
         # keeps it in one ("Happy with 107k so long as the sign-on is 10k": "sign-on" is far from 107k).
         self._markers = sorted(
-            m.start() + len(m.group(0)) - len(m.group(0).lstrip(" .;:!?,("))
-            for m in conditional_markers(lowered)
+            {
+                *(
+                    m.start() + len(m.group(0)) - len(m.group(0).lstrip(" .;:!?,("))
+                    for m in conditional_markers(lowered)
+                ),
+                *boundaries,
+            }
         )
         self._clause_starts = sorted({c.start for c in draft.clauses()} | set(self._markers))
         self._figures: list[int] = []
@@ -126,18 +171,35 @@ class KeywordIndex:
             if not any(start <= k_start and k_end <= end for start, end in spans)
         ]
 
-    def penalty(self, term: str, start: int, end: int) -> float | None:
+    def cost_penalty(self, start: int, end: int) -> float | None:
+        """`penalty` of the other-cost words for [start, end), leaving out a cost added after the figure
+        ("$7,250 per month plus utilities": the utilities are another cost, not what the figure is)."""
+        sentence = self._draft.sentence_at(start)
+        if sentence is None:
+            return None
+        text = self._draft.text.lower()
+        near = _near(self.spans[OTHER_COST], start, end, sentence.start, sentence.end)
+        kept = [(a, b) for a, b in near if a < end or not _ADDED_AFTER.match(text[end:a])]
+        return self._nearest(kept, start, end, outside=False)
+
+    def penalty(self, term: str, start: int, end: int, *, outside: bool = False) -> float | None:
         """How far the nearest keyword of term is from [start, end) within its sentence (None: none).
 
         Characters count 1/40 each; a comma, semicolon or dash between them 0.5; another clause
-        `_CLAUSE_COST` (not across a colon: "PTO: 25 days").
+        `_CLAUSE_COST` (not across a colon: "PTO: 25 days"). With outside, a keyword within [start, end)
+        (the "month" of "$600 per month") does not count.
         """
+        return self._nearest(self.spans[term], start, end, outside=outside)
+
+    def _nearest(
+        self, spans: Sequence[tuple[int, int]], start: int, end: int, *, outside: bool
+    ) -> float | None:
         sentence = self._draft.sentence_at(start)
         if sentence is None:
             return None
         best: float | None = None
-        for k_start, k_end in self.spans[term]:
-            if not sentence.start <= k_start < sentence.end:
+        for k_start, k_end in _near(spans, start, end, sentence.start, sentence.end):
+            if outside and start <= k_start < end:
                 continue
             lo, hi = (
                 (k_end, start) if k_end <= start else (end, k_start) if k_start >= end else (start, start)
@@ -188,6 +250,23 @@ class KeywordIndex:
 
         office = distance(_OFFICE)
         return office < math.inf and office < distance(_REMOTE)
+
+    def named_just_before(self, term: str, start: int) -> bool:
+        """Whether a keyword of term stands a few words before offset start in its clause ("the quantity
+        has to be at least 250k"), with no figure, clause break or conditional marker between."""
+        text = self._draft.text
+        for k_start, k_end in self.spans[term]:
+            if (
+                k_end <= start
+                and _JUST_BEFORE.match(text[k_end:start])
+                and not self.separated(k_start, start)
+            ):
+                clauses = bisect.bisect_right(self._clause_starts, start) - bisect.bisect_right(
+                    self._clause_starts, k_start
+                )
+                if clauses == 0:
+                    return True
+        return False
 
     def named_before_in_sentence(self, term: str, start: int) -> int | None:
         """Where the last keyword of term before offset start stands in its sentence (None: none)."""
@@ -354,7 +433,11 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
     off = misfit(term, high, 1.0 if bare else _SLACK)  # a bare "118" is no $118 bonus
     # A rate written for the negotiated term is read however large ("$80,000/hour"): the boundary
     # check puts it to the principal rather than the delegate ignoring it.
-    if off > (_TYPED_MISFIT_LIMIT if explicit else _MISFIT_LIMIT) and not (explicit and term.negotiated):
+    limit = _TYPED_MISFIT_LIMIT if explicit else _MISFIT_LIMIT
+    named_shape = term.shape == "count" or (term.shape == "money" and figure.currency)
+    if not explicit and named_shape and index.named_just_before(term.name, figure.start):
+        limit = _NAMED_MISFIT_LIMIT  # "the quantity has to be at least 250k": its keyword names it
+    if off > limit and not (explicit and term.negotiated):
         return None
     score = off + (0.0 if explicit else 0.3) + (penalty if penalty is not None else 1.5)
     confidence = (
@@ -384,12 +467,11 @@ def attribute(figure: Figure, terms: Sequence[TermDef], index: KeywordIndex) -> 
         return None
     score, best = min(scored, key=lambda item: item[0])
     if figure.kind == "money" or best.term.shape == "money":
-        other = index.penalty(OTHER_COST, figure.start, figure.end)
-        if (
-            other is not None
-            and other < 0.75
-            and other < (index.penalty(best.term.name, figure.start, figure.end) or 9.0)
-        ):
+        other = index.cost_penalty(figure.start, figure.end)
+        named = index.penalty(best.term.name, figure.start, figure.end, outside=True)
+        # A keyword right before the figure ("Rent is $9,000 a month plus a one-time fee") names it
+        # closer than the cost word after it.
+        if other is not None and other < 0.75 and other < (9.0 if named is None else named):
             return None
     return best if score < 9.0 else None
 

@@ -16,7 +16,12 @@ top of that, one clause at a time:
   lease is signed by December 18"), or an option only partly stated ("pay half up front") is no
   term's value, and the condition is kept as text on no term;
 - an anaphoric condition ("If this is possible I am ready to sign", "if you can do that") conditions
-  the terms asked for just before it (after the last "but" of the sentence before, when it has one).
+  the terms asked for just before it (after the last "but" of the sentence before, when it has one);
+  one pointing back to several things ("if you can accept these") is also quoted as written;
+- a fallback ("..., otherwise we stay at 5,100", "if quantity is 40k, else 1.12") is not a term on
+  offer: the value after it, of a term given a value before it, is set aside and the fallback quoted;
+- a condition form with a conjunct in which no value is read ("only with 3 months free and the
+  landlord covering the fit-out") is read on its term and also quoted as written.
 
 Nothing here drops a condition: a form it cannot attach to a term still becomes a condition on no term,
 and `term_guard` quotes every conditional construction no condition covers.
@@ -24,6 +29,7 @@ and `term_guard` quotes every conditional construction no condition covers.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -63,12 +69,15 @@ class ClauseReading:
         covered: Offsets of conditional constructions it read (so the guard does not quote them again).
         attached: Starts of anaphoric conditional clauses it tied to the terms they point back to (no
             condition on no term is read from them).
+        quoted: Stretches the principal also reads as written: a fallback ("otherwise we stay at
+            5,100") whose value the reading set aside, and an anaphoric condition it tied to terms.
     """
 
     hits: tuple[Hit, ...]
     others: tuple[tuple[int, str], ...]
     covered: tuple[int, ...]
     attached: tuple[int, ...] = ()
+    quoted: tuple[str, ...] = ()
 
 
 @cache
@@ -180,13 +189,97 @@ def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
             revised[i] = replace(hit, role="aside")
             if body and all(offset != begin for offset, _ in others):
                 others.append((begin, body))
-    _forms_read(draft, revised, others, covered)
+    quoted: list[str] = []
+    _forms_read(draft, revised, others, covered, quoted)
     _proposals_read(draft, revised, others, covered, ends)
-    attached = _anaphora_read(draft, revised, ends) + _continued_read(draft, revised)
-    return ClauseReading(tuple(revised), tuple(others), tuple(covered + attached), tuple(attached))
+    quoted += _fallbacks_read(draft, revised)
+    attached = _anaphora_read(draft, revised, ends, quoted) + _continued_read(draft, revised)
+    return ClauseReading(
+        tuple(revised), tuple(others), tuple(covered + attached), tuple(attached), tuple(quoted)
+    )
 
 
-def _forms_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]], covered: list[int]) -> None:
+_FALLBACK = re.compile(
+    r"(?:^|(?<=[,;:.(\u2014\u2013-])|(?<=[,;:.(\u2014\u2013-] ))\s*"
+    r"(?:otherwise|or else|else|failing (?:that|this)|if not|without (?:that|it|this|them))\b",
+    re.MULTILINE,
+)
+"""What opens a fallback: the terms that hold when the condition before it is not met ("..., otherwise
+we stay at 5,100", "if quantity is 40k, else 1.12")."""
+_STOP = re.compile(r"[!?\n;]|\.(?!\d)")
+
+
+def _fallbacks_read(draft: Draft, hits: list[Hit]) -> list[str]:
+    """A value after "otherwise" (or "else", "failing that") of a term the message gave a value before
+    it is the fallback when the condition fails, not a term on offer: it is set aside, and the fallback
+    is quoted as written for the principal. Returns the quotes."""
+    text = draft.text.lower()
+    quotes: list[str] = []
+    order = sorted(range(len(hits)), key=lambda i: hits[i].start)
+    starts = [hits[i].start for i in order]
+    for marker in _FALLBACK.finditer(text):
+        at = marker.end()
+        stop = _STOP.search(text, at)
+        end = stop.start() if stop is not None else len(text)
+        sentence = draft.sentence_at(marker.start() + len(marker.group(0)) - len(marker.group(0).lstrip()))
+        if sentence is None:
+            continue
+        reach = _reach(draft, sentence.start)
+        before = [
+            hits[i]
+            for i in order[bisect.bisect_left(starts, reach) : bisect.bisect_left(starts, marker.start())]
+            if hits[i].role in ("own", "condition")
+        ]
+        earlier = {h.term.name for h in before if h.term is not UNCLAIMED}
+        # A bare figure no term claimed before it ("ok with 1.05 if quantity is 40k, else 1.12") is the
+        # value the fallback's bare figure replaces.
+        bare = {h.figure.kind for h in before if h.term is UNCLAIMED and h.figure is not None}
+        moved = False
+        for i in order[bisect.bisect_left(starts, at) : bisect.bisect_left(starts, end)]:
+            hit = hits[i]
+            replaced = hit.term.name in earlier or (hit.figure is not None and hit.figure.kind in bare)
+            if replaced and hit.term is not UNCLAIMED and hit.role in ("own", "condition"):
+                hits[i] = replace(hit, role="aside")
+                moved = True
+        if moved:
+            quotes.append(draft.text[sentence.start : end].strip(" .,;:!"))
+    return quotes
+
+
+def _reach(draft: Draft, sentence_start: int) -> int:
+    """Where the sentence before the one starting at sentence_start begins (that start, if none)."""
+    if sentence_start <= 0:
+        return sentence_start
+    before = draft.sentence_at(sentence_start - 1)
+    return before.start if before is not None and before.start < sentence_start else sentence_start
+
+
+_CONJUNCTION = re.compile(r",?\s+(?:and|plus|as well as|along with|together with)\s+|\s*[,;&+]\s*")
+_CONJUNCT_WORDS = 3
+"""Words a conjunct of a condition holds, with no value read in it, for it to be a condition of its own
+("only with 3 months free and the landlord covering the fit-out": the fit-out is no term's value)."""
+
+
+def _unread_conjunct(draft: Draft, hits: Sequence[Hit], start: int, end: int) -> bool:
+    """Whether the condition [start, end) holds a conjunct of some words in which no value was read."""
+    read = [(h.start, h.end) for h in hits if start <= h.start < end]
+    position = start
+    for gap in [*_CONJUNCTION.finditer(draft.text, start, end), None]:
+        stop = gap.start() if gap is not None else end
+        words = draft.text[position:stop].split()
+        if len(words) >= _CONJUNCT_WORDS and not any(position <= a < stop for a, _ in read):
+            return True
+        position = gap.end() if gap is not None else end
+    return False
+
+
+def _forms_read(
+    draft: Draft,
+    hits: list[Hit],
+    others: list[tuple[int, str]],
+    covered: list[int],
+    quoted: list[str],
+) -> None:
     for form in condition_form_matches(draft.text.lower()):
         sentence = draft.sentence_at(form.start)
         if sentence is None or is_question(sentence.text):
@@ -200,6 +293,8 @@ def _forms_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]], co
         for i in inside:
             hits[i] = replace(hits[i], role="condition" if i in named else "aside")
         covered.append(form.marker)
+        if named and _unread_conjunct(draft, hits, form.start, form.end):
+            quoted.append(draft.text[form.start : form.end].strip(" .,;:!"))  # fail closed: read as written
         if not named and not any(form.start <= offset < form.end for offset, _ in others):
             text = draft.text[form.start : form.end].strip(" .,;:!")
             if text and not cues().search("empty_condition", text.lower()):
@@ -230,9 +325,12 @@ def _proposals_read(
         named = [i for i in inside if names_term(draft, hits[i], begin, end)]
         for i in named:
             hits[i] = replace(hits[i], role="condition")
-        covered.append(clause.start)
-        if not named and body and not cues().search("empty_condition", body.lower()):
+        if named:
+            covered.append(clause.start)
+        elif body and not cues().search("empty_condition", body.lower()):
+            covered.append(clause.start)
             others.append((begin, body))
+        # else nothing was read from it ("9 if ?"): the guard quotes it
 
 
 def _opener(clause: Clause) -> int | None:
@@ -271,7 +369,12 @@ def _continued_read(draft: Draft, hits: list[Hit]) -> list[int]:
     return attached
 
 
-def _anaphora_read(draft: Draft, hits: list[Hit], ends: dict[int, int]) -> list[int]:
+_PLURAL = re.compile(r"\b(?:these|those|both|them|all)\b")
+"""An anaphoric condition pointing back to several things ("if you can accept these"): they may lie
+further back than the sentence before, so the principal also reads it as written."""
+
+
+def _anaphora_read(draft: Draft, hits: list[Hit], ends: dict[int, int], quoted: list[str]) -> list[int]:
     attached: list[int] = []
     for clause in draft.clauses():
         if not condition_frame(clause) or is_question(draft.sentences[clause.sentence].text):
@@ -284,4 +387,7 @@ def _anaphora_read(draft: Draft, hits: list[Hit], ends: dict[int, int]) -> list[
             hits[i] = replace(hits[i], role="condition")
         if pointed:
             attached.append(clause.start)
+            if _PLURAL.search(body.lower()):
+                sentence = draft.sentences[clause.sentence]
+                quoted.append(sentence.text.strip(" .,;:!"))
     return attached

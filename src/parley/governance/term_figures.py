@@ -243,17 +243,92 @@ def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
                     OptionMention(term.name, option, m.start(), m.end())
                     for m in _option_pattern(phrase).finditer(text)
                 ]
+                loose = _loose_negation(phrase) if option == "none" else None
+                if loose is not None:
+                    hits += [
+                        OptionMention(term.name, option, m.start(), m.end()) for m in loose.finditer(text)
+                    ]
         for option, pattern in term.patterns:
             for m in pattern.finditer(text):
                 group = next((g for g in m.groups() if g), None)  # the alternative that matched
                 value = option.replace("{1}", group) if group is not None else option
                 hits.append(OptionMention(term.name, value, m.start(), m.end(), pattern=True))
+        hits += _payment_days(text, term)
     hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
     kept: list[OptionMention] = []
     for hit in hits:
         if not any(k.term == hit.term and k.start <= hit.start < k.end for k in kept):
             kept.append(hit)
-    return kept
+    return _without_prospects(text, kept)
+
+
+_NEGATED_PHRASE = re.compile(r"^(not|no) ([a-z][a-z-]*)$")
+_NEGATION_GAP = r"(?:yet |currently |presently |formally )?(?:(?!(?:but|and|or|yet)\b)[a-z][\w-]* ){0,2}"
+
+
+@cache
+def _loose_negation(phrase: str) -> re.Pattern[str] | None:
+    """A "none" option phrase "not certified" or "no certification" with up to two words inside ("not
+    ISO certified", "no formal quality certification", "not yet certified")."""
+    found = _NEGATED_PHRASE.match(phrase.lower())
+    if found is None:
+        return None
+    word = re.escape(found.group(2))
+    return re.compile(rf"\b{found.group(1)} {_NEGATION_GAP}{word}\b", re.IGNORECASE)
+
+
+_PROSPECT = re.compile(
+    r"\b(?:yet|scheduled|planned|planning|working (?:on|towards?)|could look at|will look at|next year|"
+    r"in 20\d\d|audit)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_STOP = re.compile(r"[.;!?\n](?!\d)")
+_PROSPECT_REACH = 300
+"""How far after a "none" the sentence that speaks of the future may reach (characters)."""
+
+
+def _without_prospects(text: str, mentions: list[OptionMention]) -> list[OptionMention]:
+    """Mentions less the options of a term named after its "none" in the same sentence when that
+    sentence speaks of the future ("we're not certified yet; our ISO 9001 audit is in March": none)."""
+    nones = [m for m in mentions if m.value == "none"]
+    if not nones:
+        return mentions
+    dropped: set[int] = set()
+    for none in nones:
+        reach = min(len(text), none.end + _PROSPECT_REACH)  # bounded, so a long text reads in linear time
+        stop = _SENTENCE_STOP.search(text, none.end, reach)
+        end = stop.start() if stop is not None else reach
+        if stop is not None and stop.group(0) == ";":
+            more = _SENTENCE_STOP.search(text, stop.end(), reach)  # "not certified yet; we could look at"
+            end = more.start() if more is not None else reach
+        if not _PROSPECT.search(text, none.start, end):
+            continue
+        dropped |= {
+            i
+            for i, m in enumerate(mentions)
+            if m.term == none.term and m.value != "none" and none.end <= m.start < end
+        }
+    return [m for i, m in enumerate(mentions) if i not in dropped]
+
+
+_DAY_WORDS = {"thirty": "30", "forty-five": "45", "forty five": "45", "sixty": "60", "ninety": "90"}
+
+
+def _payment_days(text: str, term: TermDef) -> list[OptionMention]:
+    """Days to pay written without "net" (cue `payment_days`), as the term's option net<days> where it
+    has that option."""
+    if not any(name.startswith("net") for name in term.options):
+        return []
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return []  # a case fold that changes lengths would shift the offsets
+    found: list[OptionMention] = []
+    for m in cues().patterns["payment_days"].finditer(lowered):
+        raw = next((g for g in m.groups() if g), None)
+        option = f"net{_DAY_WORDS.get(raw, raw)}" if raw is not None else None
+        if option is not None and option in term.options:
+            found.append(OptionMention(term.name, option, m.start(), m.end(), pattern=True))
+    return found
 
 
 # -- figures --------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ The term reader (`governance.terms`) attributes values and conditions to terms; 
 module makes sure the principal still sees what was said:
 
 - every conditional construction ("provided", "as long as", "if", "only if", "unless", "subject to",
-  "assuming", "contingent on", "in exchange for", "should you ...", "otherwise", "but only at",
+  "assuming", "contingent on", "in exchange for", "under the condition", "fine ... when", "should you
+  ...", "otherwise", "but only at",
   "assumes", "throw in ... and", "... and we have a deal", "to hold the price", "nothing less", "or
   no deal", ..., in any word order) that no condition of the reading covers becomes a condition on
   no term (`term == "other"`) quoting its clause;
@@ -48,7 +49,10 @@ MAX_QUOTED = 40
 _MARKER = re.compile(
     r"\b(?:"
     r"if|unless|provid(?:ed|ing)|assuming|presuming|as long as|so long as|subject to"
-    r"|on (?:the |one |a |this |that )?conditions?|conditional(?:ly)? (?:on|upon)|conditioned (?:on|upon)"
+    r"|(?:on|under) (?:the |one |a |this |that )?conditions?|conditional(?:ly)? (?:on|upon)"
+    r"|conditioned (?:on|upon)"
+    r"|(?:ok|okay|fine|acceptable|happy|doable|agreeable|workable)"
+    r"(?: for (?:me|us|him|her|them|my client|our client))?,? (?:but )?(?:only )?(?:when|once)"
     r"|contingent"
     r"|dependent (?:on|upon)|depend(?:s|ing)? (?:on|upon)|in (?:exchange|return)\b(?: for)?"
     r"|on (?:the )?(?:understanding|proviso|basis) that|with the proviso"

@@ -190,7 +190,55 @@ def build_vocabulary(config: DomainConfig) -> tuple[TermDef, ...]:
             terms[extra.name] = _extend(terms[extra.name], extra)
         elif extra.kind is not None:
             terms[extra.name] = _new(extra)
-    return tuple(_with_switches(config, terms).values())
+    return tuple(_abbreviated(t) for t in _with_switches(config, terms).values())
+
+
+_ABBREVIATIONS: Mapping[str, tuple[str, ...]] = {
+    "quantity": ("qty",),
+    "minimum order": ("min order",),
+    # A tenancy begins with the keys, its commencement or its start ("keys by March 1st", "lease
+    # commencement 2027-05-01", "start of lease 1.2.2027", "we could start the lease on 15 March"); not
+    # "the lease starts no later than May 1", a deadline the spent sets label as a condition on no term.
+    "move-in": (
+        "keys",
+        "commencement",
+        "start of lease",
+        "start of the lease",
+        "start the lease",
+    ),
+}
+"""Shorthand and synonyms writers use for a keyword ("qty 60k", "min order 5k", "the keys by March 1"):
+the term is named by them too."""
+
+
+_OPTION_SYNONYMS: Mapping[str, tuple[str, ...]] = {
+    # A job done at the workplace every day ("an onsite job", "in-office role", "on site five days a week").
+    "onsite": (
+        "onsite job",
+        "on-site job",
+        "in-office job",
+        "in-office role",
+        "in-office position",
+        "on site five days",
+        "onsite five days",
+        "on site 5 days",
+        "onsite 5 days",
+        "five days in the office",
+        "5 days in the office",
+    ),
+}
+"""Phrases that name an option of an enumerated term in any domain that has that option."""
+
+
+def _abbreviated(term: TermDef) -> TermDef:
+    """term with the shorthand and synonyms of its keywords (`_ABBREVIATIONS`) among its keywords, and
+    the phrases of its options (`_OPTION_SYNONYMS`) among its options'."""
+    extra = [a for k in term.keywords for a in _ABBREVIATIONS.get(k.lower(), ()) if a not in term.keywords]
+    options = {
+        name: (*phrases, *(p for p in _OPTION_SYNONYMS.get(name, ()) if p not in phrases))
+        for name, phrases in term.options.items()
+    }
+    return replace(term, keywords=(*term.keywords, *dict.fromkeys(extra)), options=options)
 
 
 def _with_switches(config: DomainConfig, terms: dict[str, TermDef]) -> dict[str, TermDef]:

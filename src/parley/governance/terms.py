@@ -20,9 +20,11 @@ condition names the term of a value inside it, what an anaphoric "if that works"
 The last value stated for a term wins. Totals give their parts ("$150,000: $130,000 base and the
 remainder as a signing bonus" is a $20,000 bonus; "4,000 units come to $18,400" is $4.60 a unit), a
 rate per square foot is multiplied by the area, a lump deposit becomes months of the rent stated with
-it. A condition without a value of any term is kept as text (`Condition.term == "other"`), so no
-condition is dropped: every conditional construction the reading does not already cover becomes one
-(`term_guard`), and every amount of money no term claims is quoted as `unread`. A condition read on a
+it. A condition without a value of any term is kept as text (`Condition.term == "other"`; quoted, so
+the principal is told to check it, when it holds a figure or points back to something said before and
+so is one the reader failed to tie to a term), so no condition is dropped: every conditional
+construction the reading does not already cover becomes one (`term_guard`), and every amount of money
+no term claims is quoted as `unread`. A condition read on a
 term that may say more than the term's value (a deadline date, a requirement after "but", a figure in
 its clause no term claims) is also quoted as written. A message too long to parse is unread as a
 whole, and its conditional constructions are still quoted.
@@ -49,7 +51,7 @@ from parley.governance.term_attribution import (
     inherit,
     names_other_cost,
 )
-from parley.governance.term_clauses import ClauseReading, read_clauses
+from parley.governance.term_clauses import ClauseReading, condition_form_matches, read_clauses
 from parley.governance.term_derivation import area_figure, derive, zero_hits
 from parley.governance.term_figures import (
     DateMention,
@@ -284,8 +286,13 @@ class TermReader:
         masked = phone_spans(text) + [
             (d.start, d.end) for d in dates if any(c.isdigit() for c in text[d.start : d.end])
         ]
-        masked += [(o.start, o.end) for o in options if any(c.isdigit() for c in text[o.start : o.end])]
-        index = KeywordIndex(draft, self.vocabulary, cues().other_costs)
+        masked += [
+            (o.start, o.end) for o in options if o.pattern or any(c.isdigit() for c in text[o.start : o.end])
+        ]
+        # Where a condition form ends ("Throw in 25 days PTO | and we have a deal at 104") is a boundary
+        # like a conditional marker: a figure after it is not the condition's term by nearness.
+        form_ends = [f.end for f in condition_form_matches(text.lower())]
+        index = KeywordIndex(draft, self.vocabulary, cues().other_costs, form_ends)
         figures = find_figures(draft, masked, self._keywords)
         index.mark_figures([f.start for f in figures], [(f.start, f.end) for f in figures])
         hits = self._figure_hits(draft, figures, index, asked)
@@ -302,7 +309,9 @@ class TermReader:
         previous: Attributed | None = None
         keyed: dict[str, int] = {}
         areas = [f for f in figures if f.kind == "count" and f.unit == "sqft"]
+        prior: Figure | None = None
         for figure in figures:
+            figure, prior = _uninherited(figure, prior, index), figure
             if figure.per_area:
                 figure = area_figure(figure, areas)
                 if figure.per_area:
@@ -392,6 +401,16 @@ class TermReader:
         return hits
 
 
+def _uninherited(figure: Figure, prior: Figure | None, index: KeywordIndex) -> Figure:
+    """figure without the unit carried over from the figure before it when a condition stands between
+    them ("Throw in 25 days PTO and we have a deal at 104": 104 is no count of days)."""
+    if not figure.inherited or prior is None or not index.separated(prior.end, figure.start):
+        return figure
+    if figure.kind not in ("duration", "count"):
+        return figure
+    return replace(figure, kind="number", unit=None, inherited=False)
+
+
 def _named_since(
     found: Attributed | None, default: Attributed, keyed: dict[str, int], index: KeywordIndex, figure: Figure
 ) -> bool:
@@ -459,7 +478,11 @@ def _last_per_term(hits: Sequence[Hit]) -> list[Hit]:
     return sorted(chosen.values(), key=lambda h: h.start)
 
 
-def _assemble(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None = None) -> TermReading:
+def _assemble(
+    draft: Draft,
+    hits: Sequence[Hit],
+    clauses: ClauseReading | None = None,
+) -> TermReading:
     own = _last_per_term(
         [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
     )
@@ -483,8 +506,14 @@ def _assemble(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None =
         if h.role == "condition" and h.term is not UNCLAIMED and _unsure(draft, h, read)
     )
     conditions += [Condition("other", None, None, text, quoted=True) for text in unsure if text]
+    conditions += [
+        Condition("other", None, None, text, quoted=True) for text in (clauses.quoted if clauses else ())
+    ]
     others = _others(draft, hits, clauses)
-    conditions += [Condition("other", None, None, text) for _, text in others]
+    conditions += [
+        Condition("other", None, None, text, quoted=_unattributed(hits, offset, text))
+        for offset, text in others
+    ]
     covered = [h.start for h in hits if h.role == "condition" and h.term is not UNCLAIMED]
     covered += [offset for offset, _ in others] + list(clauses.covered if clauses else ())
     conditions += [
@@ -553,6 +582,25 @@ def _unsure(draft: Draft, hit: Hit, read: bytearray) -> bool:
     if follows_contrast(draft, clause) and _EXCHANGE.search(lowered, clause.start, hit.start):
         return True  # "Net 90 is possible, but in exchange we'd need 2.80": read on 2.80, quoted as well
     return any(not read[clause.start + m.start()] for m in _DIGITS.finditer(clause.text))
+
+
+_POINTING = re.compile(
+    r"\b(?:do|does|did|get|gets|got|accept|confirm|agree to|manage|match|meet|take|approve|make|give)"
+    r"\s+(?:us\s+|me\s+|him\s+|her\s+)?(?:all\s+)?(?:this|that|these|those|it|them|both)\b"
+    r"|\b(?:this|that|these|those|it)\s+(?:is|are|'s|works?|would|will|can|could|goes|happens)\b"
+    r"|\b(?:this|that|these|those|them|both|it)\W*$"
+)
+"""A word pointing back: a condition holding one ("if he can do that") says nothing by itself."""
+
+
+def _unattributed(hits: Sequence[Hit], offset: int, text: str) -> bool:
+    """Whether a condition on no term is one the reader failed to tie to a term rather than one that
+    names none ("satisfactory references"): it holds a value or a figure, or points back to something said
+    before ("if he can do that"). The principal is told to read it himself (fail closed)."""
+    end = offset + len(text)
+    if any(offset <= h.start < end for h in hits) or any(c.isdigit() for c in text):
+        return True
+    return bool(_POINTING.search(text.lower()))
 
 
 def _others(draft: Draft, hits: Sequence[Hit], clauses: ClauseReading | None) -> list[tuple[int, str]]:
