@@ -25,6 +25,7 @@ Run from the repository root:
     .venv/bin/python tests/governance/measure_moderator_cv.py --lowo --shipped   # rules + classifier
     .venv/bin/python tests/governance/measure_moderator_cv.py --save F   # counts as JSON (--before F)
     .venv/bin/python tests/governance/measure_moderator_cv.py --show miss heldout4
+    .venv/bin/python tests/governance/measure_moderator_cv.py --show miss heldout4 --lowo   # left out
 """
 
 from __future__ import annotations
@@ -276,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         kind, source = args.show
         if kind not in ("miss", "alarm") or source not in SOURCES:
             parser.error("--show takes miss|alarm and one of " + ", ".join(SOURCES))
-        show(kind, source, moderators(shipped=args.shipped), shipped=args.shipped)
+        data = without_origin(load_yaml_data("moderator.yaml"), source) if args.lowo else None
+        show(kind, source, moderators(data, shipped=args.shipped), shipped=args.shipped)
         return
     shipped: bool = args.shipped
     judges = moderators(shipped=shipped)

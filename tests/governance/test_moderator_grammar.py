@@ -22,8 +22,8 @@ from parley.governance.moderator import (
     RuleModerator,
     _mentions_money,  # pyright: ignore[reportPrivateUsage]
     first_literals,
-    required_literals,
 )
+from parley.governance.text import required_literals
 
 from .measure_moderator_cv import without_origin
 

@@ -11,10 +11,13 @@ flags). A few-shot LLM classifier can replace it behind `Classifier`.
 
 The message is read once in its normalised form (`parley.governance.normalize`: NFKC, confusables
 skeleton, invisible characters removed). Fail closed: a message over the size limit is refused
-before any scan and a message with control characters is not scanned either; both route as
-adversarial with a one-line reason. Every pattern runs in linear time (see moderator.yaml), and a
-pattern whose required words do not occur in the message is not run at all (`_Literals`: the
-words every match must contain, read from the pattern by the standard library's own parser).
+before any scan, a message with control characters is not scanned either, and neither is a long
+message mostly outside the Latin script and punctuation (the cues could read none of it); all three
+route as adversarial with a one-line reason. A phrase repeated in a flood ("ignore your " over 20 KB)
+is an injection whatever the phrase. Every pattern runs in linear time (see moderator.yaml), and a
+pattern whose required words do not occur in the message is not run at all
+(`parley.governance.text.required_literals`: the words every match must contain, read from the
+pattern by the standard library's own parser).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any, Protocol
 from parley.governance.classifier import TextClassifier, classifiers_enabled, load_classifier
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.normalize import normalize
-from parley.governance.text import phrase_pattern
+from parley.governance.text import Literals, phrase_pattern, required_literals
 from parley.governance.values import find_money
 
 with warnings.catch_warnings():
@@ -65,6 +68,33 @@ ADVERSARIAL_ORDER = (Label.PROMPT_INJECTION, Label.SOCIAL_ENGINEERING)
 
 TOO_LONG = "too long"
 CONTROL_CHARACTERS = "control characters"
+UNREADABLE = "unreadable"
+
+_READABLE = re.compile(r"[A-Za-z0-9\s!-/:-@\[-`{-~\u00a0-\u024f\u1e00-\u1eff\u2010-\u2027\u20ac]")
+_UNREADABLE_MIN_CHARS = 200
+"""A message this long (normalised) is read only when at least half of it is Latin script, digits,
+white space or punctuation: the cues read nothing else, so a longer text in another script or of
+random symbols routes as adversarial (fail closed). A short greeting in another script is not refused
+(the low share is then no evidence of anything; it goes to the foreign-language cue)."""
+
+
+def _unreadable(text: str) -> bool:
+    """Whether text is too long and too little of it is in a script the cues read (one linear scan)."""
+    if len(text) < _UNREADABLE_MIN_CHARS:
+        return False
+    return 2 * sum(1 for _ in _READABLE.finditer(text)) < len(text)
+
+
+def _longest_repeat(words: list[str], period: int) -> int:
+    """How many times in a row the most repeated run of 1 to period words occurs ("we we we" is 3,
+    "ignore your ignore your" is 2): one pass per period over the words, so linear in their number."""
+    best = 1 if words else 0
+    for size in range(1, period + 1):
+        run = 0
+        for index in range(size, len(words)):
+            run = run + 1 if words[index] == words[index - size] else 0
+            best = max(best, 1 + (run // size))
+    return best
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +109,8 @@ class Classification:
         cues: The cue patterns that fired, per label.
         family: The attack family behind an adversarial verdict (authority, instructions, probing,
             dictate_output, threat, data_request), else None.
-        reason: Why the message was not scanned ("too long", "control characters"), or, when the
+        reason: Why the message was not scanned ("too long", "control characters", "unreadable": a
+            long text mostly outside the Latin script and punctuation), or, when the
             trained classifier alone routed it as adversarial, its verdict ("classifier p=0.930 ≥
             0.410"); else "".
     """
@@ -160,70 +191,9 @@ _ABBREVIATION = re.compile(
 )
 _WORD = re.compile(r"[^\W_]+")
 
-Literals = frozenset[str] | None
-"""Lower-case strings of which every match of a pattern contains at least one (None: no such set)."""
-
 _WORD_RUN = re.compile(r"\w+")
 # Characters that IGNORECASE matches to a lower-case ASCII letter whose str.lower() is not that letter.
 _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
-
-
-def required_literals(pattern: re.Pattern[str]) -> Literals:
-    """The strings of which every match of pattern contains one, lower-cased (None when unknown).
-
-    Read from the standard library's parse of the pattern: a run of literal characters is a string;
-    a group, or a repeat at least once, requires what its content requires; an alternation requires
-    one of its branches' strings (nothing, when one branch requires nothing); in a sequence the most
-    selective item's strings are kept. Assertions, classes, wildcards and optional parts require
-    nothing. Sound by construction: a text holding none of the strings holds no match.
-    """
-    try:
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
-    except re.error:  # pragma: no cover - the pattern compiled, so it parses
-        return None
-    return _sequence_literals(tree.data)
-
-
-def _selectivity(literals: frozenset[str]) -> tuple[int, int]:
-    return min(len(literal) for literal in literals), -len(literals)
-
-
-def _sequence_literals(items: Any) -> Literals:
-    candidates: list[frozenset[str]] = []
-    run: list[str] = []
-    for op, argument in items:
-        if op is sre_constants.LITERAL:
-            run.append(chr(argument).lower())
-            continue
-        if run:
-            candidates.append(frozenset(["".join(run)]))
-            run = []
-        found = _node_literals(op, argument)
-        if found:
-            candidates.append(found)
-    if run:
-        candidates.append(frozenset(["".join(run)]))
-    return max(candidates, key=_selectivity) if candidates else None
-
-
-def _node_literals(op: Any, argument: Any) -> Literals:
-    if op is sre_constants.SUBPATTERN:
-        return _sequence_literals(argument[-1].data)
-    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
-        return _sequence_literals(argument[2].data) if argument[0] >= 1 else None
-    if op is sre_constants.ATOMIC_GROUP:
-        return _sequence_literals(argument.data)
-    if op is sre_constants.BRANCH:
-        union: set[str] = set()
-        for branch in argument[1]:
-            found = _sequence_literals(branch.data)
-            if found is None:
-                return None
-            union |= found
-        return frozenset(union)
-    if op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in argument):
-        return frozenset(chr(code).lower() for _, code in argument)
-    return None
 
 
 def first_literals(pattern: re.Pattern[str]) -> Literals:
@@ -527,6 +497,8 @@ class RuleModerator:
         reading = normalize(message, max_chars=None)
         if reading.has_control:
             return _refused(CONTROL_CHARACTERS)
+        if _unreadable(reading.text):
+            return _refused(UNREADABLE)
         text = _ABBREVIATION.sub(r"\1", reading.text)
         scores: dict[Label, float] = {}
         families: dict[str, float] = {}
@@ -624,15 +596,17 @@ class RuleModerator:
         """Linear checks done in code: invisible characters, token flooding, Q/A transcripts."""
         if "zero_width" in kinds:
             fire(Label.PROMPT_INJECTION, "instructions", 2.0, "instructions: invisible characters")
-        run, longest, previous = 0, 0, ""
-        for match in _WORD.finditer(text.lower()):
-            word = match.group(0)
-            run = run + 1 if word == previous else 1
-            previous = word
-            longest = max(longest, run)
-        if longest >= int(self._repeat["run"]):
-            family = str(self._repeat["family"])
-            fire(self._labels[family], family, float(self._repeat["weight"]), f"{family}: repeated word")
+        repeats = _longest_repeat(
+            [match.group(0) for match in _WORD.finditer(text.lower())], int(self._repeat["period"])
+        )
+        family = str(self._repeat["family"])
+        if repeats >= int(self._repeat["flood"]):
+            # A phrase repeated this often is a flood, whatever the phrase: no writer types it, and the
+            # phrase itself is read once by the cues like any other text ("ignore your " x 1,600).
+            weight = max(float(self._repeat["flood_weight"]), self._decisive)
+            fire(self._labels[family], family, weight, f"{family}: a phrase repeated {repeats} times")
+        elif repeats >= int(self._repeat["run"]):
+            fire(self._labels[family], family, float(self._repeat["weight"]), f"{family}: repeated phrase")
         family, weight, turns, marker = self._transcript
         alternations, last = 0, ""
         for match in marker.finditer(text):

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
+
+with warnings.catch_warnings():
+    # The standard library's own parser of regular expressions, under its typed public name (an alias
+    # of re._parser since 3.11, deprecated by name only).
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import sre_constants
+    import sre_parse
 
 _SENTENCE_BREAK = re.compile(r"(?<=[!?;\n])\s*|(?<=[.])\s+(?=[A-Z(\"'$])|\s+[-—]\s+(?=[A-Z])")
 _NEGATORS = re.compile(
@@ -74,3 +83,65 @@ def keyword_distance(text: str, position: int, keywords: Iterable[str]) -> int |
 def count_tokens(text: str) -> int:
     """A cheap token estimate (words and punctuation runs), used for context budgets."""
     return len(re.findall(r"\w+|[^\w\s]+", text))
+
+
+Literals = frozenset[str] | None
+"""Lower-case strings of which every match of a pattern contains at least one (None: no such set)."""
+
+
+def required_literals(pattern: re.Pattern[str]) -> Literals:
+    """The strings of which every match of pattern contains one, lower-cased (None when unknown).
+
+    Read from the standard library's parse of the pattern: a run of literal characters is a string;
+    a group, or a repeat at least once, requires what its content requires; an alternation requires
+    one of its branches' strings (nothing, when one branch requires nothing); in a sequence the most
+    selective item's strings are kept. Assertions, classes, wildcards and optional parts require
+    nothing. Sound by construction: a text holding none of the strings holds no match.
+    """
+    try:
+        tree = sre_parse.parse(pattern.pattern, pattern.flags)
+    except re.error:  # pragma: no cover - the pattern compiled, so it parses
+        return None
+    return _sequence_literals(tree.data)
+
+
+def _selectivity(literals: frozenset[str]) -> tuple[int, int]:
+    return min(len(literal) for literal in literals), -len(literals)
+
+
+def _sequence_literals(items: Any) -> Literals:
+    candidates: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, argument in items:
+        if op is sre_constants.LITERAL:
+            run.append(chr(argument).lower())
+            continue
+        if run:
+            candidates.append(frozenset(["".join(run)]))
+            run = []
+        found = _node_literals(op, argument)
+        if found:
+            candidates.append(found)
+    if run:
+        candidates.append(frozenset(["".join(run)]))
+    return max(candidates, key=_selectivity) if candidates else None
+
+
+def _node_literals(op: Any, argument: Any) -> Literals:
+    if op is sre_constants.SUBPATTERN:
+        return _sequence_literals(argument[-1].data)
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
+        return _sequence_literals(argument[2].data) if argument[0] >= 1 else None
+    if op is sre_constants.ATOMIC_GROUP:
+        return _sequence_literals(argument.data)
+    if op is sre_constants.BRANCH:
+        union: set[str] = set()
+        for branch in argument[1]:
+            found = _sequence_literals(branch.data)
+            if found is None:
+                return None
+            union |= found
+        return frozenset(union)
+    if op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in argument):
+        return frozenset(chr(code).lower() for _, code in argument)
+    return None
