@@ -7,6 +7,9 @@ Seed split, fixed here before any evaluation run:
   chosen on these games only (`--split tuning --sweep ...`).
 - evaluation: generated games with seeds 1000-1099 and the shipped bilateral scenarios, played
   once with the settings as they stand (`--split evaluation`).
+- evaluation2: generated games with seeds 2000-2099 (shipped multi-party scenarios: seeds 2000-2007),
+  fixed before its one run, for the mediator study after the proactive mediator's settings were
+  changed on tuning seeds (by then the first evaluation had been seen).
 
 Every game runs through the tournament layer (`parley.experiments.tournament.run_games`: resumable
 JSONL store, `--jobs`). The report gives, per agent: deal rate, mean normalised utility on
@@ -19,9 +22,9 @@ Student t for means).
 without and with each offer mediator (the rules' `on_stagnation` becomes `mediate` in the mediated
 games), the best homogeneous mixes chosen on tuning seeds only, then played on the split's generated
 games and, in the evaluation split, on the shipped multi-party scenarios (`SHIPPED_MULTIPARTY`,
-seeds `SHIPPED_MULTIPARTY_SEEDS`); `--mediator-only` plays only that study. `--mediator-sweep
+seeds `SHIPPED_MULTIPARTY_SEEDS[split]`); `--mediator-only` plays only that study. `--mediator-sweep
 SETTING` (repeatable, tuning split only) compares mediator settings such as
-`proactive(gap=1,start=0.2)` on the first `MEDIATOR_SWEEP_SEEDS` tuning games.
+`proactive(gap=1,start=0.2)` on the first `MEDIATOR_SWEEP_SEEDS` tuning games (`--limit N`: the first N).
 
 Usage (from the repository root):
 
@@ -69,8 +72,14 @@ from parley.experiments.tournament import (
 from parley.scenarios import load_scenario, scenario_to_yaml
 from parley.scenarios.generate import GameSpec, acceptability, generate_game
 
-SPLITS: dict[str, range] = {"tuning": range(0, 100), "evaluation": range(1000, 1100)}
-"""Generated-game seeds of each split (disjoint; the evaluation seeds are never tuned on)."""
+SPLITS: dict[str, range] = {
+    "tuning": range(0, 100),
+    "evaluation": range(1000, 1100),
+    "evaluation2": range(2000, 2100),
+}
+"""Generated-game seeds of each split (disjoint; the evaluation seeds are never tuned on). `evaluation2`
+was fixed on 2026-11-28, before its one run, for the mediator settings changed after the first
+evaluation had been played (the first evaluation's games had been seen by then)."""
 SHIPPED_BILATERAL = ("casino", "casino_distributive", "lease", "procurement", "staffing")
 """Shipped bilateral scenarios, played in the evaluation split only (two repetitions each)."""
 SHIPPED_REPETITIONS = 2
@@ -86,9 +95,12 @@ SHIPPED_MULTIPARTY = (
     "deliberation/base",
 )
 """Shipped scenarios with more than two parties: the mediator study plays them in the evaluation split."""
-SHIPPED_MULTIPARTY_SEEDS = range(1000, 1008)
-"""Seeds of the shipped multi-party scenarios in the mediator study (one repetition each), fixed before
-the evaluation run (8 per scenario; the first report used 2)."""
+SHIPPED_MULTIPARTY_SEEDS: dict[str, range] = {
+    "evaluation": range(1000, 1008),
+    "evaluation2": range(2000, 2008),
+}
+"""Per evaluation split, seeds of the shipped multi-party scenarios in the mediator study (one repetition
+each), fixed before that split's run (8 per scenario; the first report used 2)."""
 MEDIATOR_TUNING_SEEDS = 30
 """The mediator study picks its best homogeneous mixes on the first this many tuning seeds."""
 MEDIATOR_SWEEP_SEEDS = 40
@@ -165,7 +177,7 @@ def plan_games(split: str, folder: Path, focus: str | None, *, multiparty: bool)
         (path, spec.seed, 0)
         for spec, path in zip(specs, write_games(folder / "bilateral", specs), strict=True)
     ]
-    if split == "evaluation":
+    if split != "tuning":
         base = SPLITS[split].start
         scenarios += [(name, base + r, r) for name in SHIPPED_BILATERAL for r in range(SHIPPED_REPETITIONS)]
     for (scenario, seed, repetition), lineup in itertools.product(scenarios, bilateral_lineups(names, focus)):
@@ -705,14 +717,15 @@ def mediator_study(args: argparse.Namespace) -> str:
         mediator_table(evaluation, labels, notes),
     ]
     parts += ["", *_best_verdict(evaluation, best, f"generated games ({args.split} seeds)")]
-    if args.split == "evaluation":
+    if args.split != "tuning":
+        shipped_seeds = SHIPPED_MULTIPARTY_SEEDS[args.split]
         shipped: list[Game] = []
         for name in SHIPPED_MULTIPARTY:
             parties = len(load_scenario(name).parties)
-            for repetition, seed in enumerate(SHIPPED_MULTIPARTY_SEEDS):
+            for repetition, seed in enumerate(shipped_seeds):
                 shipped += [Game(name, (mix,) * parties, repetition, seed) for mix in picked]
         stores = played(shipped, "shipped")
-        first, last = SHIPPED_MULTIPARTY_SEEDS.start, SHIPPED_MULTIPARTY_SEEDS.stop - 1
+        first, last = shipped_seeds.start, shipped_seeds.stop - 1
         parts += [
             "",
             f"#### Shipped multi-party scenarios ({', '.join(SHIPPED_MULTIPARTY)}; seeds {first}-{last}): "
@@ -736,9 +749,11 @@ def _best_verdict(
         if result is None:
             continue
         met = result.deal_all_above.value >= 0.60
+        deals = round(result.deal_all_above.value * result.games)
         lines.append(
             f"- {where}, mediator `{condition}`: all {best[condition]} (the best mix on tuning seeds "
-            f"with this mediator) {_pct(result.deal_all_above)}: **{'met' if met else 'not met'}**"
+            f"with this mediator) {_pct(result.deal_all_above)} ({deals} of {result.games} = "
+            f"{result.deal_all_above.value:.1%}): **{'met' if met else 'not met'}**"
         )
     return lines
 
@@ -747,7 +762,7 @@ def mediator_sweep(args: argparse.Namespace) -> str:
     """Tuning only: every agent in every seat of the first `MEDIATOR_SWEEP_SEEDS` tuning multi-party
     games, without a mediator and with each mediator setting given; a table of deals with every
     party at or above its BATNA per homogeneous mix and setting (the best mix per setting last)."""
-    seeds = SPLITS["tuning"][:MEDIATOR_SWEEP_SEEDS]
+    seeds = SPLITS["tuning"][: args.limit or MEDIATOR_SWEEP_SEEDS]
     specs = [multiparty_spec(s) for s in seeds]
     paths = write_games(args.out / "multiparty-tuning", specs)
     names = args.sweep_agents or list(agents())
@@ -890,7 +905,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.coalition_rounds is not None:
         GAME_RULES["coalition_rounds"] = args.coalition_rounds
     args.astra_options = {k: parse_value(v) for k, _, v in (o.partition("=") for o in args.astra)}
-    if (args.astra_options or args.sweep or args.limit) and args.split == "evaluation":
+    if (args.astra_options or args.sweep or args.limit) and args.split != "tuning":
         parser.error(
             "ASTRA options are tuned on the tuning split only (and the evaluation split is played whole)"
         )
@@ -900,7 +915,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             create_offer_mediator(setting)
         except ScenarioError as error:
             parser.error(str(error))
-    if args.mediator_sweep and args.split == "evaluation":
+    if args.mediator_sweep and args.split != "tuning":
         parser.error("mediator settings are tuned on the tuning split only")
     for setting in args.mediator_sweep:
         try:

@@ -113,7 +113,7 @@ def _signals(**changes: Any) -> Signals:
 
 
 def test_each_signal_decides_on_its_own() -> None:
-    mediator = ProactiveMediator(start=0.2, gap=3, spread=0.4, deadline=0.8)
+    mediator = ProactiveMediator(start=0.2, gap=3, spread=0.4, deadline=0.8, stop=1.0)
     assert not mediator.intervenes(_signals())
     assert mediator.intervenes(_signals(holdout="ash"))
     assert mediator.intervenes(_signals(spread=0.3))
@@ -123,6 +123,29 @@ def test_each_signal_decides_on_its_own() -> None:
     assert not mediator.intervenes(_signals(holdout="ash", since_last=2))  # too soon after the last
     assert mediator.intervenes(_signals(holdout="ash", since_last=3))
     assert not ProactiveMediator(max_interventions=2).intervenes(_signals(holdout="ash", tabled=2))
+
+
+def test_it_steps_back_for_the_last_rounds_unless_the_engine_asks() -> None:
+    # From `stop` on the parties' own offers are answered again; only stagnation still brings it in.
+    mediator = ProactiveMediator(start=0.1, deadline=0.1, stop=0.8)
+    assert mediator.intervenes(_signals(progress=0.79))
+    for signals in (
+        _signals(progress=0.8),
+        _signals(progress=0.95, holdout="ash"),
+        _signals(progress=1.0, spread=0.0),
+    ):
+        assert not mediator.intervenes(signals)
+    assert mediator.intervenes(_signals(progress=0.9, asked=True))
+    assert not ProactiveMediator(start=0.5, stop=0.5).intervenes(_signals(progress=0.5))
+
+
+def test_a_mediated_session_leaves_the_last_rounds_to_the_parties() -> None:
+    mediator = Recording(stop=0.3)
+    result = _play(_game(), "linear", mediator)
+    tabled = [e for e in result.trajectory if e.kind == "mediator_proposal"]
+    stagnation = {e.round for e in result.trajectory if e.kind == "stagnation"}
+    assert tabled and max(e.round for e in result.trajectory) >= 0.3 * 30  # it stepped in, then back
+    assert all(e.round < 0.3 * 30 or e.round in stagnation for e in tabled)
 
 
 SPACE = OutcomeSpace.of([Issue.options("a", ["a1", "a2", "a3"]), Issue.options("b", ["b1", "b2", "b3"])])
@@ -239,6 +262,9 @@ def test_the_tournament_knows_it_by_name_with_options() -> None:
         "proactive(colour=blue)",
         "proactive(start)",
         "proactive(start=0.1",
+        "proactive(stop=1.5)",
+        "proactive(stop=-0.1)",
+        "proactive(stop=nan)",
         "proactive(" + "start=0.1," * 100 + ")",
     ],
 )
