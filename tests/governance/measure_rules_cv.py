@@ -1,9 +1,9 @@
 """Per-source false negatives and false positives of the binding RULES ALONE (the classifier off).
 
 Every spent labelled draft source is read: the GAIA draft sets (tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,train}/drafts.yaml and heldout4/drafts_leasing.yaml, each by a different writer), the
-phrase banks up to heldout4 (every phrasing binding; each template is filled for each of the three
-domains, as the end-to-end test fills it), and the engineer's labelled sets
+heldout3,heldout4,heldout5,train}/drafts.yaml and heldout4/, heldout5/drafts_leasing.yaml, each by a
+different writer), the phrase banks up to heldout5 (every phrasing binding; each template is filled
+for each of the three domains, as the end-to-end test fills it), and the engineer's labelled sets
 (src/parley/governance/data/commitment_drafts*.yaml). The disclosure sets carry no binding label and
 are not read. The next blind sets are never named here (only the files listed below are opened), so
 this script cannot read them.
@@ -48,6 +48,8 @@ GAIA_SETS = (
     "heldout3/drafts",
     "heldout4/drafts",
     "heldout4/drafts_leasing",
+    "heldout5/drafts",
+    "heldout5/drafts_leasing",
     "train/drafts",
 )
 BANKS = (
@@ -56,6 +58,7 @@ BANKS = (
     "phrase_bank_heldout2",
     "phrase_bank_heldout3",
     "phrase_bank_heldout4",
+    "phrase_bank_heldout5",
 )
 ENGINEER_SETS = ("", "_heldout", "_heldout2", "_heldout3", "_heldout4")
 

@@ -39,6 +39,9 @@ CLEARED = [
     ("$14 a unit is the most we're authorised to pay.", "limit"),
     ("We can go up to 12k a month, though we'd rather start lower.", "limit"),
     ("$13,500 a month is more than we're prepared to pay for that floor.", "limit"),
+    ("> We accept a break at year five with six months' notice.\n\nNoted, we'll revert.", "quoted line"),
+    ("I'll put 10,650 with four months free to the team and see what they say.", "referral"),
+    ("I can take 12.80 to our category director before Thursday.", "referral"),
 ]
 
 # The same forms next to a commitment, obfuscated, or taken up: every one binds.
@@ -65,6 +68,9 @@ STILL_BINDING = [
     "ok got it, $14 per unit works.",
     "We agree to a salary of $95K. And You promised to hold $12 a unit until Friday.",  # once crashed
     "Thanks, we received your quote of $14 per unit; $14 per unit it is.",
+    "> We accept a break at year five with six months' notice.\n\nYes.\nWe accept the break at year five.",
+    "I'll put 10,650 to the team, and we accept 10,650.",
+    "I can take 12.80 to our category director; we'll sign at 12.80 today.",
 ]
 
 

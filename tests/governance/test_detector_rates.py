@@ -382,6 +382,8 @@ def test_the_fifth_held_out_sets_at_their_one_measurement() -> None:
     found = held_out_counts(HELDOUT5)
     assert (found.binding, found.non_binding, found.attacks, found.benign) == (356, 357, 296, 157)
     assert (found.mentions, found.disclosures) == (335, 105)
-    assert found.fn <= 7 and found.fp <= 44
+    # Spent since, and tuned on: the v5 forms (binding by default, the allow-list's new forms) and the
+    # classifiers retrained with v5 score binding FN 6 and FP 22 in-sample (the rules alone 6 and 23).
+    assert found.fn <= 6 and found.fp <= 22
     assert found.detected >= 240 and found.alarms <= 13 and found.amounts_right >= 282
     assert found.disclosures_missed <= 2 and found.disclosure_false_alarms <= 2

@@ -18,6 +18,10 @@ carries a cue, whether the clause reads POSITIVELY as one of a closed list of no
   the clause is an item of a draft, an agenda or the other side's terms restated.
 - "receipt": an acknowledgement of receipt without a word of assent ("we confirm receipt of $14").
 - "idiom": the cue sits in a known idiom ("we'll take that on board").
+- "quoted line": the clause stands on a line quoted from an earlier e-mail ("> We accept a break at
+  year five"), and no clause replies to it with a bare assent.
+- "referral": the cue lies inside a referral of a figure to the people who decide on our side ("I'll
+  put 10,650 with four months free to the team", "I can take 12.80 to our category director").
 - "limit": the clause names a figure as the most our side can go to or refuses what lies beyond it ("our
   ceiling is $12k", "the most we're authorised to pay is $14", "$13,500 is more than we're prepared to
   pay"): a possible disclosure of a limit (`disclosure.py` judges that), not a commitment. A commitment
@@ -62,6 +66,7 @@ __all__ = [
 
 FORMS = (
     "quoted",
+    "quoted line",
     "past report",
     "counterparty's act",
     "negated",
@@ -70,6 +75,7 @@ FORMS = (
     "receipt",
     "idiom",
     "limit",
+    "referral",
 )
 """The non-binding forms, in the order they are tried."""
 MAX_FORM_READS = 64
@@ -159,6 +165,7 @@ class _Forms:
     assent_words: frozenset[str]
     idioms: tuple[re.Pattern[str], ...]
     limits: tuple[re.Pattern[str], ...]
+    referrals: tuple[re.Pattern[str], ...]
 
 
 @cache
@@ -194,6 +201,7 @@ def _forms() -> _Forms:
         words_of("assent_words"),
         patterns("idioms"),
         patterns("limits"),
+        patterns("referrals"),
     )
 
 
@@ -520,8 +528,36 @@ def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     return None
 
 
+def _referral(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The cue lies inside a referral of a figure to the people who decide on our side ("I'll put 10,650
+    to the team", "I can take 12.80 to our category director")."""
+    del draft
+    if cue.reason == "fixed expression":
+        return None
+    for found in _forms().referrals:
+        for match in found.finditer(clause.lowered):
+            if clause.start + match.start() <= cue.start < clause.start + match.end():
+                return match.group(0)
+    return None
+
+
+def _quoted_line(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The clause stands on a line quoted from an earlier e-mail ("> We accept a break at year five"),
+    and no clause of the draft replies to it with a bare assent."""
+    del cue
+    line_start = draft.text.rfind("\n", 0, clause.start) + 1
+    if not draft.text[line_start : clause.start + 1].lstrip().startswith(">"):
+        return None
+    if _elsewhere(
+        draft, clause, "assent reply", lambda other: _search(_forms().assent_replies, other.lowered)
+    ):
+        return None
+    return ">"
+
+
 _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("quoted", _quoted),
+    ("quoted line", _quoted_line),
     ("past report", _past_report),
     ("counterparty's act", _counterparty_act),
     ("negated", _negated),
@@ -530,6 +566,7 @@ _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("receipt", _receipt),
     ("idiom", _idiom),
     ("limit", _limit),
+    ("referral", _referral),
 )
 
 

@@ -27,6 +27,15 @@ comma; the other side counts as the actor only as a subject ("you asked for $95K
 behind a chain of control ("the landlord agreed to cover") do not bind us; a passive done now or to
 be done ("payment has been authorised") binds; a figure we deliberate over, approximate, acknowledge or
 find too much ("let me sleep on $98K", "around $97K", "$13 is a stretch") is not stated as terms.
+
+Learnt from the spent fifth blind set: a condition on a trivial matter of form ("subject to those typos
+being fixed", "subject to the terms set out in Clause 5") reserves nothing; a promise to pay or sign
+binds without its object ("..., but we will pay.", "we sign next week"); a figure echoed as a question
+and answered by a bare assent is accepted ("$95K? Yes."); a waiver binds whatever it names, including
+a refusal to enforce a penalty or a claim ("we won't apply the late-delivery penalty"); a statement
+that a trailing question follows in the same clause still binds; a view agreed with ("we agree the
+reception area needs a refresh", "we agree with you that ...") and advice to the principal ("I
+recommend we accept") do not; nor does the other side's "final offer".
 """
 
 from __future__ import annotations
@@ -104,6 +113,12 @@ _NEGATIVE_ASSENT_PATTERNS = (
     r"\bcan(?:no|')?t (?:argue with|say no to)\b",
     r"\bwon'?t (?:say no|object|argue|push back)\b",
     r"\bnothing (?:more|else|further) to (?:negotiate|discuss)\b",
+    # a waiver phrased as a refusal to enforce ("we won't apply the late-delivery penalty this time")
+    r"\b(?:we|i)(?:'ve| have)?\s+(?:won'?t|will not|shall not|shan'?t|(?:decided|chosen|agreed) not to|"
+    r"are not going to|aren'?t going to)\s+"
+    r"(?:apply|enforce|charge|pursue|invoke|impose|levy|collect|deduct)\s+"
+    r"(?:the|that|this|any|its|our|your)\s+(?:[\w-]+\s+){0,2}?(?:penalty|penalties|claims?|surcharges?|fees?|"
+    r"charges?|clause|interest|deductions?|clawback|damages|non-?compete|non-?solicit|covenant|requirement)\b",
 )
 _BINDING_QUESTION = re.compile(
     r"\bwhere (?:do|should|can|shall) (?:we|i) sign\b"
@@ -502,12 +517,27 @@ def _fixed_cue(clause: Clause) -> tuple[str, int] | None:
                 continue
             if cue[:1].isalpha() and cue.split()[0] in _DESCRIBING and _negated_before(preceding):
                 continue  # "not able to agree to anything binding", "no firm commitment"
+            if cue[:1].isalpha() and cue.split()[0] in _DESCRIBING and _theirs_before(preceding):
+                continue  # the other side's ("the landlord's final offer is 10,400", "your firm offer")
             if _awaited(preceding):
                 continue  # "I need a green light from above", "we're waiting for the go-ahead"
             if "whether" in preceding or _modal_governs([*preceding, *cue.split()[:1]]):
                 continue  # "we'll see whether the numbers work", "we'd go ahead only if ..."
             return cue, clause.start + match.start()
     return None
+
+
+def _theirs_before(preceding: Sequence[str]) -> bool:
+    """Whether the word right before a describing word names the other side or a third party as owner
+    ("your", "their", "the landlord's"), not us ("our", "the company's")."""
+    if not preceding:
+        return False
+    owner = preceding[-1]
+    if owner in ("your", "their", "his", "her"):
+        return True
+    lex = lexicon()
+    name = owner.removesuffix("'s")
+    return owner.endswith("'s") and name.isalpha() and name not in lex.ours and name not in ("it", "that")
 
 
 # Adjectives and nouns a fixed expression can open with, which a negation anywhere before it in the
@@ -548,9 +578,10 @@ def _modal_governs(preceding: Sequence[str]) -> bool:
     tail = list(preceding[-5:])
     if any(w in _WILLING for w in tail):
         return False
-    for word in reversed(tail[:-1]):
+    for k in range(len(tail) - 2, -1, -1):
+        word = tail[k]
         if word in _MODALS:
-            return True
+            return not (word in ("may", "can") and k and tail[k - 1] == "you")  # a leave we give them
         if word in ("we", "i") or not word[:1].isalpha():
             return False
     return False
@@ -569,13 +600,26 @@ def _awaited(preceding: Sequence[str]) -> bool:
     return True
 
 
+_CONTRACTED_IS = frozenset(
+    ["let", "it", "that", "what", "he", "she", "there", "here", "who", "where", "everyone"]
+)
+
+
+def _possessive(word: str) -> bool:
+    """Whether word is a noun's possessive ("landlord's"), not a contraction ("let's", "it's")."""
+    name = word.removesuffix("'s")
+    return name != word and name.isalpha() and name not in _CONTRACTED_IS and name not in _SUBJECT_PRONOUNS
+
+
 def _nominal(tokens: Sequence[Word], k: int) -> bool:
     """Whether the verb form at k is used as a noun or an adjective, not as a verb."""
     word = tokens[k].text
     previous = tokens[k - 1].text if k else ""
     following = tokens[k + 1].text if k + 1 < len(tokens) else ""
-    if previous in _DETERMINERS or previous[:1].isdigit() or previous == "$":
-        return True  # "our offer", "the signed lease", "$14,000 rent"
+    if previous in _DETERMINERS or previous[:1].isdigit() or previous == "$" or _possessive(previous):
+        return True  # "our offer", "the signed lease", "$14,000 rent", "the landlord's offer"
+    if k >= 2 and _possessive(tokens[k - 2].text) and previous.isalpha() and previous not in lexicon().skip:
+        return True  # "the landlord's final offer"
     if _after_compound_modifier(tokens, k):
         return True  # after a figure-and-unit modifier ("a 48-month lease", "the 5-year renewal")
     if previous in ("is", "are", "am", "was", "were") and word in _ADJECTIVE_HOMOGRAPHS:
@@ -586,6 +630,10 @@ def _nominal(tokens: Sequence[Word], k: int) -> bool:
         and previous not in lexicon().skip
         and previous not in _SUBJECT_PRONOUNS
         and previous.replace("-", "").isalpha()  # "a five-year lease", "the long-term rent"
+        and not (
+            previous in lexicon().ours
+            and (following in _DETERMINERS or following[:1].isdigit() or following == "$")
+        )  # a collective subject of ours and its verb's object ("our side accept the $100K")
     ):
         participle = word.endswith(("ed", "en"))
         modified = following.isalpha() and following not in _DETERMINERS and following not in _PREPOSITIONS
@@ -612,11 +660,15 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         return False  # an auxiliary ("we do not")
     if any(t.text == "whether" for t in tokens[:k]):
         return False  # an embedded question ("please confirm whether the price includes shipping")
+    if any(t.text in _RECOMMENDING for t in tokens[:k]):
+        return False  # advice to the principal ("I recommend we accept if they can do net-45")
     if word.endswith("ing") and previous in _PREPOSITIONS:
         return False  # a gerund ("thanks for sending")
     chain = [t.text for t in tokens[(subject + 1 if subject is not None else 0) : k]]
     if _negated_before([t.text for t in tokens[max(0, k - 6) : k]]):
         return False
+    if lemma in _PENDING and previous == "be" and k >= 2 and tokens[k - 2].text == "to":
+        return False  # still open ("two bays in the basement, to be confirmed by building management")
     if _tentative(tokens, k, chain):
         return False  # "we could accept", "we hope to sign", "it would need to be in writing and approved"
     if "still" in chain and word.endswith("ing"):
@@ -667,18 +719,36 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     if _idiom_at(clause.lowered, tokens[k].start - clause.start):
         return False
     after = tokens[k + 2].text if k + 2 < len(tokens) else ""
-    proposition = (lemma == "agree" and following in _AGREE_COMPLEMENT) or (
-        lemma == "accept" and following == "that" and after not in _THAT_OBJECTS
+    proposition = (
+        (lemma == "agree" and (following in _AGREE_COMPLEMENT or _agrees_with_view(tokens, k)))
+        or (lemma == "accept" and following == "that" and after not in _THAT_OBJECTS)
+        or (lemma == "confirm" and following == "that" and _reports_our_past(tokens, k + 2))
     )
     if proposition:
         # "we accept that timelines slip" / "we agree it's a tough market": a proposition, not terms
-        amounts = draft.amounts_in(clause.start, clause.end)
-        return bool(amounts) or "shall" in clause.lowered
+        terms = lexicon().deal_terms
+        amounts = [
+            a
+            for a in draft.amounts_in(clause.start, clause.end)
+            if not a.incidental and (a.kind != "count" or a.unit in terms)
+        ]  # a figure of the deal, not "four rounds" or "the first 90 days"
+        future_figure = _FIGURE.search(clause.lowered) and _FUTURE_MARK.search(clause.lowered)
+        return bool(amounts) or "shall" in clause.lowered or bool(future_figure)
     if lemma == "agree" and following == "with":
         return _has_deal_term(draft, clause, tokens, k + 1)
     if following in ("everything", "all") or _bare(tokens, k):
-        # "We accept.", "Agreed on all", "I do so hereby", "$100K confirmed" (not "I'll confirm")
-        return strong or (lemma in _ASSENT and word.endswith("ed"))
+        # "We accept.", "Agreed on all", "I do so hereby", "$100K confirmed" (not "I'll confirm"), and a
+        # promise of ours to pay or sign with the object left out ("..., but we will pay.")
+        return (
+            strong
+            or (lemma in _ASSENT and word.endswith("ed"))
+            or _bare_promise(tokens, subject, k, lemma)
+            or _dated_promise(tokens, subject, k, lemma)
+        )
+    if _dated_promise(tokens, subject, k, lemma):
+        return True  # "..., we sign next week"
+    if lemma == "waive" or (lemma == "release" and any(t.text == "from" for t in tokens[k + 1 : k + 6])):
+        return True  # a waiver or a release binds whatever it names ("we release the landlord from ...")
     if strong and following == "you":
         return True  # "we release you from the penalty", "I can guarantee you a January start"
     if following in _OBJECT_PRONOUNS and lemma not in ("promise", "give", "send", "add", "include", "hold"):
@@ -797,6 +867,64 @@ _TRAILING = frozenset(
 )
 
 
+_PENDING = frozenset(["confirm", "agree", "approve", "decide", "finalise", "finalize", "settle", "sign"])
+_RECOMMENDING = frozenset(["recommend", "recommends", "recommendation", "recommending"])
+_PROMISED = frozenset(["pay", "sign", "countersign", "cover", "wire", "transfer", "sign off"])
+_FUTURE = frozenset(["will", "shall", "'ll"])
+
+
+def _bare_promise(tokens: Sequence[Word], subject: int | None, k: int, lemma: str) -> bool:
+    """Our side's promise, in the future, to pay or sign, with nothing after the verb ("we will pay",
+    "we'll sign"): the amount or the document is the one under negotiation."""
+    if subject is None or lemma not in _PROMISED or tokens[subject].text not in ("we", "i"):
+        return False
+    return any(t.text in _FUTURE or t.text.endswith("'ll") for t in tokens[subject:k])
+
+
+_VIEW_VERBS = frozenset(
+    ["is", "are", "was", "were", "has", "have", "had", "needs", "need", "seems", "seem", "looks", "look"]
+)
+
+
+def _agrees_with_view(tokens: Sequence[Word], k: int) -> bool:
+    """Whether "agree" at k takes a view, not terms: "agree with you that ...", or a complement clause
+    whose subject names no deal term ("we agree the reception area needs a refresh", "we agree they
+    are a big step forward")."""
+    rest = [t.text for t in tokens[k + 1 : k + 7]]
+    if rest[:3] in (["with", "you", "that"], ["with", "them", "that"], ["with", "him", "that"]):
+        return True
+    terms = lexicon().deal_terms
+    for j, word in enumerate(rest):
+        if word in _VIEW_VERBS:
+            return j > 0 and not any(w in terms or not w.isalpha() for w in rest[:j])
+        if word in terms or not word.replace("'", "").isalpha():
+            return False
+    return False
+
+
+def _reports_our_past(tokens: Sequence[Word], k: int) -> bool:
+    """Whether the complement from k is ours in the past tense with a verb that commits to nothing ("we
+    confirm that we enjoyed meeting you")."""
+    if k + 1 >= len(tokens) or tokens[k].text not in ("we", "i"):
+        return False
+    verb = tokens[k + 1].text
+    lex = lexicon()
+    return verb.endswith("ed") and verb not in lex.strong and verb not in lex.weak
+
+
+_WHEN = frozenset(
+    ["today", "tomorrow", "tonight", "next", "monday", "tuesday", "wednesday", "thursday", "friday", "asap"]
+)
+
+
+def _dated_promise(tokens: Sequence[Word], subject: int | None, k: int, lemma: str) -> bool:
+    """Our side's promise in the present tense with a date after it ("we sign next week", "we pay
+    tomorrow"): the present of a scheduled act."""
+    if subject is None or lemma not in _PROMISED or tokens[subject].text not in ("we", "i"):
+        return False
+    return k + 1 < len(tokens) and tokens[k + 1].text in _WHEN and tokens[k].text == lemma
+
+
 def _elliptical_binds(tokens: Sequence[Word], k: int, lemma: str, word: str) -> bool:
     """A verb without a subject: an imperative of execution, or our assent with the subject left out."""
     request = any(t.text in _REQUEST for t in tokens[:k])
@@ -890,7 +1018,20 @@ def _awaits_approval(draft: Draft, clause: Clause) -> bool:
     clauses = draft.sentences[clause.sentence].clauses
     index = index_in(clauses, clause)
     neighbours = [clauses[i] for i in (index - 1, index + 1) if 0 <= i < len(clauses)]
-    return any(c.mood == "conditional" and _APPROVAL_CONDITION.search(c.lowered) for c in neighbours)
+    return any(
+        c.mood == "conditional" and _APPROVAL_CONDITION.search(c.lowered) and not _approval_behind(clause, c)
+        for c in neighbours
+    )
+
+
+_AFTER_DONE = re.compile(r"\bafter\s+(?:having\b|[a-z]+ing\b)")
+_FUTURE_MARK = re.compile(r"\b(?:will|shall|going to|gonna)\b|'ll\b")
+
+
+def _approval_behind(clause: Clause, condition: Clause) -> bool:
+    """An approval sought before we write, with a commitment in the present ("After checking with the
+    people who needed to sign off, we accept $100K"): the approval is behind us, not awaited."""
+    return _AFTER_DONE.search(condition.lowered) is not None and _FUTURE_MARK.search(clause.lowered) is None
 
 
 _SETTLED = frozenset(
@@ -1323,10 +1464,14 @@ def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
     names_deal = has_amount or any(w in _DEAL_NOUNS or w in lexicon().deal_terms for w in words)
     for k, (token, word) in enumerate(zip(tokens, words, strict=True)):
         if word in _SETTLED and names_deal:
-            if k and (words[k - 1] in _DETERMINERS or words[k - 1][:1].isdigit()):
-                continue  # an adjective ("the signed lease", "our agreed rate")
+            if k and (
+                words[k - 1] in _DETERMINERS or words[k - 1][:1].isdigit() or _possessive(tokens[k - 1].text)
+            ):
+                continue  # an adjective ("the signed lease", "our agreed rate", "the landlord's final say")
             if (k and words[k - 1] == "to") or (k + 1 < len(words) and words[k + 1] in _PARTICLES):
                 continue  # a verb, not a state ("to set up a call", "set aside")
+            if k >= 2 and words[k - 1] == "be" and words[k - 2] == "to":
+                return None  # still open ("two bays, to be confirmed by building management")
             if _others_act([t.text for t in tokens], k):
                 return None  # the other side's act ("you've confirmed capacity", "you agreed to check")
             return token.text, token.start
@@ -1503,9 +1648,9 @@ def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
         return Cue(f"a clause of {len(clause.scan):,} characters", TOO_LONG, clause.start)
     if clause.mood == "question":
         asked = _BINDING_QUESTION.search(clause.lowered)
-        return (
-            None if asked is None else Cue(asked.group(0), "fixed expression", clause.start + asked.start())
-        )
+        if asked is not None:
+            return Cue(asked.group(0), "fixed expression", clause.start + asked.start())
+        return _before_trailing_question(clause)
     if clause.mood == "quotation":
         taken = assent_after_quote(clause)
         return None if taken is None else Cue(taken[0], TAKEN_UP, taken[1])
@@ -1522,11 +1667,80 @@ def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
     if found is None and clause.mood == "statement":
         taken = takes_up(draft, clause)
         found = None if taken is None else (taken[0], TAKEN_UP, taken[1])
+    if found is None and clause.mood == "statement":
+        found = _echo_assent(draft, clause)
     if found is None or _retracted(draft, clause) or _awaits_approval(draft, clause):
         return None
-    if clause.mood == "exploratory" and found[2] >= clause.frame_start:
+    if clause.mood == "exploratory" and found[2] >= clause.frame_start and not _permission(draft, clause):
         return None  # the hedge comes first: it governs the commitment
     return Cue(found[0], found[1], found[2])
+
+
+# A figure echoed as a question ("$95K?", "$14 per unit?") right before the clause, and an assent that
+# answers it with nothing after it but the end of the clause ("Yes.", "sure, locked.").
+_ECHOED_FIGURE = re.compile(
+    r"(?:^|[.!?:\n]\s*)\$?\s?\d[\d,.]*\s?(?:k|grand|thousand)?(?:\s?(?:/|per|an?|each)\s?[a-z]{1,6})?\s*\?\s*$"
+)
+_BARE_ASSENT = re.compile(
+    r"^\W*(?:yes|yep|yeah|sure|ok|okay|agreed|deal|done|fine)\b(?:\W+(?:locked|sealed|done|deal))?\W*$"
+)
+
+
+def _echo_assent(draft: Draft, clause: Clause) -> tuple[str, str, int] | None:
+    """Our bare assent to a figure just echoed as a question ("$95K? Yes."): the figure is accepted."""
+    found = _BARE_ASSENT.match(clause.lowered)
+    if (
+        found is None
+        or _ECHOED_FIGURE.search(draft.text[max(0, clause.start - 48) : clause.start].lower()) is None
+    ):
+        return None
+    sentence = draft.sentences[clause.sentence]
+    if any(c.mood != "statement" for c in sentence.clauses if c.start > clause.start):
+        return None  # "$95K? Yes, if ..." : what follows holds the assent back
+    return clause.scan.strip(), "fixed expression", clause.start
+
+
+# A question that trails a statement in the same clause ("We're agreed on 87 an hour, so what's the best
+# email for the contract?"), and an opener that makes the head a question or a condition itself.
+_TRAILING_QUESTION = re.compile(
+    r",\s*(?:(?:so|and|but|then)\s+)?(?:what|when|where|how|who|which|can|could|would|will|do|does|is|are|shall)\b"
+)
+_ASKING_HEAD = re.compile(
+    r"^\W*(?:if|unless|when|whether|would|could|should|do|does|did|is|are|can|will|shall|what|how|why|where|"
+    r"who|which|suppose|imagine|say|assuming|in case)\b"
+)
+
+
+def _before_trailing_question(clause: Clause) -> Cue | None:
+    """A fixed expression in the statement a trailing question follows: the question does not unbind it."""
+    cut = _TRAILING_QUESTION.search(clause.lowered)
+    if cut is None or _ASKING_HEAD.match(clause.lowered) or "?" in clause.lowered[: cut.start()]:
+        return None
+    head = Clause(
+        clause.text[: cut.start()],
+        clause.scan[: cut.start()],
+        clause.start,
+        clause.start + cut.start(),
+        clause.sentence,
+        "statement",
+        "",
+        clause.start,
+    )
+    fixed = _fixed_cue(head)
+    return None if fixed is None else Cue(fixed[0], "fixed expression", fixed[1])
+
+
+_PERMISSION = re.compile(r"\byou\s+(?:may|can)\s*$")
+
+
+def _permission(draft: Draft, clause: Clause) -> bool:
+    """Whether the clause's hedge word is a leave we give the other side ("You may treat this e-mail as
+    our signed acceptance"), not a hedge of ours."""
+    return (
+        clause.frame in ("may", "can")
+        and _PERMISSION.search(draft.text[clause.start : clause.frame_start + len(clause.frame)].lower())
+        is not None
+    )
 
 
 # A condition that waits only for the other side ("If you can confirm by Friday, ...", "As soon as you
@@ -1568,11 +1782,17 @@ def _offer_on_their_word(clause: Clause) -> Cue | None:
     return None if fixed is None else Cue(fixed[0], "fixed expression", fixed[1])
 
 
+_VIEW_COMPLEMENT = re.compile(r"\s+(?:with\s+(?:you|them|him|her)\s+)?that\b")
+_FIGURE = re.compile(r"\d|[$\u20ac\u00a3]")
+
+
 def _present_commitment(clause: Clause) -> Cue | None:
     """A commitment of ours in the present tense inside a clause read as past (not negated)."""
     found = _PRESENT_COMMITMENT.search(clause.lowered)
     if found is None or _negated([w.text for w in clause.words() if w.start < clause.start + found.start()]):
         return None
+    if _VIEW_COMPLEMENT.match(clause.lowered, found.end()) and not _FIGURE.search(clause.lowered):
+        return None  # a view on the past ("We agree that communication was the weak point last quarter")
     return Cue(clause.scan[found.start() : found.end()], "commitment verb", clause.start + found.start())
 
 
@@ -1623,9 +1843,11 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: st
     every other clause of its sentence."""
     if form == "quoted":
         spans = [(s + clause.start, e + clause.start) for s, e in quote_spans(clause.scan)]
+    elif form == "quoted line":
+        spans = [(clause.start, clause.start + len(clause.scan))]  # the whole line is the other side's
     else:
         spans = [(cue.start, cue.end)]
-    if form == "limit":
+    if form in ("limit", "referral"):
         spans += _limit_spans(draft, clause, evidence)
     scan, start = _blank_spans(clause.scan, spans, clause.start), clause.start
     for other in attached(draft, clause):  # what the parse folded beside it must commit nothing either
@@ -1635,7 +1857,7 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: st
             continue
         if _binds_in(draft, other, other.scan, other.start, past_ok=form == "past report"):
             return True
-    return _binds_in(draft, clause, scan, start, blanked=spans if form == "limit" else ())
+    return _binds_in(draft, clause, scan, start, blanked=spans if form in ("limit", "referral") else ())
 
 
 # What may stand between a limit's words and the figure it names ("$13,500 a month | is | more than ...").

@@ -408,7 +408,7 @@ class Sentence:
 def _gate(patterns: tuple[re.Pattern[str], ...]) -> tuple[tuple[frozenset[str] | None, ...], tuple[str, ...]]:
     """Per pattern, the strings one of which every match contains (`moderator.required_literals`; None
     when unknown), and all those strings."""
-    from parley.governance.moderator import required_literals  # here: the moderator loads numpy
+    from parley.governance.text import required_literals
 
     needs = tuple(required_literals(pattern) for pattern in patterns)
     needs = tuple(None if n is None or "" in n else n for n in needs)
