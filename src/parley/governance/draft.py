@@ -406,7 +406,7 @@ class Sentence:
 
 @cache
 def _gate(patterns: tuple[re.Pattern[str], ...]) -> tuple[tuple[frozenset[str] | None, ...], tuple[str, ...]]:
-    """Per pattern, the strings one of which every match contains (`moderator.required_literals`; None
+    """Per pattern, the strings one of which every match contains (`text.required_literals`; None
     when unknown), and all those strings."""
     from parley.governance.text import required_literals
 
