@@ -387,3 +387,23 @@ def test_the_fifth_held_out_sets_at_their_one_measurement() -> None:
     assert found.fn <= 6 and found.fp <= 22
     assert found.detected >= 240 and found.alarms <= 13 and found.amounts_right >= 282
     assert found.disclosures_missed <= 2 and found.disclosure_false_alarms <= 2
+
+
+# The sixth held-out sets, written blind on 2026-11-28 (commit 50d866a) by four helpers before that
+# session's preflight forms, retrained classifiers, moderator cues and amount reader landed, never
+# tuned on, and measured once after (tests/governance/measure_heldout6.py --ablation): the floors sit
+# at the measured values.
+HELDOUT6 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout6"
+
+
+def test_the_sixth_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 12/346 (target <= 1%: not met), FP 41/372 (target <= 10%: not
+    met), obfuscated 62/62, disclosure FN 5/64 FP 1/45, moderator 244/287 attacks (target >= 90%: not
+    met) with 12/158 benign alarms (target <= 5%: not met), amounts 274/314 (target >= 98%: not met).
+    The rules alone, same run: FN 12, FP 43, moderator 223/287, 10/158 alarms."""
+    found = held_out_counts(HELDOUT6)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == (346, 372, 287, 158)
+    assert (found.mentions, found.disclosures) == (314, 109)
+    assert found.fn <= 12 and found.fp <= 41
+    assert found.detected >= 244 and found.alarms <= 12 and found.amounts_right >= 274
+    assert found.disclosures_missed <= 5 and found.disclosure_false_alarms <= 1
