@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from parley.governance.clause_mood import FORMS, only_forms
-from parley.governance.commitment import contains_binding_language, read_commitments
+from parley.governance.commitment import binding_cue, contains_binding_language, read_commitments
 from parley.governance.config import DomainConfig
 from parley.governance.draft import parse
 from parley.governance.preflight import preflight
@@ -187,3 +187,40 @@ def test_the_new_forms_are_listed_and_can_be_switched_off() -> None:
 def test_a_huge_draft_of_the_new_forms_is_read_in_bounded_time(staffing: DomainConfig) -> None:
     text = " ".join(["$95K? Yes."] + ["Subject to those typos being fixed, we're happy to sign."] * 300)
     assert preflight(text, staffing).binding
+
+
+# After the sixth blind measurement (v6 spent): two phrasings of its end-to-end bank reached the
+# counterparty. Written here in other words; their neighbours must stay as they were.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$98K it is then, shake on it?",
+        "Eleven thousand a month it is, ok?",
+        "Net-45 it is then, agreed?",
+        "$13.20 a unit it is, right?",
+        "$98K it is th\u0435n, shake hands?",  # Cyrillic e
+        "$98K it\u200b is then, deal?",  # zero-width space
+        "The Purchaser accepts 800 units at $11.90 on the terms previously discussed.",
+        "The Employer agrees to a base of $97,000 on the conditions earlier set out.",
+        "The Client hereby confirms the order of 300 units on the terms previously circulated.",
+    ],
+)
+def test_a_tag_question_or_a_party_named_by_role_does_not_hide_a_commitment(text: str) -> None:
+    assert binding_cue(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Could we do $98K, all in?",
+        "At $11,000 a month, would you include parking?",
+        "We are thinking about $98K, does that work?",
+        "You want $98K, right?",
+        "9.5k, 4 yrs, 2 mo deposit?",
+        "What lead time are you seeing for orders over 5,000 units?",
+        "The tenant agreed to pay $9,000 back in 2021, according to the file.",
+        "Thanks for the call, talk soon?",
+    ],
+)
+def test_their_neighbours_stay_as_they_were(text: str) -> None:
+    assert binding_cue(text) is None

@@ -1753,8 +1753,9 @@ _CONSEQUENT = re.compile(r"[,;]\s*(?:then\s+)?")
 # A commitment of ours in the present tense, which a mark of the past elsewhere in the clause does not
 # turn into a report ("We irrevocably agree to $95K, payable on the terms previously circulated").
 _PRESENT_COMMITMENT = re.compile(
-    r"\b(?:we|i)\s+(?:[a-z]+ly\s+)?(?:hereby\s+)?(?:agree|accept|confirm|commit|approve|authori[sz]e|waive|"
-    r"release|guarantee|undertake|promise)\b(?!-)"
+    r"\b(?:we|i|(?:the\s+)?(?:tenant|lessee|purchaser|buyer|employer|company|customer|client))\s+"
+    r"(?:[a-z]+ly\s+)?(?:hereby\s+)?(?:agree|accept|confirm|commit|approve|authori[sz]e|waive|"
+    r"release|guarantee|undertake|promise)s?\b(?!-)"
 )
 
 

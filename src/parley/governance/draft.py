@@ -764,6 +764,8 @@ def _clauses(
         elif pieces and a < b:
             pieces[-1] = (pieces[-1][0], b)  # trailing punctuation ("?") stays with its clause
     ends_question = scan.rstrip().rstrip("\"')").endswith("?")
+    if ends_question and pieces:
+        pieces[-1:] = _tag_split(scan, *pieces[-1])
     clauses: list[Clause] = []
     if len(pieces) > budget:
         a, b = pieces[max(budget - 1, 0)][0], pieces[-1][1]
@@ -776,6 +778,34 @@ def _clauses(
         clauses.append(Clause(text[a:b], scan[a:b], start + a, start + b, index, mood, frame, start + a + at))
     clauses = _reported_by_tag(_fragments_join(clauses))
     return (*clauses, rest) if rest is not None else tuple(clauses)
+
+
+_TAG_WORDS = 4  # longest tag question after a statement ("…, shake hands?", "…, right?", "…, deal?")
+
+
+def _tag_split(scan: str, a: int, b: int) -> list[tuple[int, int]]:
+    """A statement followed by a short tag question ("$100K it is then, shake hands?") is two clauses:
+    the question mark asks only the tag, so the statement is read (and may bind) on its own. A clause
+    that opens as a question ("Could we do $95K, all in?"), a tail that asks a question of its own
+    ("..., would that work?") and a list of figures asked about stay one clause."""
+    comma = scan.rfind(", ", a, b)
+    if comma <= a:
+        return [(a, b)]
+    head = scan[a:comma].lower()
+    if _AUXILIARY_OPENER.match(head) or _QUESTION_OPENER.search(head):
+        return [(a, b)]
+    tail = scan[comma + 1 : b]
+    lowered_tail = tail.lower()
+    if (
+        not 1 <= len(tail.split()) <= _TAG_WORDS
+        or not any(c.isalnum() for c in head)
+        or any(c.isdigit() for c in tail)  # a list of terms asked about ("9.5k, 4 yrs, 2 mo deposit?")
+        or _AUXILIARY_OPENER.match(lowered_tail)  # a question of its own ("..., would that work?")
+        or _QUESTION_OPENER.search(lowered_tail)
+    ):
+        return [(a, b)]
+    start, _ = _trim(scan, comma + 1, b)
+    return [(a, comma), (start, b)]
 
 
 def _reported_by_tag(clauses: list[Clause]) -> list[Clause]:
