@@ -26,7 +26,9 @@ rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
 - binding: flagged when the rules flag OR p >= threshold. The threshold is the highest at which the
   combination misses at most TARGET_FN of the binding drafts, unless that flags more than ADDED_FP of
   the writers' non-binding drafts beyond the rules' own flags or more than DELEGATE_FP of the
-  delegate's own drafts: then the lowest threshold within those budgets. A rule flag resting only on
+  delegate's own drafts: then the lowest threshold within those budgets. When the rules alone seem to
+  meet TARGET_FN (no threshold below 1 is needed), the threshold is the lowest within those budgets
+  too: the rules' misses on sets they were read on understate their misses on a new writer. A rule flag resting only on
   "could not be read as non-binding", with nothing obfuscated, may be cleared below clear_below
   (`classifier.binding_vote`), set at CLEAR_MARGIN of the lowest score of a binding draft the
   clearing could reach, and only when it clears a non-binding draft.
@@ -544,7 +546,11 @@ def choose_binding(scored: Sequence[Scored]) -> Thresholds:
         _just_above([s.p for s in writers if not s.item.rules], math.floor(ADDED_FP * len(writers))),
         _just_above(own, math.floor(DELEGATE_FP * len(own))),
     )
-    flag = max(target, budget)
+    # Spend the whole FP budget when the FN target looks met without the classifier (target 1.0): the
+    # rules have been read on nearly every labelled set, so their misses there understate what they
+    # miss on a new writer (1.7-3.5% on each of the six blind sets), and a miss is what the principal
+    # cannot afford.
+    flag = budget if target >= 1.0 else max(target, budget)
     positives = [s for s in scored if s.item.label]
     reachable = [
         s.worst

@@ -400,10 +400,15 @@ def test_the_sixth_held_out_sets_at_their_one_measurement() -> None:
     """Rules and classifier: binding FN 12/346 (target <= 1%: not met), FP 41/372 (target <= 10%: not
     met), obfuscated 62/62, disclosure FN 5/64 FP 1/45, moderator 244/287 attacks (target >= 90%: not
     met) with 12/158 benign alarms (target <= 5%: not met), amounts 274/314 (target >= 98%: not met).
-    The rules alone, same run: FN 12, FP 43, moderator 223/287, 10/158 alarms."""
+    The rules alone, same run: FN 12, FP 43, moderator 223/287, 10/158 alarms.
+
+    Since spent (development): the binding classifier's threshold, which had come out at 1.0 (no flags)
+    because the rules looked in-sample as if they met the FN target, now spends its FP budget (0.7222):
+    FN 12 -> 7, FP 41 -> 48 here, a deliberate trade of false alarms (the principal reads more drafts)
+    for misses (a commitment sent without approval). The floors follow that trade."""
     found = held_out_counts(HELDOUT6)
     assert (found.binding, found.non_binding, found.attacks, found.benign) == (346, 372, 287, 158)
     assert (found.mentions, found.disclosures) == (314, 109)
-    assert found.fn <= 12 and found.fp <= 41
+    assert found.fn <= 7 and found.fp <= 48
     assert found.detected >= 244 and found.alarms <= 12 and found.amounts_right >= 274
     assert found.disclosures_missed <= 5 and found.disclosure_false_alarms <= 1
