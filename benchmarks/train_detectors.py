@@ -28,10 +28,10 @@ rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
   the writers' non-binding drafts beyond the rules' own flags or more than DELEGATE_FP of the
   delegate's own drafts: then the lowest threshold within those budgets. When the rules alone seem to
   meet TARGET_FN (no threshold below 1 is needed), the threshold is the lowest within those budgets
-  too: the rules' misses on sets they were read on understate their misses on a new writer. A rule flag resting only on
-  "could not be read as non-binding", with nothing obfuscated, may be cleared below clear_below
-  (`classifier.binding_vote`), set at CLEAR_MARGIN of the lowest score of a binding draft the
-  clearing could reach, and only when it clears a non-binding draft.
+  too: the rules' misses on sets they were read on understate their misses on a new writer. A rule
+  flag resting only on "could not be read as non-binding", with nothing obfuscated, may be cleared
+  below clear_below (`classifier.binding_vote`), set at CLEAR_MARGIN of the lowest score of a binding
+  draft the clearing could reach, and only when it clears a non-binding draft.
 - attack: flagged when the rules flag OR p >= threshold: the lowest threshold at which the combination
   alarms on at most TARGET_ALARM of the benign GAIA messages and on at most OFF_DOMAIN_ALARM of the
   red-team benign prompts.

@@ -7,13 +7,14 @@ zero-width characters, huge and malformed text) that must never raise and is rea
 
 from __future__ import annotations
 
-import time
 from datetime import date
 
 import pytest
 
 from parley.governance.config import DomainConfig
 from parley.governance.terms import TermReader, TermReading
+
+from .linear_time import assert_reads_in_linear_time
 
 DAY = date(2026, 11, 27)
 
@@ -331,16 +332,7 @@ def test_garbage_never_raises(request: pytest.FixtureRequest, config_name: str, 
     ],
 )
 def test_new_rules_read_in_linear_time(procurement: DomainConfig, unit: str) -> None:
-    reader = TermReader(procurement)
-
-    def elapsed(size: int) -> float:
-        text = (unit * (size // len(unit) + 1))[:size]
-        start = time.perf_counter()
-        reader.read(text, today=DAY)
-        return time.perf_counter() - start
-
-    small, large = elapsed(2_000), elapsed(16_000)
-    assert large < 8 * 4 * max(small, 1e-2)  # 8x the text, well under quadratic (64x)
+    assert_reads_in_linear_time(TermReader(procurement), unit, DAY)
 
 
 # -- more condition forms, each surfaced on its term ---------------------------------------------------

@@ -8,13 +8,14 @@ raise on look-alike letters, zero-width characters, garbage and huge text, and r
 from __future__ import annotations
 
 import random
-import time
 from datetime import date
 
 import pytest
 
 from parley.governance.config import DomainConfig
 from parley.governance.terms import Condition, TermReader, TermReading
+
+from .linear_time import assert_reads_in_linear_time
 
 DAY = date(2026, 11, 27)
 
@@ -342,13 +343,4 @@ def test_garbage_never_raises(request: pytest.FixtureRequest, config_name: str) 
     ],
 )
 def test_new_rules_read_in_linear_time(procurement: DomainConfig, unit: str) -> None:
-    reader = TermReader(procurement)
-
-    def elapsed(size: int) -> float:
-        text = (unit * (size // len(unit) + 1))[:size]
-        start = time.perf_counter()
-        reader.read(text, today=DAY)
-        return time.perf_counter() - start
-
-    small, large = elapsed(2_000), elapsed(16_000)
-    assert large < 8 * 4 * max(small, 1e-2)  # 8x the text, well under quadratic (64x)
+    assert_reads_in_linear_time(TermReader(procurement), unit, DAY)
