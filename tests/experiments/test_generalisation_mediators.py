@@ -26,16 +26,24 @@ def bench() -> ModuleType:
 
 
 def test_shipped_seeds_are_fixed_and_more_than_before(bench: ModuleType) -> None:
-    seeds = bench.SHIPPED_MULTIPARTY_SEEDS
-    assert len(seeds) >= 6
-    assert not set(seeds) & set(bench.SPLITS["tuning"])
+    evaluations = [split for split in bench.SPLITS if split != "tuning"]
+    assert sorted(bench.SHIPPED_MULTIPARTY_SEEDS) == sorted(evaluations)
+    used: set[int] = set()
+    for split in evaluations:
+        seeds = set(bench.SHIPPED_MULTIPARTY_SEEDS[split])
+        assert len(seeds) >= 6
+        assert not seeds & set(bench.SPLITS["tuning"])
+        assert not seeds & used  # each evaluation split plays the shipped scenarios on seeds of its own
+        assert not set(bench.SPLITS[split]) & set(bench.SPLITS["tuning"])
+        used |= seeds
 
 
+@pytest.mark.parametrize("split", ["evaluation", "evaluation2"])
 def test_mediator_settings_are_never_swept_on_the_evaluation_split(
-    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+    bench: ModuleType, capsys: pytest.CaptureFixture[str], split: str
 ) -> None:
     with pytest.raises(SystemExit) as stopped:
-        bench.main(["--split", "evaluation", "--mediator-sweep", "proactive(start=0.3)"])
+        bench.main(["--split", split, "--mediator-sweep", "proactive(start=0.3)"])
     assert stopped.value.code == 2
     assert "tuned on the tuning split only" in capsys.readouterr().err
 
