@@ -585,6 +585,19 @@ def test_the_play_page_fits_a_phone_whatever_the_principal_is_called(
         _no_injection(browser)
 
 
+def test_a_long_database_path_does_not_widen_a_phone_page(browser: Browser, tmp_path: Path) -> None:
+    # The inbox's status line shows the database path, which has no break opportunities: depending on
+    # how long pytest's temporary folder name was, it widened the page by a few pixels.
+    deep = tmp_path / ("d" * 90) / ("e" * 90)
+    deep.mkdir(parents=True)
+    with _play_console(deep, "ann") as (url, token, _):
+        _phone(browser)
+        _sign_in(browser, url, token)
+        _wait(lambda: "sessions" in browser.text("#health"), "the status line")
+        _wait(lambda: browser.run("return window.innerWidth") == 390, "the phone viewport")
+        assert _fits(browser)
+
+
 def _phone_pages(browser: Browser, url: str) -> None:
     browser.open(url + "/play")
     _wait(lambda: "Campsite" in browser.text("#scenario"), "the scenarios")
