@@ -311,6 +311,14 @@ def test_choose_roles_accepts_role_and_stage_names_and_keeps_the_stage_order() -
             choose_roles([bad])
 
 
+@pytest.mark.parametrize("entry", ["x" * 10_000, "tactics=" + " " * 10_000, "y" * 10_000 + "=spec"])
+def test_choose_roles_errors_stay_one_short_line_whatever_the_entry(entry: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        choose_roles([entry])
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 400
+
+
 def test_store_settings_name_each_roles_endpoint_without_credentials() -> None:
     settings = LLMSettings.model_validate(
         {"default": "http://user:secret@127.0.0.1:8000/v1#m", "roles": {"astra_tactic": "vllm:other"}}

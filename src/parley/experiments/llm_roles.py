@@ -30,6 +30,35 @@ class ChosenRoles(Protocol):
     def roles(self) -> tuple[str, ...]: ...
 
 
+def parse_role_entries(
+    entries: Sequence[str], order: Sequence[str], resolve: Callable[[str], str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The roles and ``ROLE=SPEC`` endpoint overrides that --llm-role entries choose.
+
+    Args:
+        entries: ROLE or ROLE=SPEC, as given on the command line.
+        order: Every role of the experiment, in its canonical order (the roles come back in it).
+        resolve: The experiment's canonical role for a typed name; raises `ScenarioError` for an
+            unknown one.
+
+    Raises:
+        ScenarioError: an unknown role, an empty spec, or a role given twice (one line, the entry cut
+            to 120 characters).
+    """
+    chosen: dict[str, str | None] = {}
+    for entry in entries:
+        name, sep, spec = entry.partition("=")
+        role = resolve(name)
+        if sep and not spec.strip():
+            raise ScenarioError(f"--llm-role expects ROLE or ROLE=SPEC, got {entry[:120]!r}")
+        if role in chosen:
+            raise ScenarioError(f"--llm-role names {role} twice")
+        chosen[role] = spec.strip() if sep else None
+    roles = tuple(role for role in order if role in chosen)
+    overrides = tuple(f"{role}={spec}" for role, spec in chosen.items() if spec is not None)
+    return roles, overrides
+
+
 def check_endpoints(settings: LLMSettings, choice: ChosenRoles) -> None:
     """Every chosen role has an endpoint (its own, the default, or a replay).
 

@@ -21,6 +21,7 @@ from parley.experiments.batch import Row, TaskStore, dataclass_key, record_from_
 from parley.experiments.llm_roles import (
     SectionText,
     llm_sessions,
+    parse_role_entries,
     roles_section,
     row_usage,
     run_split,
@@ -83,17 +84,7 @@ def choose_roles(entries: Sequence[str]) -> RoleChoice:
     """
     if not entries:
         return RoleChoice(tuple(ROLE_STAGES))
-    chosen: dict[str, str | None] = {}
-    for entry in entries:
-        name, sep, spec = entry.partition("=")
-        role = _role(name)
-        if sep and not spec.strip():
-            raise ScenarioError(f"--llm-role expects ROLE or ROLE=SPEC, got {entry!r}")
-        if role in chosen:
-            raise ScenarioError(f"--llm-role names {role} twice")
-        chosen[role] = spec.strip() if sep else None
-    roles = tuple(role for role in ROLE_STAGES if role in chosen)
-    overrides = tuple(f"{role}={spec}" for role, spec in chosen.items() if spec is not None)
+    roles, overrides = parse_role_entries(entries, tuple(ROLE_STAGES), _role)
     return RoleChoice(roles, overrides, explicit=True)
 
 
@@ -103,7 +94,7 @@ def _role(name: str) -> str:
         if key in (role, stage):
             return role
     known = ", ".join(f"{role} ({stage})" for role, stage in ROLE_STAGES.items())
-    raise ScenarioError(f"--llm-role: {name!r} is not one of ASTRA's LLM roles; expected one of {known}")
+    raise ScenarioError(f"--llm-role: {name[:80]!r} is not one of ASTRA's LLM roles; expected one of {known}")
 
 
 # -- playing ---------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from parley.experiments.gaia.runs import CONDITIONS, SessionSpec, run_one, run_s
 from parley.experiments.llm_roles import (
     SectionText,
     llm_sessions,
+    parse_role_entries,
     roles_section,
     row_usage,
     run_split,
@@ -65,23 +66,18 @@ def choose_roles(entries: Sequence[str]) -> RoleChoice:
     """
     if not entries:
         return RoleChoice(GAIA_ROLES)
-    chosen: dict[str, str | None] = {}
-    for entry in entries:
-        name, sep, spec = entry.partition("=")
-        role = name.strip().lower()
-        if role not in GAIA_ROLES:
-            raise ScenarioError(
-                f"--llm-role: {name[:80]!r} is not one of GAIA's LLM roles; "
-                f"expected one of {', '.join(GAIA_ROLES)}"
-            )
-        if sep and not spec.strip():
-            raise ScenarioError(f"--llm-role expects ROLE or ROLE=SPEC, got {entry[:120]!r}")
-        if role in chosen:
-            raise ScenarioError(f"--llm-role names {role} twice")
-        chosen[role] = spec.strip() if sep else None
-    roles = tuple(role for role in GAIA_ROLES if role in chosen)
-    overrides = tuple(f"{role}={spec}" for role, spec in chosen.items() if spec is not None)
+    roles, overrides = parse_role_entries(entries, GAIA_ROLES, _role)
     return RoleChoice(roles, overrides, explicit=True)
+
+
+def _role(name: str) -> str:
+    role = name.strip().lower()
+    if role not in GAIA_ROLES:
+        raise ScenarioError(
+            f"--llm-role: {name[:80]!r} is not one of GAIA's LLM roles; "
+            f"expected one of {', '.join(GAIA_ROLES)}"
+        )
+    return role
 
 
 # -- playing ---------------------------------------------------------------------------------------------
