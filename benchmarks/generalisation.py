@@ -2,14 +2,18 @@
 
 Seed split, fixed here before any evaluation run:
 
-- tuning: generated games with seeds 0-99 (bilateral and multi-party). Every ASTRA setting chosen
-  by looking at results (`AstraConfig.concession_exponent`, `stall_share`, `deadline_band`) was
-  chosen on these games only (`--split tuning --sweep ...`).
+- tuning: generated games with seeds 0-99 (bilateral and multi-party), and the shipped multi-party
+  scenarios with seeds 100-107 (mediator study and sweep only). Every ASTRA setting chosen by
+  looking at results (`AstraConfig.concession_exponent`, `stall_share`, `deadline_band`) was chosen
+  on these games only (`--split tuning --sweep ...`), and so were the proactive mediator's defaults.
 - evaluation: generated games with seeds 1000-1099 and the shipped bilateral scenarios, played
   once with the settings as they stand (`--split evaluation`).
 - evaluation2: generated games with seeds 2000-2099 (shipped multi-party scenarios: seeds 2000-2007),
   fixed before its one run, for the mediator study after the proactive mediator's settings were
   changed on tuning seeds (by then the first evaluation had been seen).
+- evaluation3: generated games with seeds 3000-3099 (shipped multi-party scenarios: seeds 3000-3007),
+  fixed on 2026-11-28 before its one run, for the mediator study after the proactive mediator's
+  `trial` rule and the mix choice on both tuning sets (by then evaluation2 had been seen).
 
 Every game runs through the tournament layer (`parley.experiments.tournament.run_games`: resumable
 JSONL store, `--jobs`). The report gives, per agent: deal rate, mean normalised utility on
@@ -21,10 +25,12 @@ Student t for means).
 `--mediator NAME` (repeatable) adds the mediator study (`mediator_study`): multi-party games played
 without and with each offer mediator (the rules' `on_stagnation` becomes `mediate` in the mediated
 games), the best homogeneous mixes chosen on tuning seeds only, then played on the split's generated
-games and, in the evaluation split, on the shipped multi-party scenarios (`SHIPPED_MULTIPARTY`,
-seeds `SHIPPED_MULTIPARTY_SEEDS[split]`); `--mediator-only` plays only that study. `--mediator-sweep
+games and on the shipped multi-party scenarios (`SHIPPED_MULTIPARTY`, seeds
+`SHIPPED_MULTIPARTY_SEEDS[split]`); `--mediator-only` plays only that study. `--mediator-sweep
 SETTING` (repeatable, tuning split only) compares mediator settings such as
-`proactive(gap=1,start=0.2)` on the first `MEDIATOR_SWEEP_SEEDS` tuning games (`--limit N`: the first N).
+`proactive(gap=1,start=0.2)` on the first `MEDIATOR_SWEEP_SEEDS` generated tuning games (`--limit N`:
+the first N) and on the shipped multi-party scenarios with their tuning seeds, side by side
+(`--no-shipped`: the generated games only).
 
 Usage (from the repository root):
 
@@ -76,10 +82,12 @@ SPLITS: dict[str, range] = {
     "tuning": range(0, 100),
     "evaluation": range(1000, 1100),
     "evaluation2": range(2000, 2100),
+    "evaluation3": range(3000, 3100),
 }
 """Generated-game seeds of each split (disjoint; the evaluation seeds are never tuned on). `evaluation2`
 was fixed on 2026-11-28, before its one run, for the mediator settings changed after the first
-evaluation had been played (the first evaluation's games had been seen by then)."""
+evaluation had been played (the first evaluation's games had been seen by then); `evaluation3` on
+2026-11-28 before its one run, after the mediator's `trial` rule (evaluation2 had been seen by then)."""
 SHIPPED_BILATERAL = ("casino", "casino_distributive", "lease", "procurement", "staffing")
 """Shipped bilateral scenarios, played in the evaluation split only (two repetitions each)."""
 SHIPPED_REPETITIONS = 2
@@ -94,13 +102,17 @@ SHIPPED_MULTIPARTY = (
     "promediate/river",
     "deliberation/base",
 )
-"""Shipped scenarios with more than two parties: the mediator study plays them in the evaluation split."""
+"""Shipped scenarios with more than two parties: the mediator study and sweep play them (per split, seeds
+`SHIPPED_MULTIPARTY_SEEDS`)."""
 SHIPPED_MULTIPARTY_SEEDS: dict[str, range] = {
+    "tuning": range(100, 108),
     "evaluation": range(1000, 1008),
     "evaluation2": range(2000, 2008),
+    "evaluation3": range(3000, 3008),
 }
-"""Per evaluation split, seeds of the shipped multi-party scenarios in the mediator study (one repetition
-each), fixed before that split's run (8 per scenario; the first report used 2)."""
+"""Per split, seeds of the shipped multi-party scenarios in the mediator study and sweep (one repetition
+each; 8 per scenario, disjoint across splits). Each evaluation split's were fixed before its one run;
+the tuning seeds (100-107) let the mediator's settings be chosen on the shipped scenarios too."""
 MEDIATOR_TUNING_SEEDS = 30
 """The mediator study picks its best homogeneous mixes on the first this many tuning seeds."""
 MEDIATOR_SWEEP_SEEDS = 40
@@ -653,12 +665,14 @@ def _with_mediator(games: Sequence[Game], mediator: str) -> list[Game]:
 def mediator_study(args: argparse.Namespace) -> str:
     """Play the mediator study and return its markdown section.
 
-    1. Tuning seeds (the first `MEDIATOR_TUNING_SEEDS` of the tuning split): every agent in every
-       seat of the generated multi-party games, without and with the mediator; the best
-       `MEDIATOR_TOP` homogeneous mixes under each (by deals with every party ≥ BATNA) are chosen here.
+    1. Tuning seeds: every agent in every seat of the first `MEDIATOR_TUNING_SEEDS` generated
+       multi-party games of the tuning split and of the shipped multi-party scenarios on their tuning
+       seeds (`SHIPPED_MULTIPARTY_SEEDS["tuning"]`), without and with the mediator; the best
+       `MEDIATOR_TOP` homogeneous mixes under each are chosen here, by the lower of their two rates of
+       deals with every party ≥ BATNA (the target asks for both sets), then by utility.
     2. The split's generated multi-party games: those mixes and ASTRA in every seat, both ways.
-    3. Evaluation split only: the shipped multi-party scenarios, the same mixes and ASTRA in every
-       seat, `SHIPPED_MULTIPARTY_SEEDS`, without and with each mediator.
+    3. The shipped multi-party scenarios on the split's own seeds (`SHIPPED_MULTIPARTY_SEEDS`), the
+       same mixes and ASTRA in every seat, without and with each mediator.
     """
     mediators = [mediator_name(m) for m in args.mediator]
     conditions = (NO_MEDIATOR, *mediators)
@@ -685,15 +699,13 @@ def mediator_study(args: argparse.Namespace) -> str:
 
     tuning_seeds = SPLITS["tuning"][:MEDIATOR_TUNING_SEEDS]
     tuning = played(homogeneous(tuning_seeds, args.out / "multiparty-tuning", names), "tuning")
+    shipped_tuning = played(shipped_multiparty_games("tuning", names), "shipped-tuning")
     chosen: list[str] = []
     best: dict[str, str] = {}
     for condition in conditions:
-        ranked = sorted(
-            mediated_summary(tuning[condition]).items(),
-            key=lambda item: (-item[1].deal_all_above.value, -item[1].utility.value, item[0]),
-        )
-        chosen += [label.removeprefix("all ") for label, _ in ranked[:MEDIATOR_TOP]]
-        best[condition] = ranked[0][0].removeprefix("all ")
+        ranked = rank_mixes(mediated_summary(tuning[condition]), mediated_summary(shipped_tuning[condition]))
+        chosen += [label.removeprefix("all ") for label in ranked[:MEDIATOR_TOP]]
+        best[condition] = ranked[0].removeprefix("all ")
     picked = list(dict.fromkeys([*chosen, "astra"]))
     seeds = SPLITS[args.split]
     evaluation = played(homogeneous(seeds, args.out / "multiparty", picked), args.split)
@@ -705,10 +717,20 @@ def mediator_study(args: argparse.Namespace) -> str:
         "stands).",
         "",
         f"#### Tuning seeds {tuning_seeds.start}-{tuning_seeds.stop - 1}: every agent in every seat "
-        f"(the best {MEDIATOR_TOP} per mediator were chosen here)",
+        f"(the best {MEDIATOR_TOP} per mediator were chosen on these and the next table, by the lower "
+        "of the two rates)",
         "",
         mediator_table(
             tuning, sorted({lineup_label(g) for g in _rows_by_game(tuning[NO_MEDIATOR]).values()}), {}
+        ),
+        "",
+        f"#### Shipped multi-party scenarios on their tuning seeds ({_seed_span('tuning')}): every "
+        "agent in every seat",
+        "",
+        mediator_table(
+            shipped_tuning,
+            sorted({lineup_label(g) for g in _rows_by_game(shipped_tuning[NO_MEDIATOR]).values()}),
+            {},
         ),
         "",
         f"#### {args.split.capitalize()} seeds {seeds.start}-{seeds.stop - 1}: the mixes chosen on tuning "
@@ -717,14 +739,9 @@ def mediator_study(args: argparse.Namespace) -> str:
         mediator_table(evaluation, labels, notes),
     ]
     parts += ["", *_best_verdict(evaluation, best, f"generated games ({args.split} seeds)")]
-    if args.split != "tuning":
+    if args.split in SHIPPED_MULTIPARTY_SEEDS:
         shipped_seeds = SHIPPED_MULTIPARTY_SEEDS[args.split]
-        shipped: list[Game] = []
-        for name in SHIPPED_MULTIPARTY:
-            parties = len(load_scenario(name).parties)
-            for repetition, seed in enumerate(shipped_seeds):
-                shipped += [Game(name, (mix,) * parties, repetition, seed) for mix in picked]
-        stores = played(shipped, "shipped")
+        stores = played(shipped_multiparty_games(args.split, picked), "shipped")
         first, last = shipped_seeds.start, shipped_seeds.stop - 1
         parts += [
             "",
@@ -758,50 +775,126 @@ def _best_verdict(
     return lines
 
 
+def rank_mixes(generated: Mapping[str, MediatedResult], shipped: Mapping[str, MediatedResult]) -> list[str]:
+    """Lineup labels best first: by the lower of their two rates of deals with every party ≥ BATNA
+    (generated and shipped tuning games; a lineup missing from either counts 0 there), then by their
+    utility on the generated games, then by name."""
+
+    def rate(results: Mapping[str, MediatedResult], label: str) -> float:
+        result = results.get(label)
+        return 0.0 if result is None else result.deal_all_above.value
+
+    return sorted(
+        generated,
+        key=lambda label: (
+            -min(rate(generated, label), rate(shipped, label)),
+            -generated[label].utility.value,
+            label,
+        ),
+    )
+
+
+def _seed_span(split: str) -> str:
+    seeds = SHIPPED_MULTIPARTY_SEEDS[split]
+    return f"seeds {seeds.start}-{seeds.stop - 1}"
+
+
+def shipped_multiparty_games(split: str, mixes: Sequence[str], mediator: str = NO_MEDIATOR) -> list[Game]:
+    """The shipped multi-party scenarios on a split's seeds (`SHIPPED_MULTIPARTY_SEEDS`), each mix in
+    every seat."""
+    games: list[Game] = []
+    for name in SHIPPED_MULTIPARTY:
+        parties = len(load_scenario(name).parties)
+        for repetition, seed in enumerate(SHIPPED_MULTIPARTY_SEEDS[split]):
+            games += [Game(name, (mix,) * parties, repetition, seed, mediator) for mix in mixes]
+    return games
+
+
 def mediator_sweep(args: argparse.Namespace) -> str:
     """Tuning only: every agent in every seat of the first `MEDIATOR_SWEEP_SEEDS` tuning multi-party
-    games, without a mediator and with each mediator setting given; a table of deals with every
-    party at or above its BATNA per homogeneous mix and setting (the best mix per setting last)."""
+    games and (unless `--no-shipped`) of the shipped multi-party scenarios on their tuning seeds
+    (`SHIPPED_MULTIPARTY_SEEDS["tuning"]`), without a mediator and with each mediator setting given.
+    A table of deals with every party at or above its BATNA per homogeneous mix and setting, the two
+    sets side by side with the lower of the two ("worst"); then the mean over the mixes, and the best
+    mix per setting by its worst rate."""
     seeds = SPLITS["tuning"][: args.limit or MEDIATOR_SWEEP_SEEDS]
     specs = [multiparty_spec(s) for s in seeds]
     paths = write_games(args.out / "multiparty-tuning", specs)
     names = args.sweep_agents or list(agents())
     settings = [NO_MEDIATOR, *args.mediator_sweep]
-    summaries: dict[str, dict[str, MediatedResult]] = {}
+    sets = ("generated",) if args.no_shipped else ("generated", "shipped")
+    summaries: dict[tuple[str, str], dict[str, MediatedResult]] = {}
     for setting in settings:
-        games = [
-            Game(path, (name,) * spec.parties, 0, spec.seed, mediator_name(setting))
-            for spec, path in zip(specs, paths, strict=True)
-            for name in names
-        ]
-        store = ResultStore(args.out / "mediator-sweep" / _folder_name(setting))
-        play(games, store, args.jobs, f"mediator sweep, {setting}")
-        keys = {g.key for g in games}
-        summaries[setting] = mediated_summary(r for r in store.iter_rows() if r["game"] in keys)
+        mediator = mediator_name(setting)
+        for which in sets:
+            if which == "generated":
+                games = [
+                    Game(path, (name,) * spec.parties, 0, spec.seed, mediator)
+                    for spec, path in zip(specs, paths, strict=True)
+                    for name in names
+                ]
+                folder = _folder_name(setting)
+            else:
+                games = shipped_multiparty_games("tuning", names, mediator)
+                folder = f"{_folder_name(setting)}-shipped"
+            store = ResultStore(args.out / "mediator-sweep" / folder)
+            play(games, store, args.jobs, f"mediator sweep, {which}, {setting}")
+            keys = {g.key for g in games}
+            summaries[setting, which] = mediated_summary(r for r in store.iter_rows() if r["game"] in keys)
+    columns = [*sets, "worst"] if len(sets) > 1 else list(sets)
+
+    def rate(setting: str, label: str, which: str) -> float | None:
+        """A mix's rate on one set, or the lower of the two ("worst"); None when it was not played."""
+        if which != "worst":
+            result = summaries[setting, which].get(label)
+            return result.deal_all_above.value if result is not None else None
+        rates = [rate(setting, label, w) for w in sets]
+        return min(r for r in rates if r is not None) if None not in rates else None
+
+    def cell(setting: str, label: str, which: str) -> str:
+        if which == "worst":
+            value = rate(setting, label, which)
+            return f"{value:.0%}" if value is not None else "—"
+        result = summaries[setting, which].get(label)
+        return f"{_pct(result.deal_all_above)} ({result.tabled.value:.1f})" if result is not None else "—"
+
+    def score(setting: str, label: str) -> float:
+        value = rate(setting, label, columns[-1])
+        return value if value is not None else -1.0
+
     labels = sorted(
         {label for summary in summaries.values() for label in summary},
-        key=lambda label: -max(s[label].deal_all_above.value for s in summaries.values() if label in s),
+        key=lambda label: (-max(score(s, label) for s in settings), label),
     )
+    shipped = SHIPPED_MULTIPARTY_SEEDS["tuning"]
+    described = f"generated multi-party games with seeds {seeds.start}-{seeds.stop - 1}"
+    if len(sets) > 1:
+        described += (
+            f" and the shipped multi-party scenarios with seeds {shipped.start}-{shipped.stop - 1}"
+            " (worst: the lower of the two rates)"
+        )
     lines = [
-        f"Tuning seeds {seeds.start}-{seeds.stop - 1} (multi-party), every agent in every seat: deals with "
-        "every party at or above its BATNA (packages tabled per game).",
+        f"Tuning games, every agent in every seat: {described}. Deals with every party at or above "
+        "its BATNA (packages tabled per game).",
         "",
-        "| lineup | " + " | ".join(f"`{s}`" for s in settings) + " |",
-        "|---|" + "---|" * len(settings),
+        "| lineup | " + " | ".join(f"`{s}`: {w}" for s in settings for w in columns) + " |",
+        "|---|" + "---|" * (len(settings) * len(columns)),
     ]
     for label in labels:
-        cells = [
-            f"{_pct(r.deal_all_above)} ({r.tabled.value:.1f})" if (r := summaries[s].get(label)) else "—"
-            for s in settings
-        ]
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    best = [
-        max(summary.items(), key=lambda item: (item[1].deal_all_above.value, item[1].utility.value))
-        for summary in summaries.values()
-    ]
-    lines.append(
-        "| best mix | " + " | ".join(f"{label}: {_pct(r.deal_all_above)}" for label, r in best) + " |"
-    )
+        lines.append(
+            f"| {label} | " + " | ".join(cell(s, label, w) for s in settings for w in columns) + " |"
+        )
+    means: list[str] = []
+    for setting in settings:
+        for which in columns:
+            values = [v for label in labels if (v := rate(setting, label, which)) is not None]
+            means.append(f"{np.mean(values):.1%}" if values else "—")
+    lines.append("| mean over the mixes | " + " | ".join(means) + " |")
+    best: list[str] = []
+    for setting in settings:
+        label = max(labels, key=lambda lab: (score(setting, lab), lab))
+        best += [f"{label}: {cell(setting, label, w)}" for w in columns]
+    lines.append(f"| best mix (by {columns[-1]}) | " + " | ".join(best) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -891,6 +984,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         help="tuning only: a mediator setting to compare (repeat it), e.g. 'proactive(start=0.3)'",
+    )
+    parser.add_argument(
+        "--no-shipped",
+        action="store_true",
+        help="with --mediator-sweep: the generated tuning games only (not the shipped scenarios)",
     )
     parser.add_argument(
         "--sweep-agents", default=None, help="with --mediator-sweep: comma-separated agents (default: all)"

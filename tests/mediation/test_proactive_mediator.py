@@ -302,3 +302,135 @@ def test_a_proactively_mediated_session_replays_byte_for_byte(agent: str) -> Non
     assert result.trajectory.of_kind("mediator_proposal")
     again = replay(result.trajectory, game.space, game.setups(), rules)
     assert again.trajectory.to_jsonl() == result.trajectory.to_jsonl()
+
+
+# -- stepping back: the rule leaves nobody out, or its own packages are not taken up ------------------------
+
+PARTIES = ("ann", "bob", "cat")
+ACCEPT, REJECT = {"kind": "accept", "message": ""}, {"kind": "reject", "message": ""}
+
+
+def _mediated(rounds: list[tuple[dict[str, str], set[str]]]) -> list[Event]:
+    """A public record: ann opens with a package every other party rejects, then per round the
+    mediator tables a package that the parties in the set accept (the others reject it)."""
+    events = _events([(1, "ann", _offer({"a": "a1", "b": "b1"})), (1, "bob", REJECT), (1, "cat", REJECT)])
+    for rnd, (package, accepting) in enumerate(rounds, start=2):
+        events.append(Event(len(events), "mediator_proposal", rnd, "mediator", {"package": package}))
+        for party in PARTIES:
+            move = ACCEPT if party in accepting else REJECT
+            events.append(Event(len(events), "action", rnd, party, move))
+    return events
+
+
+@pytest.mark.parametrize(
+    ("acceptance", "exposed"),
+    [
+        (AcceptanceRule(), False),  # unanimity: every party vets every deal
+        (AcceptanceRule(required=3), False),  # 3 of 3 is unanimity too
+        (AcceptanceRule(required=2), True),  # a deal can pass without one party
+        (AcceptanceRule(required=2, vetoes=("ann", "bob")), True),  # cat can be left out
+        (AcceptanceRule(required=2, vetoes=PARTIES), False),  # everybody holds a veto
+    ],
+)
+def test_a_rule_exposes_a_party_only_when_a_deal_can_pass_without_it(
+    acceptance: AcceptanceRule, exposed: bool
+) -> None:
+    view = MediatorView(
+        SPACE, PARTIES, 2, Record(_mediated([])), {}, Rules(max_rounds=10, acceptance=acceptance)
+    )
+    assert ProactiveMediator().read(view).exposed is exposed
+
+
+def test_a_party_that_left_can_no_longer_be_left_out() -> None:
+    # 2 of 3 with cat gone: the two present parties must both accept, as under unanimity.
+    events = [*_mediated([]), Event(3, "withdrawal", 1, "cat", {})]
+    rules = Rules(max_rounds=10, acceptance=AcceptanceRule(required=2))
+    assert (
+        ProactiveMediator().read(MediatorView(SPACE, PARTIES, 2, Record(events), {}, rules)).exposed is False
+    )
+
+
+def test_with_exposed_on_only_a_stall_brings_it_in_under_unanimity() -> None:
+    mediator = ProactiveMediator(exposed=1, start=0.1, deadline=0.1, spread=0.5, stop=1.0)
+    closed = _signals(exposed=False)
+    assert not mediator.intervenes(replace(closed, progress=0.9))  # the time signal does not count
+    assert not mediator.intervenes(replace(closed, spread=0.0))  # nor does the spread signal
+    assert mediator.intervenes(replace(closed, holdout="ann"))  # a holdout is a stall
+    assert mediator.intervenes(replace(closed, asked=True))  # so is the engine's stagnation
+    assert mediator.intervenes(_signals(exposed=True, progress=0.9))
+    assert ProactiveMediator(exposed=0, deadline=0.1, stop=1.0).intervenes(replace(closed, progress=0.9))
+    assert ProactiveMediator().exposed == 0  # off by default: `trial` was chosen instead (tuning seeds)
+
+
+def test_packages_nobody_takes_up_are_failing() -> None:
+    x, y, z = {"a": "a1", "b": "b2"}, {"a": "a2", "b": "b2"}, {"a": "a3", "b": "b3"}
+    rules = Rules(max_rounds=20)  # unanimity: a table is forming once 2 of the 3 accept it
+
+    def failing(rounds: list[tuple[dict[str, str], set[str]]], trial: int) -> bool:
+        view = MediatorView(SPACE, PARTIES, 2 + len(rounds), Record(_mediated(rounds)), {}, rules)
+        return ProactiveMediator(trial=trial).read(view).failing
+
+    ignored = [(x, {"ann"}), (y, set()), (z, {"cat"})]
+    assert failing(ignored, trial=3)
+    assert failing(ignored, trial=2)
+    assert not failing(ignored, trial=4)  # it has not tabled that many yet
+    assert not failing(ignored, trial=0)  # the rule is off
+    taken_up = [(x, {"ann", "bob"}), (y, set()), (z, {"cat"})]
+    assert not failing(taken_up, trial=3)  # one of its latest three was forming
+    assert failing(taken_up, trial=2)  # but not one of its latest two
+
+
+def test_a_failing_mediator_steps_back_unless_asked_or_on_a_holdout() -> None:
+    mediator = ProactiveMediator(trial=3, start=0.1, deadline=0.1, stop=1.0)
+    failing = _signals(failing=True, progress=0.5)
+    assert not mediator.intervenes(failing)
+    assert not mediator.intervenes(replace(failing, spread=0.0))
+    assert mediator.intervenes(replace(failing, holdout="bob"))
+    assert mediator.intervenes(replace(failing, asked=True))
+    assert mediator.intervenes(replace(failing, failing=False))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "proactive(exposed=2)",
+        "proactive(exposed=-1)",
+        "proactive(exposed=nan)",
+        "proactive(exposed=yes)",
+        "proactive(trial=-1)",
+        "proactive(trial=1.5)",
+        "proactive(trial=nan)",
+        "proactive(trial=inf)",
+        "proactive(trial=" + "9" * 400 + ")",
+        "proactive(tria1=3)",
+        "proactive(trial\u200b=3)",
+    ],
+)
+def test_a_bad_new_option_is_refused_in_one_line(name: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        create_offer_mediator(name)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 400
+
+
+def test_the_new_options_are_read_from_the_name() -> None:
+    mediator = create_proactive("proactive(exposed=0, trial=4)")
+    assert (mediator.exposed, mediator.trial) == (0, 4)
+    with pytest.raises(ScenarioError, match="trial"):
+        ProactiveMediator(trial=-2)
+    with pytest.raises(ScenarioError, match="exposed"):
+        ProactiveMediator(exposed=3)
+
+
+def test_stepping_back_gives_back_a_deal_its_packages_crowded_out() -> None:
+    # The diagnosed case (a shipped scenario, a tuning seed): five parties, unanimity, 20 rounds; the
+    # parties' own tables reach a deal by round 11, but a mediator that tables every round from round
+    # 2 on (trial=0) never gets a package taken up and the session ends without a deal. With the
+    # default trial it steps back after five packages nobody took up, and the parties' deal returns.
+    def end(mediator: str) -> str:
+        rows = play(Game("promediate/williams", ("base",) * 5, 0, 100, mediator))
+        return str(rows[0]["end"])
+
+    assert end("none") == "agreement"
+    assert end("proactive(trial=0)") != "agreement"
+    assert end("proactive") == "agreement"

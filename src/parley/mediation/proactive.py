@@ -12,20 +12,34 @@ public record says so:
 - **deadline**: the session is past ``deadline`` of its rounds;
 
 and only once ``start`` of the rounds have passed, ``gap`` rounds after its previous package, and
-before ``stop`` of the rounds (after that only when the stagnation detector asks).
+before ``stop`` of the rounds (after that only when the stagnation detector asks). It steps back,
+letting the parties' own offers be answered, when the public record says its packages are not
+being taken up:
 
-The defaults were tuned on tuning seeds of generated multi-party games only (docs/results/
-generalisation.md, "Proactive mediation"): there, stepping in every round from a tenth of the rounds
-on (``deadline`` = ``start`` = 0.1, ``gap`` = 1, so the time signal decides; the holdout and spread
-signals fire earlier only with a later ``deadline``), changing at most two issues of the table a deal
-was forming around (``reach`` = 2), and stepping back for the last fifth of the rounds (``stop`` =
-0.8) did best. A party's counter still becomes the next table; the mediator's package then replaces
-it, so while it steps in the parties answer a single text the mediator revises every round from what
-they reveal. Without ``stop`` that text crowds out the parties' own convergence at the deadline: on
-100 tuning games the sessions that ended without a deal rose from 4 to 11 (time-based conceders in
-every seat), and they fell back to 4 once the parties' own offers were answered again in the last
-rounds. (An oracle that tabled from the true utilities did no better without ``stop``: the
-crowding-out, not the estimate, cost those deals.)
+- **failing**: none of its latest ``trial`` packages was accepted by all but one of the parties the
+  rule needs; the time and spread signals then no longer count (a holdout, or the stagnation
+  detector, still brings it in, and a package that forms again lifts the rule).
+
+(``exposed`` = 1 is a second, rule-based way to step back, off by default: the time and spread
+signals count only while the acceptance rule lets a deal pass without some present party.)
+
+The defaults were tuned on tuning seeds only (docs/results/generalisation.md): first on generated
+multi-party games (stepping in every round from a tenth of the rounds on, ``deadline`` = ``start``
+= 0.1, ``gap`` = 1, so the time signal decides; changing at most two issues of the table a deal was
+forming around, ``reach`` = 2; stepping back for the last fifth of the rounds, ``stop`` = 0.8), then
+on those games and the shipped multi-party scenarios together, on their own tuning seeds:
+``trial`` = 5 had the best worst-case of the two deal rates over ``linear``, ``base`` and
+``conceder`` in every seat. A party's counter still becomes the next table; the mediator's package
+then replaces it, so while it steps in the parties answer a single text the mediator revises every
+round from what they reveal. That text can crowd out the parties' own convergence. Near the
+deadline: on 100 generated tuning games the sessions without a deal rose from 4 to 11 (time-based
+conceders in every seat) and fell back once the last rounds answered the parties' own offers
+again (``stop``; an oracle that tabled from the true utilities did no better, so the crowding-out,
+not the estimate, cost those deals). And from the start: on the shipped scenarios that need every
+party (20 rounds), ``base`` in every seat reaches unanimity on its own by round 9-12, but a mediator
+tabling every round from round 2 on (at most two of its 14 packages a game accepted by all but one
+party) left 13 of 72 tuning games without a deal; with ``trial`` it steps back after five packages
+nobody took up, and loses 2 games while gaining 7.
 
 What it tables is estimated from what the parties revealed, never from utilities (`MediatorView`
 carries none): a package every party revealed it would accept (its own offers, the tables it
@@ -79,6 +93,11 @@ class Signals:
         spread: Mean share of issues on which two parties' latest offers differ (1 before offers).
         since_last: Rounds since the mediator's previous package (None: it has tabled none).
         tabled: Packages it has tabled so far.
+        exposed: Whether the public acceptance rule lets a deal pass without some present party (k of
+            n with fewer than all present needed and a non-vetoer among them): only then can a deal
+            leave a party out.
+        failing: Whether none of its latest ``trial`` packages was accepted by all but one of the
+            parties the rule needs (False before it tabled that many, or with ``trial`` = 0).
     """
 
     progress: float
@@ -87,6 +106,8 @@ class Signals:
     spread: float
     since_last: int | None
     tabled: int
+    exposed: bool = True
+    failing: bool = False
 
 
 @dataclass
@@ -112,6 +133,13 @@ class ProactiveMediator:
         max_outcomes: Largest space it enumerates; above this it stays silent.
         stop: Share of the round bound from which it no longer intervenes unasked, in [0, 1] (1:
             never stops); the parties' own offers are then answered again.
+        exposed: 1: the time and spread signals (``deadline``, ``spread``) count only while a deal
+            can pass without some present party (`Signals.exposed`); when every present party must
+            accept, it steps in only when asked or on a holdout. 0: they count under every rule.
+        trial: When none of its latest ``trial`` packages was accepted by all but one of the parties
+            the rule needs (`Signals.failing`), the time and spread signals no longer count: it
+            leaves the table to the parties' own offers and steps in only when asked or on a holdout
+            (at least 0; 0 turns the rule off).
     """
 
     start: float = 0.1
@@ -125,6 +153,8 @@ class ProactiveMediator:
     max_interventions: int = 60
     max_outcomes: int = 2_000_000
     stop: float = 0.8
+    exposed: int = 0
+    trial: int = 5
     name: str = NAME
     proactive: bool = field(default=True, init=False)
     last_signals: Signals | None = field(default=None, init=False, repr=False, compare=False)
@@ -142,6 +172,8 @@ class ProactiveMediator:
             "max_interventions": self.max_interventions >= 0,
             "max_outcomes": self.max_outcomes >= 1,
             "stop": 0.0 <= self.stop <= 1.0,
+            "exposed": self.exposed in (0, 1),
+            "trial": self.trial >= 0,
         }
         for option, ok in checks.items():
             value = getattr(self, option)
@@ -171,6 +203,8 @@ class ProactiveMediator:
             spread=_spread(view.space, record, present),
             since_last=since_last,
             tabled=len(mediated),
+            exposed=_exposed(acceptance, present),
+            failing=_failing(answered, present, acceptance, self.trial) if self.trial else False,
         )
 
     def intervenes(self, signals: Signals) -> bool:
@@ -183,9 +217,11 @@ class ProactiveMediator:
             return False
         if signals.since_last is not None and signals.since_last < self.gap:
             return False
-        return (
-            signals.holdout is not None or signals.spread <= self.spread or signals.progress >= self.deadline
-        )
+        if signals.holdout is not None:
+            return True
+        if (self.exposed and not signals.exposed) or signals.failing:
+            return False
+        return signals.spread <= self.spread or signals.progress >= self.deadline
 
     # -- what ---------------------------------------------------------------------------------------
 
@@ -299,6 +335,8 @@ _RANGES = {
     "max_interventions": "0 or more",
     "max_outcomes": "at least 1",
     "stop": "a share in [0, 1]",
+    "exposed": "0 or 1",
+    "trial": "0 or more packages",
 }
 
 
@@ -358,6 +396,23 @@ def _latest_offer(record: Sequence[Event], party: PartyId) -> Mapping[str, Value
         ):
             return dict(event.data["package"])
     return None
+
+
+def _exposed(acceptance: AcceptanceRule, present: Sequence[PartyId]) -> bool:
+    """Whether a deal can pass without some present party: fewer than all of them are needed and one
+    of them holds no veto."""
+    needed = acceptance.required or len(present)
+    return needed < len(present) and any(p not in acceptance.vetoes for p in present)
+
+
+def _failing(
+    answered: Sequence[AnsweredTable], present: Sequence[PartyId], acceptance: AcceptanceRule, trial: int
+) -> bool:
+    """Whether none of the mediator's latest `trial` packages was accepted by all but one of the parties
+    the rule needs (False before it tabled that many)."""
+    needed = acceptance.required or len(present)
+    mine = [t for t in answered if t.proposer == MEDIATOR_PARTY][-trial:]
+    return len(mine) == trial and all(_supporters(t) < needed - 1 for t in mine)
 
 
 def _supporters(table: AnsweredTable) -> int:
