@@ -541,7 +541,7 @@ def sweep(args: argparse.Namespace, games: Sequence[Game], multiparty_games: Seq
 # -- the mediator study (the issue's multi-party target) --------------------------------------------
 
 
-def _above_all(game_rows: Sequence[Mapping[str, Any]]) -> bool:
+def above_all(game_rows: Sequence[Mapping[str, Any]]) -> bool:
     """A deal with every party at or above its BATNA."""
     return bool(game_rows[0]["agreement"]) and all(
         float(r["utility"]) >= facts(r["scenario"]).reservation[r["party"]] - 1e-9 for r in game_rows
@@ -580,7 +580,7 @@ def mediated_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, MediatedRes
     return {
         label: MediatedResult(
             games=len(grouped),
-            deal_all_above=rate_interval(sum(_above_all(g) for g in grouped), len(grouped)),
+            deal_all_above=rate_interval(sum(above_all(g) for g in grouped), len(grouped)),
             utility=mean_interval([float(r["normalized_utility"]) for g in grouped for r in g]),
             pareto=mean_interval(
                 [
@@ -601,11 +601,11 @@ def mediator_effect(
 ) -> str:
     """Paired by game (same scenario, lineup, seed): games the mediator turned into a deal with every
     party ≥ BATNA against games it lost one, with an exact two-sided sign test (McNemar's)."""
-    plain = {k: _above_all(g) for k, g in _rows_by_game(without).items() if lineup_label(g) == label}
+    plain = {k: above_all(g) for k, g in _rows_by_game(without).items() if lineup_label(g) == label}
     helped = hurt = 0
     for key, game_rows in _rows_by_game(mediated).items():
         if key in plain and lineup_label(game_rows) == label:
-            now = _above_all(game_rows)
+            now = above_all(game_rows)
             helped += now and not plain[key]
             hurt += plain[key] and not now
     test = stats.binomtest(helped, helped + hurt) if helped + hurt else None
@@ -653,7 +653,7 @@ def mediator_table(
     return "\n".join(lines)
 
 
-def _folder_name(setting: str) -> str:
+def folder_name(setting: str) -> str:
     """A store folder name for a mediator setting ("proactive(gap=1)" -> "proactive_gap1_")."""
     return "".join(c if c.isalnum() or c in "-." else "_" for c in setting)
 
@@ -690,7 +690,7 @@ def mediator_study(args: argparse.Namespace) -> str:
     def played(games: Sequence[Game], folder: str) -> dict[str, list[Mapping[str, Any]]]:
         stores: dict[str, list[Mapping[str, Any]]] = {}
         for condition in conditions:
-            store = ResultStore(root / f"{folder}-{_folder_name(condition)}")
+            store = ResultStore(root / f"{folder}-{folder_name(condition)}")
             mine = _with_mediator(games, condition)
             play(mine, store, args.jobs, f"mediator study, {folder}, {condition}")
             keys = {g.key for g in mine}
@@ -833,10 +833,10 @@ def mediator_sweep(args: argparse.Namespace) -> str:
                     for spec, path in zip(specs, paths, strict=True)
                     for name in names
                 ]
-                folder = _folder_name(setting)
+                folder = folder_name(setting)
             else:
                 games = shipped_multiparty_games("tuning", names, mediator)
-                folder = f"{_folder_name(setting)}-shipped"
+                folder = f"{folder_name(setting)}-shipped"
             store = ResultStore(args.out / "mediator-sweep" / folder)
             play(games, store, args.jobs, f"mediator sweep, {which}, {setting}")
             keys = {g.key for g in games}
