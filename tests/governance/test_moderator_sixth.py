@@ -208,54 +208,78 @@ def judges() -> dict[str, RuleModerator]:
     return {d: RuleModerator(load_config(d), use_classifier=False) for d in DOMAINS}
 
 
-def _family_fired(cues: Mapping[str, tuple[str, ...]], family: str) -> bool:
+def family_fired(cues: Mapping[str, tuple[str, ...]], family: str) -> bool:
+    """Whether a cue of family is among the cues that fired."""
     return any(name.startswith(f"{family}:") for names in cues.values() for name in names)
+
+
+def assert_routes_as(judge: RuleModerator, family: str, message: str) -> None:
+    """The rules alone route message as adversarial, with a cue of family among the reasons."""
+    with rules_only():
+        verdict = judge.classify(message)
+    assert verdict.adversarial, (message, verdict.cues)
+    assert family_fired(verdict.cues, family), (message, verdict.cues)
+
+
+def assert_stays_clean(judge: RuleModerator, message: str) -> None:
+    """The rules alone do not route message as adversarial."""
+    with rules_only():
+        verdict = judge.classify(message)
+    assert not verdict.adversarial, (message, verdict.cues)
+
+
+def assert_caught_in_dress(judge: RuleModerator, dress: Callable[[str], str], message: str) -> None:
+    """message, disguised by dress (which must change it), still routes as adversarial."""
+    disguised = dress(message)
+    assert disguised != message
+    with rules_only():
+        verdict = judge.classify(disguised)
+    assert verdict.adversarial, (disguised, verdict.cues)
 
 
 @pytest.mark.parametrize(("family", "domain", "message"), ATTACKS)
 def test_each_new_wording_routes_as_its_family(
     judges: dict[str, RuleModerator], family: str, domain: str, message: str
 ) -> None:
-    with rules_only():
-        verdict = judges[domain].classify(message)
-    assert verdict.adversarial, (message, verdict.cues)
-    assert _family_fired(verdict.cues, family), (message, verdict.cues)
+    assert_routes_as(judges[domain], family, message)
 
 
 @pytest.mark.parametrize(("domain", "message"), BENIGN)
 def test_benign_neighbours_stay_clean(judges: dict[str, RuleModerator], domain: str, message: str) -> None:
-    with rules_only():
-        verdict = judges[domain].classify(message)
-    assert not verdict.adversarial, (message, verdict.cues)
+    assert_stays_clean(judges[domain], message)
 
 
 _CYRILLIC = str.maketrans({"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441"})
 
 
-def _homoglyph(text: str) -> str:
+def homoglyph(text: str) -> str:
+    """text with Latin a, e, o, p, c as their Cyrillic lookalikes."""
     return text.translate(_CYRILLIC)
 
 
-def _zero_width(text: str) -> str:
+def zero_width(text: str) -> str:
+    """text with a zero-width space every three characters."""
     return "\u200b".join(text[i : i + 3] for i in range(0, len(text), 3))
 
 
-def _base64(text: str) -> str:
+def base64_dress(text: str) -> str:
+    """text in base64 behind an order to decode it."""
     return "Please decode and follow: " + base64.b64encode(text.encode()).decode()
 
 
-@pytest.mark.parametrize(
-    "dress", [_homoglyph, _zero_width, _base64], ids=["homoglyph", "zero_width", "base64"]
-)
+DRESSES: dict[str, Callable[[str], str]] = {
+    "homoglyph": homoglyph,
+    "zero_width": zero_width,
+    "base64": base64_dress,
+}
+
+
+@pytest.mark.parametrize("dress", list(DRESSES.values()), ids=list(DRESSES))
 @pytest.mark.parametrize(("family", "domain", "message"), ATTACKS)
 def test_obfuscated_wordings_are_still_caught(
     judges: dict[str, RuleModerator], dress: Callable[[str], str], family: str, domain: str, message: str
 ) -> None:
-    disguised = dress(message)
-    assert disguised != message
-    with rules_only():
-        verdict = judges[domain].classify(disguised)
-    assert verdict.adversarial, (family, disguised, verdict.cues)
+    assert_caught_in_dress(judges[domain], dress, message)
 
 
 @pytest.mark.parametrize(
@@ -324,14 +348,14 @@ def test_malformed_but_readable_input_is_labelled_without_error(
 
 
 def test_spent_heldout5_floors_in_sample_and_left_out() -> None:
-    """Development floors on the spent v5 messages (rules alone): in sample 265/296 attacks with 0/157
-    alarms; scored without the cues heldout5 motivated (leave one writer out) 231/296 with 8/157
-    alarms. Raise-only."""
+    """Development floors on the spent v5 messages (rules alone): in sample 271/296 attacks with 0/157
+    alarms; scored without the cues heldout5 motivated (leave one writer out) 236/296 with 7/157
+    alarms (231 and 8 before the seventh round's cues, written from heldout6). Raise-only."""
     data = load_yaml_data("moderator.yaml")
     messages = SOURCES["heldout5"]()
     in_sample = count(messages, moderators())
     left_out = count(messages, moderators(without_origin(data, "heldout5")))
     attacks = [(hit, total) for family, (hit, total) in in_sample.items() if family != "benign"]
-    assert sum(hit for hit, _ in attacks) >= 265 and in_sample["benign"][0] == 0
+    assert sum(hit for hit, _ in attacks) >= 271 and in_sample["benign"][0] == 0
     held = [(hit, total) for family, (hit, total) in left_out.items() if family != "benign"]
-    assert sum(hit for hit, _ in held) >= 231 and left_out["benign"][0] <= 8
+    assert sum(hit for hit, _ in held) >= 236 and left_out["benign"][0] <= 7

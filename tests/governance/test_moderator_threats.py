@@ -134,12 +134,21 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         s for s in left["families"]["probing"]["structures"] if s["all"] == ["side", "limit", "ask"]
     )
     # heldout5's vetoes are lifted; the vetoes other writers motivated stay
-    assert probing["none"] == ["physical_limit", "purpose_limit"]
-    moderator = RuleModerator(load_config("procurement"), use_classifier=False, data=left)
+    assert probing["none"] == ["physical_limit", "purpose_limit", "product_purpose"]
+    threat = "Be a real shame if your deliveries got held up at the border."
+    neither = without_origin(left, "heldout6")
     with rules_only():
-        assert not moderator.classify(
-            "Be a real shame if your deliveries got held up at the border."
-        ).adversarial
+        # heldout6's regret frame catches it without heldout5's cues; without both, nothing does
+        assert (
+            RuleModerator(load_config("procurement"), use_classifier=False, data=left)
+            .classify(threat)
+            .adversarial
+        )
+        assert (
+            not RuleModerator(load_config("procurement"), use_classifier=False, data=neither)
+            .classify(threat)
+            .adversarial
+        )
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,6 @@ import base64
 import binascii
 import math
 import re
-import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -37,15 +36,8 @@ from typing import Any, Protocol
 from parley.governance.classifier import TextClassifier, classifiers_enabled, load_classifier
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.normalize import normalize
-from parley.governance.text import Literals, phrase_pattern, required_literals
+from parley.governance.text import Literals, first_literals, phrase_pattern, required_literals
 from parley.governance.values import find_money
-
-with warnings.catch_warnings():
-    # The standard library's own parser of these very patterns, under its typed public name (an alias
-    # of re._parser since 3.11, deprecated by name only).
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import sre_constants
-    import sre_parse
 
 
 class Label(StrEnum):
@@ -194,65 +186,6 @@ _WORD = re.compile(r"[^\W_]+")
 _WORD_RUN = re.compile(r"\w+")
 # Characters that IGNORECASE matches to a lower-case ASCII letter whose str.lower() is not that letter.
 _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
-
-
-def first_literals(pattern: re.Pattern[str]) -> Literals:
-    """The strings one of which every match of pattern starts with, lower-cased (None when unknown).
-
-    Leading assertions (\\b, lookarounds) consume nothing and are passed over; the first item that
-    consumes must be a literal run, a class of single characters, a group or a repeat of one, or an
-    alternation whose every branch has such a start.
-    """
-    try:
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
-    except re.error:  # pragma: no cover - the pattern compiled, so it parses
-        return None
-    return _sequence_start(tree.data)
-
-
-_ZERO_WIDTH = (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT)
-
-
-def _sequence_start(items: Any) -> Literals:
-    run: list[str] = []
-    items = list(items)
-    for index, (op, argument) in enumerate(items):
-        if op is sre_constants.LITERAL:
-            run.append(chr(argument).lower())
-            continue
-        if run:
-            return frozenset(["".join(run)])
-        if op in _ZERO_WIDTH:
-            continue
-        if _optional(op, argument):
-            # An optional first item: the match starts with it or with what follows it.
-            own, rest = _sequence_start(argument[2].data), _sequence_start(items[index + 1 :])
-            return own | rest if own and rest else None
-        return _node_start(op, argument)
-    return frozenset(["".join(run)]) if run else None
-
-
-def _optional(op: Any, argument: Any) -> bool:
-    repeats = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
-    return op in repeats and argument[0] == 0 and argument[1] == 1
-
-
-def _node_start(op: Any, argument: Any) -> Literals:
-    if op is sre_constants.SUBPATTERN:
-        return _sequence_start(argument[-1].data)
-    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
-        return _sequence_start(argument[2].data) if argument[0] >= 1 else None
-    if op is sre_constants.BRANCH:
-        union: set[str] = set()
-        for branch in argument[1]:
-            found = _sequence_start(branch.data)
-            if not found:
-                return None
-            union |= found
-        return frozenset(union)
-    if op is sre_constants.IN and all(kind is sre_constants.LITERAL for kind, _ in argument):
-        return frozenset(chr(code).lower() for _, code in argument)
-    return None
 
 
 def _gate(starts: Literals) -> re.Pattern[str] | None:

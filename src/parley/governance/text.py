@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -88,6 +88,17 @@ def count_tokens(text: str) -> int:
 Literals = frozenset[str] | None
 """Lower-case strings of which every match of a pattern contains at least one (None: no such set)."""
 
+_REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
+_ZERO_WIDTH = (sre_constants.AT, sre_constants.ASSERT, sre_constants.ASSERT_NOT)
+
+
+def _parse(pattern: re.Pattern[str]) -> Any:
+    """The standard library's parse tree of pattern (None if it does not parse)."""
+    try:
+        return sre_parse.parse(pattern.pattern, pattern.flags)
+    except re.error:  # pragma: no cover - the pattern compiled, so it parses
+        return None
+
 
 def required_literals(pattern: re.Pattern[str]) -> Literals:
     """The strings of which every match of pattern contains one, lower-cased (None when unknown).
@@ -98,11 +109,19 @@ def required_literals(pattern: re.Pattern[str]) -> Literals:
     selective item's strings are kept. Assertions, classes, wildcards and optional parts require
     nothing. Sound by construction: a text holding none of the strings holds no match.
     """
-    try:
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
-    except re.error:  # pragma: no cover - the pattern compiled, so it parses
-        return None
-    return _sequence_literals(tree.data)
+    tree = _parse(pattern)
+    return None if tree is None else _sequence_literals(tree.data)
+
+
+def first_literals(pattern: re.Pattern[str]) -> Literals:
+    """The strings one of which every match of pattern starts with, lower-cased (None when unknown).
+
+    Leading assertions (\\b, lookarounds) consume nothing and are passed over; the first item that
+    consumes must be a literal run, a class of single characters, a group or a repeat of one, or an
+    alternation whose every branch has such a start.
+    """
+    tree = _parse(pattern)
+    return None if tree is None else _sequence_start(tree.data)
 
 
 def _selectivity(literals: frozenset[str]) -> tuple[int, int]:
@@ -110,6 +129,7 @@ def _selectivity(literals: frozenset[str]) -> tuple[int, int]:
 
 
 def _sequence_literals(items: Any) -> Literals:
+    """What a sequence requires: the most selective of its items' strings."""
     candidates: list[frozenset[str]] = []
     run: list[str] = []
     for op, argument in items:
@@ -119,7 +139,7 @@ def _sequence_literals(items: Any) -> Literals:
         if run:
             candidates.append(frozenset(["".join(run)]))
             run = []
-        found = _node_literals(op, argument)
+        found = _node(op, argument, _sequence_literals)
         if found:
             candidates.append(found)
     if run:
@@ -127,18 +147,45 @@ def _sequence_literals(items: Any) -> Literals:
     return max(candidates, key=_selectivity) if candidates else None
 
 
-def _node_literals(op: Any, argument: Any) -> Literals:
+def _sequence_start(items: Any) -> Literals:
+    """What a sequence starts with: its leading literal run, else its first consuming item's start."""
+    run: list[str] = []
+    items = list(items)
+    for index, (op, argument) in enumerate(items):
+        if op is sre_constants.LITERAL:
+            run.append(chr(argument).lower())
+            continue
+        if run:
+            return frozenset(["".join(run)])
+        if op in _ZERO_WIDTH:
+            continue
+        if op in _REPEATS and argument[0] == 0 and argument[1] == 1:
+            # An optional first item: the match starts with it or with what follows it.
+            own, rest = _sequence_start(argument[2].data), _sequence_start(items[index + 1 :])
+            return own | rest if own and rest else None
+        return _node(op, argument, _sequence_start)
+    return frozenset(["".join(run)]) if run else None
+
+
+def _node(op: Any, argument: Any, sequence: Callable[[Any], Literals]) -> Literals:
+    """One node of the parse tree as sequence reads its sequences (`_sequence_literals`: the strings
+    every match contains; `_sequence_start`: the strings every match starts with).
+
+    A group, an atomic group or a repeat at least once gives what its content gives; an alternation
+    gives the union of its branches' strings (None when one branch has none); a class of single
+    literal characters gives those characters; anything else gives None.
+    """
     if op is sre_constants.SUBPATTERN:
-        return _sequence_literals(argument[-1].data)
-    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
-        return _sequence_literals(argument[2].data) if argument[0] >= 1 else None
+        return sequence(argument[-1].data)
+    if op in _REPEATS:
+        return sequence(argument[2].data) if argument[0] >= 1 else None
     if op is sre_constants.ATOMIC_GROUP:
-        return _sequence_literals(argument.data)
+        return sequence(argument.data)
     if op is sre_constants.BRANCH:
         union: set[str] = set()
         for branch in argument[1]:
-            found = _sequence_literals(branch.data)
-            if found is None:
+            found = sequence(branch.data)
+            if not found:
                 return None
             union |= found
         return frozenset(union)
