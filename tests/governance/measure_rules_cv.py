@@ -1,8 +1,8 @@
 """Per-source false negatives and false positives of the binding RULES ALONE (the classifier off).
 
 Every spent labelled draft source is read: the GAIA draft sets (tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,heldout5,train}/drafts.yaml and heldout4/, heldout5/drafts_leasing.yaml, each by a
-different writer), the phrase banks up to heldout5 (every phrasing binding; each template is filled
+heldout3,heldout4,heldout5,heldout6,train}/drafts.yaml and heldout4/, heldout5/, heldout6/drafts_leasing.yaml,
+each by a different writer), the phrase banks up to heldout6 (every phrasing binding; each template is filled
 for each of the three domains, as the end-to-end test fills it), and the engineer's labelled sets
 (src/parley/governance/data/commitment_drafts*.yaml). The disclosure sets carry no binding label and
 are not read. The next blind sets are never named here (only the files listed below are opened), so
@@ -12,10 +12,12 @@ Run: ``.venv/bin/python tests/governance/measure_rules_cv.py`` prints counts onl
 ``--show fp SOURCE`` or ``--show fn SOURCE`` prints that source's errors, for reading spent data;
 ``--shipped`` measures the shipped preflight (the rules OR the trained classifier) instead of the rules
 alone; ``--forms none`` measures the rules without the allow-list of non-binding forms (`clause_mood`);
-``--ablate`` prints each form's share (the FP and FN counts with that one form switched off);
-``--lowo`` is the leave-one-writer-out check: for each source, only the forms that lower the false
-positives of some OTHER source without raising the false negatives of any other source are kept, and
-the left-out source is measured with those forms alone.
+``--ablate`` prints each form's share (the FP and FN counts with that one form switched off), and each
+grammar rule's (`draft.RULES`, the rules learnt from the spent v6 set, switched off one at a time);
+``--lowo`` is the leave-one-writer-out check: for each source, only the forms and rules that lower the
+false negatives or false positives of some OTHER source without raising the false negatives of any other
+source are kept, and the left-out source is measured with those alone. ``--trial`` switches the rules
+on trial (`draft.ON_TRIAL`, off in the shipped preflight) on for any of the above.
 Every figure is a development figure: all these sets have been read and tuned on.
 """
 
@@ -34,7 +36,7 @@ from parley.governance.classifier import rules_only
 from parley.governance.clause_mood import FORMS, only_forms
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import DomainConfig, load_config, load_yaml_data
-from parley.governance.draft import parse
+from parley.governance.draft import RULES, parse, rules_off
 from parley.governance.drafting import format_amount
 from parley.governance.preflight import preflight, preflight_draft
 
@@ -50,6 +52,8 @@ GAIA_SETS = (
     "heldout4/drafts_leasing",
     "heldout5/drafts",
     "heldout5/drafts_leasing",
+    "heldout6/drafts",
+    "heldout6/drafts_leasing",
     "train/drafts",
 )
 BANKS = (
@@ -59,6 +63,7 @@ BANKS = (
     "phrase_bank_heldout3",
     "phrase_bank_heldout4",
     "phrase_bank_heldout5",
+    "phrase_bank_heldout6",
 )
 ENGINEER_SETS = ("", "_heldout", "_heldout2", "_heldout3", "_heldout4")
 
@@ -152,32 +157,57 @@ def _counts(table: dict[str, Errors]) -> dict[str, tuple[int, int]]:
 
 
 def _ablate(
-    all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig]
+    all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig], trial: bool = False
 ) -> dict[str, dict[str, tuple[int, int]]]:
-    """(FN, FP) per source with each form switched off, and with none switched off ("all")."""
-    shares = {"all": _counts(_table(all_sources, configs))}
-    for form in FORMS:
-        with only_forms([f for f in FORMS if f != form]):
-            shares[form] = _counts(_table(all_sources, configs))
+    """(FN, FP) per source with each form or rule switched off, and with none switched off ("all"); with
+    trial, the rules on trial are on where not switched off."""
+    with rules_off((), on_trial=trial):
+        shares = {"all": _counts(_table(all_sources, configs))}
+        for form in FORMS:
+            with only_forms([f for f in FORMS if f != form]):
+                shares[form] = _counts(_table(all_sources, configs))
+    for rule in RULES:
+        with rules_off([rule], on_trial=trial):
+            shares[rule] = _counts(_table(all_sources, configs))
     return shares
 
 
-def _lowo(all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig]) -> None:
-    """Leave one writer out: keep the forms the other sources support, measure the left-out one."""
-    shares = _ablate(all_sources, configs)
+def _supported(shares: dict[str, dict[str, tuple[int, int]]], name: str, others: list[str]) -> bool:
+    """Whether switching name off raises the false negatives or positives of one of the other sources,
+    and lowers the false negatives of none (safety first: no form or rule may cost a miss)."""
     full = shares["all"]
-    print(f"{'left out':32} {'forms kept':>10} {'FN':>16} {'FP':>16}")
+    helps = any(shares[name][o][0] > full[o][0] or shares[name][o][1] > full[o][1] for o in others)
+    return helps and all(shares[name][o][0] >= full[o][0] for o in others)
+
+
+def _print_shares(shares: dict[str, dict[str, tuple[int, int]]], all_sources: dict[str, list[Item]]) -> None:
+    full = shares["all"]
+    print("(FN, FP) change per source when one form or rule is switched off (+: it saves them)")
+    for name in (*FORMS, *RULES):
+        deltas = {
+            n: (shares[name][n][0] - full[n][0], shares[name][n][1] - full[n][1])
+            for n in all_sources
+            if shares[name][n] != full[n]
+        }
+        print(f"{name:30} " + ", ".join(f"{n} FN{fn:+d} FP{fp:+d}" for n, (fn, fp) in deltas.items()))
+
+
+def _lowo(all_sources: dict[str, list[Item]], configs: dict[str, DomainConfig], trial: bool = False) -> None:
+    """Leave one writer out: keep the forms and rules the other sources support, measure the left-out one
+    (the shares of each, which the choice rests on, are printed first)."""
+    shares = _ablate(all_sources, configs, trial)
+    _print_shares(shares, all_sources)
+    print(f"{'left out':32} {'kept':>10} {'FN':>16} {'FP':>16}")
     for name, items in all_sources.items():
-        kept = [
-            form
-            for form in FORMS
-            if any(shares[form][o][1] > full[o][1] for o in all_sources if o != name)
-            and all(shares[form][o][0] >= full[o][0] for o in all_sources if o != name)
-        ]
-        with only_forms(kept):
+        others = [o for o in all_sources if o != name]
+        kept = [form for form in FORMS if _supported(shares, form, others)]
+        dropped = [rule for rule in RULES if not _supported(shares, rule, others)]
+        with only_forms(kept), rules_off(dropped, on_trial=trial):
             found = errors(items, configs)
         fn, fp = _rate(len(found.fn), found.positives), _rate(len(found.fp), found.negatives)
-        print(f"{name:32} {len(kept):>10} {fn:>16} {fp:>16}")
+        count = f"{len(kept)}+{len(RULES) - len(dropped)}"
+        print(f"{name:32} {count:>10} {fn:>16} {fp:>16}")
+    print(f"(kept: forms of {len(FORMS)} + rules of {len(RULES)})")
 
 
 def _rate(k: int, n: int) -> str:
@@ -192,28 +222,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ablate", action="store_true", help="each non-binding form's share")
     parser.add_argument("--lowo", action="store_true", help="leave-one-writer-out check of the forms")
     parser.add_argument("--shipped", action="store_true", help="rules OR the shipped classifier")
+    parser.add_argument("--trial", action="store_true", help="switch the rules on trial on")
     args = parser.parse_args(argv)
     configs = _configs()
     all_sources = sources()
     if args.ablate:
-        shares = _ablate(all_sources, configs)
-        full = shares["all"]
-        print("(FN, FP) change per source when one form is switched off (+: that form saves them)")
-        for form in FORMS:
-            deltas = {
-                n: (shares[form][n][0] - full[n][0], shares[form][n][1] - full[n][1])
-                for n in all_sources
-                if shares[form][n] != full[n]
-            }
-            print(f"{form:24} " + ", ".join(f"{n} FN{fn:+d} FP{fp:+d}" for n, (fn, fp) in deltas.items()))
+        _print_shares(_ablate(all_sources, configs, args.trial), all_sources)
         return 0
     if args.lowo:
-        _lowo(all_sources, configs)
+        _lowo(all_sources, configs, args.trial)
         return 0
-    if args.forms == "none":
-        with only_forms(()):
-            return _print_table(all_sources, configs, args)
-    return _print_table(all_sources, configs, args)
+    with only_forms(FORMS if args.forms == "all" else ()), rules_off((), on_trial=args.trial):
+        return _print_table(all_sources, configs, args)
 
 
 def _print_table(

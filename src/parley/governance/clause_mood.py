@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from parley.governance.config import load_yaml_data
-from parley.governance.draft import NEGATORS, Clause, Draft, index_in, lexicon, words
+from parley.governance.draft import NEGATORS, Clause, Draft, index_in, lexicon, rule_on, words
 
 __all__ = [
     "FORMS",
@@ -56,6 +56,7 @@ __all__ = [
     "attached",
     "clause_unreadable",
     "is_past_form",
+    "limit_phrases",
     "non_binding_form",
     "only_forms",
     "past_context",
@@ -516,7 +517,6 @@ _STATED = (_UNPLACEABLE, "terms stated as settled")
 def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     """The clause names a limit of ours or refuses what lies beyond one; a commitment verb must lie
     inside the limit's own words ("authorised up to", "the most we can pay is")."""
-    del draft
     if cue.reason == "fixed expression":
         return None
     stated = cue.reason in _STATED
@@ -525,6 +525,30 @@ def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
             start, end = clause.start + found.start(), clause.start + found.end()
             if stated or start <= cue.start < end:  # the verb (where the cue points) inside the limit
                 return found.group(0)
+    return _limit_beside(draft, clause) if stated and rule_on("limit beside a figure") else None
+
+
+def limit_phrases(text: str) -> list[str]:
+    """Every stretch of text (lower case) that names a limit of ours ("authorised up to", "out of
+    reach", "that's our ceiling"): the words a limit's clearance may blank."""
+    return [found.group(0) for pattern in _forms().limits for found in pattern.finditer(text)]
+
+
+def _limit_beside(draft: Draft, clause: Clause) -> str | None:
+    """A figure stated on its own, named a limit by the clause right beside it: after it, pointing back
+    ("85/hr, that's where my authorisation stops"), or before it, ending in a colon ("That's as high as
+    we go: $100k")."""
+    clauses = draft.sentences[clause.sentence].clauses
+    index = index_in(clauses, clause)
+    beside: list[Clause] = []
+    if index + 1 < len(clauses) and _refers_back(clauses[index + 1]):
+        beside.append(clauses[index + 1])
+    if index > 0 and ":" in draft.text[clauses[index - 1].end : clause.start]:
+        beside.append(clauses[index - 1])
+    for other in beside:
+        found = _search(_forms().limits, other.lowered)
+        if found is not None:
+            return found.group(0)
     return None
 
 

@@ -54,6 +54,7 @@ from parley.governance.clause_mood import (
     attached,
     clause_unreadable,
     is_past_form,
+    limit_phrases,
     non_binding_form,
     quote_spans,
     takes_up,
@@ -72,6 +73,7 @@ from parley.governance.draft import (
     lexicon,
     may_match,
     parse,
+    rule_on,
 )
 
 __all__ = [
@@ -512,6 +514,8 @@ def _fixed_cue(clause: Clause) -> tuple[str, int] | None:
             before = preceding[-4:]
             if _negated_before(before) or _idiom_at(lowered, match.start()):
                 continue
+            if rule_on("neither nor") and _neither_nor(preceding):
+                continue  # "Neither the 5-year nor the 10-year option works for us"
             cue = match.group(0).strip()
             if cue == "hereby" and _negated([w.text for w in tokens]):
                 continue
@@ -525,6 +529,17 @@ def _fixed_cue(clause: Clause) -> tuple[str, int] | None:
                 continue  # "we'll see whether the numbers work", "we'd go ahead only if ..."
             return cue, clause.start + match.start()
     return None
+
+
+def _neither_nor(preceding: Sequence[str]) -> bool:
+    """Whether the words before a predicate hold a subject coordinated by "neither ... nor" (hyphens of
+    compounds such as "5-year" do not end it; other punctuation does)."""
+    for word in reversed(preceding):
+        if word in _SCOPE_BREAKS and word != "-":
+            return False
+        if word in ("neither", "nor"):
+            return True
+    return False
 
 
 def _theirs_before(preceding: Sequence[str]) -> bool:
@@ -651,10 +666,14 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     strong = word in lex.strong
     previous = tokens[k - 1].text if k else ""
     subject = _subject(tokens, k)
-    if _nominal(tokens, k):
+    if _nominal(tokens, k) or _no_act_of_ours(tokens, k, lemma, subject):
         return False
     following = tokens[k + 1].text if k + 1 < len(tokens) else ""
-    if subject is None and word.endswith("ing") and not (k == 0 and (strong or lemma == "confirm")):
+    if (
+        subject is None
+        and word.endswith("ing")
+        and not (_opens(tokens, k) and (strong or lemma == "confirm"))
+    ):
         return False  # a participle without a subject ("..., starting next week"; not "Confirming: ...")
     if following in NEGATORS:
         return False  # an auxiliary ("we do not")
@@ -665,7 +684,7 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     if word.endswith("ing") and previous in _PREPOSITIONS:
         return False  # a gerund ("thanks for sending")
     chain = [t.text for t in tokens[(subject + 1 if subject is not None else 0) : k]]
-    if _negated_before([t.text for t in tokens[max(0, k - 6) : k]]):
+    if _negated_at(draft, clause, tokens, k, subject):
         return False
     if lemma in _PENDING and previous == "be" and k >= 2 and tokens[k - 2].text == "to":
         return False  # still open ("two bays in the basement, to be confirmed by building management")
@@ -703,7 +722,7 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     )
     specific = subject is not None and tokens[subject - 1].text not in ("any", "no", "every", "each")
     if (
-        described
+        (described or _figure_to_be_done(tokens, subject, chain))
         and specific
         and _executed_passive(chain, previous, word)
         and not _idiom_at(clause.lowered, tokens[k].start - clause.start)
@@ -736,7 +755,7 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         return bool(amounts) or "shall" in clause.lowered or bool(future_figure)
     if lemma == "agree" and following == "with":
         return _has_deal_term(draft, clause, tokens, k + 1)
-    if following in ("everything", "all") or _bare(tokens, k):
+    if _everything(following, after) or _bare(tokens, k):
         # "We accept.", "Agreed on all", "I do so hereby", "$100K confirmed" (not "I'll confirm"), and a
         # promise of ours to pay or sign with the object left out ("..., but we will pay.")
         return (
@@ -749,11 +768,126 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         return True  # "..., we sign next week"
     if lemma == "waive" or (lemma == "release" and any(t.text == "from" for t in tokens[k + 1 : k + 6])):
         return True  # a waiver or a release binds whatever it names ("we release the landlord from ...")
-    if strong and following == "you":
-        return True  # "we release you from the penalty", "I can guarantee you a January start"
+    if strong and (following == "you" or _points_back(following, after)):
+        return True  # "we release you from the penalty", "I can guarantee you a January start", and a
+        # back reference to the terms just stated ("We're happy to sign on that")
     if following in _OBJECT_PRONOUNS and lemma not in ("promise", "give", "send", "add", "include", "hold"):
         return True  # "book it", "we'll pay it"
     return _has_deal_term(draft, clause, tokens, k)
+
+
+_DELIBERATED = frozenset(["finalize", "agree", "approve", "confirm", "settle"])
+
+
+def _points_back(following: str, after: str) -> bool:
+    """Whether a verb's preposition and pronoun point back at the terms just stated ("sign on that")."""
+    return following in ("on", "to") and after in _OBJECT_PRONOUNS and rule_on("back reference")
+
+
+def _opens(tokens: Sequence[Word], k: int) -> bool:
+    """Whether the word at k opens its clause, or only symbols stand before it ("✍ signing now")."""
+    return k == 0 or (
+        rule_on("participle after symbols") and all(not t.text[:1].isalnum() for t in tokens[:k])
+    )
+
+
+def _figure_to_be_done(tokens: Sequence[Word], subject: int | None, chain: Sequence[str]) -> bool:
+    """Whether a figure is the subject of a passive to be done ("the invoice for 14,250 will be paid")."""
+    if subject is None or not tokens[subject].text[:1].isdigit() or not rule_on("figure to be paid"):
+        return False
+    return any(w in ("will", "shall") for w in chain)
+
+
+def _everything(following: str, after: str) -> bool:
+    """Whether the verb's object is everything ("Agreed on all", "we accept everything"), not "all"
+    before a noun ("we'll take all 12 pallets")."""
+    noun_after = rule_on("all before a noun") and after[:1].isalnum()
+    return following == "everything" or (following == "all" and not noun_after)
+
+
+def _no_act_of_ours(tokens: Sequence[Word], k: int, lemma: str, subject: int | None) -> bool:
+    """Whether the verb at k is no act of ours (`_not_our_act`), asks what is still to be found out ("I'll
+    confirm what we can offer after review"), or is one of two courses not yet chosen ("Options: accept
+    12.9 or push for 12.5")."""
+    following = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if rule_on("not our act") and _not_our_act(tokens, k, lemma, subject):
+        return True
+    if lemma == "confirm" and following in _WH and rule_on("confirm what"):
+        return True
+    return subject is None and rule_on("alternative") and _alternative(tokens, k)
+
+
+def _negated_at(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int, subject: int | None) -> bool:
+    """Whether a negation governs the verb at k: within its last six words before it, where an aside set off
+    by commas does not end the negation ("we do not, at this stage, accept it"), also where the aside made
+    the verb open a clause of its own."""
+    aside = rule_on("negation across an aside")
+    before = [t.text for t in tokens[max(0, k - 12) : k]]
+    if _negated_before((_without_parenthesis(before) if aside else before)[-6:]):
+        return True
+    return aside and subject is None and _dangling_negation(draft, clause)
+
+
+def _not_our_act(tokens: Sequence[Word], k: int, lemma: str, subject: int | None) -> bool:
+    """Whether the verb form at k is no act of ours whatever else the clause holds: a gift to our side
+    by someone else ("the hiring manager gave me a limit of $100K"), a decision still being made ("our
+    demand planning is still being finalised"), a preposition ("12,000 a month including parking") or
+    an adjective ("we're getting close to placing an order")."""
+    word = tokens[k].text
+    previous = tokens[k - 1].text if k else ""
+    following = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if lemma in _DITRANSITIVE and following in ("me", "us") and subject is not None:
+        return tokens[subject].text not in ("we", "i", "let's")
+    if previous == "being" and lemma in _DELIBERATED:
+        return True
+    if word == "including" and previous not in _BE and previous not in lexicon().skip:
+        return True
+    if word.endswith("ing") and previous == "to" and k >= 2 and tokens[k - 2].text in _NEAR:
+        return True  # approaching, not doing ("close to placing an order")
+    return lemma == "close" and following == "to"
+
+
+_NEAR = frozenset(["close", "closer", "near", "nearer"])
+
+
+def _alternative(tokens: Sequence[Word], k: int) -> bool:
+    """Whether the verb at k (without a subject) is one of two courses joined by "or", the other a verb
+    or a clause of its own ("accept 12.9 or push for 12.5", "accept 10.5k or we go elsewhere")."""
+    for j in range(k + 1, min(len(tokens) - 1, k + 12)):
+        word = tokens[j].text
+        if word in (";", ".", "!", "?", ":"):
+            return False
+        if word == "or":
+            following = tokens[j + 1].text
+            return following in _SUBJECT_PRONOUNS or (following.isalpha() and _is_verb_form(following))
+    return False
+
+
+def _dangling_negation(draft: Draft, clause: Clause) -> bool:
+    """Whether the clause before clause, joined to it by a comma, ends in a negation whose verb it lacks
+    (an aside between them): "We do not, at this stage, | accept it"."""
+    clauses = draft.sentences[clause.sentence].clauses
+    index = bisect.bisect_left(clauses, clause.start, key=_clause_start)
+    if not 0 < index < len(clauses) or clauses[index] != clause:
+        return False  # a piece of a clause read again, not a clause of the parse
+    if draft.text[clauses[index - 1].end : clause.start].strip() != ",":
+        return False
+    before = _without_parenthesis([w.text for w in clauses[index - 1].words()[-12:]] + [","])
+    return bool(before) and before[-1] in NEGATORS and len(before) < 13
+
+
+def _without_parenthesis(items: Sequence[str]) -> list[str]:
+    """items without an aside of at most four words set off by commas right after a negation at their
+    end ("do not, at this stage," -> "do not")."""
+    if len(items) < 3 or items[-1] != ",":
+        return list(items)
+    for j in range(len(items) - 2, max(-1, len(items) - 7), -1):
+        if items[j] == ",":
+            aside = items[j + 1 : -1]
+            if j > 0 and items[j - 1] in NEGATORS and not set(aside) & _SUBJECT_PRONOUNS:
+                return list(items[:j])
+            return list(items)
+    return list(items)
 
 
 _EXECUTION = frozenset(
@@ -907,9 +1041,17 @@ def _reports_our_past(tokens: Sequence[Word], k: int) -> bool:
     confirm that we enjoyed meeting you")."""
     if k + 1 >= len(tokens) or tokens[k].text not in ("we", "i"):
         return False
-    verb = tokens[k + 1].text
+    j = k + 1
+    while (
+        rule_on("perfect report")
+        and j + 1 < len(tokens)
+        and tokens[j].text in ("have", "has", "had", "already", "now", "just")
+    ):
+        j += 1  # a perfect ("we confirm that we have read the draft")
+    verb = tokens[j].text
     lex = lexicon()
-    return verb.endswith("ed") and verb not in lex.strong and verb not in lex.weak
+    past = verb.endswith("ed") or (j > k + 1 and verb in lex.non_committing)
+    return past and verb not in lex.strong and verb not in lex.weak
 
 
 _WHEN = frozenset(
@@ -1012,16 +1154,38 @@ _APPROVAL_CONDITION = re.compile(
 )
 
 
-def _awaits_approval(draft: Draft, clause: Clause) -> bool:
+def _awaits_approval(draft: Draft, clause: Clause, cue: int | None = None) -> bool:
     """Whether an adjacent condition makes clause wait for an approval ("we'll issue the offer once
-    the budget is approved", "once approved, we'll sign")."""
+    the budget is approved", "once approved, we'll sign"). A condition after the clause reaches the
+    commitment at offset cue only when no second predicate of its own stands between them: it governs
+    the nearest one ("We agree to $12K a month and could possibly extend the break, if budget allows")."""
     clauses = draft.sentences[clause.sentence].clauses
     index = index_in(clauses, clause)
     neighbours = [clauses[i] for i in (index - 1, index + 1) if 0 <= i < len(clauses)]
     return any(
-        c.mood == "conditional" and _APPROVAL_CONDITION.search(c.lowered) and not _approval_behind(clause, c)
+        c.mood == "conditional"
+        and _APPROVAL_CONDITION.search(c.lowered)
+        and not _approval_behind(clause, c)
+        and not (
+            cue is not None
+            and c.start > clause.start
+            and rule_on("nearest predicate")
+            and _second_predicate(clause, cue)
+        )
         for c in neighbours
     )
+
+
+# A coordinated second predicate, with a verb of its own under a modal or a hedge ("... and could
+# possibly extend", "... but we might add").
+_SECOND_PREDICATE = re.compile(
+    r"\b(?:and|but|or)\s+(?:(?:we|i)\s+)?(?:could|might|may|would|can|possibly|perhaps|maybe|potentially)\b"
+)
+
+
+def _second_predicate(clause: Clause, cue: int) -> bool:
+    """Whether a second predicate is coordinated after the commitment at offset cue in clause."""
+    return _SECOND_PREDICATE.search(clause.lowered, max(0, cue - clause.start)) is not None
 
 
 _AFTER_DONE = re.compile(r"\bafter\s+(?:having\b|[a-z]+ing\b)")
@@ -1570,7 +1734,58 @@ def _cue(draft: Draft, clause: Clause) -> tuple[str, str, int] | None:
         stated = _stated_terms(draft, clause)
         if stated is not None:
             return stated[0], UNPLACEABLE, stated[1]
-    return None
+    nominal = _nominal_assent(draft, clause) if rule_on("assent as a noun") else None
+    return None if nominal is None else (nominal[0], "commitment verb", nominal[1])
+
+
+# Our assent as a noun heading a clause without a verb of its own, the object of the clause before it
+# across an aside ("I write to confirm, on behalf of Quillon Health, | our acceptance of the terms").
+_NOMINAL_ASSENT = re.compile(
+    r"^\W*(?:(?:and|so)\s+)?(?:our|my)\s+(?:(?:formal|full|unconditional|final|firm)\s+)?"
+    r"(?:acceptance|agreement|approval|confirmation|commitment|consent)\s+(?:of|to)\b"
+)
+_FINITE = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "will",
+        "would",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "can",
+        "shall",
+        "depends",
+        "depend",
+        "remains",
+        "requires",
+        "needs",
+        "has",
+        "have",
+        "had",
+        "hinges",
+    ]
+)
+
+
+def _nominal_assent(draft: Draft, clause: Clause) -> tuple[str, int] | None:
+    """(words, offset) of our assent named as a noun in a clause with no verb of its own, after a clause
+    of the sentence that is a statement and not negated."""
+    found = _NOMINAL_ASSENT.match(clause.lowered)
+    if found is None or any(w.text in _FINITE or w.text in NEGATORS for w in clause.words()):
+        return None
+    clauses = draft.sentences[clause.sentence].clauses
+    index = bisect.bisect_left(clauses, clause.start, key=_clause_start)
+    if not 0 < index < len(clauses) or clauses[index] != clause:
+        return None  # the sentence's first clause, or a piece read again
+    before = clauses[index - 1]
+    if before.mood != "statement" or _negated([w.text for w in before.words()]):
+        return None
+    return found.group(0).strip(), clause.start + found.start()
 
 
 _ACKNOWLEDGING = frozenset(
@@ -1586,6 +1801,14 @@ _ACKNOWLEDGING = frozenset(
         "acknowledged",
     ]
 )
+
+
+_COMPUTED = re.compile(r"\b(?:works? out (?:at|to)|comes? (?:out )?to|adds? up to|equals|amounts? to)\s*$")
+
+
+def _thanking(word: str) -> bool:
+    """Whether word is an inflection of a verb of thanks or acknowledgement ("thanking", "acknowledging")."""
+    return word.startswith(("thank", "acknowledg"))
 
 
 def _stated_terms(
@@ -1608,13 +1831,17 @@ def _stated_terms(
         return None
     raw = [t.text for t in clause.words()]
     words = [w.split("'")[0].split("’")[0] for w in raw]
-    if _negated(words) or any(w in _NOT_NOW or w in _ACKNOWLEDGING for w in words):
+    if _negated(words) or any(
+        w in _NOT_NOW or w in _ACKNOWLEDGING or (_thanking(w) and rule_on("thanks")) for w in words
+    ):
         return None  # refused, conditional, modal, past, or acknowledged ("thank you for the quote of $14")
     if _idiom_at(clause.lowered, amounts[0].start - clause.start):
         return None  # the figure sits in an idiom ("let me take $96K back to the team")
     first_amount = next((i for i, t in enumerate(clause.words()) if t.start >= amounts[0].start), None)
     if first_amount is None:
         return None  # the figure is blanked in this reading (a cue already cleared)
+    if rule_on("computed sum") and _COMPUTED.search(clause.lowered[: amounts[0].start - clause.start]):
+        return None  # a sum worked out ("that works out at 10,500 a month"), not terms offered
     if any(w in _DELIBERATING or w in _APPROXIMATING for w in words[:first_amount]):
         return None  # deliberating over or approximating a figure ("let me sleep on $98K", "around $97K")
     if any(w in _RESERVATIONS for w in words):
@@ -1640,7 +1867,9 @@ def clause_cue(draft: Draft, clause: Clause) -> tuple[str, str] | None:
 
 def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
     sentence = draft.sentences[clause.sentence]
-    if sentence.disclaimer is not None:
+    if sentence.disclaimer is not None and (
+        not rule_on("disclaimer in its own clause") or _reserved(draft, clause, sentence.disclaimer)
+    ):
         return None
     if clause.frame == UNREAD:
         return Cue("text past the clauses read", TOO_LONG, clause.start)
@@ -1669,11 +1898,27 @@ def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
         found = None if taken is None else (taken[0], TAKEN_UP, taken[1])
     if found is None and clause.mood == "statement":
         found = _echo_assent(draft, clause)
-    if found is None or _retracted(draft, clause) or _awaits_approval(draft, clause):
+    if found is None or _retracted(draft, clause) or _awaits_approval(draft, clause, found[2]):
         return None
     if clause.mood == "exploratory" and found[2] >= clause.frame_start and not _permission(draft, clause):
         return None  # the hedge comes first: it governs the commitment
     return Cue(found[0], found[1], found[2])
+
+
+_OWN_SUBJECT = re.compile(r"\b(?:we|i|you|they)\b")
+
+
+def _reserved(draft: Draft, clause: Clause, disclaimer: str) -> bool:
+    """Whether the sentence's disclaimer reaches clause: it reserves the whole sentence, except a clause
+    before a semicolon that opens a clause of its own with its own subject, where the disclaimer stands
+    ("Net-30 is agreed; possibly we'll revisit volumes in Q3, no promises")."""
+    sentence = draft.sentences[clause.sentence]
+    at = sentence.text.lower().find(disclaimer)
+    if at < 0 or sentence.start + at < clause.end:
+        return True  # carried over from a list's introduction, or in or before the clause
+    between = draft.text[clause.end : sentence.start + at]
+    semicolon = between.rfind(";")
+    return semicolon < 0 or _OWN_SUBJECT.search(between[semicolon:].lower()) is None
 
 
 # A figure echoed as a question ("$95K?", "$14 per unit?") right before the clause, and an assent that
@@ -1850,8 +2095,19 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: st
         spans = [(cue.start, cue.end)]
     if form in ("limit", "referral"):
         spans += _limit_spans(draft, clause, evidence)
+    every_limit = form == "limit" and rule_on("every limit of a clause")
+    if every_limit:  # every limit the clause names, not only the one that cleared it
+        spans += [s for phrase in limit_phrases(clause.lowered) for s in _limit_spans(draft, clause, phrase)]
     scan, start = _blank_spans(clause.scan, spans, clause.start), clause.start
     for other in attached(draft, clause):  # what the parse folded beside it must commit nothing either
+        if form == "quoted line" and rule_on("rest of a quoted line") and _same_line(draft, clause, other):
+            continue  # the rest of a line quoted from the other side ("> deal at 13.05, sign today?")
+        if every_limit:  # a limit beside it ("..., and that's what finance signed off as the limit")
+            named = [s for phrase in limit_phrases(other.lowered) for s in _limit_spans(draft, other, phrase)]
+            if named and not _binds_in(
+                draft, other, _blank_spans(other.scan, named, other.start), other.start, blanked=named
+            ):
+                continue
         if form == "hypothetical question" and other.mood == "question":
             if _binds_in(draft, other, other.scan, other.start, fixed_only=True):
                 return True  # the question the hypothesis hangs on: only a fixed expression counts there
@@ -1859,6 +2115,12 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: st
         if _binds_in(draft, other, other.scan, other.start, past_ok=form == "past report"):
             return True
     return _binds_in(draft, clause, scan, start, blanked=spans if form in ("limit", "referral") else ())
+
+
+def _same_line(draft: Draft, clause: Clause, other: Clause) -> bool:
+    """Whether no line break stands between clause and other."""
+    first, second = (clause, other) if clause.start <= other.start else (other, clause)
+    return "\n" not in draft.text[first.start : second.start]
 
 
 # What may stand between a limit's words and the figure it names ("$13,500 a month | is | more than ...").
