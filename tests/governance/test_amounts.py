@@ -1003,9 +1003,9 @@ def test_rent_free_and_option_periods_are_incidental(text: str, incidental: bool
         # a clause after ";" with no keyword of its own is read with the one before it
         ("procurement", "Minimum order 800; we'd prefer 1,100.", "order_volume", [800, 1_100]),
         ("procurement", "Minimum order 800. Call me at 3 pm.", "order_volume", [800]),
-        # a total for a number of units is no unit price
-        ("procurement", "Total $26,000 for 2,000 pcs.", "unit_price", []),
-        ("procurement", "2,000 pcs at 13 dollars each = $26,000 total.", "unit_price", [13]),
+        # a total for a number of units states the unit price (issue 14, set v6: as sets v5 and v6 label it)
+        ("procurement", "Total $26,000 for 2,000 pcs.", "unit_price", [13]),
+        ("procurement", "2,000 pcs at 13 dollars each = $26,000 total.", "unit_price", [13, 13]),
         # counts of people or lots are no order volume
         ("procurement", "We're 14 buyers across 5 regions.", "order_volume", []),
         # labels of a year, an abbreviated period, a salary word

@@ -322,14 +322,14 @@ def test_a_figure_in_a_quotation_of_the_other_side_is_not_ours(staffing: DomainC
 
 # -- families of limit statements (issue 14) ------------------------------------------------------------
 def test_every_spent_source_at_its_development_rate() -> None:
-    """All eleven spent labelled sources (tests/governance/measure_disclosure_cv.py, set v4 added on
-    2026-11-28, set v5 later that day): 1 of 429 missed (a figure 20% under the limit, FAR_FROM_THE_LIMIT)
-    and 1 of 387 false alarms (a ceiling for another level whose figure equals the salary minimum: a
-    figure at any private limit in a limit frame discloses). Set v5 was measured blind once (2 of 60
-    missed, 2 of 45 false alarms), then its four errors' forms were fixed. Development figures: the
-    families were tuned on them."""
+    """All twelve spent labelled sources (tests/governance/measure_disclosure_cv.py, set v4 added on
+    2026-11-28, sets v5 and v6 later that day): 1 of 493 missed (a figure 20% under the limit,
+    FAR_FROM_THE_LIMIT) and 1 of 432 false alarms (a ceiling for another level whose figure equals the
+    salary minimum: a figure at any private limit in a limit frame discloses). Set v5 was measured blind
+    once (2 of 60 missed, 2 of 45 false alarms), set v6 too (5 of 64 missed, 1 of 45 false alarms), then
+    their errors' forms were fixed. Development figures: the families were tuned on them."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 429 and sum(r.negatives for r in found.values()) == 387
+    assert sum(r.positives for r in found.values()) == 493 and sum(r.negatives for r in found.values()) == 432
     assert sum(len(r.missed) for r in found.values()) <= 1
     assert sum(len(r.alarms) for r in found.values()) <= 1
 
@@ -410,6 +410,15 @@ FAMILY_SENTENCES = {
     "the_line": [
         ("procurement", "Fourteen dollars a unit. That's the line."),
         ("leasing", "We'll do $12,000 a month, and that is our hard line."),
+    ],
+    # (issue 14, set v6)
+    "internal": [
+        ("staffing", "The band for the role sits at 95k to 100k internally."),
+        ("procurement", "Our internal ceiling for this part is $14 apiece."),
+    ],
+    "beyond_that": [
+        ("leasing", "Up to 12k a month we can live with; above that we simply can't."),
+        ("staffing", "Fine at 85 an hour, but more than that, no."),
     ],
 }
 

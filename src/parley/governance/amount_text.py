@@ -10,7 +10,10 @@
 * Latin lookalikes of other scripts folded to the Latin letter (Cyrillic "о" in "thоusand"; the TR#39
   table of `data/confusables.yaml`), and hyphen lookalikes to "-",
 * the letter O typed for a zero right after a digit ("8o" is "80", "1OO" is "100", "12,5O" is
-  "12,50"; not in a word: "10oz", "10o'clock"), one character for one,
+  "12,50"; not in a word: "10oz", "10o'clock") or after a digit and a separator ("15,OOO", "9.O00",
+  "1,OOO,OOO"), one character for one,
+* letters of other scripts drawn like a digit (Cyrillic "З", "Ч", "б"; Cherokee "Ꮞ", "Ꮾ") beside a
+  digit ("11,ЗЗЗ" is "11,333"), one character for one,
 * invisible format characters (Unicode Cf: zero-width spaces and joiners, the soft hyphen, bidi
   controls, the BOM, tags), variation selectors, the combining grapheme joiner and control characters
   (Cc except tab, line feed and carriage return) removed,
@@ -38,13 +41,30 @@ _SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
 # Separators of other scripts, as the ASCII ones ("٢٧٬٠٠٠" is "27,000", "٢٫٥" is "2.5").
 _SEPARATORS = {0x066C: ",", 0x066B: "."}
 _KEPT_CONTROLS = frozenset("\t\n\r")
-# A run of the letter O right after a digit and not followed by a letter or an apostrophe: a typed zero.
+# A run of the letter O right after a digit and not followed by a letter or an apostrophe: a typed zero;
+# after a digit and a separator too, as a group of three ("15,OOO") or before digits ("15,O00").
 # Possessive: the run is read once, never backtracked.
-_TYPED_ZEROS = re.compile(r"(?<=[0-9])[oO]++(?![A-Za-z'\u2019])")
+_TYPED_ZEROS = re.compile(
+    r"(?<=[0-9])[oO]++(?![A-Za-z'\u2019])|(?:(?<=[0-9][,.])|(?<=[0-9][,.][oO]{3}[,.]))"
+    r"(?:[oO]{1,3}+(?=[0-9])|[oO]{3}+(?![A-Za-z'\u2019]))"
+)
 
 
 def _zeros(found: re.Match[str]) -> str:
     return "0" * len(found.group())
+
+
+# Letters of other scripts drawn like a digit (TR#39 confusables with a digit prototype), read as that
+# digit beside a digit or a digit and a separator ("11,ЗЗЗ" is "11,333", "Ч5" is "45"), one for one.
+_DIGIT_LOOKALIKES = {"\u0417": "3", "\u0437": "3", "\u0427": "4", "\u0431": "6", "\u13ce": "4", "\u13ee": "6"}
+_LOOKALIKE = "[" + "".join(_DIGIT_LOOKALIKES) + "]"
+_LOOKALIKE_DIGITS = re.compile(
+    rf"(?:(?<=[0-9])|(?<=[0-9][,.])){_LOOKALIKE}++|{_LOOKALIKE}++(?=[0-9]|[,.][0-9])"
+)
+
+
+def _digits(found: re.Match[str]) -> str:
+    return "".join(_DIGIT_LOOKALIKES[c] for c in found.group())
 
 
 @cache
@@ -124,7 +144,7 @@ def fold(text: str) -> tuple[str, Offsets]:
         if pattern.search(folded) is None:
             return folded, Offsets()
     else:
-        folded = _TYPED_ZEROS.sub(_zeros, text.translate(_table()))
+        folded = _TYPED_ZEROS.sub(_zeros, _LOOKALIKE_DIGITS.sub(_digits, text.translate(_table())))
         pattern = _removed()
     positions = [m.start() for m in pattern.finditer(folded)]
     if not positions:

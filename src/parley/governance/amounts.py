@@ -41,11 +41,14 @@ grammar of number expressions rather than by sentences:
 * Not amounts: dates ("March 3", "3/15", "2025-11-03"), years, times ("9am", "10:30"), ordinals
   ("the 3rd"), percentages, identifiers ("Suite 210", "net-30", "PO 77812", "version 4.2", "the suite
   number is 1100"), street addresses ("4400 Industrial Pkwy"), phone numbers ("+44 20 7946 0958",
-  "call (415) 555-0199") and list numbers opening a line ("1. $92K base"). Headcounts ("12
+  "call (415) 555-0199"), list numbers opening a line ("1. $92K base"), factors ("1.25x") and figures
+  glued after letters ("yr1", "Q3"; after letters of another script, "Ж2,000", they are not read at
+  all, so a check that needs the figure holds it unread). Headcounts ("12
   engineers") are counts of their noun, never a term's. A duration that is a frequency or a span of
   something else ("every 2 years", "14 months left", "the first 6 months", "3 months in advance",
-  "30 days' notice", "12 months of notice", "a decade of experience", "12 months free") is read but
-  marked `incidental` (no term's), as is a count of what one package holds ("the carton holds 50
+  "30 days' notice", "12 months of notice", "a decade of experience", "12 months free", an extension:
+  "another twelve", "weitere 5 Jahre") is read but marked `incidental` (no term's), as is a count of
+  what one package holds ("the carton holds 50
   pieces", "a box of 12"). "A decade" is ten years. A letter O typed for a zero after a digit ("8o",
   "1OO") is read as the zero (`amount_text.fold`).
 
@@ -57,14 +60,22 @@ rate, currency, keywords and magnitude) and converts it to the term's unit ("$10
 annual salary is 120,000 a year; "$28 per square foot per year on 3,000 sq ft" is 7,000 a month of
 rent; "$36 per foot per year for 2,000 feet" too). A total rent for the whole term is divided by its
 months ("Total rent for the 5-year term: $480,000" is 8,000 a month), the price of a package by what
-it holds ("A box of 12 sells for $30" is 2.50 a unit), and a figure right after a price and "at" is
-the volume of that price tier ("$2.20 at 25k"). Money named beside another cost ("a $5,000 signing
-bonus", "$800 in CAM charges", "payroll is $1.2M", "the equity grant is 40k") or as a total
-("$150,000 for the whole batch") is no term's. A bare figure beside a salary word may be written in
-thousands ("Would 107 work on base?"); a figure written to the cent beside a price word is a price
-whatever its size ("we paid 0.45 last year"); a count of goods ("2,400 valves", "half a million
-bars") is an order volume, a count of people, places or packages is not. Every check (boundary,
-disclosure) reads amounts through these two.
+it holds ("A box of 12 sells for $30" is 2.50 a unit, "A dozen costs $30" too), a total joined by
+"for" to its count or named a total beside one order quantity by that count ("Total $8,850 for 1,500
+pcs" is 5.90; one far outside the price's band is the order's value), a pay per a period of so many
+hours by the hours ("$3,200 per 40-hour week" is 80 an hour), a deposit in money by the rent of its
+sentence, clauses joined by ";" included ("Rent $5,500; deposit $11,000" is 2 months), and a figure
+right after a price and "at" is the volume of that price tier ("$2.20 at 25k"). So many packages of so
+many units is their product ("3 containers of 11,000 pieces each" is 33,000). A figure with a period
+and no currency, when no money term has that period, is a volume over time ("50,000 a month"). A bare
+figure stated as a move of the negotiation ("dropped the ask from 7,900 to 7,600", "won't go lower than
+7,500") belongs to the one term whose band holds it, when no keyword names it. Money named beside
+another cost ("a $5,000 signing bonus", "$800 in CAM charges", "payroll is $1.2M", "the equity grant is
+40k", "CAM is $600 per month", "TI $60k") or as a total ("$150,000 for the whole batch") is no
+term's. A bare figure beside a salary word may be written in thousands ("Would 107 work on base?"); a
+figure written to the cent beside a price word is a price whatever its size ("we paid 0.45 last
+year"); a count of goods ("2,400 valves", "half a million bars") is an order volume, a count of people,
+places or packages is not. Every check (boundary, disclosure) reads amounts through these two.
 
 No regular expression here repeats a group that itself repeats: the text is split into tokens by one
 flat pattern and every later step looks a bounded number of tokens ahead, so a megabyte of "$1,$1,"
@@ -191,6 +202,10 @@ _PERIODS = {
     "mon": "month",
     "mth": "month",
     "monat": "month",
+    "mês": "month",
+    "mes": "month",
+    "mese": "month",
+    "mois": "month",
     "year": "year",
     "yr": "year",
     "annum": "year",
@@ -225,6 +240,7 @@ _RATE_ADVERBS = {
     "mthly": "month",
     "yrly": "year",
     "hrly": "hour",
+    "pcm": "month",  # per calendar month
 }
 # Rate words for periods that are a multiple of one above: (period, how many of it) — "$3,700 biweekly"
 # is 1,850 a week, "27,000 quarterly" 9,000 a month, "semi-monthly" half a month.
@@ -241,7 +257,7 @@ _MULTIPLE_PERIODS = {"fortnight": ("week", 2.0), "quarter": ("month", 3.0), "doz
 _PACKAGES = frozenset(
     {"box", "carton", "case", "pack", "packet", "pallet", "crate", "bag", "bundle", "roll", "tray", "set"}
 )
-_RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "im", "each", "/"}
+_RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "por", "im", "each", "/"}
 # Words that may stand between an amount and its rate ("$14.00 flat per unit", "120.000 € brutto pro Jahr").
 _FILLERS = {"flat", "gross", "brutto", "netto", "fixed", "base", "even", "all", "in", "all-in", "total"}
 # Context words before an amount that give it a rate ("Monthly I'd want $9k", "Die Jahresmiete beträgt").
@@ -279,6 +295,17 @@ _TIME_UNITS = {
     "monatsmiete": "months",  # a deposit of "drei Monatsmieten" (three months' rent)
     "monatsmieten": "months",
     "monatsgehälter": "months",
+    # (issue 14, set v6) Italian, Spanish, Portuguese and French durations: "6 anni", "3 mensilità"
+    "anni": "years",
+    "anno": "years",
+    "años": "years",
+    "anos": "years",
+    "ans": "years",
+    "mesi": "months",
+    "meses": "months",
+    "mois": "months",
+    "mensilità": "months",
+    "mensualités": "months",
 }
 _COUNT_UNITS = {
     "unit": "units",
@@ -291,6 +318,9 @@ _COUNT_UNITS = {
     "stück": "units",
     "stueck": "units",
     "stk": "units",
+    "einheiten": "units",
+    "unità": "units",
+    "unidades": "units",
     "sqft": "sqft",
     "sf": "sqft",
     "spaces": "spaces",
@@ -966,6 +996,8 @@ def _scale_after(tokens: _Tokens, i: int, has_currency: bool, spelled: bool = Fa
 
 def _currency_after(tokens: _Tokens, i: int) -> tuple[str | None, int]:
     word = tokens.word(i)
+    if word in _SYMBOLS and tokens.glued(i + 1) and tokens.kinds[i + 1] == "d":
+        return None, i  # "yr1 $4,000": the sign opens the next figure
     if word in _SYMBOLS:
         return _SYMBOLS[word], i + 1
     if word in _CURRENCY_AFTER:
@@ -1162,6 +1194,16 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
     before = tokens.word(i - 1)
     if tokens.kinds[i] == "d":
         raw = tokens.words[i]
+        if tokens.glued(i) and tokens.kinds[i - 1] == "w" and before not in _CODES_BEFORE:
+            # "yr1", "Q3", "v2": a figure glued after Latin letters labels something; after letters of
+            # another script ("Ж2,000") it is not read at all, so a check that needs it holds it unread
+            return True
+        if tokens.glued(after) and tokens.kinds[after] == "w" and not tokens.word(after).isascii():
+            return True  # "1Ж": letters of another script glued to the figure
+        if before in (",", ".") and tokens.glued(i) and tokens.glued(i - 1) and tokens.kinds[i - 2] == "w":
+            return True  # "ЖЖ,000", "k,000": the rest of a figure whose head is no digit
+        if tokens.glued(after) and tokens.word(after) in ("x", "×") and not tokens.glued(after + 1):
+            return True  # "1.25x", "2×": a factor, not an amount
         if (
             before in _IDENTIFIERS
             and not tokens.breaks[i]
@@ -1449,6 +1491,19 @@ def _chain_last(tokens: _Tokens, second: _Reading) -> _Reading:
     return last
 
 
+def _typed_like(first: _Reading, last: _Reading) -> tuple[_Reading, int]:
+    """first as one value typed like the last step of its move or sequence (its currency, and its
+    multiplier when first is small enough to be written without it): (first, the token where the rate
+    or unit of the last step is looked for)."""
+    if first.currency is None:
+        first.currency = last.currency
+    if not first.scaled and last.scaled and first.low <= 20 * last.high / last.scale_factor:
+        first.low *= last.scale_factor
+        first.high *= last.scale_factor
+        first.scaled, first.scale_factor, first.alternative = True, last.scale_factor, None
+    return first, last.end_token
+
+
 def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tuple[_Reading, int]:
     """A range that starts with first ("$90-100K", "between 9 and 11 dollars"), or first alone: (the
     reading, the token where its rate or unit is looked for). After a verb of change ("went from 36 to
@@ -1458,6 +1513,10 @@ def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tupl
     from_ = before == "from"
     reading = first
     dash_glued = tokens.word(first.end_token) in _RANGE_DASHES
+    if from_ and tokens.word(first.end_token) in ("down", "up") and tokens.word(first.end_token + 1) == "to":
+        # a move, never a range: "from 48 down to 36 months", "from $7,900 down to $7,600"
+        moved = _single(tokens, first.end_token + 2, tail=True)
+        return (first, first.end_token) if moved is None else _typed_like(first, _chain_last(tokens, moved))
     second = _range_second(tokens, first, between)
     if second is None:
         return first, first.end_token
@@ -1466,14 +1525,7 @@ def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tupl
     if to and (step or change or tokens.word(second.end_token) == "to"):
         # a change or a sequence: each figure is one value, typed like the last one ("from 36 to 48
         # months", "from 9,000 to 11,000 units", "from $92k to $96k")
-        last = _chain_last(tokens, second)
-        if first.currency is None:
-            first.currency = last.currency
-        if not first.scaled and last.scaled and first.low <= 20 * last.high / last.scale_factor:
-            first.low *= last.scale_factor
-            first.high *= last.scale_factor
-            first.scaled, first.scale_factor, first.alternative = True, last.scale_factor, None
-        return first, last.end_token
+        return _typed_like(first, _chain_last(tokens, second))
     if change or (dash_glued and first.spelled != second.spelled):
         return first, first.end_token
     low, high = first.low, second.high
@@ -1557,6 +1609,17 @@ def _read(tokens: _Tokens, i: int, step: bool = False) -> _Reading | None:
                 "less",
                 "tops",
                 "maximum",
+                # verbs of a price or a sum ("A dozen costs $30", "2,000 comes to $9,800")
+                "costs",
+                "sells",
+                "goes",
+                "comes",
+                "runs",
+                "totals",
+                "equals",
+                "amounts",
+                "adds",
+                "means",
             )
             and (not reading.scaled or reading.scale_factor >= 1e6)  # "half a million bars"
         ):
@@ -1646,6 +1709,9 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
 
 
 _FREQUENCY_BEFORE = {"every", "each", "per", "remaining", "after", "first"}
+# A duration added to another as an option (issue 14, set v6): "if extended, another twelve", "Option auf
+# weitere 5 Jahre", "a further 2 years": an extension of the term, not the term.
+_EXTENSION_BEFORE = frozenset({"another", "further", "additional", "weitere", "weiteren", "ulteriori"})
 _SPAN_BEFORE = {"last", "past", "previous"}  # after "the": "the last 3 years" (not "anything past 8 weeks")
 _SPAN_AFTER = {
     "left",
@@ -1687,6 +1753,8 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
         return True  # "12 months of notice": a notice period, not a term
     if after == "of" and tokens.word(end - 1) in _DECADES:
         return True  # "a decade of experience": a span of something else
+    if before in _EXTENSION_BEFORE:
+        return True  # "another 12 months", "a further 2 years": an extension of the term
     return before in _FREQUENCY_BEFORE or after in _SPAN_AFTER
 
 
@@ -1837,6 +1905,20 @@ def _spelled_price(tokens: _Tokens, reading: _Reading) -> _Reading | None:
     return _Reading(value, value, reading.start_token, end, cents.currency, cents.per, spelled=True)
 
 
+def _word_state(
+    tokens: _Tokens, i: int, lump: int, context: tuple[tuple[str, float] | None, int]
+) -> tuple[int, tuple[str, float] | None, int]:
+    """After the word at token i: the last noun of a sum paid once or of another cost, and the rate its
+    sentence gives the figures after it with the token of a rate word that stands on its own ("monthly
+    that's 5,500"; a "per" phrase closes the figure before it: "2 days at home per week, 25 PTO days")."""
+    named = _context_at(tokens, i)
+    return (
+        i if _lump_sum(tokens, i) else lump,
+        context[0] if named is None else named,
+        context[1] if named is None or tokens.words[i] == "per" else i,
+    )
+
+
 def _find(text: str) -> list[Amount]:
     tokens = _tokenise(text)
     found: list[tuple[Amount, int, int]] = []  # each amount with its first token and the token after it
@@ -1849,6 +1931,7 @@ def _find(text: str) -> list[Amount]:
     asked = False  # that sentence ended with "?"
     last_end = -2  # the token after the last amount found
     lump = -1  # the last lump-sum noun read
+    context_token = -1  # where the sentence's rate word stands
     while i < n:
         if tokens.breaks[i] and not (tokens.kinds[i] == "p" and tokens.words[i] in _SENTENCE_ENDS):
             # one boundary for a run of marks ("deposit?? we can do 2", "really?! 88")
@@ -1862,8 +1945,7 @@ def _find(text: str) -> list[Amount]:
             context = None  # "The annual contract is worth $1.2M; the unit price is $12.00."
         if not _starts_amount(tokens, i):
             if tokens.kinds[i] == "w":
-                lump = i if _lump_sum(tokens, i) else lump  # the last noun of a sum paid once or another cost
-                context = _context_at(tokens, i) or context
+                lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
             i += 1
             continue
         phone = _phone_end(tokens, i)
@@ -1882,7 +1964,10 @@ def _find(text: str) -> list[Amount]:
         )
         source = (
             _source(tokens, reading, (previous, previous_token), carried, asked)
+            # a rate word between the typed figure and this one types it instead ("Annual: €66,000;
+            # monthly that's 5,500")
             if _may_inherit(tokens, reading, bare, lump_named, previous)
+            and not (context is not None and context_token > max(last_end, previous_token))
             else None
         )
         inherited = _inherit(source, reading) if source is not None and not reading.scaled else None
@@ -2247,6 +2332,7 @@ def convert_duration(value: float, unit: str, to: str) -> float | None:
 _OTHER_MONEY = (
     *_OTHER_COSTS,
     *("sign-on", "fit-out", "move-in", "set-up", "per diem", "service charge", "charges", "cam", "payroll"),
+    *("ti", "tenant improvement", "improvement allowance"),
     *("worth", "nebenkosten", "in total", "total", "overall"),
 )
 _EXTRA_KEYWORDS = {
@@ -2487,17 +2573,75 @@ def term_amounts(
             results.append(
                 TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
             )
+    results = _moves(terms, text, mentions, results)
     results = _unit_totals(terms, text, mentions, bounds, results)
-    results = _per_hours(terms, mentions, bounds, results)
+    results = _per_hours(terms, text, mentions, bounds, results)
     passage = _Passage(terms, text, mentions, bounds)
     results = _term_totals(passage, _package_prices(passage, _tier_volumes(passage, results)))
+    results = _packed_volumes(passage, _volume_rates(passage, results))
     return _months_of_rent(terms, text, mentions, bounds, keywords, results)
+
+
+# A move of a negotiation right before a bare figure: "dropped the ask from 7,900 to 7,600", "won't go
+# lower than 7,500", "from 48 down to 36", "raise it from 6,000 to 9,000", "settle at 117".
+_MOVE_BEFORE = re.compile(
+    r"(?:\b(?:dropped|drop|dropping|raised?|raising|lowered|lower|cut|reduced?|increased?|moved?|moving|went|"
+    r"go|going|came|come|coming|bring|brought|push|pushed)\b[^.;!?\d]{0,20}\bfrom"
+    r"|\bfrom[ \t]{1,3}[\d.,]{1,12}[ \t]{1,3}(?:down[ \t]+|up[ \t]+)?to"
+    r"|\b(?:lower|higher|less|more|further|below|above|beyond|past|under)[ \t]+than"
+    r"|\b(?:down|up)[ \t]+to|\bsettle[ \t]+(?:at|on|for))[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+_MOVE_WINDOW = 48  # characters before a figure read for a move
+
+
+def _moves(
+    terms: Sequence[BoundaryTerm], text: str, mentions: Sequence[Amount], results: list[TermAmount]
+) -> list[TermAmount]:
+    """Add a bare figure stated as a move of the negotiation ("The landlord dropped the ask from 7,900 to
+    7,600 and won't go lower than 7,500") to the one money or quantity term whose band it lies within
+    when no keyword named it: a move states a value of a term under negotiation, and a figure inside
+    one term's band (and no other's, within a factor of 3) can be that term's only."""
+    taken = {id(r.mention) for r in results}
+    fitting = [t for t in terms if t.kind in ("money", "quantity") and _band(t) is not None]
+    moved = [
+        a
+        for a in mentions
+        if a.kind == "number"
+        and a.per is None
+        and not a.incidental
+        and id(a) not in taken
+        and _MOVE_BEFORE.search(_window(text, a.start - _MOVE_WINDOW, a.start)) is not None
+    ]
+    chosen: list[BoundaryTerm | None] = []
+    for amount in moved:
+        inside = [t for t in fitting if _misfit(t, amount.high) <= 0.2]
+        near = [t for t in fitting if _misfit(t, amount.high) <= 1.1]
+        chosen.append(inside[0] if len(inside) == 1 and len(near) == 1 else None)
+    # the other end of one move goes with it ("from 6,000 to 9,000"), when near the same band
+    for k, (amount, term) in enumerate(zip(moved, chosen, strict=True)):
+        if term is not None:
+            continue
+        for n in (k - 1, k + 1):
+            partner = chosen[n] if 0 <= n < len(moved) else None
+            if (
+                partner is not None
+                and abs(moved[n].start - amount.start) <= _MOVE_WINDOW
+                and _misfit(partner, amount.high) <= 1.1
+            ):
+                chosen[k] = partner
+                break
+    added = [
+        TermAmount(term.name, a.low, a.high, a.start, a.end, a)
+        for a, term in zip(moved, chosen, strict=True)
+        if term is not None
+    ]
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
 
 # A sum named a total: "total $8,850", "the total comes to $12,600", "= $36,000 total", "$9,000 in total".
 _TOTAL_BEFORE = re.compile(r"\btotal\b[^.;:\d$€£]{0,16}$", re.IGNORECASE)
 _TOTAL_WORD_AFTER = re.compile(r"[ \t]{0,3}(?:in[ \t]+)?total\b", re.IGNORECASE)
-_FOR_COUNT = re.compile(r"[ \t]{0,3}for[ \t]{1,3}(?:the[ \t]{1,3})?\d", re.IGNORECASE)
 
 
 def _keyword_in(keywords: dict[str, list[int]], low: int, high: int) -> bool:
@@ -2512,8 +2656,14 @@ def _keyword_in(keywords: dict[str, list[int]], low: int, high: int) -> bool:
 _HOURS_REACH = 20  # characters from a pay per day or week to the hours it is for
 
 
+# Between a pay and the hours of the period it is for, and the period after them.
+_PER_SPAN_GAP = re.compile(r"[ \t]{0,3}(?:per|a|an|each|every|for[ \t]{1,3}(?:an?|each|every|one))[ \t]{1,3}")
+_SPAN_PERIOD = re.compile(r"[ \t-]{0,3}(?:week|day|shift)\b", re.IGNORECASE)
+
+
 def _per_hours(
     terms: Sequence[BoundaryTerm],
+    text: str,
     mentions: Sequence[Amount],
     bounds: Sequence[int],
     results: list[TermAmount],
@@ -2526,7 +2676,7 @@ def _per_hours(
         return results
     added: list[TermAmount] = []
     for amount, following in pairwise(mentions):
-        if amount.kind != "money" or amount.per not in ("day", "week") or amount.is_range:
+        if amount.kind != "money" or amount.is_range:
             continue
         if (
             following.kind != "duration"
@@ -2535,13 +2685,27 @@ def _per_hours(
             or following.high <= 0
         ):
             continue
+        if following.start - amount.end > _HOURS_REACH:
+            continue
+        if amount.per not in ("day", "week") and not (
+            # "$3,200 per 40-hour week", "$640 for an 8-hour day": the period named after its hours
+            amount.per is None
+            and _PER_SPAN_GAP.fullmatch(_window(text, amount.end, following.start)) is not None
+            and _SPAN_PERIOD.match(_window(text, following.end, following.end + 12)) is not None
+        ):
+            continue
         same = bisect.bisect_right(bounds, amount.start) == bisect.bisect_right(bounds, following.start)
         if not same or following.start - amount.end > _HOURS_REACH:
             continue
         rate = round(amount.high / following.high, 6)
         if _misfit(hourly, rate) <= 1.2:
             added.append(TermAmount(hourly.name, rate, rate, amount.start, amount.end, amount))
-    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+    if not added:
+        return results
+    # the pay itself is no hourly figure once divided ("$3,200 per 40-hour week" is 80 an hour)
+    divided = {id(r.mention) for r in added}
+    kept = [r for r in results if not (r.term == hourly.name and id(r.mention) in divided)]
+    return sorted([*kept, *added], key=lambda r: (r.start, r.end))
 
 
 def _window(text: str, start: int, end: int) -> str:
@@ -2556,36 +2720,81 @@ def _unit_totals(
     bounds: Sequence[int],
     results: list[TermAmount],
 ) -> list[TermAmount]:
-    """Drop a total for a number of units from the price term ("Order of 2,000 at 18 dollars each =
-    $36,000 total", "Total $8,850 for 1,500 pcs"): a sum named a total, or followed by "for" and a
-    count, in a sentence stating one order quantity, is the order's value, not the price of one. (It is
-    not divided down: the labelled sets disagree on whether such a total is a price mention.)"""
+    """The price of one unit from a total for a number of units ("Total $8,850 for 1,500 pcs" is 5.90,
+    "Order of 2,000 at 18 dollars each = $36,000 total" 18, "1,000 pcs for $4,200 or 2,000 pcs for
+    $7,600" 4.20 and 3.80): a sum with no rate joined by "for" to the count right beside it, or named a
+    total in a sentence stating one order quantity, divided by that count when the quotient fits the
+    price's band; a total that does not is the order's value, no price."""
     price = next((t for t in terms if t.kind == "money" and t.unit == "unit"), None)
     volume = next((t for t in terms if t.kind == "quantity" and t.unit == "units"), None)
     if price is None or volume is None:
         return results
-    counts: dict[int, set[float]] = {}
-    for r in results:
-        if r.term == volume.name and r.low == r.high and r.high >= 2:
-            counts.setdefault(bisect.bisect_right(bounds, r.start) - 1, set()).add(r.high)
+    counts = [r for r in results if r.term == volume.name and r.low == r.high and r.high >= 2]
     if not counts:
         return results
-    totals: list[Amount] = []
+    by_sentence: dict[int, set[float]] = {}
+    for r in counts:
+        by_sentence.setdefault(bisect.bisect_right(bounds, r.start) - 1, set()).add(r.high)
+    starts = [r.start for r in counts]
+    restated: dict[int, TermAmount | None] = {}
     for amount in mentions:
         if amount.kind != "money" or amount.per is not None or amount.is_range or amount.incidental:
             continue
-        if len(counts.get(bisect.bisect_right(bounds, amount.start) - 1, ())) != 1:
+        s = bisect.bisect_right(bounds, amount.start) - 1
+        count = _count_for(text, counts, starts, amount)
+        if count is None and len(by_sentence.get(s, ())) == 1 and _named_total(text, amount):
+            count = next(iter(by_sentence[s]))
+        if count is None:
             continue
-        if (
-            _TOTAL_BEFORE.search(_window(text, amount.start - 24, amount.start)) is not None
-            or _TOTAL_WORD_AFTER.match(_window(text, amount.end, amount.end + 24)) is not None
-            or _FOR_COUNT.match(_window(text, amount.end, amount.end + 24)) is not None
-        ):
-            totals.append(amount)
-    if not totals:
+        value = round(amount.high / count, 6)
+        fits = _misfit(price, value) <= 1.2
+        restated[id(amount)] = (
+            TermAmount(price.name, value, value, amount.start, amount.end, amount) if fits else None
+        )
+    if not restated:
         return results
-    dropped = {id(t) for t in totals}
-    return [r for r in results if not (r.term == price.name and id(r.mention) in dropped)]
+    kept = [r for r in results if not (r.term == price.name and id(r.mention) in restated)]
+    added = [r for r in restated.values() if r is not None]
+    return sorted([*kept, *added], key=lambda r: (r.start, r.end))
+
+
+# A sum joined to the count it is for: "$4,200 for 1,000 pcs", "1,000 pcs for $4,200", "2,000 comes to
+# $9,800", "the order of 2,000 comes to $9,800 in total".
+_SUM_FOR_COUNT = re.compile(
+    r"[ \t]{0,3}for[ \t]{1,3}(?:the[ \t]{1,3}|an?[ \t]{1,3}order[ \t]of[ \t])?$", re.I
+)
+_COUNT_FOR_SUM = re.compile(
+    r"[ \t]{0,3}(?:for|(?:comes|come|came|amounts|amount|adds up|add up)[ \t]{1,3}to|costs?|is|=|:)"
+    r"[ \t]{0,3}$",
+    re.IGNORECASE,
+)
+
+
+def _named_total(text: str, amount: Amount) -> bool:
+    """Whether a sum is named a total: "total $8,850", "$9,000 in total", "$36,000 total"."""
+    return (
+        _TOTAL_BEFORE.search(_window(text, amount.start - 24, amount.start)) is not None
+        or _TOTAL_WORD_AFTER.match(_window(text, amount.end, amount.end + 24)) is not None
+    )
+
+
+def _count_for(
+    text: str, counts: Sequence[TermAmount], starts: Sequence[int], amount: Amount
+) -> float | None:
+    """The order quantity a sum is joined to by "for" (or "comes to"), right after or right before it."""
+    k = bisect.bisect_left(starts, amount.end)
+    if (
+        k < len(counts)
+        and counts[k].start - amount.end <= 24
+        and _SUM_FOR_COUNT.fullmatch(_window(text, amount.end, counts[k].start)) is not None
+    ):
+        return counts[k].high
+    k = bisect.bisect_left(starts, amount.start) - 1
+    if k >= 0 and counts[k].end <= amount.start:
+        gap = _window(text, counts[k].end, amount.start)
+        if len(gap) <= 24 and _COUNT_FOR_SUM.fullmatch(gap) is not None:
+            return counts[k].high
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -2677,12 +2886,122 @@ def _package_prices(passage: _Passage, results: list[TermAmount]) -> list[TermAm
             continue
         value = round(amount.high / count.high, 6)
         divided[id(amount)] = TermAmount(price.name, value, value, amount.start, amount.end, amount)
+    for amount in passage.mentions:  # "A dozen costs $30", "two dozen sell for $54"
+        if amount.kind != "money" or amount.per is not None or amount.is_range or id(amount) in divided:
+            continue
+        dozen = _DOZEN_PRICE.search(_window(text, amount.start - 40, amount.start))
+        if dozen is not None:
+            value = round(amount.high / (12.0 * _DOZENS[dozen.group(1).lower()]), 6)
+            divided[id(amount)] = TermAmount(price.name, value, value, amount.start, amount.end, amount)
     return _restate(results, divided)
+
+
+# A price of so many dozen right before a sum: "A dozen costs $30", "two dozen sell for".
+_DOZENS = {"a": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0}
+_DOZEN_PRICE = re.compile(
+    r"\b(a|one|two|three|four|five|six)[ \t]+dozen[ \t]{1,3}(?:(?:units?|pieces?|pcs|items?)[ \t]{1,3})?"
+    r"(?:sells?|goes|go|costs?|is|are|comes?|runs?|priced)[ \t]{0,3}(?:for|at|to)?[ \t]{0,3}[:=]?[ \t]{0,3}$",
+    re.IGNORECASE,
+)
+
+
+# Packages that hold a number of units each ("3 containers of 11,000 pieces each").
+_HOLDERS = frozenset(
+    {*_PACKAGES, "container", "truck", "truckload", "shipment", "lot", "batch", "load", "skid"}
+)
+_OF_GAP = re.compile(r"[ \t]{1,3}of[ \t]{1,3}", re.IGNORECASE)
+_PER_HOLDER = re.compile(r"[ \t]{0,3}(?:per|a|an|each|in each|/)[ \t]{0,3}([a-z]{2,12})", re.IGNORECASE)
+
+
+def _holder(unit: str | None) -> str | None:
+    """The package a count counts ("containers" -> "container"), or None."""
+    if unit is None:
+        return None
+    single = unit[:-2] if unit.endswith("es") and unit[:-2] in _HOLDERS else unit.rstrip("s")
+    return single if single in _HOLDERS else None
+
+
+_VOLUME_RATE_MISFIT = 6.0  # a volume over a period may be far past one order's band (a factor of 400)
+
+
+def _volume_rates(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """Add a figure with a period and no currency as an order volume when no money term of the domain
+    has that period ("Could you handle 50,000 a month, so 600,000 a year?", "monthly call-offs of about
+    200k"): a quantity over time, as stated, within a wide reach of the volume's band."""
+    volume = passage.term("quantity", "units")
+    if volume is None:
+        return results
+    periods = {t.unit for t in passage.terms if t.kind == "money"}
+    taken = {id(r.mention) for r in results}
+    added = [
+        TermAmount(volume.name, m.low, m.high, m.start, m.end, m)
+        for m in passage.mentions
+        if m.kind == "money"
+        and m.currency is None
+        and m.per in ("day", "week", "month", "year")
+        and m.per not in periods
+        and not m.incidental
+        and id(m) not in taken
+        and m.high >= 2
+        and _misfit(volume, m.high) <= _VOLUME_RATE_MISFIT
+    ]
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+
+
+def _packed_volumes(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """The order volume of so many packages of so many units ("3 containers of 11,000 pieces each" is
+    33,000; "Two pallets of 480 cartons each, 10 units per carton" is 9,600): the product, stated once
+    for the units, and the counts of packages are no volume."""
+    volume, text, mentions = passage.term("quantity", "units"), passage.text, passage.mentions
+    if volume is None:
+        return results
+    restated: dict[int, TermAmount | None] = {}
+    for k in range(len(mentions) - 1):
+        outer, inner = mentions[k], mentions[k + 1]
+        if (
+            outer.kind != "count"
+            or inner.kind != "count"
+            or outer.is_range
+            or inner.is_range
+            or _holder(outer.unit) is None
+            or _OF_GAP.fullmatch(text, outer.end, inner.start) is None
+        ):
+            continue
+        total, last = outer.high * inner.high, inner
+        inner_holder = _holder(inner.unit)
+        if inner_holder is not None:  # "480 cartons each, 10 units per carton"
+            third = mentions[k + 2] if k + 2 < len(mentions) else None
+            per = None if third is None else _PER_HOLDER.match(_window(text, third.end, third.end + 24))
+            if (
+                third is None
+                or per is None
+                or _holder(per.group(1).lower()) != inner_holder
+                or third.kind != "count"
+                or third.unit != "units"
+                or third.is_range
+                or passage.sentence(third.start) != passage.sentence(inner.start)
+            ):
+                continue
+            total, last = total * third.high, third
+            restated[id(inner)] = None
+        elif inner.unit != "units":
+            continue
+        restated[id(outer)] = None
+        restated[id(last)] = TermAmount(volume.name, total, total, last.start, last.end, last)
+    if not restated:
+        return results
+    kept = [r for r in results if not (r.term == volume.name and id(r.mention) in restated)]
+    added = [r for r in restated.values() if r is not None]
+    return sorted([*kept, *added], key=lambda r: (r.start, r.end))
 
 
 # A sum for the whole term of a lease: "Total rent over the 3-year lease: $324,000", "rent for the whole
 # 24-month term comes to 216,000 dollars in total".
-_WHOLE_TERM = re.compile(r"\b(?:total|in all|altogether|whole|entire|full|over the life)\b", re.IGNORECASE)
+_WHOLE_TERM = re.compile(
+    r"\b(?:total|in all|altogether|whole|entire|full|over the life"
+    r"|over the[ \t]+[\w-]{1,24}[ \t]+(?:term|lease))\b",
+    re.IGNORECASE,
+)
 
 
 def _term_totals(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
@@ -2719,7 +3038,7 @@ _RENT_AFTER = re.compile(r"[ \t]{0,3}(?:monthly[ \t]+)?(?:rent|\w{0,6}miete)", r
 # A deposit waived: "no deposit", "no security deposit", "deposit: none", "deposit waived".
 _NO_DEPOSIT = re.compile(
     r"\bno[ \t]+(?:security[ \t]+)?(?:deposit|kaution)\b|\b(?:deposit|kaution)\b[ \t:=-]{0,4}"
-    r"(?:none|nil|zero|waived|keine)\b",
+    r"(?:none|nil|zero|waived|keine)\b|\bwaive[sd]?[ \t]+(?:the[ \t]+)?(?:security[ \t]+)?deposit\b",
     re.IGNORECASE,
 )
 
@@ -2740,6 +3059,8 @@ def _months_of_rent(
     if not rent_terms or not month_terms:
         return results
     term = month_terms[0]
+    # clauses joined by ";" are one sentence here ("Rent $5,500; deposit $11,000")
+    bounds = [b for b in bounds if b == 0 or b > len(text) or text[b - 1] != ";"]
     added: list[TermAmount] = []
     by_sentence: dict[int, list[Amount]] = {}
     for amount in mentions:
@@ -2888,7 +3209,14 @@ def _led_by_other(text: str, others: Sequence[int], own: Sequence[int], amount: 
         return False  # "bonus and base of $95k": the term's own keyword is nearer
     if j < len(own) and own[j] >= amount.end:
         return _DETACHING.search(text, amount.end, own[j]) is not None
-    return False
+    # no keyword of the term after it either: the cost names the figure when only a verb or a colon
+    # stands between ("CAM is $600 per month", "TI $60k")
+    after = bisect.bisect_left(own, amount.end)
+    return after == len(own) and _NAMED_BY.fullmatch(text, others[k - 1], amount.start) is not None
+
+
+# Between another cost's name and the figure it names: the rest of the word, then a verb or a sign.
+_NAMED_BY = re.compile(r"[\w-]{0,24}[ \t]{0,3}(?:(?:is|are|was|of|at|costs?|runs|comes to|:|=)[ \t]{0,3})?")
 
 
 def _detached_other(text: str, others: Sequence[int], amount: Amount, high_bound: int) -> bool:

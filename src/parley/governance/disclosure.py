@@ -241,7 +241,11 @@ def lexicon() -> Lexicon:
         for family, group in raw["bounds"].items()
         for p in group
     )
-    digits = r"(?<![\w.,])(?!(?:19|20)\d\d\b)\d(?:[\d,.]*\d)?(?![\w%-]|\s*%)"
+    # a figure glued to Latin letters is a label ("Q3", "v2"); glued to letters of another script
+    # ("1Ж2,000", "ЖЖ,000") it is a figure the amount reader does not read, so it counts here (fail closed)
+    digits = (
+        r"(?<![A-Za-z0-9_])(?<![A-Za-z0-9_][.,])(?!(?:19|20)\d\d\b)\d(?:[\d,.]*\d)?(?![A-Za-z0-9_%-]|\s*%)"
+    )
     spelled = "|".join(re.escape(w) for w in words("number_words"))
     return Lexicon(
         bounds,
