@@ -7,7 +7,8 @@ A set is a YAML file (`messages:` with `id`, `domain`, `text`, `terms`, `conditi
 value) pair matches a labelled one when the term is the same and the value is equal within 0.5%
 (both ends of a range); options and dates match as text. A labelled condition is found when the
 reading holds a condition on the same term with a matching value, or, for a condition on no term
-("field: other"), a condition on no term that shares a word of four letters or more with its text.
+("field: other"), a condition on no term that shares a word of four letters or more with its text
+(compared by stem: "signed" matches "sign").
 A labelled condition the reader did not attribute is still "surfaced" (not dropped silently) when the
 reading quotes a conditional clause (`Condition.quoted`: the principal reads it as written) sharing a
 word with it, or any conditional clause for a condition on a term. "Spurious" counts conditions the
@@ -97,8 +98,13 @@ def _matches(predicted: list[tuple[str, Any]], gold: Mapping[str, Any]) -> tuple
     return hits, len(predicted) - hits, len(gold) - hits
 
 
+_SUFFIX = re.compile(r"(?:ing|ed|es|s|e)$")
+
+
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4}
+    """The words of four letters or more of text, each cut to its stem ("signed" and "sign" are one
+    word, so are "confirm" and "confirmed"): a quote and a label paraphrasing it share their stems."""
+    return {_SUFFIX.sub("", w) for w in re.findall(r"[a-z]+", text.lower()) if len(w) >= 4}
 
 
 def _condition_found(gold: Mapping[str, Any], predicted: Iterable[Condition]) -> bool:
@@ -410,8 +416,8 @@ def main(argv: list[str]) -> int:
         errors: list[str] | None = [] if args.errors else None
         precision, recall, f1, (found, total), counts = term_f1(path, reader, errors)
         kinds = errors_of(path, reader)
+        by_kind = Counter(e.kind for e in kinds)
         if args.json:
-            by_kind = Counter(e.kind for e in kinds)
             record = {
                 "set": path.parent.name,
                 "precision": round(precision, 4),
@@ -425,8 +431,9 @@ def main(argv: list[str]) -> int:
         print(
             f"{path}: precision {precision:.3f} recall {recall:.3f} F1 {f1:.3f} "
             f"(tp {counts['tp']} fp {counts['fp']} fn {counts['fn']}); conditions {found}/{total} "
-            f"attributed, {counts['conditions_surfaced']}/{total} surfaced (none dropped silently: "
-            f"{counts['conditions_surfaced'] == total}; spurious {counts['conditions_spurious']}, "
+            f"attributed, {counts['conditions_surfaced']}/{total} surfaced (dropped silently "
+            f"{by_kind['condition_dropped']}, on another term {by_kind['condition_wrong_term']}; "
+            f"spurious {counts['conditions_spurious']}, "
             f"other conditional clauses quoted {counts['conditions_quoted']}, unread amounts "
             f"{counts['unread']}); question {counts['question_right']}/"
             f"{counts['messages']}; correction {counts['correction_right']}/{counts['messages']}; "

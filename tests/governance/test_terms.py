@@ -325,10 +325,13 @@ def test_the_fourth_held_out_term_set_at_its_one_measurement() -> None:
     """Written blind on 2026-11-28 (b24a281) before the fixes by error class after term set v3
     (test_terms_classes.py) landed, measured once after: F1 0.863 (precision 0.888, recall 0.839;
     target >= 0.9: not met), conditions 111/135 attributed, 119/135 surfaced (6 dropped silently, 10
-    tied to the wrong term: target of none dropped not met). The floors sit at the measured values."""
+    tied to the wrong term: target of none dropped not met). Since spent and tuned on (development
+    figures, not blind): the ties with no condition word, commitments, descriptive terms, given-up terms
+    and restated figures (test_terms_ties.py) brought it to F1 0.889, 118/135 attributed, 132/135
+    surfaced, none dropped."""
     root = DEV.parents[1]
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms4" / "messages.yaml")
-    floors = (f1 >= 0.863, total, found >= 111, counts["conditions_surfaced"] >= 119)
+    floors = (f1 >= 0.886, total, found >= 118, counts["conditions_surfaced"] >= 132)
     assert floors == (True, 135, True, True)
 
 
@@ -337,8 +340,9 @@ def test_the_fifth_held_out_term_set_at_its_one_measurement() -> None:
     dropped where a cue is seen, fallback values, costs after a figure) landed, measured once after:
     F1 0.869 (precision 0.875, recall 0.862; tp 583 fp 83 fn 93; target >= 0.9: not met), conditions
     97/124 attributed, 106/124 surfaced (7 dropped silently, 11 tied to the wrong term: target of none
-    dropped not met). The floors sit at the measured values."""
+    dropped not met). Since spent and tuned on (development figures, not blind; test_terms_ties.py):
+    F1 0.875, 106/124 attributed, 115/124 surfaced, none dropped (9 read on the wrong term)."""
     root = DEV.parents[1]
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms5" / "messages.yaml")
-    floors = (f1 >= 0.868, total, found >= 97, counts["conditions_surfaced"] >= 106)
+    floors = (f1 >= 0.872, total, found >= 106, counts["conditions_surfaced"] >= 115)
     assert floors == (True, 124, True, True)

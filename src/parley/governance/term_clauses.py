@@ -18,10 +18,25 @@ top of that, one clause at a time:
 - an anaphoric condition ("If this is possible I am ready to sign", "if you can do that") conditions
   the terms asked for just before it (after the last "but" of the sentence before, when it has one);
   one pointing back to several things ("if you can accept these") is also quoted as written;
-- a fallback ("..., otherwise we stay at 5,100", "if quantity is 40k, else 1.12") is not a term on
+- a fallback ("..., otherwise we stay at 5,100", "if quantity is 40k, else 1.12", "unless your client
+  can do a 48-month term, in which case $5,150") is not a term on
   offer: the value after it, of a term given a value before it, is set aside and the fallback quoted;
 - a condition form with a conjunct in which no value is read ("only with 3 months free and the
-  landlord covering the fit-out") is read on its term and also quoted as written.
+  landlord covering the fit-out") is read on its term and also quoted as written;
+- a condition whose value is of a term that describes a party, the role or the space (`descriptive_terms`
+  in data/term_cues.yaml: "as long as the title is Staff Engineer", "subject to the visa sponsorship
+  being approved") is a requirement in words: it is kept as text on no term, and the value stays the
+  term's own;
+- a conjunct the parse split from its condition ("provided that the term is 6 years and that the tenant
+  pays the first month's rent on signing") is part of that condition: its values are conditions, and
+  without one it is a condition on no term with its text;
+- a value tied to a value of another term with no condition word ("with 90 days its 2.05", "at 2,000
+  units 11.20", "for a 5-year term, 8,900", "remote 3 days → 95k", "8,500 for a 10-year commitment")
+  makes the one a condition of the other. Only a commitment ("for a 10-year commitment") is read on
+  its term; any other tie is quoted as written (fail closed: which of the two is the condition, and
+  whether it is one at all, is the principal's to read), and a tie that restates a term already given
+  a value before it ("1.95 ..., with 90 days its 2.05") is an alternative, not the offer: both of its
+  values are set aside.
 
 Nothing here drops a condition: a form it cannot attach to a term still becomes a condition on no term,
 and `term_guard` quotes every conditional construction no condition covers.
@@ -30,6 +45,7 @@ and `term_guard` quotes every conditional construction no condition covers.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -193,7 +209,10 @@ def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
     _forms_read(draft, revised, others, covered, quoted)
     _proposals_read(draft, revised, others, covered, ends)
     quoted += _fallbacks_read(draft, revised)
+    quoted += _tied_read(draft, revised)
+    _conjoined_read(draft, revised, others, covered)
     attached = _anaphora_read(draft, revised, ends, quoted) + _continued_read(draft, revised)
+    _descriptive_read(draft, revised, others, ends)
     return ClauseReading(
         tuple(revised), tuple(others), tuple(covered + attached), tuple(attached), tuple(quoted)
     )
@@ -201,7 +220,7 @@ def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
 
 _FALLBACK = re.compile(
     r"(?:^|(?<=[,;:.(\u2014\u2013-])|(?<=[,;:.(\u2014\u2013-] ))\s*"
-    r"(?:otherwise|or else|else|failing (?:that|this)|if not|without (?:that|it|this|them))\b",
+    r"(?:otherwise|or else|else|failing (?:that|this)|if not|without (?:that|it|this|them)|in which case)\b",
     re.MULTILINE,
 )
 """What opens a fallback: the terms that hold when the condition before it is not met ("..., otherwise
@@ -391,3 +410,161 @@ def _anaphora_read(draft: Draft, hits: list[Hit], ends: dict[int, int], quoted: 
                 sentence = draft.sentences[clause.sentence]
                 quoted.append(sentence.text.strip(" .,;:!"))
     return attached
+
+
+_TIE_LEAD = re.compile(
+    r"(?:^|[.;:,!?(\u2014\u2013]\s*|\b(?:but|and|so|or|then|whereas|while)\s+)(?P<p>with|at|for|on)\s+"
+    r"(?:a\s+|an\s+|the\s+)?(?:[\w-]+\s+){0,2}$"
+)
+"""Before a value, the preposition that ties it to the value of another term after it ("with 90 days
+its 2.05", "at 2,000 units 11.20", "for a 5-year term, 8,900"; group "p")."""
+_TIE_ARROW = re.compile(r"\u2192|->|=>|\u21d2")
+"""Between two values, an arrow that ties the one before to the one after ("remote 3 days → 95k")."""
+_TIE_BREAK = re.compile(
+    r"[\n;!?]|\.(?!\d)|\b(?:and|or|but|if|plus|unless|provided|not|no|nor|than|instead|vs|versus|per)\b|[&+/]"
+)
+"""In the gap between two values, what keeps them apart: a sentence stop, a conjunction, a negation, a
+comparison or a rate's "per"."""
+_TIE_COPULA = re.compile(
+    r"^\s*(?:would be|will be|is|are|'s|it's|its|it is|at|for|gets?|means?|:|=|,)\s*"
+    r"(?:about\s+|around\s+)?[$\u20ac\u00a3]?\s*$"
+)
+"""Between two values with no preposition before them, what ties them when both restate terms given a
+value before ("3 yrs would be 6.5k")."""
+_TIE_GAP = 40
+_TIE_WORDS = 6
+_COMMITMENT = re.compile(
+    r"^\W*(?:for|with|against)\s+(?:a|an|the)\s*$|^\W*(?:\u2014|\u2013|-|,)?\s*(?:for|with)\s+(?:a|an)\s*$"
+)
+_COMMITMENT_AFTER = re.compile(r"^[\s-]*(?:[\w-]+[\s-]+)?(?:commitment|lock-?in|minimum commitment)\b")
+
+
+def _tie_candidates(hits: Sequence[Hit]) -> list[int]:
+    return sorted(
+        (i for i, h in enumerate(hits) if h.term is not UNCLAIMED and h.role in ("own", "condition")),
+        key=lambda i: hits[i].start,
+    )
+
+
+def _tied_read(draft: Draft, hits: list[Hit]) -> list[str]:
+    """Read the ties between two values of different terms that no condition word marks (see the module
+    docstring). Returns the quotes; changes the roles of hits in place. One pass over neighbouring values:
+    linear in the message."""
+    text = draft.text.lower()
+    order = _tie_candidates(hits)
+    quotes: list[str] = []
+    seen_values: dict[str, list[tuple[int, object]]] = {}
+    for i in order:
+        seen_values.setdefault(hits[i].term.name, []).append((hits[i].start, hits[i].low))
+    for i, j in itertools.pairwise(order):
+        first, second = hits[i], hits[j]
+        if first.term.name == second.term.name or first.start >= second.start:
+            continue
+        if _committed(text, first, second):
+            hits[j] = replace(second, role="condition")
+            continue
+        gap = text[first.end : second.start]
+        if len(gap) > _TIE_GAP or len(gap.split()) > _TIE_WORDS or _TIE_BREAK.search(gap):
+            continue
+        sentence = draft.sentence_at(first.start)
+        if sentence is None or is_question(sentence.text):
+            continue
+        reach = max(sentence.start, first.start - 30)
+        lead = _TIE_LEAD.search(text[reach : first.start])
+        arrow = _TIE_ARROW.search(gap)
+        tied = arrow is not None or (lead is not None and _tie_lead(lead.group("p"), first))
+        by_lead = arrow is None and lead is not None and tied
+        begin = reach + lead.start("p") if by_lead and lead is not None else first.start
+        restated = _restated(seen_values, first, begin) and _restated(seen_values, second, begin)
+        if not tied and not (restated and _TIE_COPULA.match(gap)):
+            continue  # "3 yrs would be 6.5k" after "6k ... with a 5-yr commitment" is a tie too
+        if restated or _restated(seen_values, second, begin):
+            # an alternative to what was offered before it: neither value is on offer
+            hits[i] = replace(first, role="aside")
+            hits[j] = replace(second, role="aside")
+        quote = draft.text[begin : second.end].strip(" .,;:!")
+        if quote and quote not in quotes:
+            quotes.append(quote)
+    return quotes
+
+
+def _restated(seen: dict[str, list[tuple[int, object]]], hit: Hit, before: int) -> bool:
+    """Whether hit's term was given another value before offset before."""
+    return any(at < before and value != hit.low for at, value in seen.get(hit.term.name, []))
+
+
+def _tie_lead(preposition: str, hit: Hit) -> bool:
+    """Whether a preposition before a value ties it to what follows: "at" is how a price or a rate is
+    stated ("at $5.10") and "on" how a date is ("on January 4"), so neither ties those."""
+    if preposition == "at" and hit.term.shape == "money":
+        return False
+    return not (preposition == "on" and hit.term.shape == "date")
+
+
+def _committed(text: str, value: Hit, commitment: Hit) -> bool:
+    """Whether commitment is a duration the counterparty asks to be committed to in return for value
+    ("8,500 for a 10-year commitment"): a condition on commitment's term."""
+    if commitment.start <= value.end or commitment.term.shape != "duration":
+        return False
+    gap = text[value.end : commitment.start]
+    if len(gap) > _TIE_GAP or "\n" in gap:
+        return False
+    lead = gap.split("\u2014")[-1] if "\u2014" in gap else gap
+    return bool(
+        _COMMITMENT.search(lead) and _COMMITMENT_AFTER.match(text[commitment.end : commitment.end + 30])
+    )
+
+
+_CONJOINED = re.compile(r"^\W*(?:and|or|as well as)\W*$")
+_CONJOINED_OPENER = re.compile(r"^\W*(?:that|provided|if|as long as|so long as|on condition)\b\s*")
+
+
+def _conjoined_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]], covered: list[int]) -> None:
+    """A clause joined by "and that" to the conditional clause before it in its sentence is part of that
+    condition (see the module docstring)."""
+    clauses = list(draft.clauses())
+    text = draft.text.lower()
+    for previous, clause in itertools.pairwise(clauses):
+        if previous.sentence != clause.sentence or not condition_frame(previous):
+            continue
+        if not _CONJOINED.match(text[previous.end : clause.start]):
+            continue
+        opener = _CONJOINED_OPENER.match(text[clause.start : clause.end])
+        if opener is None:
+            continue
+        begin = clause.start + opener.end()
+        inside = [
+            i
+            for i, h in enumerate(hits)
+            if clause.start <= h.start < clause.end and h.term is not UNCLAIMED and h.role == "own"
+        ]
+        named = [i for i in inside if names_term(draft, hits[i], begin, clause.end)]
+        for i in named:
+            hits[i] = replace(hits[i], role="condition")
+        covered.append(clause.start)
+        body = draft.text[begin : clause.end].strip(" .,;:!")
+        if not named and body and all(offset != begin for offset, _ in others):
+            others.append((begin, body))
+
+
+@cache
+def _descriptive() -> frozenset[str]:
+    raw = load_yaml_data("term_cues.yaml")
+    return frozenset(str(name) for name in raw.get("descriptive_terms", []))
+
+
+def _descriptive_read(
+    draft: Draft, hits: list[Hit], others: list[tuple[int, str]], ends: dict[int, int]
+) -> None:
+    """A condition on a descriptive term is read as text on no term (see the module docstring)."""
+    names = _descriptive()
+    for i, hit in enumerate(hits):
+        if hit.role != "condition" or hit.term.name not in names:
+            continue
+        hits[i] = replace(hit, role="own")
+        clause = draft.clause_at(hit.start)
+        if clause is None:
+            continue
+        begin, body = _body(draft, clause, ends.get(clause.start, clause.end))
+        if body and all(offset != begin for offset, _ in others):
+            others.append((begin, body))

@@ -45,10 +45,17 @@ _NONE_AFTER = (
 )
 """After a term's name: it has none ("Relocation: none", "Sign-on bonus: $0")."""
 _DROPPED_BEFORE = (
-    r"\b(?:no to(?: the)?|not the|drop(?:s|ped|ping)? the|remove(?:s|d)? the|skip(?:s|ped)? the"
-    r"|scrap(?:s|ped)? the)\s+"
+    r"\b(?:no to(?: the)?|not the|drop(?:s|ped|ping)? (?:the|his|her|their|its|your)|remove(?:s|d)? the"
+    r"|skip(?:s|ped)? the|scrap(?:s|ped)? the|give(?:s|n)? up (?:the|his|her|their|its|your)"
+    r"|forgo(?:es|ne)? (?:the|his|her|their|its|your)|withdraw(?:s|n)? (?:the|his|her|their|its|your))\s+"
+    r"(?:(?:request|ask|demand|claim) for (?:the |any )?)?"
 )
-"""Before a term's name: it is dropped ("No to the relocation", "drop the signing bonus entirely")."""
+"""Before a term's name: it is dropped ("No to the relocation", "drop the signing bonus entirely",
+"drops the request for free months", "gives up his relocation ask")."""
+_DROPPED_AFTER = (
+    r"(?:\s+(?:months?|weeks?|days?))?(?:\s+(?:ask|request|demand|claim|requirement|piece|component))?"
+)
+"""After a dropped term's name: the word for asking for it ("drops the relocation ask entirely")."""
 _NOT_NONE = re.compile(
     r"^\s*(?:more|less|later|earlier|longer|shorter|higher|lower|fewer|greater|than|further)\b"
 )
@@ -59,7 +66,7 @@ def _zero_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(sorted((re.escape(k.lower()) for k in keywords if k.strip()), key=len, reverse=True))
     return re.compile(
         f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE})(?:{words})\\b|\\b(?:{words}){_WAIVED_AFTER}"
-        f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}(?:{words})\\b(?=\\s*(?:[.;!,]|$|entirely|"
+        f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}(?:{words}){_DROPPED_AFTER}\\b(?=\\s*(?:[.;!,]|$|and\\b|if\\b|entirely|"
         "altogether|completely))"
     )
 

@@ -117,6 +117,7 @@ def cues() -> Cues:
         "other_costs",
         "not_nouns",
         "condition_forms",  # patterns with a named group each, read by `term_clauses`
+        "descriptive_terms",  # term names, read by `term_clauses`
     }
     patterns = {
         key: re.compile("|".join(f"(?:{alternative})" for alternative in value))
@@ -476,6 +477,12 @@ _COMPOUND = re.compile(r"[a-z0-9]-[a-z]", re.IGNORECASE)
 """A duration written as a compound ("two-year", "18-month"), not a range ("2-3 months")."""
 
 
+_LOT_BEFORE = re.compile(
+    r"\b(?:the|a|this|that|your|our|each)\s+(?:whole\s+|full\s+|entire\s+|first\s+|next\s+)?"
+    r"(?:run|lot|batch|production run|shipment|consignment|call-off)\s+of\s*$",
+    re.IGNORECASE,
+)
+"""Before a bare number: it counts what is ordered ("for the lot of 4,000", "the batch of 2,500")."""
 _WORKDAYS_AFTER = re.compile(r"^\s*(calendar|business|working|work)\s+days?\b")
 _CENTS = re.compile(r"^\D*\d+[.,]\d{2}(?!\d)")
 """A figure written with two decimals ("2.90", "3,05"): money, not a count or a span of time."""
@@ -525,6 +532,9 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
         unit = cues().unit_nouns[unit.lower()]  # "2 places in the courtyard": parking spaces
     if noun is not None and noun in cues().unit_nouns:
         kind, unit, noun = "count", cues().unit_nouns[noun], None  # "1,600-sq-ft", "10 parking spots"
+    lot = _LOT_BEFORE.search(text[max(0, amount.start - 40) : amount.start])
+    if kind == "number" and noun is None and lot is not None:
+        kind, unit = "count", "units"  # "$48,000 for the run of 16,000": the run counts units
     if kind == "duration" and _COMPOUND.search(text[amount.start : amount.end]):
         noun = _compound_noun(text, amount.end)  # "a two-year supply agreement" is no lead time
     inherited = amount.inherited

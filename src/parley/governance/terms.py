@@ -14,6 +14,7 @@ condition names the term of a value inside it, what an anaphoric "if that works"
   hypothesis ("if we bumped relocation to 15k, hypothetically, would he ..."), a total ("150,000 in
   total"), the market ("going rate is $40 a foot"), or a value it replaces ("not $9.51", "I had
   written 5,700", "our last offer was 96; we've now gone up to 100", "base goes from 104k to 109k");
+- not asked: a question quoted from an earlier message in a reply (a line opening with ">");
 - implied, not stated: a value the delegate may infer from a stated one (an hourly rate says the
   contract is by the hour: `TermReading.implied`, which the delegate's extractor still uses).
 
@@ -32,6 +33,7 @@ whole, and its conditional constructions are still quoted.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -529,8 +531,10 @@ def _assemble(
     correction = bool(cues().search("correction", lowered)) or (
         apology and (replaced or bool(cues().search("restatement", lowered)))
     )
-    question = any(is_question(s.text) for s in draft.sentences) or any(
-        c.mood == "question" and not _relative(draft, c) for c in draft.clauses()
+    quoted = _quoted_lines(draft.text)
+    question = any(is_question(s.text) and not _inside(quoted, s.start) for s in draft.sentences) or any(
+        c.mood == "question" and not _relative(draft, c) and not _inside(quoted, c.start)
+        for c in draft.clauses()
     )
     stated = {h.term.name for h in own}
     implied = _last_per_term([h for h in hits if h.role == "implied" and h.term.name not in stated])
@@ -549,6 +553,21 @@ def _assemble(
         tuple(dict.fromkeys(q.text for q in unread_amounts(draft, hits))),
         tuple(_stated(h, draft) for h in implied),
     )
+
+
+_QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
+"""A line of an earlier message quoted in a reply ("> Can you confirm the sign-on amount?")."""
+
+
+def _quoted_lines(text: str) -> list[tuple[int, int]]:
+    """The spans of the lines quoted from an earlier message (one linear scan)."""
+    return [(m.start(), m.end()) for m in _QUOTED_LINE.finditer(text)]
+
+
+def _inside(spans: Sequence[tuple[int, int]], offset: int) -> bool:
+    """Whether offset lies in one of spans (sorted, disjoint)."""
+    at = bisect.bisect_right(spans, offset, key=lambda span: span[0]) - 1
+    return at >= 0 and spans[at][0] <= offset < spans[at][1]
 
 
 _FREE_RELATIVE = re.compile(r"^\W*(?:what|when|where|how|whatever)\s+(?:we|i|you|they|he|she|it)\b")
