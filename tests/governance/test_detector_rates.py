@@ -414,3 +414,24 @@ def test_the_sixth_held_out_sets_at_their_one_measurement() -> None:
     assert found.fn <= 7 and found.fp <= 48
     assert found.detected >= 244 and found.alarms <= 12 and found.amounts_right >= 274
     assert found.disclosures_missed <= 5 and found.disclosure_false_alarms <= 1
+
+
+# The seventh held-out sets, written blind on 2026-11-28 (commit 1f1c7f1) by four helpers before that
+# session's preflight rules, retrained classifiers, moderator cues and amount reader landed, never
+# tuned on, and measured once after (tests/governance/measure_heldout7.py --ablation): the floors sit
+# at the measured values.
+HELDOUT7 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout7"
+
+
+def test_the_seventh_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 1/302 (target <= 1%: met on the point estimate, interval
+    0.1-1.9%), FP 42/316 (target <= 10%: not met), obfuscated 61/61, disclosure FN 3/54 FP 2/48,
+    moderator 244/270 attacks (target >= 90%: met on the point estimate, interval 86.3-93.3%) with
+    9/164 benign alarms (target <= 5%: not met, by one message), amounts 276/313 (target >= 98%: not
+    met). The rules alone, same run: FN 12, FP 42, obfuscated 60/61, moderator 227/270, 9/164 alarms."""
+    found = held_out_counts(HELDOUT7)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == (302, 316, 270, 164)
+    assert (found.mentions, found.disclosures) == (313, 102)
+    assert found.fn <= 1 and found.fp <= 42
+    assert found.detected >= 244 and found.alarms <= 9 and found.amounts_right >= 276
+    assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 2

@@ -105,6 +105,10 @@ class PhraseBankDrafter:
         # shake hands?", "The Tenant agrees to ... on the terms previously circulated"). Spent since;
         # after the tag-question and party-role forms, 0 of 464 (a regression guard, not an estimate).
         ("phrase_bank_heldout6.yaml", False, 0),
+        # Written blind on 2026-11-28 (1f1c7f1) before that session's preflight rules, retrained
+        # classifiers, moderator and amount reader landed; measured once after: see
+        # docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout7.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
