@@ -18,7 +18,7 @@ import time
 import pytest
 
 from parley.governance.commitment import binding_cue, contains_binding_language, read_commitments
-from parley.governance.config import DomainConfig
+from parley.governance.config import DomainConfig, load_config
 from parley.governance.draft import ON_TRIAL, RULES, parse, rules_off
 from parley.governance.normalize import TextRefused
 from parley.governance.preflight import preflight
@@ -254,3 +254,32 @@ def test_each_rule_is_what_decides_its_form_and_can_be_switched_off() -> None:
             assert contains_binding_language(text) is not binds, (rule, text)
     with pytest.raises(ValueError, match="unknown rules"), rules_off(["no such rule"]):
         pass
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We could explore \u0416150,000 for the role.",  # a Cyrillic letter glued before the figure
+        "We could explore 1\u041650,000 for the role.",  # inside it
+        "Happy to look at 150,000\u0416 for the role.",  # after it
+        "We are exploring 9\u53f7,500 a month.",  # a CJK character inside the figure
+    ],
+)
+def test_a_figure_glued_to_a_non_latin_letter_goes_to_the_principal(text: str) -> None:
+    result = preflight(text, load_config("staffing"))
+    assert result.requires_approval
+    assert any("cannot read" in problem for problem in result.problems)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We could explore 95,000 for the role.",
+        "Could you call me on 555 1234 about the Q3 start?",
+        "We could explore 15\u041e,000 for the role.",  # a homoglyph O, folded and read as a zero
+        "Our caf\u00e9 budget is not part of this; we could explore 95,000.",
+    ],
+)
+def test_readable_figures_raise_no_unreadable_figure_problem(text: str) -> None:
+    result = preflight(text, load_config("staffing"))
+    assert not any("cannot read" in problem for problem in result.problems)

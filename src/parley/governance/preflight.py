@@ -53,6 +53,20 @@ __all__ = [
 DraftIntent = Literal["ask", "explore", "counter", "summarise", "close"]
 """What a drafter says its message does."""
 CONTROL_CHARACTERS = "contains control characters"
+# A figure glued to a letter that normalisation left outside the Latin script ("Ж150,000", "1Ж50"):
+# the amount reader does not read it, so the boundary check cannot see it; the draft goes to the principal.
+_GLUED_FIGURE = re.compile(r"[^\W\d_]\d|\d[^\W\d_]")
+
+
+def _unreadable_figure(text: str) -> str | None:
+    """The first figure glued to a non-Latin letter in a normalised text, with a little context, or None."""
+    for match in _GLUED_FIGURE.finditer(text):
+        letter = next(c for c in match.group() if not c.isdigit())
+        if not letter.isascii() and letter.isalpha():
+            return text[max(match.start() - 8, 0) : match.end() + 8]
+    return None
+
+
 """The reason a draft holding control characters (NUL included) goes to the principal."""
 CLASSIFIER = "classifier"
 """The reason of a binding finding made by the trained classifier rather than the rules."""
@@ -446,6 +460,9 @@ def preflight_draft(
     problems: list[str] = []
     if parsed.normalized.has_control:
         problems.append(CONTROL_CHARACTERS)
+    glued = _unreadable_figure(parsed.normalized.text)
+    if glued is not None:
+        problems.append(f"a figure the boundary check cannot read: {glued!r}")
     reading = read_commitments(parsed)
     found = list(reading.findings)
     consult = use_classifier and classifiers_enabled() and not allow_binding
