@@ -744,13 +744,11 @@ def mediator_study(args: argparse.Namespace) -> str:
     ]
     parts += ["", *_best_verdict(evaluation, best, f"generated games ({args.split} seeds)")]
     if args.split in SHIPPED_MULTIPARTY_SEEDS:
-        shipped_seeds = SHIPPED_MULTIPARTY_SEEDS[args.split]
         stores = played(shipped_multiparty_games(args.split, picked), "shipped")
-        first, last = shipped_seeds.start, shipped_seeds.stop - 1
         parts += [
             "",
-            f"#### Shipped multi-party scenarios ({', '.join(SHIPPED_MULTIPARTY)}; seeds {first}-{last}): "
-            "the mixes chosen on tuning seeds, and ASTRA in every seat",
+            f"#### Shipped multi-party scenarios ({', '.join(SHIPPED_MULTIPARTY)}; "
+            f"{_seed_span(args.split)}): the mixes chosen on tuning seeds, and ASTRA in every seat",
             "",
             mediator_table(stores, labels, notes),
             "",
@@ -870,11 +868,10 @@ def mediator_sweep(args: argparse.Namespace) -> str:
         {label for summary in summaries.values() for label in summary},
         key=lambda label: (-max(score(s, label) for s in settings), label),
     )
-    shipped = SHIPPED_MULTIPARTY_SEEDS["tuning"]
     described = f"generated multi-party games with seeds {seeds.start}-{seeds.stop - 1}"
     if len(sets) > 1:
         described += (
-            f" and the shipped multi-party scenarios with seeds {shipped.start}-{shipped.stop - 1}"
+            f" and the shipped multi-party scenarios with {_seed_span('tuning')}"
             " (worst: the lower of the two rates)"
         )
     lines = [
