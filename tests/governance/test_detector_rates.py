@@ -259,7 +259,7 @@ def test_the_second_held_out_sets_at_their_one_measurement() -> None:
 
 
 # The third held-out sets, written blind on 2026-11-27 (commit 7f1c1ad) before the trained classifier
-# landed, never trained on, and measured once after (tests/governance/measure_heldout3.py): the
+# landed, never trained on, and measured once after (tests/governance/measure_blind.py heldout3): the
 # floors sit at the measured values.
 HELDOUT3 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout3"
 
@@ -287,7 +287,7 @@ def test_the_third_held_out_sets_at_their_one_measurement() -> None:
 
 # The fourth held-out sets, written blind on 2026-11-27 (commit f039dd6) by four helpers before the
 # clause-level preflight, the moderator's families, the amount reader and the disclosure families
-# landed, never tuned on, and measured once after (tests/governance/measure_heldout4.py --ablation):
+# landed, never tuned on, and measured once after (tests/governance/measure_blind.py heldout4 --ablation):
 # the floors sit at the measured values. Drafts come in two files (leasing apart).
 HELDOUT4 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout4"
 
@@ -371,7 +371,7 @@ def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
 
 # The fifth held-out sets, written blind on 2026-11-28 (commits e522602, b24a281) by four helpers
 # before that day's preflight forms, retrained classifiers, moderator cues and amount reader landed,
-# never tuned on, and measured once after (tests/governance/measure_heldout5.py --ablation): the
+# never tuned on, and measured once after (tests/governance/measure_blind.py heldout5 --ablation): the
 # floors sit at the measured values.
 HELDOUT5 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout5"
 
@@ -393,7 +393,7 @@ def test_the_fifth_held_out_sets_at_their_one_measurement() -> None:
 
 # The sixth held-out sets, written blind on 2026-11-28 (commit 50d866a) by four helpers before that
 # session's preflight forms, retrained classifiers, moderator cues and amount reader landed, never
-# tuned on, and measured once after (tests/governance/measure_heldout6.py --ablation): the floors sit
+# tuned on, and measured once after (tests/governance/measure_blind.py heldout6 --ablation): the floors sit
 # at the measured values.
 HELDOUT6 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout6"
 
@@ -418,7 +418,7 @@ def test_the_sixth_held_out_sets_at_their_one_measurement() -> None:
 
 # The seventh held-out sets, written blind on 2026-11-28 (commit 1f1c7f1) by four helpers before that
 # session's preflight rules, retrained classifiers, moderator cues and amount reader landed, never
-# tuned on, and measured once after (tests/governance/measure_heldout7.py --ablation): the floors sit
+# tuned on, and measured once after (tests/governance/measure_blind.py heldout7 --ablation): the floors sit
 # at the measured values.
 HELDOUT7 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout7"
 
