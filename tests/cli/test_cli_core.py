@@ -107,6 +107,25 @@ def test_scenarios_list_show_validate(tmp_path: Path) -> None:
     assert len(output.strip().splitlines()) == 1
 
 
+def test_show_counts_the_packages_a_deal_could_use_and_validate_warns_when_there_are_none(
+    tmp_path: Path,
+) -> None:
+    code, output = invoke("scenarios", "show", "wind_farm")
+    flat = " ".join(output.split())
+    # wind_farm: 3 of 4 with the municipality's veto passes more packages than unanimity would
+    assert code == 0 and "554 pass the acceptance rule" in flat and "215 leave every party" in flat
+    hopeless = tmp_path / "hopeless.yaml"
+    text = scenario_to_yaml(load_scenario("office_move"))
+    # engineering then needs the riverside campus and sales the city centre: no package serves both
+    text = text.replace("batna: 2.5", "batna: 5.7").replace("batna: 2.0", "batna: 4.8")
+    hopeless.write_text(text)
+    code, output = invoke("scenarios", "validate", str(hopeless))
+    assert code == 0 and "OK" in output
+    assert "no package passes the acceptance rule" in " ".join(output.split())
+    code, output = invoke("scenarios", "validate", str(tmp_path / "missing.yaml"))
+    assert code == 1 and "Traceback" not in output
+
+
 def test_analyze_with_plot_and_trajectory(tmp_path: Path) -> None:
     code, output = invoke("run", "casino", "-a", "boulware", "-a", "conceder", "--save", str(tmp_path))
     assert code == 0, output

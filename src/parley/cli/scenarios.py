@@ -110,7 +110,21 @@ def show_command(
         )
     console.print(parties)
     console.print(protocol_table(scenario))
-    console.print(f"Outcomes: {scenario.space.size:,}.")
+    passing, everyone = acceptable_counts(scenario)
+    console.print(
+        f"Outcomes: {scenario.space.size:,}; {passing:,} pass the acceptance rule with every accepting "
+        f"party at or above its BATNA; {everyone:,} leave every party at or above its BATNA."
+    )
+
+
+def acceptable_counts(scenario: Scenario) -> tuple[int, int]:
+    """How many packages pass the scenario's acceptance rule (each accepting party at or above its
+    BATNA), and how many leave every party at or above its BATNA."""
+    analysis = scenario.analysis
+    acceptance = scenario.rules.acceptance
+    vetoes = [scenario.party_names.index(v) for v in acceptance.vetoes]
+    passing = analysis.acceptable(acceptance.required, vetoes)
+    return int(passing.sum()), int(analysis.individually_rational.sum())
 
 
 def protocol_table(scenario: Scenario) -> Table:
@@ -203,6 +217,11 @@ def validate_command(
         ]
     else:
         warnings = space_warnings(scenario.space, scenario.utilities())
+    if acceptable_counts(scenario)[0] == 0:
+        warnings.append(
+            "no package passes the acceptance rule with every accepting party at or above its BATNA: "
+            "no deal can leave the parties it needs better off than walking away"
+        )
     for warning in warnings:
         error_console.print(f"warning: {warning}", markup=False, soft_wrap=True)
 
