@@ -14,6 +14,9 @@ Seed split, fixed here before any evaluation run:
 - evaluation3: generated games with seeds 3000-3099 (shipped multi-party scenarios: seeds 3000-3007),
   fixed on 2026-11-28 before its one run, for the mediator study after the proactive mediator's
   `trial` rule and the mix choice on both tuning sets (by then evaluation2 had been seen).
+- evaluation4: generated games with seeds 4000-4099 (shipped multi-party scenarios: seeds 4000-4007),
+  fixed on 2026-11-28 before its one run, for the k-of-n changes tuned on the tuning games, the
+  shipped tuning seeds and the 28 spent held-out scenarios (by then evaluation3 had been seen).
 
 Every game runs through the tournament layer (`parley.experiments.tournament.run_games`: resumable
 JSONL store, `--jobs`). The report gives, per agent: deal rate, mean normalised utility on
@@ -83,11 +86,13 @@ SPLITS: dict[str, range] = {
     "evaluation": range(1000, 1100),
     "evaluation2": range(2000, 2100),
     "evaluation3": range(3000, 3100),
+    "evaluation4": range(4000, 4100),
 }
 """Generated-game seeds of each split (disjoint; the evaluation seeds are never tuned on). `evaluation2`
 was fixed on 2026-11-28, before its one run, for the mediator settings changed after the first
 evaluation had been played (the first evaluation's games had been seen by then); `evaluation3` on
-2026-11-28 before its one run, after the mediator's `trial` rule (evaluation2 had been seen by then)."""
+2026-11-28 before its one run, after the mediator's `trial` rule (evaluation2 had been seen by then);
+`evaluation4` on 2026-11-28 before its one run, after the k-of-n changes (evaluation3 had been seen)."""
 SHIPPED_BILATERAL = ("casino", "casino_distributive", "lease", "procurement", "staffing")
 """Shipped bilateral scenarios, played in the evaluation split only (two repetitions each)."""
 SHIPPED_REPETITIONS = 2
@@ -109,6 +114,7 @@ SHIPPED_MULTIPARTY_SEEDS: dict[str, range] = {
     "evaluation": range(1000, 1008),
     "evaluation2": range(2000, 2008),
     "evaluation3": range(3000, 3008),
+    "evaluation4": range(4000, 4008),
 }
 """Per split, seeds of the shipped multi-party scenarios in the mediator study and sweep (one repetition
 each; 8 per scenario, disjoint across splits). Each evaluation split's were fixed before its one run;

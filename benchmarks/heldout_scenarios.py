@@ -20,13 +20,19 @@ scenarios, 10,000 draws, fixed seed) beside the per-game Wilson interval.
 
 Usage (from the repository root):
 
-    .venv/bin/python benchmarks/heldout_scenarios.py --out runs/heldout-scenarios1 --jobs 2 \\
-        --report docs/results/heldout_scenarios.md
+    .venv/bin/python benchmarks/heldout_scenarios.py --out runs/heldout-scenarios1 --jobs 2
+
+The second set (tests/data/scenarios/heldout2/, written blind while the k-of-n changes were tuned on the
+first, spent set) is played the same way, with the same configuration and seeds:
+
+    .venv/bin/python benchmarks/heldout_scenarios.py --folder tests/data/scenarios/heldout2 \\
+        --out runs/heldout-scenarios2 --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -121,9 +127,7 @@ def play_config(files: Sequence[Path], mix: str, mediator: str, out: Path, jobs:
         endings = {_ending(g) for g in played}
         results.append(
             ScenarioResult(
-                name=path.relative_to(FOLDER).with_suffix("").as_posix()
-                if path.is_relative_to(FOLDER)
-                else path.stem,
+                name=_name(path, files),
                 parties=len(load_scenario(str(path)).parties),
                 rule=rule,
                 feasible=feasible,
@@ -133,6 +137,12 @@ def play_config(files: Sequence[Path], mix: str, mediator: str, out: Path, jobs:
             )
         )
     return results
+
+
+def _name(path: Path, files: Sequence[Path]) -> str:
+    """The scenario's path below the folder the files share ("a/port_terminal_automation")."""
+    root = Path(os.path.commonpath([f.parent for f in files])) if len(files) > 1 else path.parent
+    return path.relative_to(root).with_suffix("").as_posix()
 
 
 def _ending(game_rows: Sequence[Mapping[str, Any]]) -> tuple[object, ...]:

@@ -53,7 +53,7 @@ def test_the_shipped_tuning_games_use_only_tuning_seeds(bench: ModuleType) -> No
     assert all(g.mediator == "proactive" and set(g.agents) == {"linear"} for g in games)
 
 
-@pytest.mark.parametrize("split", ["evaluation", "evaluation2", "evaluation3"])
+@pytest.mark.parametrize("split", ["evaluation", "evaluation2", "evaluation3", "evaluation4"])
 def test_mediator_settings_are_never_swept_on_the_evaluation_split(
     bench: ModuleType, capsys: pytest.CaptureFixture[str], split: str
 ) -> None:
