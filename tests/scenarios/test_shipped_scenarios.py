@@ -12,6 +12,7 @@ from parley.scenarios.model import Scenario
 
 ALL_NAMES = [info.name for info in list_scenarios()]
 YAML_NAMES = shipped_scenario_names()
+MULTIPARTY_NAMES = [n for n in ALL_NAMES if n.startswith("multiparty/")]
 
 
 def _utilities(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
@@ -34,14 +35,29 @@ def test_catalogue_lists_yaml_files_and_lamen_games() -> None:
     assert "lamen/rio_copa" in ALL_NAMES
     assert ALL_NAMES[: len(YAML_NAMES)] == YAML_NAMES
     collections = [n for n in ALL_NAMES[len(YAML_NAMES) :]]
-    assert {n.split("/")[0] for n in collections} == {"lamen", "promediate", "deliberation"}
+    assert {n.split("/")[0] for n in collections} == {"lamen", "promediate", "deliberation", "multiparty"}
     lamen = [n for n in collections if n.startswith("lamen/")]
     assert lamen == sorted(lamen)
+    assert sorted(MULTIPARTY_NAMES) == MULTIPARTY_NAMES
+    assert len(MULTIPARTY_NAMES) == 28
+    assert "multiparty/port_terminal_automation" in MULTIPARTY_NAMES
 
 
 # ProMediate cases are mediation testbeds: under the exclusions their briefs state, a case may have
 # no package that every party accepts (Francis has none), which is what a mediator must work on.
-BARGAINING_NAMES = [n for n in ALL_NAMES if not n.startswith("promediate/")]
+# Five `multiparty/` scenarios are k-of-n games written so that no package leaves every party above
+# its BATNA: four have none at or above it for everyone (their README table: 0 "good for every
+# party"), and eastvale_waste_plant_siting's only such package leaves one party exactly at it. Their
+# deals are the ones their acceptance rule passes (test_multiparty_rule_passes_some_package_but_not_all
+# checks that for every multiparty scenario); every other multiparty scenario keeps this check.
+K_OF_N_ONLY = {
+    "multiparty/city_pension_reform",
+    "multiparty/eastvale_waste_plant_siting",
+    "multiparty/linden_court_retrofit",
+    "multiparty/skerra_bank_fishery",
+    "multiparty/university_merger_terms",
+}
+BARGAINING_NAMES = [n for n in ALL_NAMES if not n.startswith("promediate/") and n not in K_OF_N_ONLY]
 
 
 @pytest.mark.parametrize("name", BARGAINING_NAMES)
@@ -54,6 +70,33 @@ def test_scenario_loads_with_a_zone_of_agreement(name: str) -> None:
     assert not above_every_batna.all(), f"{name}: every outcome beats every BATNA; walking away never matters"
 
 
+@pytest.mark.parametrize("name", sorted(K_OF_N_ONLY))
+def test_k_of_n_only_scenarios_are_exempt_by_design(name: str) -> None:
+    """The exemption above is exact: each is a k-of-n game and no outcome beats every BATNA."""
+    scenario = load_scenario(name)
+    required = scenario.rules.acceptance.required
+    assert required is not None and required < len(scenario.parties)
+    values, batnas = _utilities(scenario)
+    assert not (values > batnas).all(axis=0).any()
+
+
+@pytest.mark.parametrize("name", MULTIPARTY_NAMES)
+def test_multiparty_rule_passes_some_package_but_not_all(name: str) -> None:
+    """Some package passes the acceptance rule with every party it needs strictly above its BATNA
+    (enough parties, every veto party among them), and walking away still matters."""
+    scenario = load_scenario(name)
+    assert scenario.space.size <= 50_000
+    values, batnas = _utilities(scenario)
+    above = values > batnas
+    acceptance = scenario.rules.acceptance
+    required = len(scenario.parties) if acceptance.required is None else acceptance.required
+    passes = above.sum(axis=0) >= required
+    for veto in acceptance.vetoes:
+        passes &= above[scenario.party_names.index(veto)]
+    assert passes.any(), f"{name}: no package passes {required} of {len(scenario.parties)}"
+    assert not passes.all(), f"{name}: every package passes; walking away never matters"
+
+
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_scenario_is_described(name: str) -> None:
     scenario = load_scenario(name)
@@ -63,9 +106,11 @@ def test_scenario_is_described(name: str) -> None:
         assert len(party.brief) > 80, f"{name}: {party.name} has no real brief"
 
 
-@pytest.mark.parametrize("name", YAML_NAMES)
+@pytest.mark.parametrize("name", YAML_NAMES + MULTIPARTY_NAMES)
 def test_list_entry_matches_the_file(name: str) -> None:
     info = next(info for info in list_scenarios() if info.name == name)
+    stem = name.removeprefix("multiparty/")
+    assert Path(info.path).name == f"{stem}.yaml"
     scenario = validate_file(Path(info.path))
     assert (info.title, info.parties, info.issues, info.outcomes) == (
         scenario.title,
@@ -73,10 +118,11 @@ def test_list_entry_matches_the_file(name: str) -> None:
         scenario.space.names,
         scenario.space.size,
     )
-    assert scenario.name == name
+    assert scenario.name == stem  # the file's own name; the collection loads it as "multiparty/<stem>"
+    assert load_scenario(name).name == name
 
 
-@pytest.mark.parametrize("name", YAML_NAMES)
+@pytest.mark.parametrize("name", YAML_NAMES + MULTIPARTY_NAMES)
 def test_interests_are_opposed_but_not_all_zero_sum(name: str) -> None:
     """Some party pair trades off (negatively correlated), and the game is not constant-sum."""
     values, _ = _utilities(load_scenario(name))
@@ -163,7 +209,7 @@ def test_stagnation_spares_slow_concession_but_stops_deadlock(name: str) -> None
     assert stubborn.no_deal.round < scenario.rules.max_rounds
 
 
-@pytest.mark.parametrize("name", YAML_NAMES)
+@pytest.mark.parametrize("name", YAML_NAMES + MULTIPARTY_NAMES)
 def test_language_metadata_builds_a_vocabulary(name: str) -> None:
     from parley.language.vocabulary import Vocabulary
 
@@ -171,4 +217,4 @@ def test_language_metadata_builds_a_vocabulary(name: str) -> None:
     vocabulary = Vocabulary.build(scenario.space, scenario.metadata, scenario.party_names, source=name)
     aliases = {terms.name: terms.aliases for terms in vocabulary.issues}
     for issue, words in scenario.metadata.get("language", {}).get("synonyms", {}).items():
-        assert words[0] in aliases[issue]
+        assert words[0].lower() in aliases[issue]  # aliases are matched (and kept) in lower case

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import importlib
 import os
 from collections.abc import Callable
@@ -26,6 +28,7 @@ BUILTIN_COLLECTIONS: dict[str, tuple[str, str, str]] = {
         "deliberation_game_names",
         "load_shipped_game",
     ),
+    "multiparty": ("parley.scenarios.catalog", "multiparty_scenario_names", "load_multiparty_scenario"),
 }
 """Dataset collections loaded as "<prefix>/<name>": prefix → (module, names function, load function).
 
@@ -105,6 +108,53 @@ def data_directory() -> Path:
 def shipped_scenario_names() -> list[str]:
     """Names of the shipped YAML scenarios (file stems under the data folder), sorted."""
     return sorted(path.stem for path in data_directory().glob("*.yaml"))
+
+
+MULTIPARTY_FOLDER = "multiparty"
+"""The folder under `data/` holding the `multiparty/` collection (parley YAML files; README.md there
+says who wrote them and what each one's acceptance rule lets through)."""
+
+
+def multiparty_directory() -> Path:
+    """The folder of the shipped multi-party scenarios (the `multiparty/` collection)."""
+    return data_directory() / MULTIPARTY_FOLDER
+
+
+def multiparty_scenario_names() -> list[str]:
+    """Names in the `multiparty/` collection (file stems, without the prefix), sorted."""
+    return sorted(path.stem for path in multiparty_directory().glob("*.yaml"))
+
+
+def load_multiparty_scenario(name: str) -> Scenario:
+    """One scenario of the `multiparty/` collection, named "multiparty/<name>" once loaded.
+
+    Args:
+        name: A file stem from `multiparty_scenario_names` (no prefix, no path).
+
+    Raises:
+        ScenarioError: not one of the shipped names (with the closest one when there is one).
+    """
+    known = multiparty_scenario_names()
+    if name not in known:  # a name, never a path: "../casino" and the like end here
+        hint = _did_you_mean(name, known)
+        raise ScenarioError(f"unknown multiparty scenario {_shown(name)}{hint}; shipped: {', '.join(known)}")
+    scenario = validate_file(multiparty_directory() / f"{name}.yaml")
+    return dataclasses.replace(scenario, name=f"{MULTIPARTY_FOLDER}/{name}")
+
+
+_SHOWN_CHARACTERS = 80
+
+
+def _shown(name: str) -> str:
+    """The name as an error quotes it: repr (so invisible characters show) and at most 80 characters."""
+    if len(name) <= _SHOWN_CHARACTERS:
+        return repr(name)
+    return f"{name[:_SHOWN_CHARACTERS]!r}… ({len(name):,} characters)"
+
+
+def _did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name[: _SHOWN_CHARACTERS * 2], known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def load_scenario(name_or_path: str | Path, *, format: str | None = None) -> Scenario:
