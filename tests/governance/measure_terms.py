@@ -28,6 +28,10 @@ whose path or folder name is SOURCE ("all" for every set given):
 
 `--json` prints one strict JSON object a line instead (per set: its scores, counts and errors by kind),
 to record a baseline and compare a change with it set by set.
+
+The term reader reads as the delegate does: its rules, and the trained model behind them when the
+shipped one is on (`governance.term_model`). `--rules` scores the rules alone; `--model FILE` scores
+the rules with the model in FILE (on or off in the file, it is consulted), for a before/after.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from typing import Any
 
 import yaml
 
+from parley.errors import ScenarioError
 from parley.governance.config import DomainConfig, load_config
 from parley.governance.extraction import (
     DualExtractor,
@@ -53,6 +58,7 @@ from parley.governance.extraction import (
     LexiconExtractor,
     PatternExtractor,
 )
+from parley.governance.term_model import TermModel, load_term_model
 from parley.governance.terms import Condition, StatedTerm, TermReader, TermReading
 
 DEV = Path(__file__).resolve().parents[1] / "data" / "gaia" / "dev_terms" / "messages.yaml"
@@ -140,6 +146,18 @@ def _readers(config: DomainConfig) -> TermReader:
     if config.name not in _CACHE:
         _CACHE[config.name] = TermReader(config)
     return _CACHE[config.name]
+
+
+def reader_with(model: TermModel | None) -> Reader:
+    """The term reader with model behind its rules (None: the rules alone)."""
+    readers: dict[str, TermReader] = {}
+
+    def read(config: DomainConfig, text: str, today: date) -> TermReading:
+        if config.name not in readers:
+            readers[config.name] = TermReader(config, model=model)
+        return readers[config.name].read(text, today=today)
+
+    return read
 
 
 # -- the extractor before the term reader, mapped onto term names -----------------------------------------
@@ -391,6 +409,8 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--baseline", action="store_true", help="score the extractor before the term reader")
     parser.add_argument("--errors", action="store_true", help="print every message read with an error")
     parser.add_argument("--json", action="store_true", help="one JSON object a set: scores and kinds")
+    parser.add_argument("--rules", action="store_true", help="score the term reader's rules alone")
+    parser.add_argument("--model", type=Path, help="score the rules with the term model in this file")
     parser.add_argument(
         "--show",
         nargs=2,
@@ -412,6 +432,14 @@ def main(argv: list[str]) -> int:
         print(f"error: no labelled set at {missing[0]}", file=sys.stderr)
         return 2
     reader = read_with_baseline if args.baseline else read_with_terms
+    if args.rules:
+        reader = reader_with(None)
+    elif args.model is not None:
+        try:
+            reader = reader_with(load_term_model(args.model))
+        except ScenarioError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     for path in paths:
         errors: list[str] | None = [] if args.errors else None
         precision, recall, f1, (found, total), counts = term_f1(path, reader, errors)

@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any
+from typing import Any, Literal
 
 from parley.governance.config import DomainConfig
 from parley.governance.draft import Clause, Draft, parse
@@ -66,6 +66,7 @@ from parley.governance.term_figures import (
     phone_spans,
 )
 from parley.governance.term_guard import MAX_QUOTED, refused_quotes, uncovered_conditions, unread_amounts
+from parley.governance.term_model import Revision, TermModel, shipped_term_model
 from parley.governance.term_roles import (
     UNCLAIMED,
     Hit,
@@ -86,6 +87,7 @@ __all__ = [
     "TermReading",
     "TermValue",
     "all_conditions",
+    "last_per_term",
     "latest_terms",
     "reader_for",
 ]
@@ -162,8 +164,9 @@ class TermReading:
         competing: Terms of a competing offer it reports (not its own).
         set_aside: Terms it names only in a way that states nothing of its own (a competing offer, the
             principal's figure quoted back, a hypothesis, a value it takes back, the market).
-        unread: What it states that the reader could not place, quoted (an amount no term claims, or
-            the whole message when it is too long to read): the principal sees it rather than nothing.
+        unread: What it states that the reader could not place, quoted (an amount no term claims, a
+            value the trained model set aside, or the whole message when it is too long to read): the
+            principal sees it rather than nothing.
         implied: Values of terms it does not state but that what it states lets the delegate infer (an
             hourly rate says the contract is by the hour: `negotiation.term_when`); not in `terms`.
     """
@@ -240,16 +243,21 @@ class TermReader:
 
     Args:
         config: The domain config (its boundary terms, fields and extra `terms`).
+        model: The trained model behind the rules (`governance.term_model`): "shipped" for the shipped
+            one when it is on, a model to consult it whatever its switch, None for the rules alone.
     """
 
-    def __init__(self, config: DomainConfig) -> None:
+    def __init__(
+        self, config: DomainConfig, model: TermModel | Literal["shipped"] | None = "shipped"
+    ) -> None:
         self.config = config
+        self._model = model
         self.vocabulary = build_vocabulary(config)
         self._by_name = {t.name: t for t in self.vocabulary}
         self._numeric = [t for t in self.vocabulary if t.shape not in ("enum", "date")]
         self._negotiated = [t for t in self.vocabulary if t.negotiated]
         self._keywords = [k for t in self.vocabulary for k in t.keywords]
-        self._last: tuple[tuple[str, date | None, tuple[str, ...]], TermReading] | None = None
+        self._last: tuple[tuple[str, date | None, tuple[str, ...], int], TermReading] | None = None
 
     def term(self, name: str) -> TermDef:
         """The term called name (KeyError if the domain has none)."""
@@ -264,21 +272,44 @@ class TermReader:
                 None writes a date without its year ("--07-06").
             asked: Fields the delegate just asked about (a bare figure in the answer is theirs).
         """
-        key = (message, today, tuple(asked))
+        model = self.model
+        key = (message, today, tuple(asked), id(model))
         if self._last is not None and self._last[0] == key:
             return self._last[1]  # the delegate and its extractor read the same message
         try:
-            draft = parse(message, self.config.non_binding_phrases)
+            draft, hits, clauses = self.analyse(message, today=today, asked=asked)
         except TextRefused as refused:
             reading = _refused(message, refused)
             self._last = (key, reading)
             return reading
-        hits = self._hits(draft, today, asked)
-        hits = [_with_role(draft, h) for h in hits]
-        clauses = read_clauses(draft, hits)
-        reading = _assemble(draft, derive(draft, list(clauses.hits), self._by_name), clauses)
+        reading = _assemble(draft, hits, clauses)
+        revision = model.revise(draft, hits) if model is not None else Revision(tuple(hits))
+        if revision.hits != tuple(hits):
+            reading = _with_rule_conditions(
+                _assemble(draft, revision.hits, clauses, revision.set_aside), reading
+            )
         self._last = (key, reading)
         return reading
+
+    @property
+    def model(self) -> TermModel | None:
+        """The trained model the reader consults behind its rules (`term_model`), if any: the one it was
+        given, or the shipped one when it is on and models are not switched off."""
+        return shipped_term_model() if isinstance(self._model, str) else self._model
+
+    def analyse(
+        self, message: str, *, today: date | None = None, asked: Sequence[str] = ()
+    ) -> tuple[Draft, list[Hit], ClauseReading]:
+        """The parse of message, every value the rules found in it with the part it plays, and the
+        clause-level reading (what `read` assembles into a `TermReading`).
+
+        Raises:
+            TextRefused: The message is too long to parse.
+        """
+        draft = parse(message, self.config.non_binding_phrases)
+        hits = [_with_role(draft, h) for h in self._hits(draft, today, asked)]
+        clauses = read_clauses(draft, hits)
+        return draft, derive(draft, list(clauses.hits), self._by_name), clauses
 
     # -- finding values -------------------------------------------------------------------------------
     def _hits(self, draft: Draft, today: date | None, asked: Sequence[str]) -> list[Hit]:
@@ -467,7 +498,7 @@ def _tidy(value: TermValue) -> TermValue:
     return round(value, 6) if isinstance(value, float) else value
 
 
-def _last_per_term(hits: Sequence[Hit]) -> list[Hit]:
+def last_per_term(hits: Sequence[Hit]) -> list[Hit]:
     """One hit per term: the last one stated, unless it is one that was replaced by a later value or
     an end of the range stated before it ("95-105 for this level; 105 would need VP sign-off")."""
     chosen: dict[str, Hit] = {}
@@ -484,11 +515,12 @@ def _assemble(
     draft: Draft,
     hits: Sequence[Hit],
     clauses: ClauseReading | None = None,
+    set_aside: Sequence[str] = (),
 ) -> TermReading:
-    own = _last_per_term(
+    own = last_per_term(
         [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
     )
-    competing = _last_per_term([h for h in hits if h.role == "competing" and h.term is not UNCLAIMED])
+    competing = last_per_term([h for h in hits if h.role == "competing" and h.term is not UNCLAIMED])
     conditions = [
         Condition(
             h.term.name,
@@ -537,7 +569,7 @@ def _assemble(
         for c in draft.clauses()
     )
     stated = {h.term.name for h in own}
-    implied = _last_per_term([h for h in hits if h.role == "implied" and h.term.name not in stated])
+    implied = last_per_term([h for h in hits if h.role == "implied" and h.term.name not in stated])
     aside = {
         h.term.name
         for h in hits
@@ -550,9 +582,17 @@ def _assemble(
         correction,
         tuple(_stated(h, draft) for h in competing),
         tuple(sorted(aside)),
-        tuple(dict.fromkeys(q.text for q in unread_amounts(draft, hits))),
+        tuple(dict.fromkeys([*(q.text for q in unread_amounts(draft, hits)), *set_aside])),
         tuple(_stated(h, draft) for h in implied),
     )
+
+
+def _with_rule_conditions(revised: TermReading, rules: TermReading) -> TermReading:
+    """The model's reading with every condition the rules' reading surfaced that it lacks (fail closed:
+    the model may add or re-attribute a condition, never take one away)."""
+    kept = set(revised.conditions)
+    missing = tuple(c for c in rules.conditions if c not in kept)
+    return replace(revised, conditions=revised.conditions + missing) if missing else revised
 
 
 _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
