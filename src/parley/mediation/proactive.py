@@ -21,7 +21,9 @@ being taken up:
   detector, still brings it in, and a package that forms again lifts the rule).
 
 (``exposed`` = 1 is a second, rule-based way to step back, off by default: the time and spread
-signals count only while the acceptance rule lets a deal pass without some present party.)
+signals count only while the acceptance rule lets a deal pass without some present party.
+``pool`` = 1, off by default, changes what it tables under such a rule: only packages some party
+revealed, never a new text.)
 
 The defaults were tuned on tuning seeds only (docs/results/generalisation.md): first on generated
 multi-party games (stepping in every round from a tenth of the rounds on, ``deadline`` = ``start``
@@ -140,6 +142,12 @@ class ProactiveMediator:
             the rule needs (`Signals.failing`), the time and spread signals no longer count: it
             leaves the table to the parties' own offers and steps in only when asked or on a holdout
             (at least 0; 0 turns the rule off).
+        pool: 1: under a rule that lets a deal pass without some present party (`Signals.exposed`),
+            its compromise is chosen only among packages some party revealed it would accept (its
+            own offers, tables it accepted, coalitions it joined), by the same maximin estimate and
+            whatever ``reach``, instead of a new text near the forming table; 0: off (the default;
+            unanimous and bilateral sessions never use it). On the tuning sets it raised the spent
+            held-out scenarios and lowered the generated games (docs/results/generalisation.md).
     """
 
     start: float = 0.1
@@ -155,6 +163,7 @@ class ProactiveMediator:
     stop: float = 0.8
     exposed: int = 0
     trial: int = 5
+    pool: int = 0
     name: str = NAME
     proactive: bool = field(default=True, init=False)
     last_signals: Signals | None = field(default=None, init=False, repr=False, compare=False)
@@ -174,6 +183,7 @@ class ProactiveMediator:
             "stop": 0.0 <= self.stop <= 1.0,
             "exposed": self.exposed in (0, 1),
             "trial": self.trial >= 0,
+            "pool": self.pool in (0, 1),
         }
         for option, ok in checks.items():
             value = getattr(self, option)
@@ -256,7 +266,10 @@ class ProactiveMediator:
         keep = allowed_rows(indices)
         for row in tabled:
             keep[space.index(space.from_indices(row))] = False
-        if self.reach and base is not None:
+        if self.pool and _exposed(rules.acceptance, present):
+            # k of n: only packages some party revealed it would accept (never a new text), any reach.
+            keep &= _pooled(space, indices.shape[0], [revealed[p] for p in present])
+        elif self.reach and base is not None:
             changed = (indices != np.array(space.to_indices(dict(base.package)))).sum(axis=1)
             keep &= (changed >= 1) & (changed <= self.reach)
         worst = np.where(keep, worst, -np.inf)
@@ -337,6 +350,7 @@ _RANGES = {
     "stop": "a share in [0, 1]",
     "exposed": "0 or 1",
     "trial": "0 or more packages",
+    "pool": "0 or 1",
 }
 
 
@@ -481,6 +495,17 @@ def _common(space: OutcomeSpace, revealed: Sequence[Sequence[Mapping[str, Value]
         if all(row in other for other in sets) and row not in found:
             found.append(row)
     return found
+
+
+def _pooled(
+    space: OutcomeSpace, size: int, revealed: Sequence[Sequence[Mapping[str, Value]]]
+) -> NDArray[np.bool_]:
+    """Which outcomes (by flat index) some party revealed it would accept."""
+    pooled = np.zeros(size, dtype=bool)
+    for packages in revealed:
+        for package in packages:
+            pooled[space.index(dict(package))] = True
+    return pooled
 
 
 def _estimated_tables(

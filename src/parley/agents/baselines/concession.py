@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from parley.agents.baselines.core import BaselineNegotiator, SessionMemory, check_unit, is_final_round
 from parley.agents.baselines.ranked import PLANS, TOLERANCE, Plan, RankedSpace
 from parley.protocol.actions import Action, Propose, Reject, Say, Walk
@@ -22,7 +26,12 @@ class TimeBasedNegotiator(BaselineNegotiator):
     The target utility at relative time t is floor + (anchor − floor)·(1 − t^(1/e)), where floor is
     the BATNA (or the worst outcome, if higher) and anchor a share of the way to the best outcome.
     It accepts an offer worth at least the target (which is also at most what it would propose
-    next) and proposes a package drawn from a narrow band just above the target.
+    next) and proposes a package drawn from a narrow band just above the target: the one its
+    frequency models of the others rate best in sum; under a rule that lets a deal pass without
+    some party (k of n with k below n) and with ``inclusive`` on, the one whose worst-rated other
+    party is rated highest (maximin), so that its offers aim at every party rather than at the
+    coalition that would suffice. Under unanimity (and in bilateral games) ``inclusive`` changes
+    nothing.
 
     Args:
         party: The party it plays.
@@ -30,9 +39,13 @@ class TimeBasedNegotiator(BaselineNegotiator):
         exponent: e; below 1 Boulware, 1 linear, above 1 Conceder.
         anchor: Opening target as a share of the floor-to-best range (1 = its best outcome).
         band: Width of the proposal band, as a share of the floor-to-best range.
+        inclusive: Under k of n (k below n), pick from the band by maximin over the other parties'
+            estimated values instead of their sum (default on: chosen on the tuning sets,
+            docs/results/generalisation.md).
 
     Raises:
-        ValueError: exponent is not positive, or anchor/band are outside [0, 1].
+        ValueError: exponent is not positive (or not finite), anchor/band are outside [0, 1], or
+            inclusive is not a bool.
     """
 
     def __init__(
@@ -43,12 +56,16 @@ class TimeBasedNegotiator(BaselineNegotiator):
         exponent: float = 1.0,
         anchor: float = 1.0,
         band: float = DEFAULT_BAND,
+        inclusive: bool = True,
     ) -> None:
         super().__init__(party, seed)
-        if exponent <= 0:
+        if not (exponent > 0 and math.isfinite(exponent)):  # (NaN fails the comparison)
             raise ValueError(f"exponent must be positive, got {exponent}")
         check_unit(anchor=anchor, band=band)
+        if not isinstance(inclusive, bool):  # pyright: ignore[reportUnnecessaryIsInstance] (options come from files)
+            raise ValueError(f"inclusive must be true or false, got {str(inclusive)[:40]!r}")
         self._curve = (exponent, anchor, band)
+        self._inclusive = inclusive
         self._plans: dict[tuple[int, int], Plan] = {}
 
     # The curve is read-only: negotiators with the same curve share their plans (see start_session).
@@ -102,7 +119,36 @@ class TimeBasedNegotiator(BaselineNegotiator):
     def choose_rank(self, view: PartyView, ranked: RankedSpace, memory: SessionMemory) -> int:
         plan = self._plans.get((view.round, view.rules.max_rounds)) or self._new_plan(view)
         candidates = plan[1]
-        return candidates.start if len(candidates) == 1 else self.pick(candidates, memory)
+        if len(candidates) == 1:
+            return candidates.start
+        if self._inclusive and leaves_out(view) and any(m.offers for m in memory.models.values()):
+            return pick_inclusive(candidates, memory)  # k of n: aim at every other party, not their sum
+        return self.pick(candidates, memory)
+
+
+def leaves_out(view: PartyView) -> bool:
+    """Whether the public acceptance rule lets a deal pass without some party (k of n with k below n)."""
+    required = view.rules.acceptance.required
+    return required is not None and required < len(view.parties)
+
+
+def pick_inclusive(candidates: range, memory: SessionMemory) -> int:
+    """The rank among candidates whose worst estimated value to another party is highest (maximin over
+    the parties that have made an offer, by their frequency models; ties: the higher sum, then the
+    better rank for the owner). The previous proposal is skipped when there is any alternative.
+
+    Raises:
+        ValueError: no other party has made an offer yet (the caller checks first).
+    """
+    estimates = [model.estimate_ranks(candidates) for model in memory.models.values() if model.offers]
+    if not estimates:
+        raise ValueError("pick_inclusive needs at least one other party's offer")
+    matrix = np.vstack(estimates)
+    worst = matrix.min(axis=0)
+    last = memory.last_rank
+    if last is not None and last in candidates:
+        worst[last - candidates.start] = -np.inf
+    return candidates.start + int(np.lexsort((-matrix.sum(axis=0), -worst))[0])
 
 
 def band_near(ranked: RankedSpace, target: float, band: float) -> range:
