@@ -134,7 +134,13 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         s for s in left["families"]["probing"]["structures"] if s["all"] == ["side", "limit", "ask"]
     )
     # heldout5's vetoes are lifted; the vetoes other writers motivated stay
-    assert probing["none"] == ["physical_limit", "purpose_limit", "product_purpose"]
+    assert probing["none"] == [
+        "physical_limit",
+        "purpose_limit",
+        "product_purpose",
+        "limit_accepted_if",
+        "budget_status",
+    ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")
     with rules_only():
