@@ -42,6 +42,9 @@ _JUST_BEFORE = re.compile(r"^[^\d,;.!?()\n]{0,30}$")
 """Between a keyword and the figure it names outright: a few words, no other figure or clause break."""
 _WORKDAYS = {"days": 1.0, "workdays": 1.0, "weeks": 5.0, "months": 21.0, "years": 250.0}
 _COUNT_UNITS = frozenset({"units", "sqft", "spaces"})
+_PRICED_FALLBACK = 2.5
+"""How far (a log ratio) money written with a currency and cents may lie outside the negotiated term's
+usual range and still be read as it with no keyword beside it."""
 _CLAUSE_COST = 1.2
 """What a keyword in another clause of the sentence costs (characters cost 1/40 each)."""
 _FIGURE_COST = 1.5
@@ -435,8 +438,12 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
     # check puts it to the principal rather than the delegate ignoring it.
     limit = _TYPED_MISFIT_LIMIT if explicit else _MISFIT_LIMIT
     named_shape = term.shape == "count" or (term.shape == "money" and figure.currency)
-    if not explicit and named_shape and index.named_just_before(term.name, figure.start):
-        limit = _NAMED_MISFIT_LIMIT  # "the quantity has to be at least 250k": its keyword names it
+    if (
+        not explicit
+        and named_shape
+        and (index.named_just_before(term.name, figure.start) or index.adjacent(term.name, figure.start))
+    ):  # "the quantity has to be at least 250k", "Unit price: USD 0.64": its keyword names it
+        limit = _NAMED_MISFIT_LIMIT
     if off > limit and not (explicit and term.negotiated):
         return None
     score = off + (0.0 if explicit else 0.3) + (penalty if penalty is not None else 1.5)
@@ -538,8 +545,38 @@ def fallback(
                 continue
             low, high = _scaled(term, figure, converted[0], converted[1])
             off = misfit(term, high)
-            if off <= 1.0 and (best is None or off < best[0]):
+            # Money written as money ("$0.96", "USD 6.35") is the negotiated price further from the
+            # principal's band than a bare figure is: its currency and cents say what it is.
+            tolerance = (
+                _PRICED_FALLBACK if figure.kind == "money" and figure.currency and figure.cents else 1.0
+            )
+            if off <= tolerance and (best is None or off < best[0]):
                 best = (off, Attributed(term, low, high, 0.8, figure))
         if best is not None:
             return best[1]
     return None
+
+
+_FOR_QUANTITY = re.compile(
+    r"(?:^|[^\w$\u20ac\u00a3.,])(?:for|at|on)\s+(?:the\s+)?(?:whole\s+|full\s+|entire\s+|total\s+)?$",
+    re.IGNORECASE,
+)
+"""Right before a bare quantity a price is for ("3.70 for 30k", "0.92 each for the 100k run", "$21,000 for
+the 50,000")."""
+_QUANTITY_MISFIT_LIMIT = 2.5
+
+
+def quantity_for(figure: Figure, terms: Sequence[TermDef], text: str) -> Attributed | None:
+    """A bare whole number after "for" or "at" as the count of units an order is for, in a domain with one
+    such term, when its magnitude is near that term's: the price of the clause is for that many."""
+    if figure.kind != "number" or figure.currency or figure.cents or figure.per is not None:
+        return None
+    if figure.noun is not None or figure.low != figure.high or figure.low < 1000:
+        return None
+    units = [t for t in terms if t.shape == "count" and t.unit == "units"]
+    if len(units) != 1 or not _FOR_QUANTITY.search(text[max(0, figure.start - 30) : figure.start]):
+        return None
+    term = units[0]
+    if misfit(term, figure.high) > _QUANTITY_MISFIT_LIMIT:
+        return None
+    return Attributed(term, figure.low, figure.high, 0.8, figure)

@@ -39,11 +39,22 @@ _NONE_BEFORE = (
     r"(?:(?:security|refundable|upfront|up-front|extra|additional|cash|separate|damage)\s+)?"
 )
 _WAIVED_BEFORE = r"\bwaiv(?:e|es|ed|ing)\s+(?:the\s+|any\s+|all\s+)?(?:security\s+)?"
-_WAIVED_AFTER = r"\s+(?:is|are|will be|would be|can be|gets|get|being)\s+waived\b"
+_WAIVED_AFTER = r"\s+(?:(?:is|are|will be|would be|can be|gets|get|being)\s+)?waived\b"
 _NONE_AFTER = (
-    r"\s*(?::|=|-)\s*(?:none|nil|n/a|zero|no|[$\u20ac\u00a3]?\s?0(?:[.,]00?)?(?!\d|[.,]\d))(?![\w/])"
+    r"(?:\s*(?::|=|-|\?)\s*(?:none|nil|n/a|zero|no|[$\u20ac\u00a3]?\s?0(?:[.,]00?)?(?!\d|[.,]\d))"
+    r"|\s+(?:none|nil|zero|[$\u20ac\u00a3]?0(?:[.,]00?)?(?!\d|[.,]\d)))(?![\w/])"
 )
-"""After a term's name: it has none ("Relocation: none", "Sign-on bonus: $0")."""
+"""After a term's name: it has none ("Relocation: none", "Sign-on bonus: $0", "Parking? None", "Relo 0");
+without a separator only a zero or "none" ("relocation no problem" is no zero)."""
+_REFUSED_BEFORE = (
+    r"\b(?:don't|do not|won't|will not|can't|cannot|can not|couldn't|could not)\s+"
+    r"(?:do|offer|accept|agree to|commit to|include|provide|give|pay)\s+(?:any\s+)?"
+)
+"""Before a term's name: the writer refuses any of it ("we don't do late-delivery penalties", "we can't
+commit to any penalty", "we can't offer relocation for this role")."""
+_MODIFIER = r"(?:[a-z]+-[a-z]+\s+)?"
+"""A hyphenated word before a term's name ("no late-delivery penalties", "dropping the late-delivery
+penalty")."""
 _DROPPED_BEFORE = (
     r"\b(?:no to(?: the)?|not the|drop(?:s|ped|ping)? (?:the|his|her|their|its|your)|remove(?:s|d)? the"
     r"|skip(?:s|ped)? the|scrap(?:s|ped)? the|give(?:s|n)? up (?:the|his|her|their|its|your)"
@@ -61,14 +72,35 @@ _NOT_NONE = re.compile(
 )
 
 
+def _plural(keyword: str) -> str:
+    """A keyword's pattern with its plural ("penalty" → "penalties", "bonus" → "bonuses")."""
+    if keyword[-1:] == "y" and keyword[-2:-1] not in ("a", "e", "o", "u"):
+        return re.escape(keyword[:-1]) + "(?:y|ies)"
+    return re.escape(keyword) + "(?:e?s)?"
+
+
 @cache
 def _zero_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(sorted((re.escape(k.lower()) for k in keywords if k.strip()), key=len, reverse=True))
+    plurals = "|".join(
+        sorted((_plural(k.lower()) for k in keywords if k.strip()), key=len, reverse=True)
+    )  # "no penalties", "dropping the late-delivery penalties"
     return re.compile(
-        f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE})(?:{words})\\b|\\b(?:{words}){_WAIVED_AFTER}"
-        f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}(?:{words}){_DROPPED_AFTER}\\b(?=\\s*(?:[.;!,]|$|and\\b|if\\b|entirely|"
-        "altogether|completely))"
+        f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE}){_MODIFIER}(?:{plurals})\\b|\\b(?:{words}){_WAIVED_AFTER}"
+        f"|{_REFUSED_BEFORE}{_MODIFIER}(?:{plurals})\\b(?!\\s*(?:of|at|to|above|beyond|over|than|more)\\b)"
+        f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}{_MODIFIER}(?:{plurals}){_DROPPED_AFTER}"
+        "\\b(?=\\s*(?:[.;!,]|$|and\\b|if\\b|entirely|altogether|completely))"
     )
+
+
+@cache
+def _whole_word(keyword: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(keyword.lower())}\b")
+
+
+def _names(text: str, keywords: Sequence[str]) -> bool:
+    """Whether text holds one of keywords as a whole word (not only its plural)."""
+    return any(_whole_word(k).search(text) for k in keywords if k.strip())
 
 
 def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> list[Hit]:
@@ -76,8 +108,7 @@ def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> l
     "zero signing bonus"): a value of 0, for numeric terms other than the negotiated one, unless a
     figure of the term stands in the same clause ("no more than 2 months' deposit" states 2)."""
     lowered = draft.text.lower()
-    hits: list[Hit] = []
-    claimed: set[int] = set()
+    found: list[tuple[int, int, TermDef]] = []
     for term in terms:
         if (
             term.negotiated
@@ -86,14 +117,25 @@ def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> l
         ):
             continue
         for match in _zero_pattern(tuple(term.keywords)).finditer(lowered):
-            clause = draft.clause_at(match.start())
-            if match.start() in claimed or _NOT_NONE.match(lowered[match.start() + 2 : match.start() + 12]):
+            if _NOT_NONE.match(lowered[match.start() + 2 : match.start() + 12]):
                 continue
+            clause = draft.clause_at(match.start())
             span = (clause.start, clause.end) if clause is not None else (match.start(), match.end())
             if any(h.term.name == term.name and span[0] <= h.start < span[1] for h in taken):
                 continue
-            claimed.add(match.start())
-            hits.append(Hit(term, 0.0, 0.0, match.start(), match.end(), 0.85))
+            if not _names(match.group(0), term.keywords) and any(
+                _names(match.group(0), other.keywords) for other in terms if other is not term
+            ):
+                continue  # "zero spaces" names parking ("spaces"), not the plural of space_size's "space"
+            found.append((match.start(), match.end(), term))
+    # Two terms named at one place: the longer match names it, then the first term listed.
+    found.sort(key=lambda item: (item[0], item[0] - item[1]))
+    hits: list[Hit] = []
+    claimed: set[int] = set()
+    for start, end, term in found:
+        if start not in claimed:
+            claimed.add(start)
+            hits.append(Hit(term, 0.0, 0.0, start, end, 0.85))
     return hits
 
 

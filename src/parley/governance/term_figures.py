@@ -146,12 +146,37 @@ number after "year" or "phase" ("after year one")."""
 _MONTH_NAMES = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTH_NAMES.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTH_NAMES["sept"] = 9
+_FOREIGN_MONTHS = {
+    **dict.fromkeys(("januar", "janvier", "enero", "gennaio"), 1),
+    **dict.fromkeys(("februar", "fevrier", "febrero", "febbraio"), 2),
+    **dict.fromkeys(("marz", "maerz", "mars", "marzo"), 3),
+    **dict.fromkeys(("avril", "abril", "aprile"), 4),
+    **dict.fromkeys(("mai", "mayo", "maggio"), 5),
+    **dict.fromkeys(("juni", "juin", "junio", "giugno"), 6),
+    **dict.fromkeys(("juli", "juillet", "julio", "luglio"), 7),
+    **dict.fromkeys(("aout", "agosto"), 8),
+    **dict.fromkeys(("septembre", "septiembre", "settembre"), 9),
+    **dict.fromkeys(("oktober", "octobre", "octubre", "ottobre"), 10),
+    **dict.fromkeys(("novembre", "noviembre"), 11),
+    **dict.fromkeys(("dezember", "decembre", "diciembre", "dicembre"), 12),
+}
+"""Months in German, French, Spanish and Italian as the normalised text writes them (without accents:
+"fevrier", "marz"), read only after a day ("1. Januar", "le 1er mars", "15 de marzo"): alone, "mars" or
+"mai" is another word."""
 _MONTH = "(" + "|".join(sorted(_MONTH_NAMES, key=len, reverse=True)) + r")\.?"
+_ANY_MONTH = "(" + "|".join(sorted({**_MONTH_NAMES, **_FOREIGN_MONTHS}, key=len, reverse=True)) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(\d{4}))?"
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b{_YEAR}", re.IGNORECASE)
-_DAY_MONTH = re.compile(rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}\b{_YEAR}", re.IGNORECASE)
+_DAY_MONTH = re.compile(
+    rf"\b(?:the\s+|le\s+|el\s+|il\s+|der\s+|den\s+|am\s+)?(\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:of\s+|de\s+)?"
+    rf"{_ANY_MONTH}(?![^\W\d_]){_YEAR}",
+    re.IGNORECASE,
+)
+"""A day before its month: "3 January", "the 1st of March", "1. Februar 2027", "le 1er mars"."""
+_DOTTED_DATE = re.compile(r"(?<![\d.,])\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b(?![.,]\d)")
+"""A date written day first with dots and a full year ("1.2.2027"); without the year it is a decimal."""
 _NUMERIC_DATE = re.compile(
     r"(?<![\d/.,$])\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b(?![/\d%]|\s*(?:of|th)\b)"
 )
@@ -182,6 +207,16 @@ def _resolve(month: int, day: int, year: int | None, today: date | None) -> str 
     return chosen.isoformat()
 
 
+def _list_number(text: str, match: re.Match[str], day_group: int) -> bool:
+    """Whether the day of a "1. April" date opens its line: the number of a list item ("1. April
+    rent is agreed"), not a day."""
+    end = match.end(day_group)
+    if text[end : end + 1] != ".":
+        return False
+    line_start = text.rfind("\n", 0, match.start(day_group)) + 1
+    return not text[line_start : match.start(day_group)].strip()
+
+
 def find_dates(text: str, today: date | None) -> list[DateMention]:
     """Dates in text: ISO dates, days of a month (resolved to the next such day after today; without
     today, "--MM-DD"), months ("in January" → "january") and relative dates ("next week")."""
@@ -202,12 +237,18 @@ def find_dates(text: str, today: date | None) -> list[DateMention]:
         value = _resolve(month, day, year, today) if 1 <= month <= 12 else None
         if value is not None and not any(d.start <= m.start() < d.end for d in found):
             found.append(DateMention(value, m.start(), m.end()))
+    for m in _DOTTED_DATE.finditer(text):
+        day, month, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        value = _resolve(month, day, year, today) if 1 <= month <= 12 else None
+        if value is not None and not any(d.start <= m.start() < d.end for d in found):
+            found.append(DateMention(value, m.start(), m.end()))
+    months = {**_MONTH_NAMES, **_FOREIGN_MONTHS}
     for pattern, month_group, day_group in ((_MONTH_DAY, 1, 2), (_DAY_MONTH, 2, 1)):
         for m in pattern.finditer(text):
-            if any(d.start <= m.start() < d.end for d in found):
+            if any(d.start <= m.start() < d.end for d in found) or _list_number(text, m, day_group):
                 continue
             year = int(m.group(3)) if m.group(3) else None
-            value = _resolve(_MONTH_NAMES[m.group(month_group).lower()], int(m.group(day_group)), year, today)
+            value = _resolve(months[m.group(month_group).lower()], int(m.group(day_group)), year, today)
             if value is not None:
                 found.append(DateMention(value, m.start(), m.end()))
     for m in _MONTH_ONLY.finditer(text):

@@ -190,11 +190,11 @@ def build_vocabulary(config: DomainConfig) -> tuple[TermDef, ...]:
             terms[extra.name] = _extend(terms[extra.name], extra)
         elif extra.kind is not None:
             terms[extra.name] = _new(extra)
-    return tuple(_abbreviated(t) for t in _with_switches(config, terms).values())
+    return tuple(_with_no_remote(_abbreviated(t)) for t in _with_switches(config, terms).values())
 
 
 _ABBREVIATIONS: Mapping[str, tuple[str, ...]] = {
-    "quantity": ("qty",),
+    "quantity": ("qty", "menge", "stuckzahl", "cantidad", "quantite", "quantita"),
     "minimum order": ("min order",),
     # A tenancy begins with the keys, its commencement or its start ("keys by March 1st", "lease
     # commencement 2027-05-01", "start of lease 1.2.2027", "we could start the lease on 15 March"); not
@@ -205,10 +205,28 @@ _ABBREVIATIONS: Mapping[str, tuple[str, ...]] = {
         "start of lease",
         "start of the lease",
         "start the lease",
+        # The keys handed over, the tenant moving in, or the same words in German and French ("Key
+        # handover 1 April", "if we moved in on 1 February", "Einzug 1. Januar", "Mietbeginn wäre der
+        # 1. Februar", "l'entrée dans les lieux le 1er mars").
+        "handover",
+        "hand-over",
+        "moved in",
+        "moving in",
+        "einzug",
+        "mietbeginn",
+        "entree dans les lieux",  # matched on the normalised text, without accents
+        "start",
+        "yours from",
     ),
+    # The same words in German, French, Spanish and Italian, as the normalised text writes them (without
+    # accents): "30 Urlaubstage", "2 mietfreie Monate", "Menge 5.000", "Lieferung in 4 Wochen".
+    "pto": ("urlaubstage", "urlaub", "conges payes", "vacaciones", "ferie"),
+    "rent-free": ("mietfrei", "mietfreie", "mietfreien", "franchise de loyer"),
+    "deposit": ("kaution", "depot de garantie"),
+    "delivery": ("lieferung", "lieferzeit", "livraison", "entrega", "consegna"),
 }
-"""Shorthand and synonyms writers use for a keyword ("qty 60k", "min order 5k", "the keys by March 1"):
-the term is named by them too."""
+"""Shorthand and synonyms writers use for a keyword ("qty 60k", "min order 5k", "the keys by March 1"),
+and the same keyword in the languages counterparties write in: the term is named by them too."""
 
 
 _OPTION_SYNONYMS: Mapping[str, tuple[str, ...]] = {
@@ -226,8 +244,50 @@ _OPTION_SYNONYMS: Mapping[str, tuple[str, ...]] = {
         "five days in the office",
         "5 days in the office",
     ),
+    # A place handed over as it stands, its fit-out the tenant's to pay ("handed over as it is", "in its
+    # current shell condition", "the fit-out is at the tenant's expense").
+    "as_is": (
+        "as it is",
+        "as it stands",
+        "current condition",
+        "current shell condition",
+        "existing condition",
+        "present condition",
+        "tenant's expense",
+        "tenant's cost",
+        "tenant's own cost",
+        "at the tenant's expense",
+        "does the fit-out at its own cost",
+        "covers the fit-out themselves",
+        "covers the fit-out",
+        "a la charge du preneur",
+    ),
+    # Work on contract, through an agency, or "for contractors".
+    "contract": ("on contract", "agency contract", "contractors"),
+    # A contract without an end ("contract unlimited", "unbefristeter Vertrag", "CDI").
+    "permanent": (
+        "contract unlimited",
+        "unlimited contract",
+        "unbefristet",
+        "unbefristeter",
+        "unbefristeten",
+    ),
 }
 """Phrases that name an option of an enumerated term in any domain that has that option."""
+
+
+_NO_REMOTE_DAYS = re.compile(
+    r"\bon-?\s?site (?:(?:five|5) days(?: a week| per week)?|full[- ]?time|every (?:working )?day)\b",
+    re.IGNORECASE,
+)
+"""Work at the workplace all week ("onsite five days a week", "on site full-time"): no remote days."""
+
+
+def _with_no_remote(term: TermDef) -> TermDef:
+    """A count of remote days a week that has a pattern for none gets the forms of a full week on site."""
+    if term.unit != "days/week" or not any(option == "0" for option, _ in term.patterns):
+        return term
+    return replace(term, patterns=(*term.patterns, ("0", _NO_REMOTE_DAYS)))
 
 
 def _abbreviated(term: TermDef) -> TermDef:
@@ -238,7 +298,11 @@ def _abbreviated(term: TermDef) -> TermDef:
         name: (*phrases, *(p for p in _OPTION_SYNONYMS.get(name, ()) if p not in phrases))
         for name, phrases in term.options.items()
     }
-    return replace(term, keywords=(*term.keywords, *dict.fromkeys(extra)), options=options)
+    # A synonym names its term as the option's own phrase does not always: it is a keyword too, so the
+    # option stands without another word of the term beside it ("handed over as it is").
+    named = [p for name in term.options for p in _OPTION_SYNONYMS.get(name, ()) if p not in term.keywords]
+    keywords = (*term.keywords, *dict.fromkeys(extra), *dict.fromkeys(p for p in named if p not in extra))
+    return replace(term, keywords=keywords, options=options)
 
 
 def _with_switches(config: DomainConfig, terms: dict[str, TermDef]) -> dict[str, TermDef]:

@@ -51,7 +51,9 @@ from parley.governance.term_attribution import (
     attribute_across,
     fallback,
     inherit,
+    misfit,
     names_other_cost,
+    quantity_for,
 )
 from parley.governance.term_clauses import ClauseReading, condition_form_matches, read_clauses
 from parley.governance.term_derivation import area_figure, derive, zero_hits
@@ -365,9 +367,14 @@ class TermReader:
                 and not names_other_cost(figure, index)
             ):
                 default = fallback(figure, last, asked_terms, self._negotiated)
-                if default is not None and not _named_since(found, default, keyed, index, figure):
+                if (
+                    default is not None
+                    and not _named_since(found, default, keyed, index, figure)
+                    and not _priced_again(draft, default, keyed, figure)
+                ):
                     found = default
             found = found or attribute_across(figure, self._numeric, index)
+            found = found or quantity_for(figure, self._numeric, draft.text)
             if found is not None and found.keyed:
                 keyed[found.term.name] = figure.start
             if found is None:
@@ -455,6 +462,18 @@ def _named_since(
         return False
     at = index.named_before_in_sentence(found.term.name, figure.start)
     return at is not None and keyed[default.term.name] < at
+
+
+def _priced_again(draft: Draft, default: Attributed, keyed: dict[str, int], figure: Figure) -> bool:
+    """Whether money far from the default term's usual range (read as it for its currency and cents
+    alone) follows a value of that term tied by its keyword in the same sentence: it is an alternative
+    to that value ("Per-unit $1.12, or $1.05 if you order 50,000+"), not the term's value."""
+    at = keyed.get(default.term.name)
+    return (
+        at is not None
+        and misfit(default.term, default.high) > 1.0
+        and draft.sentence_at(at) == draft.sentence_at(figure.start)
+    )
 
 
 _CHANGE_GAP = re.compile(r"^\s*(?:to|->|\u2192)\s*$")
