@@ -42,6 +42,10 @@ CLEARED = [
     ("> We accept a break at year five with six months' notice.\n\nNoted, we'll revert.", "quoted line"),
     ("I'll put 10,650 with four months free to the team and see what they say.", "referral"),
     ("I can take 12.80 to our category director before Thursday.", "referral"),
+    ("9,900 a month over four years. None of this is agreed yet.", "disclaimed draft"),
+    ("The 97k is still with our director; I'll know by Monday.", "awaiting approval"),
+    ("$12.60 a piece seems a little punchy to us.", "appraisal"),
+    ("We agree, the second interview was long.", "view agreed"),
 ]
 
 # The same forms next to a commitment, obfuscated, or taken up: every one binds.
@@ -71,6 +75,10 @@ STILL_BINDING = [
     "> We accept a break at year five with six months' notice.\n\nYes.\nWe accept the break at year five.",
     "I'll put 10,650 to the team, and we accept 10,650.",
     "I can take 12.80 to our category director; we'll sign at 12.80 today.",
+    "None of this is agreed yet. We accept 9,900 a month.",
+    "The 97k is still with our director, and we accept the March start.",
+    "$12.60 a piece seems a little punchy, but we'll sign at $12.60.",
+    "We agree, the price is fine.",
 ]
 
 

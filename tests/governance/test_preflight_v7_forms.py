@@ -159,7 +159,6 @@ ON_TRIAL_LOOK_ALIKES = [
     ("computed sum", "Per month that comes to 10,500 on our reading."),
     ("perfect report", "We confirm that we have read the draft lease."),
     ("thanks", "We are thanking you kindly for the figure of 95,000 a year."),
-    ("rest of a quoted line", "> On Mon, Ana wrote: final offer, 12.40 a unit, sign today?\nThanks, noted."),
 ]
 
 

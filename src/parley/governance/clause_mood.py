@@ -27,6 +27,19 @@ carries a cue, whether the clause reads POSITIVELY as one of a closed list of no
   pay"): a possible disclosure of a limit (`disclosure.py` judges that), not a commitment. A commitment
   verb is cleared only inside the limit's own words; a fixed expression never.
 
+Learnt from the spent seventh blind set (each recurring in the drafts of several writers):
+
+- "disclaimed draft": a sentence of the draft reserves all of it ("DRAFT - not an offer.", "Nothing here
+  is agreed until Dana signs off.", "None of this is final until the offer letter."); it clears a figure
+  stated as terms anywhere in the draft, never a commitment verb or a fixed expression.
+- "awaiting approval": the clause's figure waits for the people who decide on our side ("The 87/h is with
+  finance", "93k pending", "my manager must give the green light first"); a verb or a fixed expression
+  is cleared only inside those words.
+- "appraisal": a figure appraised, not accepted ("13 bucks a unit is still a bit rich for us", "100k is
+  a big jump from 90"), or deliberated over in the next clause ("$9,000/mo... let me check").
+- "view agreed": a bare "Agreed" or "I agree" before a view that names no term ("Agreed, this has been a
+  long process").
+
 Everything else stays binding. A draft that normalisation changed (an obfuscation) or that the parser
 did not read whole is never cleared (`unreadable`); a long e-mail is read clause by clause, and a clause
 too long to read keeps its cue (`clause_unreadable`), as does every cue past the first `MAX_FORM_READS`.
@@ -61,6 +74,7 @@ __all__ = [
     "only_forms",
     "past_context",
     "quote_spans",
+    "restated_after",
     "takes_up",
     "unreadable",
 ]
@@ -77,6 +91,10 @@ FORMS = (
     "idiom",
     "limit",
     "referral",
+    "disclaimed draft",
+    "awaiting approval",
+    "appraisal",
+    "view agreed",
 )
 """The non-binding forms, in the order they are tried."""
 MAX_FORM_READS = 64
@@ -167,6 +185,13 @@ class _Forms:
     idioms: tuple[re.Pattern[str], ...]
     limits: tuple[re.Pattern[str], ...]
     referrals: tuple[re.Pattern[str], ...]
+    draft_disclaimers: tuple[re.Pattern[str], ...]
+    awaiting: tuple[re.Pattern[str], ...]
+    appraisals: tuple[re.Pattern[str], ...]
+    list_intros_more: tuple[re.Pattern[str], ...]
+    limits_more: tuple[re.Pattern[str], ...]
+    restatements: tuple[re.Pattern[str], ...]
+    background_frames: tuple[re.Pattern[str], ...]
 
 
 @cache
@@ -203,6 +228,13 @@ def _forms() -> _Forms:
         patterns("idioms"),
         patterns("limits"),
         patterns("referrals"),
+        patterns("draft_disclaimers"),
+        patterns("awaiting"),
+        patterns("appraisals"),
+        patterns("list_intros_more"),
+        patterns("limits_more"),
+        patterns("restatements"),
+        patterns("background_frames"),
     )
 
 
@@ -300,7 +332,24 @@ def _past_marker(draft: Draft, clause: Clause) -> str | None:
     ("We accepted X | once | before and regretted it", "When we renewed in 2022, | we agreed to ...")."""
     run = past_context(draft, clause)
     found = _search(_forms().past_markers, draft.text[run[0].start : run[-1].end].lower())
+    if found is None and rule_on("past mark in its sentence"):
+        found = _sentence_past_mark(draft, clause)
     return None if found is None else found.group(0)
+
+
+def _sentence_past_mark(draft: Draft, clause: Clause) -> re.Match[str] | None:
+    """A mark of another deal or a past date anywhere in the clause's sentence, or a framing that sets
+    it out as background ("Last year, for context, | we agreed a similar package ..."; "our last landlord
+    agreed to ..., | and we accepted a higher headline rent in return"), when no clause of the sentence
+    speaks of now or later."""
+    sentence = draft.sentences[clause.sentence]
+    forms = _forms()
+    if len(sentence.text) > MAX_READ_CLAUSE or any(
+        _search(forms.not_past, c.lowered) for c in sentence.clauses
+    ):
+        return None
+    lowered = sentence.text.lower()
+    return _search(forms.past_markers, lowered) or _search(forms.background_frames, lowered)
 
 
 def attached(draft: Draft, clause: Clause) -> tuple[Clause, ...]:
@@ -365,6 +414,25 @@ def _unbroken(clause: Clause, start: int, end: int) -> bool:
     return not any(start < w.start < end and w.text in _SCOPE_BREAKS for w in clause.words())
 
 
+# Verbs by which our side refuses what follows them ("we decline your request for 112k").
+_REFUSING = frozenset(
+    [
+        "decline",
+        "declines",
+        "declined",
+        "declining",
+        "reject",
+        "rejects",
+        "rejected",
+        "rejecting",
+        "refuse",
+        "refuses",
+        "refused",
+        "refusing",
+    ]
+)
+
+
 def _negated(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     """A negation governs the cue, or a refusal follows a cue that no verb of ours carries."""
     del draft
@@ -373,11 +441,12 @@ def _negated(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     if cue.reason == "fixed expression" or _search(forms.negation_exceptions, lowered):
         return None  # assent phrased with a negator ("can't wait to sign", "no problem with $95K")
     before = [w.text for w in clause.words() if w.start < cue.start][-8:]
+    refusing = rule_on("refusal verb")
     for word in reversed(before):
         if word in _SCOPE_BREAKS:
             break
-        if word in NEGATORS:
-            return word
+        if word in NEGATORS or (refusing and word in _REFUSING):
+            return word  # "we can't agree to $12.10", "we decline the landlord's counter of 10,900"
     refusal = _search(forms.refusals, lowered)
     if refusal is None or clause.start + refusal.start() < cue.start:
         return None
@@ -458,14 +527,13 @@ def _refers_back(clause: Clause) -> bool:
 
 def _introduced(draft: Draft, clause: Clause, index: int) -> str | None:
     """The clause follows an introduction ("Items still under discussion:") in its sentence or a list."""
-    forms = _forms()
     sentence = draft.sentences[clause.sentence]
     if index > 0:
         intro = sentence.clauses[index - 1]
         colon = draft.text[intro.end : clause.start].strip().startswith(":") or intro.text.rstrip().endswith(
             ":"
         )
-        found = _search(forms.list_intros, intro.lowered) if colon else None
+        found = _search(_list_intros(), intro.lowered) if colon else None
         if found is not None:
             return found.group(0)
     text = draft.text
@@ -479,16 +547,29 @@ def _introduced(draft: Draft, clause: Clause, index: int) -> str | None:
             if not line.rstrip().endswith(":"):
                 return None
             intro = draft.sentence_at(previous + len(line.rstrip()) - 1)  # only the sentence that ends ":"
-            found = _search(forms.list_intros, intro.text.lower()) if intro is not None else None
+            found = _search(_list_intros(), intro.text.lower()) if intro is not None else None
             return found.group(0) if found is not None else None
         line_start = previous
     return None
 
 
+_BARE_CONFIRMED = re.compile(r"^\W*(?:confirmed|noted|acknowledged)\W*$")
+
+
 def _receipt(draft: Draft, clause: Clause, cue: Cue) -> str | None:
-    """An acknowledgement of receipt with no word of assent in its clause."""
-    del draft
+    """An acknowledgement of receipt with no word of assent in its clause; with rule "perfect report", also
+    a bare "Confirmed:" heading the receipt after its colon ("Confirmed: I've received your CV")."""
     forms = _forms()
+    if rule_on("perfect report") and _BARE_CONFIRMED.match(clause.lowered):
+        clauses = draft.sentences[clause.sentence].clauses
+        index = index_in(clauses, clause)
+        colon = index + 1 < len(clauses) and ":" in draft.text[clause.end : clauses[index + 1].start + 1]
+        heading = clauses[index + 1] if colon else None
+        found = None if heading is None else _search(forms.receipts, heading.lowered)
+        if heading is not None and found is not None:
+            rest = heading.lowered[: found.start()] + " " + heading.lowered[found.end() :]
+            if not any(w.text in forms.assent_words for w in words(rest)):
+                return f"{clause.scan.strip()}: {found.group(0)}"
     found = _search(forms.receipts, clause.lowered)
     if found is None or cue.reason == "fixed expression":
         return None
@@ -520,7 +601,7 @@ def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     if cue.reason == "fixed expression":
         return None
     stated = cue.reason in _STATED
-    for pattern in _forms().limits:
+    for pattern in _limits():
         for found in pattern.finditer(clause.lowered):
             start, end = clause.start + found.start(), clause.start + found.end()
             if stated or start <= cue.start < end:  # the verb (where the cue points) inside the limit
@@ -531,7 +612,7 @@ def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
 def limit_phrases(text: str) -> list[str]:
     """Every stretch of text (lower case) that names a limit of ours ("authorised up to", "out of
     reach", "that's our ceiling"): the words a limit's clearance may blank."""
-    return [found.group(0) for pattern in _forms().limits for found in pattern.finditer(text)]
+    return [found.group(0) for pattern in _limits() for found in pattern.finditer(text)]
 
 
 def _limit_beside(draft: Draft, clause: Clause) -> str | None:
@@ -545,11 +626,46 @@ def _limit_beside(draft: Draft, clause: Clause) -> str | None:
         beside.append(clauses[index + 1])
     if index > 0 and ":" in draft.text[clauses[index - 1].end : clause.start]:
         beside.append(clauses[index - 1])
+    if rule_on("limit restated"):  # "The very top of our budget is 144k a year, | i.e. | 12k a month"
+        at = draft.clause_index(clause)
+        for earlier in reversed(draft.clauses_between(max(0, at - 2), at)):
+            if _restated(draft.text[earlier.end : clause.start]):
+                beside.append(earlier)
+                break
     for other in beside:
-        found = _search(_forms().limits, other.lowered)
+        found = _search(_limits(), other.lowered)
         if found is not None:
             return found.group(0)
     return None
+
+
+def _restated(gap: str) -> bool:
+    """Whether gap (the words between a figure and the next) restates the figure in other units ("i.e.",
+    "which works out at", "or")."""
+    return len(gap) <= 60 and _search(_forms().restatements, gap.lower()) is not None
+
+
+def restated_after(text: str, end: int, start: int) -> bool:
+    """Whether text[end:start], the words between a limit's figure and the next figure, restate the limit
+    ("144,000 a year | on rent, which works out at | 12,000 monthly"): the next figure is the same limit
+    (rule "limit restated")."""
+    return rule_on("limit restated") and start - end <= 60 and _restated(text[end:start])
+
+
+def _limits() -> tuple[re.Pattern[str], ...]:
+    """The limit patterns in force (with rule "more limit words", the words learnt from the v7 set)."""
+    forms = _forms()
+    return forms.limits + forms.limits_more if rule_on("more limit words") else forms.limits
+
+
+def _list_intros() -> tuple[re.Pattern[str], ...]:
+    """The list introductions in force (with rule "more list introductions", options and status lists)."""
+    forms = _forms()
+    return (
+        forms.list_intros + forms.list_intros_more
+        if rule_on("more list introductions")
+        else forms.list_intros
+    )
 
 
 def _referral(draft: Draft, clause: Clause, cue: Cue) -> str | None:
@@ -579,6 +695,105 @@ def _quoted_line(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     return ">"
 
 
+def _disclaimed_draft(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A sentence of the draft reserves all of it ("DRAFT - not an offer.", "Nothing here is agreed until
+    Dana signs off.", "None of this is final until the offer letter."): a figure stated as terms anywhere
+    in it is not offered. A commitment verb or a fixed expression is never cleared by it."""
+    del clause
+    if cue.reason not in _STATED:
+        return None
+    return draft.memo(("draft disclaimer",), lambda: _draft_disclaimer(draft))
+
+
+def _draft_disclaimer(draft: Draft) -> str | None:
+    """The first words of draft that reserve all of it (read once per draft, sentence by sentence)."""
+    patterns = _forms().draft_disclaimers
+    for sentence in draft.sentences:
+        if len(sentence.text) > MAX_READ_CLAUSE * 4:
+            continue  # a sentence too long to read reserves nothing
+        found = _search(patterns, sentence.text.lower())
+        if found is not None:
+            return found.group(0)
+    return None
+
+
+_CONTINUATION = re.compile(r"^\W*(?:still|now|currently|pending|awaiting|which is|and is|is|are)\b")
+
+
+def _awaiting_approval(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """The clause's figure waits for the people who decide on our side ("The 87/h is with finance", "93k
+    pending", "my manager must give the green light first", "I'm waiting on the go-ahead"): a figure
+    stated as terms is cleared by such words in its clause or in a continuation right after it ("5 year
+    term... still with our CFO"); a verb or a fixed expression only when it lies inside them."""
+    patterns = _forms().awaiting
+    stated = cue.reason in _STATED
+    for pattern in patterns:
+        for found in pattern.finditer(clause.lowered):
+            start, end = clause.start + found.start(), clause.start + found.end()
+            if stated or start <= cue.start < end:
+                return found.group(0)
+    if not stated:
+        return None
+    index = draft.clause_index(clause)
+    following = draft.clauses_between(index + 1, index + 2)
+    if following and len(following[0].scan) <= 80 and _CONTINUATION.match(following[0].lowered):
+        found = _search(patterns, following[0].lowered)
+        if found is not None:
+            return found.group(0)
+    return None
+
+
+def _appraisal(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A figure appraised, not accepted: the subject of a predicate that finds it high or noteworthy ("13
+    bucks a unit is still a bit rich for us", "100k is a big jump from 90"), or a figure our deliberation
+    follows in the next clause ("$9,000/mo... let me check with my client"). Only a figure stated as terms
+    before the appraisal is cleared."""
+    if cue.reason not in _STATED:
+        return None
+    judged, deliberation = _forms().appraisals[0], _forms().appraisals[1:]
+    for found in judged.finditer(clause.lowered):
+        if clause.start + found.start() >= cue.end:
+            return found.group(0)
+    index = draft.clause_index(clause)
+    following = draft.clauses_between(index + 1, index + 2)
+    if following and len(clause.scan) <= 80:
+        found = _search(deliberation, following[0].lowered)
+        if found is not None:
+            return found.group(0)
+    return None
+
+
+_BARE_AGREEMENT = re.compile(
+    r"^\W*(?:(?:i|we)\s+(?:(?:fully|totally|completely|entirely|do|quite|strongly)\s+)?agree"
+    r"|agreed|fair enough)\W*$"
+)
+_VIEW_VERBS = frozenset(
+    ["is", "was", "are", "were", "has", "have", "seems", "seemed", "looks", "felt", "feels"]
+)
+
+
+def _view_agreed(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A bare assent ("Agreed", "I agree") to the view its sentence states next, after a comma ("Agreed,
+    this has been a long process"; "I agree, the take-home exercise was too long"): the view names no
+    figure, no deal term and no word of assent, and has a verb of its own."""
+    del cue
+    if not _BARE_AGREEMENT.match(clause.lowered):
+        return None
+    clauses = draft.sentences[clause.sentence].clauses
+    index = index_in(clauses, clause)
+    if index + 1 >= len(clauses) or draft.text[clause.end : clauses[index + 1].start].strip() != ",":
+        return None
+    view = clauses[index + 1]
+    if draft.amounts_in(view.start, view.end) or len(view.scan) > MAX_READ_CLAUSE:
+        return None
+    tokens = [w.text for w in view.words()]
+    lex, forms = lexicon(), _forms()
+    if any(w in lex.deal_terms or w in forms.assent_words for w in tokens):
+        return None  # (a commitment in the view itself is found by the caller, which reads it too)
+    verb = next((w for w in tokens if w in _VIEW_VERBS), None)
+    return None if verb is None else f"{clause.scan.strip()}, ... {verb}"
+
+
 _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("quoted", _quoted),
     ("quoted line", _quoted_line),
@@ -591,6 +806,10 @@ _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("idiom", _idiom),
     ("limit", _limit),
     ("referral", _referral),
+    ("disclaimed draft", _disclaimed_draft),
+    ("awaiting approval", _awaiting_approval),
+    ("appraisal", _appraisal),
+    ("view agreed", _view_agreed),
 )
 
 

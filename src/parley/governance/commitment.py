@@ -36,6 +36,16 @@ a refusal to enforce a penalty or a claim ("we won't apply the late-delivery pen
 that a trailing question follows in the same clause still binds; a view agreed with ("we agree the
 reception area needs a refresh", "we agree with you that ...") and advice to the principal ("I
 recommend we accept") do not; nor does the other side's "final offer".
+
+Learnt from the spent seventh blind set (`draft.RULES`): a verb form used as a noun ("a $4k signing
+bonus", "a cap on rent", "rent 10.1k" in a list) is no verb; a refusal verb of ours governs what follows
+it ("we decline the landlord's counter of 10,900"); a fixed expression that still needs to happen does
+not bind ("the numbers still need to work for us"); a cleared figure stays blank when the rest of its
+clause is read; a simple past of ours is a report when its sentence marks another deal ("Last year, for
+context, we agreed a similar package with another engineer"); a promise to confirm facts later is not a
+confirmation ("I'll confirm the start date once ..."; not "I'll confirm the order", nor a clause with a
+figure); a figure recommended to our principal is advice ("recommend 95k + bonus"); a limit restated in
+other units is the same limit ("..., i.e. 12k a month", "which works out at 12,000 monthly").
 """
 
 from __future__ import annotations
@@ -57,6 +67,7 @@ from parley.governance.clause_mood import (
     limit_phrases,
     non_binding_form,
     quote_spans,
+    restated_after,
     takes_up,
     unreadable,
 )
@@ -602,10 +613,15 @@ def _modal_governs(preceding: Sequence[str]) -> bool:
     return False
 
 
+_NEEDING = frozenset(["need", "needs", "needed", "has", "have", "had", "got"])
+
+
 def _awaited(preceding: Sequence[str]) -> bool:
     """Whether a verb of wanting or waiting governs what follows preceding, across at most a
     determiner and one modifier ("need a green light", "waiting for the final sign-off")."""
     tail = list(preceding[-3:])
+    if rule_on("need to") and len(tail) >= 2 and tail[-1] == "to" and tail[-2] in _NEEDING:
+        return True  # a condition still to be met ("the numbers still need to work for us")
     while tail and (tail[-1] in _DETERMINERS or tail[-1] in ("final", "formal", "official", "your")):
         tail.pop()
     if not tail or tail[-1] not in _AWAITING:
@@ -637,6 +653,8 @@ def _nominal(tokens: Sequence[Word], k: int) -> bool:
         return True  # "the landlord's final offer"
     if _after_compound_modifier(tokens, k):
         return True  # after a figure-and-unit modifier ("a 48-month lease", "the 5-year renewal")
+    if rule_on("verb form as a noun") and _noun_use(tokens, k):
+        return True  # "a $4k signing bonus", "a cap on rent", "rent free", "..., rent 10.1k, 5 year term"
     if previous in ("is", "are", "am", "was", "were") and word in _ADJECTIVE_HOMOGRAPHS:
         return True  # an adjective after "be" ("we're close on the rent"; not "we are agree")
     if (
@@ -656,6 +674,36 @@ def _nominal(tokens: Sequence[Word], k: int) -> bool:
         # "your revised offer", "a personal guarantee", "one senior hire"
         return (participle and modified) or (not participle and not word.endswith("s") and not plural_subject)
     return False
+
+
+# Nouns a participle modifies as an adjective ("signing bonus", "closing date"): the participle is no verb.
+_GERUND_HEADS = frozenset(
+    ["bonus", "bonuses", "fee", "fees", "date", "dates", "deadline", "ceremony", "authority", "costs", "pack"]
+)
+
+
+_NOUN_MODIFIERS = frozenset(
+    ["monthly", "annual", "yearly", "weekly", "quarterly", "headline", "base", "asking", "market", "passing"]
+)
+
+
+def _noun_use(tokens: Sequence[Word], k: int) -> bool:
+    """Whether the verb form at k is a noun or a modifier by its neighbours: a participle before the noun
+    it modifies ("signing bonus"), a noun form after a preposition ("a cap on rent", "144,000 a year in
+    rent") or before "free" ("rent free"), or a noun form that labels the figure right after it in a list
+    without a subject ("3 months deposit, rent 10.1k, 5 year term"). An act of execution ("pay 10.1k")
+    keeps its verb reading."""
+    word = tokens[k].text
+    previous = tokens[k - 1].text if k else ""
+    following = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if word.endswith("ing") and following in _GERUND_HEADS:
+        return True
+    if word not in _NOUN_FORMS or word in _EXECUTION:
+        return False
+    if previous in _PREPOSITIONS or previous in _NOUN_MODIFIERS or following in ("free", "-free"):
+        return True
+    label = previous in (",", "", "but", "and", "+", "-", ":")
+    return label and following[:1].isdigit()
 
 
 def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) -> bool:
@@ -684,8 +732,8 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     if word.endswith("ing") and previous in _PREPOSITIONS:
         return False  # a gerund ("thanks for sending")
     chain = [t.text for t in tokens[(subject + 1 if subject is not None else 0) : k]]
-    if _negated_at(draft, clause, tokens, k, subject):
-        return False
+    if _negated_at(draft, clause, tokens, k, subject) or _confirmation_to_come(draft, clause, tokens, k):
+        return False  # negated, or a confirmation of facts to come ("I'll confirm the start date once ...")
     if lemma in _PENDING and previous == "be" and k >= 2 and tokens[k - 2].text == "to":
         return False  # still open ("two bays in the basement, to be confirmed by building management")
     if _tentative(tokens, k, chain):
@@ -742,6 +790,12 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         (lemma == "agree" and (following in _AGREE_COMPLEMENT or _agrees_with_view(tokens, k)))
         or (lemma == "accept" and following == "that" and after not in _THAT_OBJECTS)
         or (lemma == "confirm" and following == "that" and _reports_our_past(tokens, k + 2))
+        or (
+            lemma == "confirm"
+            and following in ("we", "i")
+            and rule_on("perfect report")
+            and _reports_our_past(tokens, k + 1)
+        )  # "I confirm I've read your email": a report of ours, without "that"
     )
     if proposition:
         # "we accept that timelines slip" / "we agree it's a tough market": a proposition, not terms
@@ -777,6 +831,74 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
 
 
 _DELIBERATED = frozenset(["finalize", "agree", "approve", "confirm", "settle"])
+# What a confirmation still to come may be about: facts to be found out, not terms to be accepted.
+_INFORMATION = frozenset(
+    [
+        "date",
+        "dates",
+        "number",
+        "numbers",
+        "figures",
+        "volume",
+        "volumes",
+        "details",
+        "start",
+        "timing",
+        "availability",
+        "position",
+        "quantity",
+        "quantities",
+        "schedule",
+        "headcount",
+        "dimensions",
+        "requirements",
+        "specs",
+    ]
+)
+# What a confirmation binds to: a deal, its terms or a document of it.
+_COMMITTED = frozenset(
+    [
+        "order",
+        "offer",
+        "deal",
+        "booking",
+        "acceptance",
+        "purchase",
+        "contract",
+        "lease",
+        "agreement",
+        "price",
+        "rate",
+        "terms",
+        "rent",
+        "salary",
+        "package",
+        "hire",
+        "po",
+        "reservation",
+        "everything",
+        "all",
+    ]
+)
+_FUTURE_CHAIN = frozenset(["will", "shall", "going", "able", "gonna"])
+
+
+def _confirmation_to_come(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) -> bool:
+    """Whether "confirm" at k promises facts still to be found out ("I'll confirm our preferred start date
+    once ...", "I'll be able to confirm volume and date after our S&OP meeting", "we'll confirm numbers to
+    all finalists"): our side in the future, an object of information within four words, and no figure,
+    term or document of the deal anywhere in the clause."""
+    lex, word = lexicon(), tokens[k].text
+    if not rule_on("confirmation to come") or (lex.strong.get(word) or lex.weak.get(word)) != "confirm":
+        return False
+    subject = _subject(tokens, k)
+    if subject is None or tokens[subject].text not in ("we", "i"):
+        return False
+    if not any(t.text in _FUTURE_CHAIN for t in tokens[subject + 1 : k]):
+        return False
+    if draft.amounts_in(clause.start, clause.end) or any(t.text in _COMMITTED for t in tokens[k + 1 :]):
+        return False
+    return any(t.text in _INFORMATION for t in tokens[k + 1 : k + 5])
 
 
 def _points_back(following: str, after: str) -> bool:
@@ -1846,6 +1968,8 @@ def _stated_terms(
         return None  # deliberating over or approximating a figure ("let me sleep on $98K", "around $97K")
     if any(w in _RESERVATIONS for w in words):
         return None  # a figure found too much ("$13 a unit is a stretch for us")
+    if rule_on("recommended figure") and any(w in _RECOMMENDING for w in words[:first_amount]):
+        return None  # advice to the principal ("recommend 95k + bonus", "my recommendation is 95k")
     if _others_act(raw, len(raw), proposing=True) or _theirs_named(words):
         return None  # the other side's figure ("you asked for $95K", "your quote of $14")
     if _sentence_reports(draft, clause.sentence) or REPORT_OPENER.search(clause.lowered):
@@ -2114,7 +2238,8 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: st
             continue
         if _binds_in(draft, other, other.scan, other.start, past_ok=form == "past report"):
             return True
-    return _binds_in(draft, clause, scan, start, blanked=spans if form in ("limit", "referral") else ())
+    keep_blank = form in ("limit", "referral") or rule_on("cleared figure stays blank")
+    return _binds_in(draft, clause, scan, start, blanked=spans if keep_blank else ())
 
 
 def _same_line(draft: Draft, clause: Clause, other: Clause) -> bool:
@@ -2139,7 +2264,8 @@ def _limit_spans(draft: Draft, clause: Clause, evidence: str) -> list[tuple[int,
     for amount in draft.amounts_in(clause.start, clause.end):
         before = amount.end <= start and _LIMIT_GAP.fullmatch(text[amount.end : start].lower()) is not None
         after = amount.start >= end and _LIMIT_GAP.fullmatch(text[end : amount.start].lower()) is not None
-        if before or after:
+        restated = len(spans) > 1 and restated_after(text, spans[-1][1], amount.start)
+        if before or after or restated:  # restated: "a cap of 144,000 a year, which works out at 12,000"
             spans.append((amount.start, amount.end))
     return spans
 
