@@ -3,7 +3,8 @@
 The shipped multi-party scenarios cannot give a held-out figure any more: their tuning seeds replay
 the evaluation games (benchmarks/generalisation_loso.py explains why). So two helpers who never saw
 parley's agents, mediators or results wrote new multi-party scenarios in the shipped format
-(tests/data/scenarios/heldout1/, committed before anything was played on them). This script plays
+(committed untouched in 18f3606 as tests/data/scenarios/heldout1/, before anything was played on
+them; shipped since as the `multiparty/` collection, byte-identical). This script plays
 them once with the configuration fixed here before they were written:
 
 - primary: every seat `conceder`, mediator `proactive` at its shipped settings: the mix and mediator
@@ -50,11 +51,12 @@ from parley.errors import ScenarioError
 from parley.experiments.astra.inference import wilson
 from parley.experiments.tournament import Game, ResultStore
 from parley.scenarios import load_scenario
+from parley.scenarios.catalog import multiparty_directory
 from parley.scenarios.generate import acceptability
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDER = ROOT / "tests" / "data" / "scenarios" / "heldout1"
-"""The held-out scenarios (every *.yaml below it)."""
+FOLDER = multiparty_directory()
+"""The first held-out set (every *.yaml below it), shipped since as the `multiparty/` collection."""
 SEEDS = range(4000, 4004)
 """Evaluation seeds, fixed before the scenarios were written."""
 PRIMARY = ("conceder", "proactive")

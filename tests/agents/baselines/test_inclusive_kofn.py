@@ -7,7 +7,6 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,6 @@ from parley.scenarios import load_scenario
 from parley.scenarios.generate import GameSpec, generate_game
 from parley.scenarios.model import Scenario
 
-SPENT = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "heldout1"
 """The first set of blind multi-party scenarios: played once, now spent (tuning use is allowed)."""
 
 
@@ -179,7 +177,7 @@ def test_a_spent_k_of_n_scenario_now_ends_good_for_every_party() -> None:
     # eastvale_waste_plant_siting (4 of 6, two vetoers, a single package good for every party): with
     # conceders in every seat the sum-pick ends in a deal that leaves a party below its BATNA; the
     # maximin pick reaches the package good for all (seed of the held-out run).
-    game = load_scenario(str(SPENT / "b" / "eastvale_waste_plant_siting.yaml"))
+    game = load_scenario("multiparty/eastvale_waste_plant_siting")
     assert _leaves_out(game)
     on = run_negotiation(game, _conceders(game, inclusive=True), seed=4000)
     off = run_negotiation(game, _conceders(game, inclusive=False), seed=4000)
