@@ -1,7 +1,9 @@
 """Amount reading per source and per form on the spent GAIA amount sets (issue 14, amounts).
 
-Reads tests/data/gaia/{dev,heldout,heldout2,heldout4,heldout5,heldout6}/amounts.yaml (all six are
-development data now: set v5 was measured blind once on 2026-11-28, 282/354, then its error classes
+Reads tests/data/gaia/{dev,heldout,heldout2,heldout4,heldout5,heldout6,heldout7}/amounts.yaml (all
+seven are development data now; set v7 was measured blind once on 2026-11-28, 276/313 with 15
+spurious, and `--ablation` shows what each mechanism written from its error classes adds per source;
+set v5 was measured blind once on 2026-11-28, 282/354, then its error classes
 were studied; set v6 the same day, 274/314, its 36 wrong items in these classes by form, items
 fixed after it in brackets: a total or a package price to divide by its count (4) [4], a bare figure no
 keyword names, in shorthand, in chat or as a move (9) [3], another cost, an extension, a label, a
@@ -26,6 +28,7 @@ Run from the repository root::
     .venv/bin/python tests/governance/measure_amounts_cv.py            # per source and per form
     .venv/bin/python tests/governance/measure_amounts_cv.py --show heldout2   # that source's errors
     .venv/bin/python tests/governance/measure_amounts_cv.py --json     # the figures as JSON
+    .venv/bin/python tests/governance/measure_amounts_cv.py --ablation # each mechanism off, per source
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ SOURCES = (
     "heldout4",
     "heldout5",
     "heldout6",
+    "heldout7",
     "forms",
     "fresh",
     "v5",
@@ -236,10 +240,99 @@ def _table(scores: dict[str, SourceScore]) -> str:
     return "\n".join(rows)
 
 
+_NEVER = re.compile(r"(?!)")
+
+
+# The mechanisms of the reader written (2026-11-28) from the error classes of set v7 and the errors the
+# earlier sets still showed, each switched off by replacing a name of the amounts module, with the
+# sources whose errors it was written from (`--ablation`: what each adds or costs per source; the
+# leave-one-source-out column measures each source without the mechanisms written from it).
+def _keep(_passage: object, results: list[Any], *_rest: object) -> list[Any]:
+    return results
+
+
+def _never(*_args: object) -> bool:
+    return False
+
+
+def _none(*_args: object) -> None:
+    return None
+
+
+def _found(_text: str, found: list[Any]) -> list[Any]:
+    return found
+
+
+ABLATIONS: dict[str, tuple[str, Any]] = {
+    "bare_siblings": ("_bare_siblings", _keep),
+    "bare_series": ("_bare_series", _keep),
+    "delta": ("_delta", _never),
+    "compound_durations": ("_compound_durations", _found),
+    "date_spans": ("_date_spans", _keep),
+    "tenths_shorthand": ("_tenths_shorthand", _none),
+    "grouped_not_label": ("_GROUPED", _NEVER),
+}
+ORIGIN: dict[str, tuple[str, ...]] = {
+    "bare_siblings": ("heldout7", "heldout6"),
+    "bare_series": ("heldout7", "heldout6", "heldout5", "v7"),
+    "delta": ("heldout7",),
+    "compound_durations": ("heldout7",),
+    "date_spans": ("heldout6",),
+    "tenths_shorthand": ("heldout6",),
+    "grouped_not_label": ("heldout7",),
+}
+
+
+def _without(names: tuple[str, ...]) -> dict[str, Any]:
+    """Switch mechanisms off; the saved originals to put back."""
+    import parley.governance.amounts as amounts_module
+
+    saved: dict[str, Any] = {}
+    for name in names:
+        attribute, replacement = ABLATIONS[name]
+        saved[attribute] = getattr(amounts_module, attribute)
+        setattr(amounts_module, attribute, replacement)
+    return saved
+
+
+def _restore(saved: dict[str, Any]) -> None:
+    import parley.governance.amounts as amounts_module
+
+    for attribute, value in saved.items():
+        setattr(amounts_module, attribute, value)
+
+
+def _ablation(base: dict[str, SourceScore]) -> None:
+    def cell(tally: Tally) -> str:
+        return f"{tally.correct}/{tally.expected + tally.spurious}"
+
+    print("\nmechanism: per source, right/scored with it switched off (base in the first row)")
+    print(f"{'':22}" + "".join(f"{n:>11}" for n in base))
+    print(f"{'(all on)':22}" + "".join(f"{cell(s.total):>11}" for s in base.values()))
+    for name in ABLATIONS:
+        saved = _without((name,))
+        try:
+            off = measure()
+        finally:
+            _restore(saved)
+        print(f"{name:22}" + "".join(f"{cell(s.total):>11}" for s in off.values()))
+    print("\nleave one source out: each source without the mechanisms written from its errors")
+    for source, all_on in base.items():
+        left_out = tuple(n for n, origins in ORIGIN.items() if source in origins)
+        saved = _without(left_out)
+        try:
+            score = score_source(source_path(source))
+        finally:
+            _restore(saved)
+        names = ", ".join(left_out) or "-"
+        print(f"{source:10} {cell(score.total):>11} (all on {cell(all_on.total)})  {names}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--show", choices=SOURCES, action="append", default=[], help="print its errors")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--ablation", action="store_true", help="each mechanism switched off, per source")
     args = parser.parse_args(argv)
     scores = measure()
     if args.json:
@@ -253,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
         print(_table(scores))
+    if args.ablation:
+        _ablation(scores)
     for name in args.show:
         print(f"\n{name}: {len(scores[name].errors)} items wrong")
         for error in scores[name].errors:

@@ -11,8 +11,8 @@ Run from the repository root:
   must help on another source (or change nothing) to stay.
 
 Every source here is spent (development data): the figures are development figures. Each spent set is
-named explicitly (sets v5 and v6, heldout5/ and heldout6/, were each measured blind once on 2026-11-28
-and are development data since); the next blind sets (heldout7/ and later) are never read here.
+named explicitly (sets v5, v6 and v7, heldout5/ to heldout7/, were each measured blind once on 2026-11-28
+and are development data since); the next blind sets (heldout8/ and later) are never read here.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ def sources() -> dict[str, list[Item]]:
         "gaia-h4": _gaia_drafts("heldout4") + _gaia_drafts("heldout4", "drafts_leasing.yaml"),
         "gaia-h5": _gaia_drafts("heldout5") + _gaia_drafts("heldout5", "drafts_leasing.yaml"),
         "gaia-h6": _gaia_drafts("heldout6") + _gaia_drafts("heldout6", "drafts_leasing.yaml"),
+        "gaia-h7": _gaia_drafts("heldout7") + _gaia_drafts("heldout7", "drafts_leasing.yaml"),
     }
     return found
 
@@ -170,6 +171,7 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "storey_floors": ("gaia-h5",),
     "anchor_adverb": ("gaia-h5",),
     "the_line": ("gaia-h5",),
+    "other_language": ("gaia-h7",),
 }
 
 

@@ -327,11 +327,16 @@ def test_every_spent_source_at_its_development_rate() -> None:
     FAR_FROM_THE_LIMIT) and 1 of 432 false alarms (a ceiling for another level whose figure equals the
     salary minimum: a figure at any private limit in a limit frame discloses). Set v5 was measured blind
     once (2 of 60 missed, 2 of 45 false alarms), set v6 too (5 of 64 missed, 1 of 45 false alarms), then
-    their errors' forms were fixed. Development figures: the families were tuned on them."""
+    their errors' forms were fixed. Development figures: the families were tuned on them. Set v7
+    (gaia-h7, 54 disclosing and 48 not) was measured blind once (3 missed, 2 false alarms), then added as
+    a thirteenth source: 0 missed and 1 false alarm since (a counter-offer 11% under the hourly maximum
+    called "the best we can offer right now", within the directed margin)."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 493 and sum(r.negatives for r in found.values()) == 432
-    assert sum(len(r.missed) for r in found.values()) <= 1
-    assert sum(len(r.alarms) for r in found.values()) <= 1
+    assert sum(r.positives for r in found.values()) == 547 and sum(r.negatives for r in found.values()) == 480
+    earlier = [r for name, r in found.items() if name != "gaia-h7"]
+    assert sum(len(r.missed) for r in earlier) <= 1
+    assert sum(len(r.alarms) for r in earlier) <= 1
+    assert len(found["gaia-h7"].missed) == 0 and len(found["gaia-h7"].alarms) <= 1
 
 
 # Sentences written for these tests, none from a labelled set: two per family of data/disclosure.yaml
@@ -419,6 +424,11 @@ FAMILY_SENTENCES = {
     "beyond_that": [
         ("leasing", "Up to 12k a month we can live with; above that we simply can't."),
         ("staffing", "Fine at 85 an hour, but more than that, no."),
+    ],
+    # (issue 14, set v7)
+    "other_language": [
+        ("procurement", "Notre maximum est 14 dollars par unité."),
+        ("leasing", "Unser Budget liegt bei 12.000 Euro im Monat."),
     ],
 }
 

@@ -11,7 +11,7 @@
   table of `data/confusables.yaml`), and hyphen lookalikes to "-",
 * the letter O typed for a zero right after a digit ("8o" is "80", "1OO" is "100", "12,5O" is
   "12,50"; not in a word: "10oz", "10o'clock") or after a digit and a separator ("15,OOO", "9.O00",
-  "1,OOO,OOO"), one character for one,
+  "1,OOO,OOO", "12O,OOO"), one character for one,
 * letters of other scripts drawn like a digit (Cyrillic "З", "Ч", "б"; Cherokee "Ꮞ", "Ꮾ") beside a
   digit ("11,ЗЗЗ" is "11,333"), one character for one,
 * invisible format characters (Unicode Cf: zero-width spaces and joiners, the soft hyphen, bidi
@@ -42,10 +42,12 @@ _SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
 _SEPARATORS = {0x066C: ",", 0x066B: "."}
 _KEPT_CONTROLS = frozenset("\t\n\r")
 # A run of the letter O right after a digit and not followed by a letter or an apostrophe: a typed zero;
-# after a digit and a separator too, as a group of three ("15,OOO") or before digits ("15,O00").
-# Possessive: the run is read once, never backtracked.
+# after a digit and a separator too, as a group of three ("15,OOO") or before digits ("15,O00"), the
+# digit itself perhaps a typed zero ("12O,OOO", "1OO,OOO"). Possessive: the run is read once, never
+# backtracked.
 _TYPED_ZEROS = re.compile(
-    r"(?<=[0-9])[oO]++(?![A-Za-z'\u2019])|(?:(?<=[0-9][,.])|(?<=[0-9][,.][oO]{3}[,.]))"
+    r"(?<=[0-9])[oO]++(?![A-Za-z'\u2019])"
+    r"|(?:(?<=[0-9][,.])|(?<=[0-9][oO][,.])|(?<=[0-9][oO]{2}[,.])|(?<=[0-9][,.][oO]{3}[,.]))"
     r"(?:[oO]{1,3}+(?=[0-9])|[oO]{3}+(?![A-Za-z'\u2019]))"
 )
 

@@ -55,6 +55,15 @@ grammar of number expressions rather than by sentences:
 The text is read as a person sees it (`amount_text.fold`: fullwidth and other scripts' digits, Latin
 lookalikes, zero-width and control characters), with every span into the text as given.
 
+Set v7's forms (issue 14): one duration in two units ("2 years and 6 months" is 30 months); a sum per
+another period named before it ("Rent per quarter", "Half-year rent", "semi-annual", "Year-one rent",
+"Price per hundred"); spoken thousands ("ninety-two five" is 92,500) and spoken prices in a range
+("between two and two-fifty a unit"); a change of a sum ("$3,000 more", "a raise of $4,000") is marked
+`incidental`; a figure grouped in thousands is never a label's number ("plan 11,000") nor a day after a
+month ("in February, 3,000"). Figures the reader cannot read at all (money with separators that fit no
+convention, digit runs past a float's precision) are listed by `unreadable_figures`, so a check that
+needs them holds them unread rather than absent.
+
 `term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
 rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
 annual salary is 120,000 a year; "$28 per square foot per year on 3,000 sq ft" is 7,000 a month of
@@ -65,7 +74,11 @@ it holds ("A box of 12 sells for $30" is 2.50 a unit, "A dozen costs $30" too), 
 pcs" is 5.90; one far outside the price's band is the order's value), a pay per a period of so many
 hours by the hours ("$3,200 per 40-hour week" is 80 an hour), a deposit in money by the rent of its
 sentence, clauses joined by ";" included ("Rent $5,500; deposit $11,000" is 2 months), and a figure
-right after a price and "at" is the volume of that price tier ("$2.20 at 25k"). So many packages of so
+right after a price and "at" is the volume of that price tier ("$2.20 at 25k"). A bare figure no keyword
+names takes the term of an attributed figure of the same size near it ("our budget was 100 but the CFO
+approved 104.5k"), and a series of two or more bare figures that all fit one term only is that term's
+("We went 99 -> 103 -> 106"); a span between two dates is a lease term ("from 1 March 2027 to 28
+February 2030" is 36 months). So many packages of so
 many units is their product ("3 containers of 11,000 pieces each" is 33,000). A figure with a period
 and no currency, when no money term has that period, is a volume over time ("50,000 a month"). A bare
 figure stated as a move of the negotiation ("dropped the ask from 7,900 to 7,600", "won't go lower than
@@ -86,6 +99,7 @@ tokens of one text (more than the preflight ever passes it), and never raises.
 from __future__ import annotations
 
 import bisect
+import datetime
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -182,6 +196,10 @@ _CURRENCY_AFTER = {
     "gbp": "GBP",
     "pounds": "GBP",
     "quid": "GBP",
+    "dólares": "USD",
+    "dolares": "USD",
+    "dólar": "USD",
+    "dollari": "USD",
 }
 _CENTS = {"cents", "cent", "pence", "p", "ct", "cts"}
 _CENT_WORDS = {"cents", "cent", "pence", "p", "cts", "¢"}  # after a figure with no currency: cents
@@ -222,6 +240,10 @@ _PERIODS = {
     "stueck": "unit",
     "stk": "unit",
     "u": "unit",
+    "unidad": "unit",
+    "unité": "unit",
+    "pieza": "unit",
+    "pezzo": "unit",
 }
 _RATE_ADVERBS = {
     "hourly": "hour",
@@ -251,6 +273,9 @@ _MULTIPLE_ADVERBS = {
     "semimonthly": ("month", 0.5),
     "vierteljährlich": ("month", 3.0),
     "halbjährlich": ("month", 6.0),
+    "semiannual": ("month", 6.0),
+    "semiannually": ("month", 6.0),
+    "biannual": ("month", 6.0),
 }
 _MULTIPLE_PERIODS = {"fortnight": ("week", 2.0), "quarter": ("month", 3.0), "dozen": ("unit", 12.0)}
 # What a price per package is divided by when the package says how many it holds ("$18 per box of 6").
@@ -412,6 +437,9 @@ _IDENTIFIERS = {
     "zone",
     "plan",
     "option",
+    "account",
+    "acct",
+    "ending",
     "slot",
     "fy",
     "cw",
@@ -685,6 +713,9 @@ def _group_thousands(tokens: _Tokens) -> _Tokens:
     return _Tokens(text, words, starts, ends, kinds, breaks)
 
 
+_MOST_DIGITS = 15  # digits a float holds exactly
+
+
 def _digits_value(raw: str) -> tuple[float, float | None] | None:
     """The value of a figure with separators and its alternative reading, or None if it is no number.
 
@@ -692,6 +723,8 @@ def _digits_value(raw: str) -> tuple[float, float | None] | None:
     the decimal point); "75,50" is a European decimal; "10.5" an English one. A lone dot before three
     digits is read as a thousands separator, with the decimal reading kept as the alternative.
     """
+    if sum(c.isdigit() for c in raw) > _MOST_DIGITS:
+        return None  # past a float's precision ("9" * 400 is infinite): see unreadable_figures
     if raw.isdigit():
         return float(raw), None
     separators = [c for c in raw if c in ".,"]
@@ -929,7 +962,10 @@ def _number_at(tokens: _Tokens, i: int) -> tuple[float, float | None, int, float
     shorthand = _hundred_shorthand(tokens, i)
     if shorthand is not None:
         value, after = shorthand
-        return value, (value - 100.0) / 100.0 + 1.0, after, 1.0, False
+        return value, value / 100.0, after, 1.0, False
+    tenths = _tenths_shorthand(tokens, i)
+    if tenths is not None:  # so many thousand: "ninety-two five" is 92,500
+        return tenths * 1000.0, None, i + 4, 1000.0, False
     found = _spelled(tokens, i) if i < len(tokens) else None
     if found is None:
         return None
@@ -945,20 +981,23 @@ def _hundred_shorthand(tokens: _Tokens, i: int) -> tuple[float, int] | None:
     (120), "one-fifteen" (115), "one-twenty-five" (125), read as bare digits (a salary in thousands
     beside "base"; a price of 1.15 as the alternative reading). Hyphens glued on both sides only; not
     before a clock word ("one-fifteen pm") nor after "at" opening a time ("meet at one-fifteen")."""
+    head = _ONES.get(tokens.word(i), 0.0)
     if (
-        tokens.word(i) != "one"
+        not 1.0 <= head < 10.0
         or tokens.word(i + 1) != "-"
         or not (tokens.glued(i + 1) and tokens.glued(i + 2))
     ):
         return None
     second = tokens.word(i + 2)
+    if head > 1.0 and (second not in _TENS or tokens.word(i + 3) == "-"):
+        return None  # "two-fifty" (250, or 2.50), not "two-oh-five" nor "two-twenty-five"
     if second == "oh" and tokens.word(i + 3) == "-" and tokens.glued(i + 3) and tokens.glued(i + 4):
         unit = _ONES.get(tokens.word(i + 4), 0.0)
         if not 1.0 <= unit < 10.0:
             return None
         value, after = 100.0 + unit, i + 5  # "one-oh-five"
     elif second in _TENS:
-        value, after = 100.0 + _TENS[second], i + 3
+        value, after = 100.0 * head + _TENS[second], i + 3
         if tokens.word(after) == "-" and tokens.glued(after) and tokens.glued(after + 1):
             unit = _ONES.get(tokens.word(after + 1), 0.0)
             if 1.0 <= unit < 10.0:
@@ -970,6 +1009,22 @@ def _hundred_shorthand(tokens: _Tokens, i: int) -> tuple[float, int] | None:
     if tokens.word(after) in _CLOCK_AFTER or tokens.word(i - 1) in ("at", "by", "until", "till", "from"):
         return None
     return value, after
+
+
+def _tenths_shorthand(tokens: _Tokens, i: int) -> float | None:
+    """Spoken shorthand for so many thousand and some hundreds: "ninety-two five" (92.5 thousand, a
+    salary of 92,500), "eighty-seven five": a hyphened tens-and-ones word, then a lone ones word that no
+    number word, scale or noun of time follows."""
+    tens, unit = _TENS.get(tokens.word(i)), _ONES.get(tokens.word(i + 2), 0.0)
+    if tens is None or tokens.word(i + 1) != "-" or not (tokens.glued(i + 1) and tokens.glued(i + 2)):
+        return None
+    tenth = _ONES.get(tokens.word(i + 3), 0.0)
+    if not (1.0 <= unit < 10.0 and 1.0 <= tenth < 10.0) or tokens.glued(i + 3):
+        return None
+    following = tokens.word(i + 4)
+    if following in _ONES or following in _TENS or following in ("hundred", "-", *_SCALES, *_TIME_UNITS):
+        return None
+    return tens + unit + tenth / 10.0
 
 
 def _scale_after(tokens: _Tokens, i: int, has_currency: bool, spelled: bool = False) -> tuple[float, int]:
@@ -1187,6 +1242,11 @@ def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
 
 
 # -- the reader -----------------------------------------------------------------------------------------
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
+_DAY_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])")
+_DATE_BEFORE = frozenset({"bis", "ab", "am", "vom", "zum", "until", "till", "by", "from", "on", "due"})
+
+
 def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, tail: bool = False) -> bool:
     """Whether the figure at tokens[i:after] names a date, a year, an identifier, a time or a phone number."""
     if currency:
@@ -1204,8 +1264,10 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
             return True  # "ЖЖ,000", "k,000": the rest of a figure whose head is no digit
         if tokens.glued(after) and tokens.word(after) in ("x", "×") and not tokens.glued(after + 1):
             return True  # "1.25x", "2×": a factor, not an amount
+        grouped = _GROUPED.fullmatch(raw) is not None  # "11,000": written as an amount, not a label
         if (
             before in _IDENTIFIERS
+            and not grouped
             and not tokens.breaks[i]
             and not _period_price(before, raw)
             and not _rate_label(tokens, i, after)
@@ -1223,12 +1285,20 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
             return True  # "4400 Industrial Pkwy"
         if (before == "." and tokens.word(i - 2) in ("no", "nr")) or (before in ("'",) and tokens.glued(i)):
             return True
-        if (
+        day_or_year = len(raw) == 4 or (len(raw) <= 2 and raw.isdigit() and int(raw) <= 31)
+        if not grouped and (
             before in _MONTHS
             or tokens.word(after) in _MONTHS
-            or (before == "," and tokens.word(i - 2) in _MONTHS)
+            or (before == "," and tokens.word(i - 2) in _MONTHS and day_or_year)
         ):
             return True
+        if (
+            _DAY_MONTH.fullmatch(raw)
+            and tokens.word(after) == "."
+            and tokens.glued(after)
+            and before in _DATE_BEFORE
+        ):
+            return True  # "gültig bis 31.12.": a day and a month, German style
         if i >= 3 and before == "," and tokens.kinds[i - 2] == "d" and tokens.word(i - 3) in _MONTHS:
             return True  # "January 15, 2027"
         nxt = tokens.word(after)
@@ -1537,6 +1607,10 @@ def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tupl
         high *= first.scale_factor
     if low > high:
         return first, first.end_token
+    alternative = None
+    if second.alternative is not None and first.alternative is None and low <= second.alternative[0]:
+        # "between two and two-fifty": the spoken end reads 250 or 2.50, the range 2 to 250 or 2 to 2.50
+        alternative = (low, second.alternative[1])
     reading = _Reading(
         low,
         high,
@@ -1546,6 +1620,7 @@ def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tupl
         scaled=first.scaled or second.scaled,
         spelled=first.spelled and second.spelled,
         scale_factor=max(first.scale_factor, second.scale_factor),
+        alternative=alternative,
     )
     return reading, reading.end_token
 
@@ -1699,6 +1774,7 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
         inherited,
         min(figure_end, end),
         (kind == "duration" and _incidental(tokens, reading.start_token, reading.end_token))
+        or (kind in ("money", "number") and _delta(tokens, reading.start_token, reading.end_token))
         or (kind == "count" and _packed(tokens, reading.start_token))
         or (
             kind == "number"
@@ -1756,6 +1832,27 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
     if before in _EXTENSION_BEFORE:
         return True  # "another 12 months", "a further 2 years": an extension of the term
     return before in _FREQUENCY_BEFORE or after in _SPAN_AFTER
+
+
+# A sum added to or taken off another (set v7): "$3,000 more", "5k extra", "an extra $2,000", "a raise of
+# $4,000", "$500 on top": the change, not the value of a term.
+_DELTA_AFTER = frozenset({"more", "extra", "less", "additional"})
+_DELTA_NOUNS = frozenset(
+    {"raise", "increase", "bump", "increment", "reduction", "cut", "discount", "decrease"}
+)
+
+
+def _delta(tokens: _Tokens, start: int, end: int) -> bool:
+    """Whether a money figure is a change of another ("$3,000 more", "an extra 2k", "a raise of $4,000")."""
+    after = tokens.word(end)
+    if after in _DELTA_AFTER and tokens.word(end + 1) not in ("than", "per", "a", "an", "each"):
+        return True
+    if after == "on" and tokens.word(end + 1) == "top":
+        return True
+    before = tokens.word(start - 1)
+    if before in ("extra", "additional") and tokens.word(start - 2) in ("an", "another"):
+        return True
+    return before in ("of", "by") and tokens.word(start - 2) in _DELTA_NOUNS
 
 
 _TERM_NOUNS = frozenset({"lease", "term", "tenancy", "contract", "agreement"})
@@ -1831,11 +1928,47 @@ def find_amounts(text: str) -> list[Amount]:
     return out
 
 
+def unreadable_figures(text: str) -> list[str]:
+    """Figures of money the reader cannot read, so a check that needs them must hold them unread (fail
+    closed) rather than absent: digits beside a currency ("$1,2,3", "€12,34,56") or a multiplier
+    ("1,2,3k") whose separators fit no convention, and digit runs longer than a float holds exactly
+    ("$" and 400 nines). Each is given as written, cut to 40 characters; linear in the text (the first
+    `MAX_READ_CHARS` characters, as `find_amounts` reads). Never raises.
+
+    Args:
+        text: The text to read.
+
+    Returns:
+        The unreadable figures in text order (empty when every figure reads).
+    """
+    if not isinstance(text, str) or not text:  # pyright: ignore[reportUnnecessaryIsInstance]
+        return []
+    folded, _ = fold(text[:MAX_READ_CHARS])
+    tokens = _tokenise(folded)
+    found: list[str] = []
+    for i, (word, kind) in enumerate(zip(tokens.words, tokens.kinds, strict=True)):
+        if kind != "d" or _digits_value(word) is not None:
+            continue
+        after = tokens.word(i + 1)
+        money = (
+            tokens.word(i - 1) in _SYMBOLS
+            or tokens.word(i - 1) in _CODES_BEFORE
+            or after in _SYMBOLS
+            or after in _CURRENCY_AFTER
+            or after in _SUFFIX_SCALES
+        )
+        if money or sum(c.isdigit() for c in word) > _MOST_DIGITS:
+            found.append(word[:40])
+    return found
+
+
 def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     """The rate a word at token i gives the figures after it in its sentence, with its divisor
     ("Monthly I'd want $9k", "Rent per month: $9,000", "Die Jahresmiete beträgt", "Quarterly rent of
     27,000", "Price per thousand pieces: $2,300"), or None ("2% per week" gives none)."""
     word = tokens.words[i]
+    if word in ("annual", "annually") and tokens.word(i - 1) == "-" and tokens.word(i - 2) in ("semi", "bi"):
+        return "month", 6.0  # "semi-annual rent"
     rate = _context_rate(word)
     if rate is not None:
         return rate, 1.0
@@ -1843,12 +1976,10 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return _MULTIPLE_ADVERBS[word]
     if word in ("day", "hour", "week", "month", "year") and tokens.word(i + 1) == "rate":
         return _PERIODS.get(word, word), 1.0  # "Day rate 720", "Month rate: 9,000"
-    if (
-        word == "year"
-        and tokens.word(i + 2) == ":"
-        and (tokens.word(i + 1) in _ONES or tokens.kinds[min(i + 1, len(tokens) - 1)] == "d")
-    ):
-        return "year", 1.0  # a label: "Year one: $90,000; year two: $93,600" (each year's sum)
+    if word == "year" and _year_label(tokens, i + 1):
+        return "year", 1.0  # a label: "Year one: $90,000; year-two rent $62.4k" (each year's sum)
+    if word == "half" and tokens.word(i + 1) == "-" and tokens.word(i + 2) == "year":
+        return "month", 6.0  # "Half-year rent comes to 57,000"
     if word == "every":  # a label: "Rent every 3 months: 30,000" (not "reviews every 2 years")
         periods = _periods_at(tokens, i + 1)
         return periods[:2] if periods is not None and tokens.word(periods[2]) == ":" else None
@@ -1856,10 +1987,24 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return None
     if tokens.word(i + 1) in _PERIODS:
         return _PERIODS[tokens.word(i + 1)], 1.0
-    if tokens.word(i + 1) == "dozen":
-        return "unit", 12.0  # "Price per dozen: $18"
+    if tokens.word(i + 1) in _MULTIPLE_PERIODS:
+        return _MULTIPLE_PERIODS[tokens.word(i + 1)]  # "Rent per quarter is $27,600", "Price per dozen: $18"
+    if tokens.word(i + 1) in ("hundred", "thousand") and tokens.word(i + 2) in (":", "is", "=", "-", "at"):
+        return "unit", 100.0 if tokens.word(i + 1) == "hundred" else 1000.0  # "Price per hundred: $42"
     counted = _per_count(tokens, i + 1)
     return ("unit", counted[0]) if counted is not None else None
+
+
+def _year_label(tokens: _Tokens, k: int) -> bool:
+    """Whether tokens from k name one year of several ("Year one:", "year-two rent", "Year 2 rent")."""
+    if tokens.word(k) == "-" and tokens.glued(k):
+        k += 1
+    if not (
+        tokens.word(k) in _ONES or (tokens.kinds[min(k, len(tokens) - 1)] == "d" and len(tokens.word(k)) == 1)
+    ):
+        return False
+    following = tokens.word(k + 1)
+    return following == ":" or following in ("rent", "price", "salary", "pay", "fee", "miete")
 
 
 def _per_count(tokens: _Tokens, k: int) -> tuple[float, int] | None:
@@ -1911,6 +2056,8 @@ def _word_state(
     """After the word at token i: the last noun of a sum paid once or of another cost, and the rate its
     sentence gives the figures after it with the token of a rate word that stands on its own ("monthly
     that's 5,500"; a "per" phrase closes the figure before it: "2 days at home per week, 25 PTO days")."""
+    if tokens.kinds[i] != "w":
+        return lump, *context
     named = _context_at(tokens, i)
     return (
         i if _lump_sum(tokens, i) else lump,
@@ -1944,8 +2091,7 @@ def _find(text: str) -> list[Amount]:
         elif tokens.word(i - 1) == ";":
             context = None  # "The annual contract is worth $1.2M; the unit price is $12.00."
         if not _starts_amount(tokens, i):
-            if tokens.kinds[i] == "w":
-                lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
+            lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
             i += 1
             continue
         phone = _phone_end(tokens, i)
@@ -1953,7 +2099,8 @@ def _find(text: str) -> list[Amount]:
             i = phone
             continue
         reading = _read(tokens, i, step=last_end == i - 1 and tokens.word(i - 1) == "to")
-        if reading is None:
+        if reading is None:  # a number word that reads as none may still set the rate ("Half-year rent")
+            lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
             i += 1
             continue
         reading, bare = _priced(tokens, reading)
@@ -1981,9 +2128,15 @@ def _find(text: str) -> list[Amount]:
             and reading.spelled
             and not reading.scaled
             and not (context is not None and tokens.word(i - 1) == ":")
+            and not (reading.high >= 200 and reading.end_token - reading.start_token >= 2)  # "eight hundred"
         ):
-            i = max(reading.end_token, i + 1)
-            continue  # "one quick question", "no one" (not a label's answer: "per hour: seventy-four")
+            # "one quick question", "no one" (not a label's answer: "per hour: seventy-four"); the word
+            # may still give the sentence its rate ("Half-year rent comes to 57,000")
+            lump, context, context_token, i = (
+                *_word_state(tokens, i, lump, (context, context_token)),
+                max(reading.end_token, i + 1),
+            )
+            continue
         if context is not None and not lump_named:
             _apply_context(reading, context, bare)
         amount = _amount(tokens, reading)
@@ -1992,7 +2145,45 @@ def _find(text: str) -> list[Amount]:
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
-    return _bounded_ranges(tokens.text, _type_compared(tokens, found))
+    return _compound_durations(tokens.text, _bounded_ranges(tokens.text, _type_compared(tokens, found)))
+
+
+# One duration written in two units: "2 years and 6 months", "1 year, 3 months", "three months and two
+# weeks"; the larger unit first, the smaller one less than one of it.
+_COMPOUND_GAP = re.compile(r"[ \t]{0,3}(?:,[ \t]{0,3})?(?:and[ \t]{1,3})?")
+_UNIT_ORDER = {"years": 4, "months": 3, "weeks": 2, "days": 1}
+_UNIT_SIZE = {"years": 12.0, "months": 52.0 / 12.0, "weeks": 7.0}  # of the next smaller unit, at most
+
+
+def _compound_durations(text: str, found: list[Amount]) -> list[Amount]:
+    """found with each duration in two units joined into one, in the smaller unit."""
+    out: list[Amount] = []
+    for amount in found:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and last.kind == amount.kind == "duration"
+            and not last.is_range
+            and not amount.is_range
+            and not last.incidental
+            and not amount.incidental
+            and last.unit in _UNIT_SIZE
+            and amount.unit in _UNIT_ORDER
+            and _UNIT_ORDER[last.unit] == _UNIT_ORDER[amount.unit] + 1
+            and 0 < amount.high < _UNIT_SIZE[last.unit]
+            and amount.start > last.end
+            and _COMPOUND_GAP.fullmatch(text, last.end, amount.start) is not None
+            and text[last.end : amount.start].strip()
+        ):
+            head = convert_duration(last.high, last.unit, amount.unit)
+            if head is not None:
+                value = round(head + amount.high, 6)
+                out[-1] = replace(
+                    amount, low=value, high=value, start=last.start, text=text[last.start : amount.end]
+                )
+                continue
+        out.append(amount)
+    return out
 
 
 # A lower bound right before a figure and an upper bound between it and the next one: "no less than 24
@@ -2271,7 +2462,14 @@ def _type_compared(tokens: _Tokens, read: list[tuple[Amount, int, int]]) -> list
     spans = [(start, end) for _, start, end in read]
     for k in range(len(found) - 2, -1, -1):
         bare, typed = found[k], found[k + 1]
-        if bare.kind != "number" or bare.scaled or bare.inherited or typed.kind == "number":
+        # a figure that took the type of one before it is retyped by the one it is compared with right
+        # after it ("3 years, they want 5, options are 42 or 48 months": 42 months, not years)
+        retyped = (
+            bare.inherited and bare.kind == typed.kind and (bare.unit, bare.per) != (typed.unit, typed.per)
+        )
+        if (bare.kind != "number" and not retyped) or bare.scaled or (bare.inherited and not retyped):
+            continue
+        if typed.kind == "number":
             continue
         if typed.kind == "money" and typed.per is None:
             continue  # a currency alone says nothing of the figure before it
@@ -2529,7 +2727,7 @@ def term_amounts(
     if not terms:
         return []
     if not mentions:
-        return _waived(terms, text, [])
+        return _date_spans(_Passage(terms, text, (), _sentence_bounds(text)), _waived(terms, text, []))
     # keywords are found in the text as read ("sal\u200bary" is "salary"), at offsets into the text given,
     # up to the reach of a keyword past the last mention (a megabyte read up to its first 100,000 characters)
     scanned = text[: max(a.end for a in mentions) + _KEYWORD_REACH + 1]
@@ -2579,7 +2777,9 @@ def term_amounts(
     passage = _Passage(terms, text, mentions, bounds)
     results = _term_totals(passage, _package_prices(passage, _tier_volumes(passage, results)))
     results = _packed_volumes(passage, _volume_rates(passage, results))
-    return _months_of_rent(terms, text, mentions, bounds, keywords, results)
+    results = _months_of_rent(terms, text, mentions, bounds, keywords, results)
+    results = _date_spans(passage, results)
+    return _bare_series(passage, _bare_siblings(passage, results, keywords, others))
 
 
 # A move of a negotiation right before a bare figure: "dropped the ask from 7,900 to 7,600", "won't go
@@ -2589,7 +2789,9 @@ _MOVE_BEFORE = re.compile(
     r"go|going|came|come|coming|bring|brought|push|pushed)\b[^.;!?\d]{0,20}\bfrom"
     r"|\bfrom[ \t]{1,3}[\d.,]{1,12}[ \t]{1,3}(?:down[ \t]+|up[ \t]+)?to"
     r"|\b(?:lower|higher|less|more|further|below|above|beyond|past|under)[ \t]+than"
-    r"|\b(?:down|up)[ \t]+to|\bsettle[ \t]+(?:at|on|for))[ \t]{1,3}$",
+    r"|\b(?:down|up)[ \t]+to|\bsettle[ \t]+(?:at|on|for)"
+    r"|\b(?:take|order|buy|need|offer|pay|accept)(?:[ \t]{1,3}(?:only|about|around|roughly))?)"
+    r"[ \t]{1,3}$",
     re.IGNORECASE,
 )
 _MOVE_WINDOW = 48  # characters before a figure read for a move
@@ -2668,9 +2870,9 @@ def _per_hours(
     bounds: Sequence[int],
     results: list[TermAmount],
 ) -> list[TermAmount]:
-    """Add the hourly rate of a pay per day or week stated with its hours right after it ("Day rate 720
-    (8h)" is 90 an hour, "$4,000 a week at 40 hours" is 100): the pay divided by the hours, when it fits
-    the hourly term's band."""
+    """Add the hourly rate of a pay per day, week or month stated with its hours right after it ("Day
+    rate 720 (8h)" is 90 an hour, "$4,000 a week at 40 hours" is 100, "$13,600 a month for full time
+    (160 hours)" is 85): the pay divided by the hours, when it fits the hourly term's band."""
     hourly = next((t for t in terms if t.kind == "money" and t.unit == "hour"), None)
     if hourly is None:
         return results
@@ -2687,11 +2889,16 @@ def _per_hours(
             continue
         if following.start - amount.end > _HOURS_REACH:
             continue
-        if amount.per not in ("day", "week") and not (
-            # "$3,200 per 40-hour week", "$640 for an 8-hour day": the period named after its hours
-            amount.per is None
-            and _PER_SPAN_GAP.fullmatch(_window(text, amount.end, following.start)) is not None
-            and _SPAN_PERIOD.match(_window(text, following.end, following.end + 12)) is not None
+        monthly = amount.per == "month" and 80.0 <= following.high <= 250.0  # "a month (160 hours)"
+        if (
+            amount.per not in ("day", "week")
+            and not monthly
+            and not (
+                # "$3,200 per 40-hour week", "$640 for an 8-hour day": the period named after its hours
+                amount.per is None
+                and _PER_SPAN_GAP.fullmatch(_window(text, amount.end, following.start)) is not None
+                and _SPAN_PERIOD.match(_window(text, following.end, following.end + 12)) is not None
+            )
         ):
             continue
         same = bisect.bisect_right(bounds, amount.start) == bisect.bisect_right(bounds, following.start)
@@ -2764,7 +2971,9 @@ _SUM_FOR_COUNT = re.compile(
     r"[ \t]{0,3}for[ \t]{1,3}(?:the[ \t]{1,3}|an?[ \t]{1,3}order[ \t]of[ \t])?$", re.I
 )
 _COUNT_FOR_SUM = re.compile(
-    r"[ \t]{0,3}(?:for|(?:comes|come|came|amounts|amount|adds up|add up)[ \t]{1,3}to|costs?|is|=|:)"
+    r"[ \t]{0,3}(?:(?:it|that|this|the[ \t]{1,3}(?:total|cost|bill|invoice))[ \t]{1,3}"
+    r"(?=is|was|comes|costs?|would))?"
+    r"(?:for|(?:comes|come|came|amounts|amount|adds up|add up)[ \t]{1,3}to|costs?|is|was|would be|=|:)"
     r"[ \t]{0,3}$",
     re.IGNORECASE,
 )
@@ -3291,3 +3500,227 @@ def _attribute(
     if best.term.kind == "money" and other is not None and (own is None or other < own):
         return None
     return best
+
+
+# -- bare figures of a passage ----------------------------------------------------------------------------
+# A bare figure (no currency, rate, unit or keyword) is read as a value of a term under negotiation when
+# the passage says which term it is by its other figures: a figure of the same size as one attributed
+# near it ("our budget was 100 but the CFO approved 104.5k", "The owner wants 11,000; we offered 10,200
+# monthly", "2,000 in January ... then 4k a month"), or, with no attributed figure, a series of two or
+# more bare figures that all fit one term and no other ("We went 99 -> 103 -> 106", "Last year 2.80,
+# this year 2.95, your target 2.60"). A lone bare figure that nothing names stays unattributed.
+_SIBLING_REACH = 160  # characters between a bare figure and the attributed figure it is read beside
+_SIBLINGS_READ = 4  # the nearest attributed figures a bare figure is compared with
+_SIBLING_RATIO = math.log(2.0)  # a sibling's value within a factor of 2
+_SERIES_MISFIT = {"money": 0.7, "quantity": 2.5}  # how far outside a term's band a series figure may lie
+_DECIMAL_SHAPE = re.compile(r"\d[.,]\d{1,2}$")
+
+
+def _bare(amount: Amount) -> bool:
+    """A figure with nothing written beside it: no currency, rate, unit or multiplier."""
+    return (
+        amount.kind == "number" and amount.per is None and amount.currency is None and not amount.incidental
+    )
+
+
+def _bare_readings(term: BoundaryTerm, amount: Amount) -> list[tuple[float, float, float]]:
+    """The readings of a bare figure for a money or quantity term: (low, high, extra misfit), as written
+    and, for a money term paid in tens of thousands or more, in thousands ("99" for 99,000)."""
+    readings = [(amount.low, amount.high, 0.0)]
+    band = _band(term)
+    thousands = term.kind == "money" and band is not None and band[0] >= 10_000 and not amount.scaled
+    if thousands and 20 <= amount.low <= amount.high < 1000 and amount.high * 2 == int(amount.high * 2):
+        readings.append((amount.low * 1000.0, amount.high * 1000.0, 0.0))
+    return readings
+
+
+def _labelled_otherwise(
+    amount: Amount, term: str, keywords: dict[str, list[int]], others: Sequence[int]
+) -> bool:
+    """Whether another cost ("a 5k sign-on") or another term's keyword ("deposit 21,600") names a bare
+    figure: right before it, or (another cost) right after it."""
+    if _nearest(others, amount.start, amount.start - 30, amount.end + 12) is not None:
+        return True
+    return any(
+        _nearest(offsets, amount.start, amount.start - 20, amount.start) is not None
+        for name, offsets in keywords.items()
+        if name != term
+    )
+
+
+def _bare_siblings(
+    passage: _Passage, results: list[TermAmount], keywords: dict[str, list[int]], others: Sequence[int]
+) -> list[TermAmount]:
+    """Add each bare figure that no term took to the term of the nearest attributed figure within reach
+    of it, when its value (read as written or in thousands, and converted by the same rate as that
+    figure) lies within a factor of 2 of that figure's and nothing else names it."""
+    taken = {id(r.mention) for r in results}
+    named = [r for r in results if r.mention.kind in ("number", "money", "count") and r.mention.high > 0]
+    starts = [r.start for r in named]  # in text order, so a window is two bisections (linear overall)
+    by_name = {t.name: t for t in passage.terms}
+    restated: dict[int, TermAmount] = {}
+    for amount in passage.mentions:
+        if not _bare(amount) or id(amount) in taken or amount.high <= 0:
+            continue
+        k = bisect.bisect_left(starts, amount.start)
+        near = sorted(
+            (
+                r
+                for r in named[max(0, k - _SIBLINGS_READ) : k + _SIBLINGS_READ]
+                if abs(r.start - amount.start) <= _SIBLING_REACH
+            ),
+            key=lambda r: abs(r.start - amount.start),
+        )
+        for sibling in near:
+            term = by_name.get(sibling.term)
+            if term is None or term.kind not in ("money", "quantity"):
+                continue
+            if _labelled_otherwise(amount, term.name, keywords, others):
+                break
+            rate = sibling.high / sibling.mention.high
+            fits = [
+                (low * rate, high * rate)
+                for low, high, _ in _bare_readings(term, amount)
+                if abs(math.log(high * rate / sibling.high)) <= _SIBLING_RATIO
+            ]
+            if fits:
+                low, high = fits[0]
+                restated[id(amount)] = TermAmount(
+                    term.name, round(low, 6), round(high, 6), amount.start, amount.end, amount
+                )
+                break
+    return _restate(results, restated)
+
+
+def _bare_series(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """Attribute a series of two or more bare figures of a passage that no term took, none of whose
+    figures any term took, to the one money or quantity term every figure of it fits (within its band,
+    or a little outside: a move past the band is still a figure of the term), the term they fit best
+    when several do. A figure to the cent fits a unit price at any size (goods' prices vary by orders
+    of magnitude); a whole figure fits no unit price unless it lies in the band."""
+    if results:
+        return results
+    series = [a for a in passage.mentions if _bare(a) and a.high > 0]
+    if len(series) < 2:
+        return results
+    best: tuple[float, BoundaryTerm, list[tuple[float, float]]] | None = None
+    tie = False
+    for term in passage.terms:
+        limit = _SERIES_MISFIT.get(term.kind)
+        if limit is None or _band(term) is None:
+            continue
+        total, values = 0.0, list[tuple[float, float]]()
+        for amount in series:
+            fit = _series_fit(term, amount, limit)
+            if fit is None:
+                break
+            total += fit[2]
+            values.append((fit[0], fit[1]))
+        else:
+            if best is None or total < best[0] - 0.05:
+                best, tie = (total, term, values), False
+            elif total <= best[0] + 0.05:
+                tie = True
+    if best is None or tie:
+        return results
+    _, term, values = best
+    return [
+        TermAmount(term.name, round(low, 6), round(high, 6), a.start, a.end, a)
+        for a, (low, high) in zip(series, values, strict=True)
+    ]
+
+
+def _series_fit(term: BoundaryTerm, amount: Amount, limit: float) -> tuple[float, float, float] | None:
+    """The closest reading of a bare figure for term, with its misfit, or None if none is close."""
+    if term.kind == "quantity" and (amount.high != int(amount.high) or amount.high < 10):
+        return None
+    cents = term.unit == "unit" and _DECIMAL_SHAPE.search(amount.text) is not None
+    readings = [(low, high, _misfit(term, high) + extra) for low, high, extra in _bare_readings(term, amount)]
+    low, high, misfit = min(readings, key=lambda r: r[2])
+    if misfit <= limit:
+        return low, high, misfit
+    if cents and _misfit(term, high) < 100.0 and high < (_band(term) or (0.0, 0.0))[1]:
+        return low, high, limit
+    return None
+
+
+# -- a term written as the span between two dates ---------------------------------------------------------
+# "Lease from 1 March 2027 to 28 February 2030" is 36 months; "March 2027 through February 2030" too.
+_MONTH_NUMBERS = {
+    name: n
+    for n, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH_NAME = r"(?:" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
+_DATE = (
+    r"(?:(?P<{p}d1>[0-3]?\d)(?:st|nd|rd|th)?[ \t]{{1,3}}(?P<{p}m1>"
+    + _MONTH_NAME
+    + r")[ \t,]{{1,3}}(?P<{p}y1>(?:19|20)\d\d)"
+    r"|(?P<{p}m2>"
+    + _MONTH_NAME
+    + r")[ \t]{{1,3}}(?:(?P<{p}d2>[0-3]?\d)(?:st|nd|rd|th)?,?[ \t]{{1,3}})?(?P<{p}y2>(?:19|20)\d\d)"
+    r"|(?P<{p}y3>(?:19|20)\d\d)-(?P<{p}m3>[01]\d)-(?P<{p}d3>[0-3]\d))"
+)
+_DATE_SPAN = re.compile(
+    r"\b(?:from[ \t]{1,3})?"
+    + _DATE.format(p="a")
+    + r"[ \t]{0,3}(?:to|until|till|through|thru|-|–|—)[ \t]{0,3}"
+    + _DATE.format(p="b")
+    + r"\b",
+    re.IGNORECASE,
+)
+
+
+def _date_of(match: re.Match[str], side: str) -> datetime.date | None:
+    """The date one side of a span names: with no day written, the first day of its month, or for the
+    end of the span the first day of the month after ("March 2027 through February 2030" is 36 months)."""
+    for form in ("1", "2", "3"):
+        year = match.group(f"{side}y{form}")
+        if year is None:
+            continue
+        month_text = match.group(f"{side}m{form}").rstrip(".").lower()
+        month = int(month_text) if month_text.isdigit() else _MONTH_NUMBERS.get(month_text, 0)
+        day = match.group(f"{side}d{form}")
+        if not 1 <= month <= 12:
+            return None
+        if day is None and side == "b":
+            year, month = (str(int(year) + 1), 1) if month == 12 else (year, month + 1)
+        try:
+            return datetime.date(int(year), month, int(day) if day else 1)
+        except ValueError:
+            return None
+    return None
+
+
+def _date_spans(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """Add the length of a span between two dates to the duration term (in months or years) a keyword
+    of its sentence names: the days between them in months (30.44 days each), to the nearest month."""
+    durations = [t for t in passage.terms if t.kind == "duration" and t.unit in ("months", "years")]
+    text = passage.text[:MAX_READ_CHARS]
+    if not durations or _DATE_SPAN.search(text) is None:
+        return results
+    folded, offsets = fold(text)  # keywords located once, so the pass is linear in the text
+    keywords = {t.name: _keyword_offsets(folded, t.keywords, offsets) for t in durations}
+    added: list[TermAmount] = []
+    for match in _DATE_SPAN.finditer(text):
+        first, last = _date_of(match, "a"), _date_of(match, "b")
+        if first is None or last is None or last <= first:
+            continue
+        s = passage.sentence(match.start())
+        low = passage.bounds[s]
+        high = passage.bounds[s + 1] if s + 1 < len(passage.bounds) else len(passage.text)
+        term = next((t for t in durations if _keyword_in({t.name: keywords[t.name]}, low, high)), None)
+        if term is None:
+            continue
+        months = float(round((last - first).days / (365.25 / 12.0)))
+        value = months if term.unit == "months" else round(months / 12.0, 6)
+        fake = Amount(months, months, "duration", match.start(), match.end(), match.group(0), unit="months")
+        added.append(TermAmount(term.name, value, value, match.start(), match.end(), fake))
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results

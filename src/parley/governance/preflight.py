@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, get_args
 
-from parley.governance.amounts import TermAmount
+from parley.governance.amounts import TermAmount, unreadable_figures
 from parley.governance.attribution import Limits, enum_mentions, quotes_counterparty
 from parley.governance.classifier import Vote, binding_vote, classifiers_enabled, load_classifier
 from parley.governance.commitment import CommitmentFinding, read_commitments, rewrite_draft
@@ -463,6 +463,9 @@ def preflight_draft(
     glued = _unreadable_figure(parsed.normalized.text)
     if glued is not None:
         problems.append(f"a figure the boundary check cannot read: {glued!r}")
+    problems += [
+        f"a figure the boundary check cannot read: {f!r}" for f in unreadable_figures(parsed.text)[:1]
+    ]
     reading = read_commitments(parsed)
     found = list(reading.findings)
     consult = use_classifier and classifiers_enabled() and not allow_binding
