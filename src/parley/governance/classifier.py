@@ -347,11 +347,19 @@ def load_model_file(path: Path | str) -> TextClassifier:
     Raises:
         ScenarioError: the file is missing, not JSON, or not a model (one line, naming the file).
     """
+    return parse_model(read_model_json(path, "a classifier model"), str(path))
+
+
+def read_model_json(path: Path | str, what: str) -> Any:
+    """The JSON a model file at path holds (a classifier here, the term model in term_model.py).
+
+    Raises:
+        ScenarioError: the file is missing, unreadable or not JSON (one line, naming the file).
+    """
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ScenarioError(f"cannot read a classifier model ({error})", source=str(path)) from error
-    return parse_model(raw, str(path))
+        raise ScenarioError(f"cannot read {what} ({error})", source=str(path)) from error
 
 
 @cache

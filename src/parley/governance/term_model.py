@@ -48,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 
 from parley.errors import ScenarioError
-from parley.governance.classifier import classifiers_enabled
+from parley.governance.classifier import classifiers_enabled, read_model_json
 from parley.governance.draft import Draft
 from parley.governance.term_attribution import misfit
 from parley.governance.term_figures import cues
@@ -410,11 +410,7 @@ def load_term_model(path: Path | str) -> TermModel:
     Raises:
         ScenarioError: the file is missing, not JSON, or not a model (one line, naming the file).
     """
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ScenarioError(f"cannot read a term model ({error})", source=str(path)) from error
-    return parse_term_model(raw, str(path))
+    return parse_term_model(read_model_json(path, "a term model"), str(path))
 
 
 @cache
