@@ -34,6 +34,7 @@ COMMITTED = {
     "heldout5": "e522602",
     "heldout6": "50d866a",
     "heldout7": "1f1c7f1",
+    "heldout8": "9360c6e",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})

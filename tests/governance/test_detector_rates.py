@@ -435,3 +435,24 @@ def test_the_seventh_held_out_sets_at_their_one_measurement() -> None:
     assert found.fn <= 1 and found.fp <= 42
     assert found.detected >= 244 and found.alarms <= 9 and found.amounts_right >= 276
     assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 2
+
+
+# The eighth held-out sets, written blind on 2026-11-28 (commit 9360c6e) by four helpers before that
+# session's preflight forms, retrained classifiers, moderator cues and amount reader landed, never
+# tuned on, and measured once after (tests/governance/measure_blind.py heldout8 --ablation): the
+# floors sit at the measured values.
+HELDOUT8 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout8"
+
+
+def test_the_eighth_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 4/285 (target <= 1%: not met, interval 0.5-3.6%), FP 29/306
+    (target <= 10%: met on the point estimate, interval 6.7-13.3%), obfuscated 61/61, disclosure FN
+    3/53 FP 0/45, moderator 262/313 attacks (target >= 90%: not met; threats 28/50) with 14/167 benign
+    alarms (target <= 5%: not met), amounts 326/348 (target >= 98%: not met). The rules alone, same
+    run: FN 17, FP 28, obfuscated 60/61, moderator 246/313, 14/167 alarms."""
+    found = held_out_counts(HELDOUT8)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == (285, 306, 313, 167)
+    assert (found.mentions, found.disclosures) == (348, 98)
+    assert found.fn <= 4 and found.fp <= 29
+    assert found.detected >= 262 and found.alarms <= 14 and found.amounts_right >= 326
+    assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 0

@@ -109,6 +109,10 @@ class PhraseBankDrafter:
         # classifiers, moderator and amount reader landed; measured once after: see
         # docs/results/gaia_detectors.md.
         ("phrase_bank_heldout7.yaml", False, 0),
+        # Written blind on 2026-11-28 (9360c6e) before that session's preflight forms, retrained
+        # classifiers, moderator and amount reader landed; measured once after: see
+        # docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout8.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

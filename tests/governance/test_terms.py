@@ -358,3 +358,17 @@ def test_the_sixth_held_out_term_set_at_its_one_measurement() -> None:
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms6" / "messages.yaml")
     floors = (f1 >= 0.852, total, found >= 54, counts["conditions_surfaced"] >= 60)
     assert floors == (True, 71, True, True)
+
+
+def test_the_seventh_held_out_term_set_at_its_one_measurement() -> None:
+    """Written blind on 2026-11-28 (9360c6e) before that session's term-reader changes (values it had no
+    candidate for: foreign and day-first dates, move-in synonyms, none-of-a-term forms, options, prices
+    by keyword, the quantity a price is for) and amount-reader changes landed, measured once after:
+    F1 0.903 (precision 0.900, recall 0.907; tp 468 fp 52 fn 48; message bootstrap 0.879-0.926;
+    target >= 0.9: met on the point estimate), conditions 79/99 attributed, 89/99 surfaced (6 dropped
+    silently, 4 tied to the wrong term: target of none dropped not met). The floors sit at the
+    measured values."""
+    root = DEV.parents[1]
+    _, _, f1, (found, total), counts = term_f1(root / "heldout_terms7" / "messages.yaml")
+    floors = (f1 >= 0.903, total, found >= 79, counts["conditions_surfaced"] >= 89)
+    assert floors == (True, 99, True, True)
