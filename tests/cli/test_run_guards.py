@@ -84,6 +84,13 @@ def test_agents(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 # -- spaces too large for the agents, games that fail because of their set-up -----------------------
 
 
+def test_show_does_not_enumerate_a_space_too_large_to_count(tmp_path: Path) -> None:
+    path = _huge_scenario(tmp_path / "huge.yaml")
+    code, out, err = invoke("scenarios", "show", str(path))
+    assert code == 0, out + err
+    assert "not counted" in " ".join(out.split()) and "Traceback" not in out + err
+
+
 def test_validate_warns_when_the_space_is_too_large_for_agents(tmp_path: Path) -> None:
     path = _huge_scenario(tmp_path / "huge.yaml")
     code, out, err = invoke("scenarios", "validate", str(path))

@@ -110,16 +110,30 @@ def show_command(
         )
     console.print(parties)
     console.print(protocol_table(scenario))
-    passing, everyone = acceptable_counts(scenario)
+    counts = acceptable_counts(scenario)
+    if counts is None:
+        console.print(
+            f"Outcomes: {scenario.space.size:,} (more than {COUNT_LIMIT:,}: the packages a deal could "
+            "use are not counted)."
+        )
+        return
+    passing, everyone = counts
     console.print(
         f"Outcomes: {scenario.space.size:,}; {passing:,} pass the acceptance rule with every accepting "
         f"party at or above its BATNA; {everyone:,} leave every party at or above its BATNA."
     )
 
 
-def acceptable_counts(scenario: Scenario) -> tuple[int, int]:
+COUNT_LIMIT = 1_000_000
+"""Spaces up to this many outcomes are enumerated to count the packages a deal could use."""
+
+
+def acceptable_counts(scenario: Scenario) -> tuple[int, int] | None:
     """How many packages pass the scenario's acceptance rule (each accepting party at or above its
-    BATNA), and how many leave every party at or above its BATNA."""
+    BATNA), and how many leave every party at or above its BATNA; None for a space over COUNT_LIMIT
+    outcomes (not enumerated)."""
+    if scenario.space.size > COUNT_LIMIT:
+        return None
     analysis = scenario.analysis
     acceptance = scenario.rules.acceptance
     vetoes = [scenario.party_names.index(v) for v in acceptance.vetoes]
@@ -217,7 +231,8 @@ def validate_command(
         ]
     else:
         warnings = space_warnings(scenario.space, scenario.utilities())
-    if acceptable_counts(scenario)[0] == 0:
+    counts = acceptable_counts(scenario)
+    if counts is not None and counts[0] == 0:
         warnings.append(
             "no package passes the acceptance rule with every accepting party at or above its BATNA: "
             "no deal can leave the parties it needs better off than walking away"
