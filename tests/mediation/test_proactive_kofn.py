@@ -3,13 +3,13 @@ nothing under unanimity or in bilateral games, and it still never reads a utilit
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 import pytest
+from utility_reach import holds_a_utility
 
 from parley.domain.space import OutcomeSpace
 from parley.domain.utility import LinearAdditiveUtility, TableUtility, UtilityFunction
@@ -118,26 +118,12 @@ def test_without_pool_it_may_table_a_new_text() -> None:
 # -- information hiding ------------------------------------------------------------------------------------
 
 
-def _holds_a_utility(value: object, depth: int = 0) -> bool:
-    if depth > 6:
-        return False
-    if isinstance(value, UtilityFunction):
-        return True
-    if isinstance(value, Mapping):
-        return any(_holds_a_utility(v, depth + 1) for v in value.values())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-    if isinstance(value, list | tuple | set | frozenset | Record):
-        return any(_holds_a_utility(v, depth + 1) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(_holds_a_utility(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
-    return False
-
-
 def test_under_k_of_n_its_views_hold_no_utility_and_only_public_events() -> None:
     mediator = Recording(pool=1, start=0.0, deadline=0.0)
     _play(_game(0, 4), "conceder", mediator)
     assert mediator.views
     for view, seen in zip(mediator.views, mediator.seen, strict=True):
-        assert not _holds_a_utility(view)
+        assert not holds_a_utility(view)
         assert all(event.audience == "public" for event in seen)
         assert not any(event.kind in ("agreement", "batna_violation", "trace") for event in seen)
 

@@ -8,10 +8,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from utility_reach import holds_a_utility
 
 from parley.domain.issues import Issue
 from parley.domain.space import OutcomeSpace
-from parley.domain.utility import UtilityFunction
 from parley.errors import ScenarioError
 from parley.experiments.runner import build_negotiators, run_negotiation
 from parley.experiments.tournament import Game, create_offer_mediator, mediator_name, play
@@ -45,21 +45,6 @@ class Recording(ProactiveMediator):
         return super().propose(view)
 
 
-def _holds_a_utility(value: object, depth: int = 0) -> bool:
-    """Whether value reaches a utility function through fields, mappings or sequences."""
-    if depth > 6:
-        return False
-    if isinstance(value, UtilityFunction):
-        return True
-    if isinstance(value, Mapping):
-        return any(_holds_a_utility(v, depth + 1) for v in value.values())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-    if isinstance(value, list | tuple | set | frozenset | Record):
-        return any(_holds_a_utility(v, depth + 1) for v in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(_holds_a_utility(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
-    return False
-
-
 def _play(game: Scenario, agent: str, mediator: ProactiveMediator, seed: int = 0) -> Any:
     negotiators = build_negotiators(game, [agent] * len(game.parties), seed, {})
     rules = replace(game.rules, on_stagnation="mediate")
@@ -75,7 +60,7 @@ def test_the_mediator_never_receives_a_utility() -> None:
     assert mediator.views and result.trajectory.of_kind("mediator_proposal")
     fields = {"space", "parties", "round", "record", "signals", "rules"}
     for view, seen in zip(mediator.views, mediator.seen, strict=True):
-        assert not _holds_a_utility(view)
+        assert not holds_a_utility(view)
         assert {f.name for f in dataclasses.fields(view)} == fields
         # What it read when asked: public events only (no private traces, no agreement's utilities).
         assert all(event.audience == "public" for event in seen)
