@@ -52,7 +52,8 @@ from parley.experiments.astra.inference import wilson
 from parley.experiments.tournament import Game, ResultStore
 from parley.scenarios import load_scenario
 from parley.scenarios.catalog import multiparty_directory
-from parley.scenarios.generate import acceptability
+from parley.scenarios.generate import acceptable_counts
+from parley.scenarios.model import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = multiparty_directory()
@@ -91,26 +92,21 @@ def scenario_files(folder: Path) -> list[Path]:
     return files
 
 
-def feasibility(path: Path) -> tuple[int, str]:
+def feasibility(scenario: Scenario) -> tuple[int, str]:
     """How many packages leave every party at or above its BATNA, and the acceptance rule in words."""
-    scenario = load_scenario(str(path))
-    values = scenario.analysis.points.T
     rule = scenario.rules.acceptance
-    found = acceptability(
-        values, [u.reservation_value for u in scenario.utilities()], rule, scenario.party_names
-    )
-    parties = len(scenario.party_names)
-    words = "unanimous" if rule.required is None else f"{rule.required} of {parties}"
+    words = "unanimous" if rule.required is None else f"{rule.required} of {len(scenario.party_names)}"
     if rule.vetoes:
         words += f", vetoes {', '.join(rule.vetoes)}"
-    return int(found.bilateral_mask.sum()), words
+    return acceptable_counts(scenario)[1], words
 
 
 def play_config(files: Sequence[Path], mix: str, mediator: str, out: Path, jobs: int) -> list[ScenarioResult]:
     """Play every scenario on every seed with `mix` in every seat; one result per scenario."""
+    scenarios = {path: load_scenario(str(path)) for path in files}
     games: list[Game] = []
-    for path in files:
-        parties = len(load_scenario(str(path)).parties)
+    for path, scenario in scenarios.items():
+        parties = len(scenario.parties)
         games += [Game(str(path), (mix,) * parties, r, s, mediator) for r, s in enumerate(SEEDS)]
     store = ResultStore(out / f"{mix}-{bench.folder_name(mediator)}")
     bench.play(games, store, jobs, f"held-out scenarios, all {mix}, {mediator}")
@@ -125,12 +121,12 @@ def play_config(files: Sequence[Path], mix: str, mediator: str, out: Path, jobs:
     results: list[ScenarioResult] = []
     for path in files:
         played = by_scenario.get(str(path), [])
-        feasible, rule = feasibility(path)
+        feasible, rule = feasibility(scenarios[path])
         endings = {_ending(g) for g in played}
         results.append(
             ScenarioResult(
                 name=_name(path, files),
-                parties=len(load_scenario(str(path)).parties),
+                parties=len(scenarios[path].parties),
                 rule=rule,
                 feasible=feasible,
                 good=sum(bench.above_all(g) for g in played),

@@ -34,7 +34,12 @@ from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import Label, RuleModerator
 
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, moderators, without_origin
-from .test_moderator_sixth import DRESSES, assert_caught_in_dress, assert_routes_as, assert_stays_clean
+from .test_moderator_sixth import (
+    DRESSES_WITH_SOFT_HYPHEN,
+    assert_caught_in_dress,
+    assert_routes_as,
+    assert_stays_clean,
+)
 
 DOMAINS = ("staffing", "procurement", "leasing")
 
@@ -185,11 +190,7 @@ def test_benign_neighbours_stay_clean(judges: dict[str, RuleModerator], domain: 
     assert_stays_clean(judges[domain], message)
 
 
-def _soft_hyphen(text: str) -> str:
-    return "\u00ad".join(text[i : i + 4] for i in range(0, len(text), 4))
-
-
-_DRESSES = {**DRESSES, "soft_hyphen": _soft_hyphen}
+_DRESSES = DRESSES_WITH_SOFT_HYPHEN
 
 
 @pytest.mark.parametrize("dress", list(_DRESSES.values()), ids=list(_DRESSES))

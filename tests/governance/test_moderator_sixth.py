@@ -274,6 +274,15 @@ DRESSES: dict[str, Callable[[str], str]] = {
 }
 
 
+def soft_hyphen(text: str) -> str:
+    """text with a soft hyphen every four characters."""
+    return "\u00ad".join(text[i : i + 4] for i in range(0, len(text), 4))
+
+
+DRESSES_WITH_SOFT_HYPHEN: dict[str, Callable[[str], str]] = {**DRESSES, "soft_hyphen": soft_hyphen}
+"""The dresses of the later rounds' tests: this round's, and soft hyphens."""
+
+
 @pytest.mark.parametrize("dress", list(DRESSES.values()), ids=list(DRESSES))
 @pytest.mark.parametrize(("family", "domain", "message"), ATTACKS)
 def test_obfuscated_wordings_are_still_caught(

@@ -129,16 +129,11 @@ COUNT_LIMIT = 1_000_000
 
 
 def acceptable_counts(scenario: Scenario) -> tuple[int, int] | None:
-    """How many packages pass the scenario's acceptance rule (each accepting party at or above its
-    BATNA), and how many leave every party at or above its BATNA; None for a space over COUNT_LIMIT
-    outcomes (not enumerated)."""
-    if scenario.space.size > COUNT_LIMIT:
-        return None
-    analysis = scenario.analysis
-    acceptance = scenario.rules.acceptance
-    vetoes = [scenario.party_names.index(v) for v in acceptance.vetoes]
-    passing = analysis.acceptable(acceptance.required, vetoes)
-    return int(passing.sum()), int(analysis.individually_rational.sum())
+    """`parley.scenarios.generate.acceptable_counts`, or None for a space over COUNT_LIMIT outcomes
+    (not enumerated)."""
+    from parley.scenarios.generate import acceptable_counts as counts
+
+    return None if scenario.space.size > COUNT_LIMIT else counts(scenario)
 
 
 def protocol_table(scenario: Scenario) -> Table:

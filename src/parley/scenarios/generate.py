@@ -301,6 +301,16 @@ def acceptability(
     return Acceptability(mask, np.asarray(ok.all(axis=0), dtype=np.bool_))
 
 
+def acceptable_counts(scenario: Scenario) -> tuple[int, int]:
+    """How many packages of a scenario pass its acceptance rule (each accepting party at or above its
+    BATNA), and how many leave every party at or above its BATNA (enumerates the space once)."""
+    analysis = scenario.analysis
+    acceptance = scenario.rules.acceptance
+    vetoes = [scenario.party_names.index(v) for v in acceptance.vetoes]
+    passing = analysis.acceptable(acceptance.required, vetoes)
+    return int(passing.sum()), int(analysis.individually_rational.sum())
+
+
 def ensure_acceptable(
     values: FloatArray, reservations: list[float], rule: AcceptanceRule, names: tuple[str, ...]
 ) -> tuple[list[float], bool]:
