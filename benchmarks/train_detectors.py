@@ -5,11 +5,11 @@ is adversarial). A source is one writer's labelled set; every estimate trains on
 and tests on the one left out: what the detector would do on text by a new writer. Sources:
 
 - drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks up to heldout2
-  (all binding), the spent sets v3 to v7 (each one source: its drafts, v4's to v7's leasing
+  (all binding), the spent sets v3 to v8 (each one source: its drafts, v4's to v8's leasing
   drafts and its phrase bank, so leaving a source out leaves that whole set out) and "delegate": the
   deterministic delegate's own drafts in seeded simulated sessions run with the rules alone (non-binding by
   construction);
-- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout7,train}/messages.yaml, the
+- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout8,train}/messages.yaml, the
   development paraphrases (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the
   shipped red-team corpus (its measurement half is never read here).
 
@@ -124,6 +124,11 @@ DRAFT_SOURCES: Mapping[str, tuple[Path, ...]] = {
         GAIA / "heldout7" / "drafts_leasing.yaml",
         GAIA / "phrase_bank_heldout7.yaml",
     ),
+    "heldout8": (
+        GAIA / "heldout8" / "drafts.yaml",
+        GAIA / "heldout8" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout8.yaml",
+    ),
 }
 MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "dev": (GAIA / "dev" / "messages.yaml",),
@@ -135,6 +140,7 @@ MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "heldout5": (GAIA / "heldout5" / "messages.yaml",),
     "heldout6": (GAIA / "heldout6" / "messages.yaml",),
     "heldout7": (GAIA / "heldout7" / "messages.yaml",),
+    "heldout8": (GAIA / "heldout8" / "messages.yaml",),
     "paraphrases": (GAIA / "dev" / "moderator_paraphrases.yaml",),
 }
 # The files the rules were tuned on (their misses read and fixed): the rules' figures there are
@@ -166,6 +172,10 @@ RULES_TUNED_ON = frozenset(
         "tests/data/gaia/heldout7/drafts_leasing.yaml",
         "tests/data/gaia/heldout7/messages.yaml",
         "tests/data/gaia/phrase_bank_heldout7.yaml",
+        "tests/data/gaia/heldout8/drafts.yaml",
+        "tests/data/gaia/heldout8/drafts_leasing.yaml",
+        "tests/data/gaia/heldout8/messages.yaml",
+        "tests/data/gaia/phrase_bank_heldout8.yaml",
     }
 )
 

@@ -35,6 +35,7 @@ COMMITTED = {
     "heldout6": "50d866a",
     "heldout7": "1f1c7f1",
     "heldout8": "9360c6e",
+    "heldout9": "27d515d",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
