@@ -239,7 +239,7 @@ def test_the_new_cues_name_heldout7_and_leave_with_it() -> None:
 def test_the_left_out_run_reads_heldout7_and_no_blind_set() -> None:
     """heldout7 is spent (a development source now); the next blind sets are never opened."""
     assert PATHS["heldout7"].parent.name == "heldout7"
-    blind = ("heldout8", "heldout_terms7", "phrase_bank_heldout8", "scenarios")
+    blind = ("heldout9", "heldout_terms8", "phrase_bank_heldout9", "scenarios")
     assert not any(b in path.as_posix() for path in SOURCES_READ for b in blind)
 
 

@@ -387,9 +387,9 @@ def test_the_measurement_prints_counts_per_source(capsys: pytest.CaptureFixture[
 
 
 def test_the_measurement_reads_no_blind_set() -> None:
-    # heldout7 is spent since its one blind measurement (a development source now); the next blind
-    # sets are heldout8, heldout_terms7 and phrase_bank_heldout8.
-    blind = ("heldout8", "heldout_terms7", "phrase_bank_heldout8")
+    # heldout7 and heldout8 are spent since their one blind measurement (development sources now); the
+    # next blind sets are heldout9, heldout_terms8 and phrase_bank_heldout9.
+    blind = ("heldout9", "heldout_terms8", "phrase_bank_heldout9")
     assert SOURCES_READ and all(not any(b in Path(p).as_posix() for b in blind) for p in SOURCES_READ)
 
 

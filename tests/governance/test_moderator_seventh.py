@@ -243,11 +243,11 @@ def test_the_new_cues_name_their_sources_and_leave_with_them() -> None:
 
 
 def test_the_left_out_run_never_reads_the_next_blind_sets() -> None:
-    # heldout7 is spent since its one measurement (a development source of the eighth round); the next
-    # blind sets are heldout8, heldout_terms7 and phrase_bank_heldout8.
+    # heldout7 and heldout8 are spent since their one measurement (development sources of the eighth
+    # and ninth rounds); the next blind sets are heldout9, heldout_terms8 and phrase_bank_heldout9.
     assert "heldout6" in PATHS and "heldout7" in PATHS
-    assert all(path.parent.name != "heldout8" for path in PATHS.values())
-    assert not any("heldout8" in str(path) or "heldout_terms7" in str(path) for path in PATHS.values())
+    assert all(path.parent.name != "heldout9" for path in PATHS.values())
+    assert not any("heldout9" in str(path) or "heldout_terms8" in str(path) for path in PATHS.values())
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,7 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         "product_purpose",
         "limit_accepted_if",
         "budget_status",
+        "g_budget_frame",
     ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")

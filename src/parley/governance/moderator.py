@@ -161,12 +161,14 @@ class _Structure:
     vetoes: tuple[str, ...] = ()
     message: bool = False
     """The features may occur in different sentences of the message (a forwarded mail, an invite)."""
+    adjacent: bool = False
+    """The features may occur in one sentence or in two adjacent ones ("Sign today. Or the press hears.")."""
 
     @property
     def name(self) -> str:
         """The cue name listed in a Classification: "family: a+b-c" (c is a veto that was absent)."""
         vetoes = "".join(f"-{v}" for v in self.vetoes)
-        scope = " (message)" if self.message else ""
+        scope = " (message)" if self.message else " (adjacent)" if self.adjacent else ""
         return f"{self.family}: {'+'.join(self.features)}{vetoes}{scope}"
 
 
@@ -339,11 +341,23 @@ def _structures(raw: Mapping[str, Any]) -> tuple[_Structure, ...]:
             float(item["weight"]),
             tuple(item["all"]),
             tuple(item.get("none", ())),
-            item.get("scope", "sentence") == "message",
+            _scope(item) == "message",
+            _scope(item) == "adjacent",
         )
         for family, spec in raw["families"].items()
         for item in spec.get("structures", [])
     )
+
+
+_SCOPES = ("sentence", "adjacent", "message")
+
+
+def _scope(item: Mapping[str, Any]) -> str:
+    """A structure's scope: one sentence (the default), two adjacent sentences, or the whole message."""
+    scope = str(item.get("scope", "sentence"))
+    if scope not in _SCOPES:
+        raise ValueError(f"moderator.yaml: unknown structure scope {scope!r} (one of {', '.join(_SCOPES)})")
+    return scope
 
 
 class RuleModerator:
@@ -512,15 +526,18 @@ class RuleModerator:
                     fired.append(structure)
                 continue
             # A feature is searched only while the sentences that hold the ones before it are not empty.
-            common = sentences(structure.features[0])
+            # Adjacent scope: a window starting at sentence i covers i and i + 1, so a feature in
+            # sentence j lies in the windows j - 1 and j.
+            reach = _windows if structure.adjacent else _same
+            common = reach(sentences(structure.features[0]))
             for name in structure.features[1:]:
                 if not common:
                     break
-                common = common & sentences(name)
+                common = common & reach(sentences(name))
             for veto in structure.vetoes:
                 if not common:
                     break
-                common = common - sentences(veto)
+                common = common - reach(sentences(veto))
             if common:
                 fired.append(structure)
         return fired
@@ -606,6 +623,16 @@ class RuleModerator:
             {k.value: tuple(v) for k, v in cues.items()},
             family,
         )
+
+
+def _same(sentences: set[int]) -> set[int]:
+    """The windows of one sentence that hold a feature: its own sentences."""
+    return sentences
+
+
+def _windows(sentences: set[int]) -> set[int]:
+    """The two-sentence windows (named by their first sentence) that hold a feature."""
+    return sentences | {index - 1 for index in sentences}
 
 
 _MONEY_PIECE = 600
