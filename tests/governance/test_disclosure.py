@@ -330,13 +330,17 @@ def test_every_spent_source_at_its_development_rate() -> None:
     their errors' forms were fixed. Development figures: the families were tuned on them. Set v7
     (gaia-h7, 54 disclosing and 48 not) was measured blind once (3 missed, 2 false alarms), then added as
     a thirteenth source: 0 missed and 1 false alarm since (a counter-offer 11% under the hourly maximum
-    called "the best we can offer right now", within the directed margin)."""
+    called "the best we can offer right now", within the directed margin). Set v8 (gaia-h8, 53 disclosing
+    and 45 not) was measured blind once (3 missed, 0 false alarms), then added as a fourteenth source: 0
+    missed and 0 false alarms since (a cue that names its owner, "at our maximum"; "US dollars" after a
+    spelled figure; "100 000/yr")."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 547 and sum(r.negatives for r in found.values()) == 480
-    earlier = [r for name, r in found.items() if name != "gaia-h7"]
+    assert sum(r.positives for r in found.values()) == 600 and sum(r.negatives for r in found.values()) == 525
+    earlier = [r for name, r in found.items() if name not in ("gaia-h7", "gaia-h8")]
     assert sum(len(r.missed) for r in earlier) <= 1
     assert sum(len(r.alarms) for r in earlier) <= 1
     assert len(found["gaia-h7"].missed) == 0 and len(found["gaia-h7"].alarms) <= 1
+    assert len(found["gaia-h8"].missed) == 0 and len(found["gaia-h8"].alarms) == 0
 
 
 # Sentences written for these tests, none from a labelled set: two per family of data/disclosure.yaml
@@ -531,11 +535,11 @@ def test_figures_in_other_units_and_words_are_converted(
 def _seconds(text: str, config: DomainConfig) -> float:
     import time
 
-    best = float("inf")
-    for _ in range(2):
-        started = time.perf_counter()
+    best = float("inf")  # CPU time, the best of three: other processes on a shared machine do not count
+    for _ in range(3):
+        started = time.process_time()
         find_disclosures(text, config)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 

@@ -285,6 +285,9 @@ _PACKAGES = frozenset(
 _RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "por", "im", "each", "/"}
 # Words that may stand between an amount and its rate ("$14.00 flat per unit", "120.000 € brutto pro Jahr").
 _FILLERS = {"flat", "gross", "brutto", "netto", "fixed", "base", "even", "all", "in", "all-in", "total"}
+# Verbs of payment between an amount and its period ("4,600 paid biweekly", "9,000 payable monthly"):
+# skipped only when a period word follows them.
+_PAYMENT_VERBS = frozenset({"paid", "payable", "billed", "invoiced", "charged", "due"})
 # Context words before an amount that give it a rate ("Monthly I'd want $9k", "Die Jahresmiete beträgt").
 _CONTEXT_PREFIXES = (("jahres", "year"), ("monats", "month"), ("stunden", "hour"))
 _TIME_UNITS = {
@@ -696,7 +699,8 @@ def _group_thousands(tokens: _Tokens) -> _Tokens:
                 and not (
                     j + 2 < n
                     and tokens.glued(j + 2)
-                    and tokens.words[j + 2] not in ("$", "€", "£", ",", ".", ";", ":", "%", ")", "!", "?")
+                    and tokens.words[j + 2]
+                    not in ("$", "€", "£", ",", ".", ";", ":", "%", ")", "!", "?", "/")
                 )
             ):
                 j += 1
@@ -1057,6 +1061,8 @@ def _currency_after(tokens: _Tokens, i: int) -> tuple[str | None, int]:
         return _SYMBOLS[word], i + 1
     if word in _CURRENCY_AFTER:
         return _CURRENCY_AFTER[word], i + 1
+    if word == "us" and tokens.word(i + 1) in ("dollars", "dollar"):
+        return "USD", i + 2  # "fourteen US dollars each"
     return None, i
 
 
@@ -1097,6 +1103,10 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     for _ in range(2):
         if tokens.word(j) in _FILLERS and tokens.word(j + 1) not in _PERIODS:
             j += 1
+    if tokens.word(j) in _PAYMENT_VERBS and _period_word(tokens, j + 1):
+        j += 1
+    if _per_slash(tokens, j) and tokens.word(j + 2) in _PERIODS:
+        return _PERIODS[tokens.word(j + 2)], 1.0, j + 3  # "68 p/h", "81 p/hr": "p/" for "per"
     if tokens.word(j) == "for" and tokens.word(j + 1) in ("each", "every"):
         j += 1  # "$81 for each hour"
     word = tokens.word(j)
@@ -1135,6 +1145,22 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
                 return None, 1.0, i
             return _PERIODS[target], divisor, k + 1
     return None, 1.0, i
+
+
+def _per_slash(tokens: _Tokens, k: int) -> bool:
+    """Whether "p/" (for "per") stands at token k ("68 p/h", "81 p/hr")."""
+    return tokens.word(k) == "p" and tokens.word(k + 1) == "/"
+
+
+def _period_word(tokens: _Tokens, k: int) -> bool:
+    """Whether a rate adverb or a rate marker with its period starts at token k ("biweekly", "every
+    two weeks", "per month", "a year")."""
+    word = tokens.word(k)
+    if word in _RATE_ADVERBS or word in _MULTIPLE_ADVERBS:
+        return True
+    return word in ("per", "a", "an", "every", "each") and (
+        tokens.word(k + 1) in _PERIODS or tokens.word(k + 1) in _MULTIPLE_PERIODS or word == "every"
+    )
 
 
 def _periods_at(tokens: _Tokens, k: int) -> tuple[str, float, int] | None:
@@ -1202,6 +1228,9 @@ def _multiple_after(tokens: _Tokens, j: int) -> tuple[str | None, float, int] | 
     return None
 
 
+_COUNT_ADJECTIVES = frozenset({"loose", "single", "extra", "spare", "individual", "additional", "more"})
+
+
 def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
     """What a bare figure counts: ("duration", "months", after) for "3 months'", ("count", "units",
     after) for "1,500 units" or "12,000 sq ft", ("count", noun, after) for "12 engineers"."""
@@ -1226,6 +1255,8 @@ def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
         return "count", "sqft" if tokens.word(after - 1) != "m" else "sqm", after
     if word in _COUNT_UNITS:
         return "count", _COUNT_UNITS[word], j + 1
+    if word in _COUNT_ADJECTIVES and tokens.word(j + 1) in _COUNT_UNITS and j == i:
+        return "count", _COUNT_UNITS[tokens.word(j + 1)], j + 2  # "40 loose units", "15 single units"
     if word in ("feet", "ft") and j == i:
         return "count", "feet", j + 1  # "2,000 feet": floor area only beside a rent per foot per year
     if (
@@ -1271,14 +1302,19 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
             and not tokens.breaks[i]
             and not _period_price(before, raw)
             and not _rate_label(tokens, i, after)
+            and not _negotiated_noun(tokens, i - 1)
         ) or before in (
             "#",
             "№",
             "+",
         ):
             return True
-        if before in ("is", ":", "was") and tokens.word(i - 2) in ("number", "no", "nr", "#", "id"):
-            return True  # "The suite number is 1100"
+        if (
+            before in ("is", ":", "was")
+            and tokens.word(i - 2) in ("number", "no", "nr", "#", "id")
+            and not _negotiated_noun(tokens, i - 2)
+        ):
+            return True  # "The suite number is 1100" (not "our first number was 102")
         if before == "-" and tokens.glued(i) and tokens.glued(i - 1) and tokens.word(i - 2) in _IDENTIFIERS:
             return True  # "net-30", "Suite-210"
         if _street_address(tokens, after):
@@ -1359,6 +1395,21 @@ def _is_date_or_identifier(tokens: _Tokens, i: int, after: int, currency: bool, 
         ):
             return True  # "2% 10 net 30": a discount for paying within 10 days
     return False
+
+
+# Words before "number" or "floor" that make it a figure of the negotiation, not a label: "our first
+# number was 102", "my number is 95", "absolute floor 72", "hard floor 85" (set v8).
+_NEGOTIATED = frozenset(
+    {
+        *("our", "my", "your", "their", "first", "second", "third", "final", "last", "best", "new"),
+        *("next", "opening", "target", "absolute", "hard", "soft", "firm", "price", "rate", "bottom"),
+    }
+)
+
+
+def _negotiated_noun(tokens: _Tokens, k: int) -> bool:
+    """Whether the "number" or "floor" at token k is a figure of the negotiation (see _NEGOTIATED)."""
+    return tokens.word(k) in ("number", "floor") and tokens.word(k - 1) in _NEGOTIATED
 
 
 def _rate_label(tokens: _Tokens, i: int, after: int) -> bool:
@@ -1505,7 +1556,14 @@ def _single(tokens: _Tokens, i: int, tail: bool = False) -> _Reading | None:
         tokens, j, after, currency is not None or scaled, tail
     ):
         return None
-    if currency is None and not scaled and tokens.word(after) in _CENT_WORDS and value == int(value):
+    per_slash = _per_slash(tokens, after)  # "68 p/h": "p/" is "per", no pence
+    if (
+        currency is None
+        and not scaled
+        and tokens.word(after) in _CENT_WORDS
+        and value == int(value)
+        and not per_slash
+    ):
         # "95 cents", "ninety-nine cents", "1280 cents", "80p"
         currency = "GBP" if tokens.word(after) in ("pence", "p") else "USD"
         if tokens.word(after) == "p" and not tokens.glued(after):
@@ -1780,6 +1838,11 @@ def _amount(tokens: _Tokens, reading: _Reading, inherited: bool = False) -> Amou
             kind == "number"
             and tokens.word(reading.start_token - 1) == "of"
             and _packed(tokens, reading.start_token)
+        )
+        or (
+            kind == "number"
+            and not reading.scaled
+            and _counts_items(tokens, reading.start_token, reading.end_token)
         ),
     )
 
@@ -1804,6 +1867,22 @@ _SPAN_AFTER = {
 }
 
 
+_OPTIONS_AFTER = frozenset({"option", "options"})  # "2 five-year options": options on the term, not it
+_RENEWING = frozenset(
+    {"renew", "renewal", "renewed", "renewable", "extend", "extended", "extendable", "extension", "option"}
+)
+
+
+def _counts_items(tokens: _Tokens, start: int, end: int) -> bool:
+    """Whether a small bare whole number counts the things a hyphenated duration after it describes ("2
+    five-year options", "3 two-week sprints"): a count of options, not a figure of a term."""
+    number = _number_at(tokens, end) if end < len(tokens) else None
+    if number is None or number[3] > 1.0:
+        return False
+    after = number[2]
+    return tokens.word(after) == "-" and tokens.glued(after) and tokens.word(after + 1) in _TIME_UNITS
+
+
 def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
     """Whether a duration is a frequency or a span of something else, not a term ("every 2 years",
     "the last 3 years", "14 months left", "two years ago")."""
@@ -1821,7 +1900,13 @@ def _incidental(tokens: _Tokens, start: int, end: int) -> bool:
         # "12 months free", "9 months rent-free", "6 months rent free": a rent-free period, unless a term
         # word follows it ("3 months free lease" names the term)
         return tokens.word(end + 1) not in _TERM_NOUNS
-    if after in ("renewal", "extension", "break") or (after == "-" and tokens.word(end + 1) == "renewal"):
+    if before in ("for", "by") and tokens.word(start - 2) in _RENEWING:
+        return True  # "an option to renew for 24", "extendable by 12 months": an option on the term
+    if (
+        after in ("renewal", "extension", "break")
+        or after in _OPTIONS_AFTER
+        or (after == "-" and tokens.word(end + 1) == "renewal")
+    ):
         return True  # "a one-year renewal option", "a 2-year break clause": an option on the term, not it
     if after == "of" and tokens.word(end + 1) == "free":
         return True  # "6 months of free rent"
@@ -1941,12 +2026,51 @@ def unreadable_figures(text: str) -> list[str]:
     Returns:
         The unreadable figures in text order (empty when every figure reads).
     """
+    return _unreadable(text, glued=False)
+
+
+def unreadable_or_glued_figures(text: str) -> list[str]:
+    """`unreadable_figures`, and in the same walk the figures glued to a letter outside the Latin script
+    ("Ж150,000", "1Ж50,000", "9号,500"), which the reader takes for part of a word, so a check would miss
+    them; each glued figure is given with its letters as written. Linear; never raises.
+
+    Args:
+        text: The text to read (normalised: a Latin lookalike is already folded to its letter).
+
+    Returns:
+        The unreadable and the glued figures in text order (empty when every figure reads).
+    """
+    return _unreadable(text, glued=True)
+
+
+def _non_latin(word: str) -> bool:
+    return any(c.isalpha() and not c.isascii() for c in word)
+
+
+def _glued_figure(tokens: _Tokens, i: int) -> str | None:
+    """The digits at token i with the non-Latin letters glued to either side of them, or None."""
+    before = tokens.glued(i) and tokens.kinds[i - 1] == "w" and _non_latin(tokens.words[i - 1])
+    after = tokens.glued(i + 1) and tokens.kinds[i + 1] == "w" and _non_latin(tokens.words[i + 1])
+    if not (before or after):
+        return None
+    return (tokens.words[i - 1] if before else "") + tokens.words[i] + (tokens.words[i + 1] if after else "")
+
+
+def _unreadable(text: str, *, glued: bool) -> list[str]:
     if not isinstance(text, str) or not text:  # pyright: ignore[reportUnnecessaryIsInstance]
         return []
     folded, _ = fold(text[:MAX_READ_CHARS])
     tokens = _tokenise(folded)
     found: list[str] = []
     for i, (word, kind) in enumerate(zip(tokens.words, tokens.kinds, strict=True)):
+        stuck = _glued_figure(tokens, i) if glued and kind == "d" else None
+        if stuck is not None:
+            found.append(stuck[:40])
+            continue
+        mixed = _mixed_figure(tokens, i) if kind == "d" else None
+        if mixed is not None:
+            found.append(mixed[:40])
+            continue
         if kind != "d" or _digits_value(word) is not None:
             continue
         after = tokens.word(i + 1)
@@ -1960,6 +2084,37 @@ def unreadable_figures(text: str) -> list[str]:
         if money or sum(c.isdigit() for c in word) > _MOST_DIGITS:
             found.append(word[:40])
     return found
+
+
+_LOOKALIKE_LETTERS = frozenset({"l", "i", "o", "s", "b", "z", "g"})  # letters written for digits
+
+
+def _mixed_figure(tokens: _Tokens, i: int) -> str | None:
+    """A money figure whose digits are mixed with letters at token i, as written, or None: a letter that
+    stands for a digit between a currency sign and the digits ("$l20,000"), or letters between digits
+    after a currency sign ("$1e5", "$4k2"); neither reads as one figure, so a check must hold it unread."""
+    before = tokens.word(i - 1)
+    if (
+        i >= 2
+        and before in _LOOKALIKE_LETTERS
+        and tokens.glued(i)
+        and tokens.glued(i - 1)
+        and tokens.word(i - 2) in _SYMBOLS
+    ):
+        return tokens.text[tokens.starts[i - 1] : tokens.ends[i]]
+    letters = tokens.word(i + 1)
+    if (
+        before in _SYMBOLS
+        and tokens.glued(i)
+        and i + 2 < len(tokens)
+        and tokens.kinds[i + 1] == "w"
+        and len(letters) <= 2
+        and tokens.glued(i + 1)
+        and tokens.kinds[i + 2] == "d"
+        and tokens.glued(i + 2)
+    ):
+        return tokens.text[tokens.starts[i] : tokens.ends[i + 2]]
+    return None
 
 
 def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
@@ -1976,7 +2131,7 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return _MULTIPLE_ADVERBS[word]
     if word in ("day", "hour", "week", "month", "year") and tokens.word(i + 1) == "rate":
         return _PERIODS.get(word, word), 1.0  # "Day rate 720", "Month rate: 9,000"
-    if word == "year" and _year_label(tokens, i + 1):
+    if word == "year" and (_year_label(tokens, i + 1) or _ordinal_year(tokens, i)):
         return "year", 1.0  # a label: "Year one: $90,000; year-two rent $62.4k" (each year's sum)
     if word == "half" and tokens.word(i + 1) == "-" and tokens.word(i + 2) == "year":
         return "month", 6.0  # "Half-year rent comes to 57,000"
@@ -1995,6 +2150,19 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     return ("unit", counted[0]) if counted is not None else None
 
 
+_ORDINALS = frozenset({"first", "second", "third", "fourth", "fifth", "final", "last", "1st", "2nd", "3rd"})
+
+
+def _ordinal_year(tokens: _Tokens, i: int) -> bool:
+    """Whether the "year" at token i is one year of several named by an ordinal before it and a sum's
+    name after it ("First year rent comes to $66,000", "first-year rent totals $84,000")."""
+    k = i - 1 - (tokens.word(i - 1) == "-" and tokens.glued(i))
+    following = tokens.word(i + 1)
+    return tokens.word(k) in _ORDINALS and (
+        following == ":" or following in ("rent", "salary", "pay", "miete")
+    )
+
+
 def _year_label(tokens: _Tokens, k: int) -> bool:
     """Whether tokens from k name one year of several ("Year one:", "year-two rent", "Year 2 rent")."""
     if tokens.word(k) == "-" and tokens.glued(k):
@@ -2007,6 +2175,11 @@ def _year_label(tokens: _Tokens, k: int) -> bool:
     return following == ":" or following in ("rent", "price", "salary", "pay", "fee", "miete")
 
 
+def _spelled_count_ends(tokens: _Tokens, k: int, following: str) -> bool:
+    """Whether "hundred" or "thousand" at token k ends its phrase ("$250 per hundred.")."""
+    return tokens.word(k) in ("hundred", "thousand") and following in (".", ",", ";", "!", "?", "", "\n")
+
+
 def _per_count(tokens: _Tokens, k: int) -> tuple[float, int] | None:
     """A number of units at token k after "per" ("thousand units", "1,000 pieces", "hundred bars"):
     (the number, index after), or None."""
@@ -2016,6 +2189,8 @@ def _per_count(tokens: _Tokens, k: int) -> tuple[float, int] | None:
     if number is None or number[0] < 2:
         return None
     following = tokens.word(number[2])
+    if _spelled_count_ends(tokens, k, following):
+        return number[0], number[2]  # "$250 per hundred." (a spelled count that ends the phrase)
     if following in _COUNT_UNITS or (
         following.isalpha()
         and len(following) > 3
@@ -2026,9 +2201,10 @@ def _per_count(tokens: _Tokens, k: int) -> tuple[float, int] | None:
     return None
 
 
-def _spelled_price(tokens: _Tokens, reading: _Reading) -> _Reading | None:
+def _spelled_price(tokens: _Tokens, reading: _Reading, after_price: bool = False) -> _Reading | None:
     """Spelled dollars then spelled cents with a currency or rate after them ("thirteen ninety-five per
-    unit"), from the bare dollars' reading; None when no such cents follow."""
+    unit"), or with nothing after them right after such a price ("eight forty a unit now, eight twenty if
+    you pay upfront": `after_price`), from the bare dollars' reading; None when no such cents follow."""
     if not (0 < reading.high < 100 and reading.low == reading.high):
         return None
     following = tokens.word(reading.end_token)
@@ -2041,7 +2217,7 @@ def _spelled_price(tokens: _Tokens, reading: _Reading) -> _Reading | None:
         or cents.scaled
         or not 10 <= cents.high < 100
         or cents.low != cents.high
-        or (cents.per is None and cents.currency is None)
+        or (cents.per is None and cents.currency is None and not after_price)
         or cents.unit_kind is not None
     ):
         return None
@@ -2103,7 +2279,7 @@ def _find(text: str) -> list[Amount]:
             lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
             i += 1
             continue
-        reading, bare = _priced(tokens, reading)
+        reading, bare = _priced(tokens, reading, previous)
         # a figure another cost names ("a lump sum of $10,000", "the fit-out is 20,000", "a $5,000 deposit")
         # takes neither the sentence's rate nor the type of the money before it; later figures still may
         lump_named = (lump >= max(last_end, 0) and _names_figure(tokens, lump, i)) or _lump_after(
@@ -2145,7 +2321,31 @@ def _find(text: str) -> list[Amount]:
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
-    return _compound_durations(tokens.text, _bounded_ranges(tokens.text, _type_compared(tokens, found)))
+    return _half_durations(
+        tokens.text,
+        _compound_durations(tokens.text, _bounded_ranges(tokens.text, _type_compared(tokens, found))),
+    )
+
+
+# One period and a half: "a month and a half", "one year and a half" (1.5 of the unit); a flat pattern.
+_AND_A_HALF = re.compile(
+    r"\b(?:an?|one)[ \t]{1,3}(year|month|week)[ \t]{1,3}and[ \t]{1,3}a[ \t]{1,3}half\b", re.I
+)
+
+
+def _half_durations(text: str, found: list[Amount]) -> list[Amount]:
+    """found with each "a month and a half" (which no other reading covers) added, in order."""
+    starts = [a.start for a in found]  # in order and apart, so one bisection finds an overlap
+    added: list[Amount] = []
+    for m in _AND_A_HALF.finditer(text):
+        k = bisect.bisect_left(starts, m.end()) - 1
+        if k >= 0 and found[k].end > m.start():
+            continue
+        unit = m.group(1).lower() + "s"
+        added.append(
+            Amount(1.5, 1.5, "duration", m.start(), m.end(), m.group(), unit=unit, figure_end=m.end())
+        )
+    return sorted([*found, *added], key=lambda a: a.start) if added else found
 
 
 # One duration written in two units: "2 years and 6 months", "1 year, 3 months", "three months and two
@@ -2387,12 +2587,20 @@ def _counts_own_noun(tokens: _Tokens, j: int) -> bool:
     return False
 
 
-def _priced(tokens: _Tokens, reading: _Reading) -> tuple[_Reading, bool]:
+def _after_spelled_price(previous: Amount | None) -> bool:
+    """Whether the amount before is a price per unit with cents, so spelled dollars and cents after it
+    are a price too ("eight forty a unit now, eight twenty if you pay upfront")."""
+    return previous is not None and previous.per == "unit" and previous.high != int(previous.high)
+
+
+def _priced(tokens: _Tokens, reading: _Reading, previous: Amount | None = None) -> tuple[_Reading, bool]:
     """The reading, or spelled dollars and cents read as one price ("thirteen ninety-five per unit"),
-    and whether it is bare (no currency, rate or unit)."""
+    and whether it is bare (no currency, rate or unit). After a spelled price with cents in the same
+    sentence (previous), spelled dollars and cents need nothing after them."""
     bare = reading.currency is None and reading.per is None and reading.unit_kind is None
     if bare and reading.spelled and not reading.scaled:
-        priced = _spelled_price(tokens, reading)
+        after_price = _after_spelled_price(previous)
+        priced = _spelled_price(tokens, reading, after_price)
         if priced is not None:
             return priced, False
     return reading, bare
@@ -2553,12 +2761,15 @@ _EXTRA_KEYWORDS = {
     "unit": ("unit", "each", "piece", "price", "per unit", "a unit", "unit price", "cost", "paid", "quoted"),
     "month": ("rent", "monthly", "a month", "per month", "miete"),
 }
+_LOT_WORDS = ("lot of", "batch", "shipment", "consignment", "forecast", "call-off", "call-offs")
 _TERM_EXTRA_KEYWORDS = {
     "deposit": ("deposit", "security", "months' rent", "month's rent", "kaution"),
     "lease_term": ("lease", "term", "years", "renewal"),
     "order_volume": (
         *("units", "order", "run", "quantity", "volume", "ship", "pcs", "moq", "qty"),
         *("need", "another", "a further", "additional"),  # "we need 5,000 now and another 5,000 in Q2"
+        # a lot or a forecast is a number of units ("the lot of 3,000 costs $16,500", "forecast 1 million")
+        *_LOT_WORDS,
     ),
 }
 _KEYWORD_REACH = 80  # characters
@@ -2664,6 +2875,27 @@ _NOT_PRODUCTS = frozenset(
 )  # fmt: skip
 
 
+_NOUN_AFTER = re.compile(r"[ \t]{1,3}([a-z]+)\b", re.IGNORECASE)
+
+
+def _counts_other(text: str, amount: Amount) -> bool:
+    """Whether a bare figure counts a noun that is no product and no money ("We employ 1,200 people",
+    "800 staff on two shifts"): a headcount or a number of sites is no term's value."""
+    if amount.kind != "number" or amount.per is not None or amount.currency is not None:
+        return False
+    noun = _NOUN_AFTER.match(text, amount.end)
+    return (
+        noun is not None
+        and noun.group(1).lower() in _NOT_PRODUCTS
+        and noun.group(1).lower() not in _PACKAGE_NOUNS
+    )
+
+
+_PACKAGE_NOUNS = frozenset(
+    {"boxes", "cartons", "pallets", "cases", "packs", "crates", "containers", "bags", "lots"}
+)
+
+
 def _product(noun: str | None) -> bool:
     """Whether a count's noun may be the goods ordered ("valves", "bars"), not people, places or time
     (counts under ten of another noun are not taken for an order: "4 countries")."""
@@ -2695,9 +2927,16 @@ class _Candidate:
     score: float
 
 
+# A sentence ends at ".", "!", "?", ";" or a line break before a space, but not at the dot of "i.e.",
+# "e.g.", "vs." or "approx." ("3 months of the $5,500 rent, i.e. $16,500" is one sentence).
+_SENTENCE_END = re.compile(
+    r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bapprox)(?<!\bca)(?<!\bincl)[.!?;\n](?=\s|$)", re.IGNORECASE
+)
+
+
 def _sentence_bounds(text: str) -> list[int]:
     """Offsets where sentences start (linear: one flat pattern)."""
-    return [0] + [m.end() for m in re.finditer(r"[.!?;\n](?=\s|$)", text)]
+    return [0] + [m.end() for m in _SENTENCE_END.finditer(text)]
 
 
 def term_amounts(
@@ -2722,7 +2961,7 @@ def term_amounts(
         sentence_starts: Offsets where the sentences of text start, when the caller has parsed them
             (`draft.attribute_amounts`); else sentences end at ".", "!", "?", ";" and line breaks.
     """
-    mentions = _per_area(text, list(find_amounts(text) if amounts is None else amounts))
+    mentions = _instalments(text, _per_area(text, list(find_amounts(text) if amounts is None else amounts)))
     terms = [t for t in config.boundary.terms if t.kind in ("money", "quantity", "duration")]
     if not terms:
         return []
@@ -2751,7 +2990,7 @@ def term_amounts(
     bounds = _sentence_bounds(scanned) if sentence_starts is None else [0, *sentence_starts]
     results: list[TermAmount] = []
     for amount in mentions:
-        if amount.incidental:
+        if amount.incidental or _counts_other(text, amount):
             continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         low_bound = bounds[s]
@@ -2779,7 +3018,7 @@ def term_amounts(
     results = _packed_volumes(passage, _volume_rates(passage, results))
     results = _months_of_rent(terms, text, mentions, bounds, keywords, results)
     results = _date_spans(passage, results)
-    return _bare_series(passage, _bare_siblings(passage, results, keywords, others))
+    return _bare_series(passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others)))
 
 
 # A move of a negotiation right before a bare figure: "dropped the ask from 7,900 to 7,600", "won't go
@@ -2920,6 +3159,12 @@ def _window(text: str, start: int, end: int) -> str:
     return fold(text[max(0, start) : max(0, end)])[0]
 
 
+def _tier_price(price: BoundaryTerm, amount: Amount) -> bool:
+    """Whether a sum "for" a count is the price of one unit for that tier of volume, not a total ("$6.00
+    for 5k, $5.60 for 10k"): it fits the price's band as written, its quotient by the count does not."""
+    return _misfit(price, amount.high) <= 1.2
+
+
 def _unit_totals(
     terms: Sequence[BoundaryTerm],
     text: str,
@@ -2955,6 +3200,8 @@ def _unit_totals(
             continue
         value = round(amount.high / count, 6)
         fits = _misfit(price, value) <= 1.2
+        if not fits and _tier_price(price, amount):
+            continue  # a price per unit for a tier of volume ("$6.00 for 5k, $5.60 for 10k")
         restated[id(amount)] = (
             TermAmount(price.name, value, value, amount.start, amount.end, amount) if fits else None
         )
@@ -2973,7 +3220,8 @@ _SUM_FOR_COUNT = re.compile(
 _COUNT_FOR_SUM = re.compile(
     r"[ \t]{0,3}(?:(?:it|that|this|the[ \t]{1,3}(?:total|cost|bill|invoice))[ \t]{1,3}"
     r"(?=is|was|comes|costs?|would))?"
-    r"(?:for|(?:comes|come|came|amounts|amount|adds up|add up)[ \t]{1,3}to|costs?|is|was|would be|=|:)"
+    r"(?:for|(?:comes|come|came|amounts|amount|adds up|add up)[ \t]{1,3}to"
+    r"|costs?|runs|totals|is|was|would be|=|:)"
     r"[ \t]{0,3}$",
     re.IGNORECASE,
 )
@@ -2999,7 +3247,9 @@ def _count_for(
     ):
         return counts[k].high
     k = bisect.bisect_left(starts, amount.start) - 1
-    if k >= 0 and counts[k].end <= amount.start:
+    # the gap is folded only when it is short as written (invisible characters may pad it 4-fold): a
+    # count far before the sum costs nothing, so the pass stays linear
+    if k >= 0 and counts[k].end <= amount.start <= counts[k].end + 96:
         gap = _window(text, counts[k].end, amount.start)
         if len(gap) <= 24 and _COUNT_FOR_SUM.fullmatch(gap) is not None:
             return counts[k].high
@@ -3019,6 +3269,10 @@ class _Passage:
     def sentence(self, position: int) -> int:
         """The index of the sentence holding position."""
         return bisect.bisect_right(self.bounds, position) - 1
+
+    def sentence_start(self, position: int) -> int:
+        """The offset where the sentence holding position starts."""
+        return self.bounds[max(self.sentence(position), 0)] if self.bounds else 0
 
     def term(self, kind: str, unit: str) -> BoundaryTerm | None:
         """The first term of that kind and unit."""
@@ -3118,7 +3372,12 @@ _DOZEN_PRICE = re.compile(
 _HOLDERS = frozenset(
     {*_PACKAGES, "container", "truck", "truckload", "shipment", "lot", "batch", "load", "skid"}
 )
-_OF_GAP = re.compile(r"[ \t]{1,3}of[ \t]{1,3}", re.IGNORECASE)
+_OF_GAP = re.compile(
+    r"[ \t]{1,3}of[ \t]{1,3}|[ \t]{0,3}[×x*][ \t]{0,3}", re.IGNORECASE
+)  # "12 cartons × 50 units"
+# A package defined before its count: "Boxes of 24; we need 150 boxes" (150 boxes of 24 units).
+_PACKAGE_OF = re.compile(r"\b([a-z]{3,14})[ \t]{1,3}of[ \t]{1,3}(\d{1,6})\b(?![.,]?\d)", re.IGNORECASE)
+_PACKAGE_REACH = 80  # characters from the definition to the count of packages
 _PER_HOLDER = re.compile(r"[ \t]{0,3}(?:per|a|an|each|in each|/)[ \t]{0,3}([a-z]{2,12})", re.IGNORECASE)
 
 
@@ -3197,11 +3456,38 @@ def _packed_volumes(passage: _Passage, results: list[TermAmount]) -> list[TermAm
             continue
         restated[id(outer)] = None
         restated[id(last)] = TermAmount(volume.name, total, total, last.start, last.end, last)
+    restated.update(_defined_packages(passage, volume, restated))
     if not restated:
         return results
     kept = [r for r in results if not (r.term == volume.name and id(r.mention) in restated)]
     added = [r for r in restated.values() if r is not None]
     return sorted([*kept, *added], key=lambda r: (r.start, r.end))
+
+
+def _defined_packages(
+    passage: _Passage, volume: BoundaryTerm, restated: dict[int, TermAmount | None]
+) -> dict[int, TermAmount | None]:
+    """Counts of packages whose size was defined just before them ("Boxes of 24; we need 150 boxes" is
+    3,600): the product, and the size is no volume."""
+    found: dict[int, TermAmount | None] = {}
+    by_start = {a.start: a for a in passage.mentions}
+    for amount in passage.mentions:
+        holder = _holder(amount.unit)
+        if amount.kind != "count" or holder is None or amount.is_range or id(amount) in restated:
+            continue
+        window = _window(passage.text, amount.start - _PACKAGE_REACH, amount.start)
+        sizes = [m for m in _PACKAGE_OF.finditer(window) if _holder(m.group(1).lower()) == holder]
+        if not sizes:
+            continue
+        size = float(sizes[-1].group(2))
+        if size < 2:
+            continue
+        size_mention = by_start.get(amount.start - len(window) + sizes[-1].start(2))
+        if size_mention is not None:
+            found[id(size_mention)] = None  # the size of one package is no order volume
+        total = amount.high * size
+        found[id(amount)] = TermAmount(volume.name, total, total, amount.start, amount.end, amount)
+    return found
 
 
 # A sum for the whole term of a lease: "Total rent over the 3-year lease: $324,000", "rent for the whole
@@ -3246,10 +3532,16 @@ _RENT_BEFORE = re.compile(r"\b(?:rent|miete)\w{0,3}[ \t]{0,3}(?:(?:of|is|at|:)[ 
 _RENT_AFTER = re.compile(r"[ \t]{0,3}(?:monthly[ \t]+)?(?:rent|\w{0,6}miete)", re.IGNORECASE)
 # A deposit waived: "no deposit", "no security deposit", "deposit: none", "deposit waived".
 _NO_DEPOSIT = re.compile(
-    r"\bno[ \t]+(?:security[ \t]+)?(?:deposit|kaution)\b|\b(?:deposit|kaution)\b[ \t:=-]{0,4}"
-    r"(?:none|nil|zero|waived|keine)\b|\bwaive[sd]?[ \t]+(?:the[ \t]+)?(?:security[ \t]+)?deposit\b",
+    r"\bno[ \t]+(?:security[ \t]+)?(?:deposit|kaution)\b|\b(?:deposit|kaution)\b[ \t:=,-]{0,4}"
+    r"(?:or[ \t]{1,3})?(?:none|nil|zero|waived|keine)\b"
+    r"|\bwaive[sd]?[ \t]+(?:the[ \t]+)?(?:security[ \t]+)?deposit\b",
     re.IGNORECASE,
 )
+
+
+def _scaled_sum(amount: Amount) -> bool:
+    """Whether a figure with a multiplier and no currency may be a sum of money ("rent 6k, deposit 18k")."""
+    return amount.kind == "number" and amount.scaled
 
 
 def _months_of_rent(
@@ -3274,7 +3566,7 @@ def _months_of_rent(
     by_sentence: dict[int, list[Amount]] = {}
     for amount in mentions:
         if (
-            amount.kind == "money"
+            (amount.kind == "money" or _scaled_sum(amount))
             and not amount.is_range
             and amount.per in (None, "month")
             and amount.high > 0
@@ -3343,6 +3635,41 @@ _AREA_PERIOD = re.compile(
     r"|(annually|yearly|monthly)\b|(p\.[ \t]?a)\b)",
     re.IGNORECASE,
 )
+
+
+# A year's pay or rent in instalments: "paid in 12 instalments of 10 500" (126,000 a year), "14 monthly
+# payments of 6,000" (84,000 a year). Counts of a year's pay periods only: 12, 13, 14 (a thirteenth and
+# fourteenth month's salary), 24, 26, 52; the figure is then a sum for the year.
+_INSTALMENTS_BEFORE = re.compile(
+    r"\b(12|13|14|24|26|52|twelve|thirteen|fourteen|twenty-four|twenty-six|fifty-two)[ \t]{1,3}"
+    r"(?:equal[ \t]{1,3}|monthly[ \t]{1,3}|weekly[ \t]{1,3})?(?:instal(?:l)?ments|payments|tranches)"
+    r"[ \t]{1,3}of[ \t]{0,3}$",
+    re.IGNORECASE,
+)
+_INSTALMENT_COUNTS = {
+    "twelve": 12.0,
+    "thirteen": 13.0,
+    "fourteen": 14.0,
+    "twenty-four": 24.0,
+    "twenty-six": 26.0,
+    "fifty-two": 52.0,
+}
+
+
+def _instalments(text: str, mentions: list[Amount]) -> list[Amount]:
+    """mentions with each instalment of a year's sum restated as that sum, by the year."""
+    out: list[Amount] = []
+    for amount in mentions:
+        found = _INSTALMENTS_BEFORE.search(_window(text, amount.start - 48, amount.start))
+        if found is None or amount.kind not in ("money", "number") or amount.per not in (None, "year"):
+            out.append(amount)
+            continue
+        count = _INSTALMENT_COUNTS.get(found.group(1).lower()) or float(found.group(1))
+        phrase = amount.start - len(_window(text, amount.start - 48, amount.start)) + found.start()
+        out = [m for m in out if not phrase <= m.start < amount.start]  # "twelve monthly": the count
+        low, high = round(amount.low * count, 6), round(amount.high * count, 6)
+        out.append(replace(amount, low=low, high=high, kind="money", per="year", alternative=None))
+    return out
 
 
 def _per_area(text: str, mentions: list[Amount]) -> list[Amount]:
@@ -3482,7 +3809,10 @@ def _attribute(
             cents = (
                 term.unit == "unit" and distance is not None and _CENTS_SHAPE.search(amount.text) is not None
             )
-            if misfit > (2.5 if label is not None else 1.2) and not (cents and misfit < 100.0):
+            # a count written with a multiplier right after a volume's label ("Forecast 1 million") is
+            # a volume however far past one order's band
+            limit = 1.2 if label is None else _LABELLED_COUNT_MISFIT if _labelled_count(term, amount) else 2.5
+            if misfit > limit and not (cents and misfit < 100.0):
                 continue  # far outside the band, unless named right before it ("Volume: 18k")
         if amount.kind == "duration" and not explicit:
             continue
@@ -3512,8 +3842,21 @@ def _attribute(
 _SIBLING_REACH = 160  # characters between a bare figure and the attributed figure it is read beside
 _SIBLINGS_READ = 4  # the nearest attributed figures a bare figure is compared with
 _SIBLING_RATIO = math.log(2.0)  # a sibling's value within a factor of 2
+# a count written with a multiplier beside another count within a factor of 10 ("ten thousand units, not
+# a hundred thousand", "forecast 1 million, firm 150 thousand"): corrections and forecasts of a volume
+_SCALED_COUNT_RATIO = math.log(10.5)
 _SERIES_MISFIT = {"money": 0.7, "quantity": 2.5}  # how far outside a term's band a series figure may lie
 _DECIMAL_SHAPE = re.compile(r"\d[.,]\d{1,2}$")
+
+
+_LABELLED_COUNT_MISFIT = (
+    8.0  # a factor of 3,000 past the band: a forecast of millions against orders of thousands
+)
+
+
+def _labelled_count(term: BoundaryTerm, amount: Amount) -> bool:
+    """Whether a figure with a multiplier may be read as a count of a quantity term far past its band."""
+    return term.kind == "quantity" and amount.scaled and amount.high == int(amount.high)
 
 
 def _bare(amount: Amount) -> bool:
@@ -3535,17 +3878,30 @@ def _bare_readings(term: BoundaryTerm, amount: Amount) -> list[tuple[float, floa
 
 
 def _labelled_otherwise(
-    amount: Amount, term: str, keywords: dict[str, list[int]], others: Sequence[int]
+    amount: Amount, term: str, keywords: dict[str, list[int]], others: Sequence[int], sentence_start: int = 0
 ) -> bool:
     """Whether another cost ("a 5k sign-on") or another term's keyword ("deposit 21,600") names a bare
     figure: right before it, or (another cost) right after it."""
     if _nearest(others, amount.start, amount.start - 30, amount.end + 12) is not None:
         return True
+    # not across the end of a sentence ("Would 6 bucks a unit work? Or 5.75 if you take 10k?")
+    low = max(amount.start - 20, sentence_start)
     return any(
-        _nearest(offsets, amount.start, amount.start - 20, amount.start) is not None
+        _nearest(offsets, amount.start, low, amount.start) is not None
         for name, offsets in keywords.items()
         if name != term
     )
+
+
+def _packed_sibling(term: BoundaryTerm, sibling: TermAmount) -> bool:
+    """Whether a sibling count's value is no rate to apply to a bare figure (a product of packages)."""
+    return term.kind == "quantity" and sibling.mention.per is None
+
+
+def _sibling_floor(passage: _Passage, amount: Amount) -> int:
+    """Where the words that may name a bare figure otherwise start: its sentence ("Would 6 bucks a unit
+    work? Or 5.75 if you take 10k?": "unit" before the "?" names no figure after it)."""
+    return passage.sentence_start(amount.start)
 
 
 def _bare_siblings(
@@ -3575,13 +3931,16 @@ def _bare_siblings(
             term = by_name.get(sibling.term)
             if term is None or term.kind not in ("money", "quantity"):
                 continue
-            if _labelled_otherwise(amount, term.name, keywords, others):
+            if _labelled_otherwise(amount, term.name, keywords, others, _sibling_floor(passage, amount)):
                 break
-            rate = sibling.high / sibling.mention.high
+            # a count's product of packages is no rate ("12 cartons × 50 units, plus 40 loose units")
+            packed = _packed_sibling(term, sibling)
+            rate = 1.0 if packed else sibling.high / sibling.mention.high
+            ratio = _SCALED_COUNT_RATIO if _labelled_count(term, amount) else _SIBLING_RATIO
             fits = [
                 (low * rate, high * rate)
                 for low, high, _ in _bare_readings(term, amount)
-                if abs(math.log(high * rate / sibling.high)) <= _SIBLING_RATIO
+                if abs(math.log(high * rate / sibling.high)) <= ratio
             ]
             if fits:
                 low, high = fits[0]
@@ -3590,6 +3949,33 @@ def _bare_siblings(
                 )
                 break
     return _restate(results, restated)
+
+
+_AT_BEFORE = re.compile(r"(?:\bat|@)[ \t]{0,3}$", re.IGNORECASE)
+
+
+def _count_prices(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """Add each bare figure written to the cent after "at" or "@" that follows an order volume in its
+    sentence as a unit price ("250 pcs part 7731 at 18.40", "400 pcs of item 5512 at 9.60")."""
+    price, volume = passage.term("money", "unit"), passage.term("quantity", "units")
+    if price is None or volume is None:
+        return results
+    taken = {id(r.mention) for r in results}
+    volumes = sorted(r.start for r in results if r.term == volume.name)
+    added: list[TermAmount] = []
+    for amount in passage.mentions:
+        if (
+            not _bare(amount)
+            or id(amount) in taken
+            or _CENTS_SHAPE.search(amount.text) is None
+            or _AT_BEFORE.search(_window(passage.text, amount.start - 6, amount.start)) is None
+            or _misfit(price, amount.high) > 2.5
+        ):
+            continue
+        k = bisect.bisect_left(volumes, amount.start) - 1  # the last volume before it (linear overall)
+        if k >= 0 and volumes[k] >= passage.sentence_start(amount.start):
+            added.append(TermAmount(price.name, amount.low, amount.high, amount.start, amount.end, amount))
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
 
 def _bare_series(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:

@@ -46,6 +46,15 @@ context, we agreed a similar package with another engineer"); a promise to confi
 confirmation ("I'll confirm the start date once ..."; not "I'll confirm the order", nor a clause with a
 figure); a figure recommended to our principal is advice ("recommend 95k + bonus"); a limit restated in
 other units is the same limit ("..., i.e. 12k a month", "which works out at 12,000 monthly").
+
+Learnt from the spent eighth blind set (`draft.RULES`; the patterns are the lexicon's `binding_forms`): a
+deal's document or money declared done on our side ("PO raised: ...", "deposit wired."), a charge let go
+("no need to pay the storage fee, we're writing it off"), terms declared done ("consider the deposit
+paid", "treat this email as the tenant's written agreement"), our answer passed on to the other side's
+principal ("tell him yes", "tell the landlord he has a new tenant"), an assent in another language
+("aceptamos", "quedamos en"), a bare order to ship ("ship Monday.", "ship fri, 1200 units @ 13.10"); a
+disclaimer "subject to" that names our own standard terms, a schedule of the deal or a reservation
+withdrawn reserves nothing.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 
+from parley.errors import InternalError
 from parley.governance.clause_mood import (
     MAX_FORM_READS,
     Cue,
@@ -76,6 +86,7 @@ from parley.governance.draft import (
     LONGEST_CLAUSE,
     NEGATORS,
     REPORT_OPENER,
+    RULES,
     UNREAD,
     Clause,
     Draft,
@@ -116,8 +127,21 @@ same for you")."""
 
 @cache
 def _fixed_patterns() -> tuple[str, ...]:
-    """The fixed expressions of the lexicon (`fixed_expressions`)."""
-    return tuple(str(p) for p in load_yaml_data("commitment_lexicon.yaml")["fixed_expressions"])
+    """The fixed expressions of the lexicon (`fixed_expressions`), and every named binding form's."""
+    raw = load_yaml_data("commitment_lexicon.yaml")
+    forms = [str(p) for patterns in _binding_forms().values() for p in patterns]
+    return (*(str(p) for p in raw["fixed_expressions"]), *forms)
+
+
+@cache
+def _binding_forms() -> dict[str, tuple[str, ...]]:
+    """The lexicon's named binding forms (`binding_forms`), each a grammar rule of `draft.RULES` that
+    makes a clause bind: switched off with its rule (`draft.rules_off`), so its share can be measured."""
+    raw: dict[str, list[str]] = load_yaml_data("commitment_lexicon.yaml")["binding_forms"]
+    unknown = sorted(set(raw) - set(RULES))
+    if unknown:
+        raise InternalError(f"binding forms {unknown} are not named in draft.RULES")
+    return {name: tuple(str(p) for p in patterns) for name, patterns in raw.items()}
 
 
 # Acceptances phrased as a negated refusal: the negation is part of the cue, not a negation of it.
@@ -248,6 +272,8 @@ _SEND_OBJECTS = frozenset(
         "po",
         "agreement",
         "docusign",
+        "pi",
+        "proforma",
         "offer",
         "letter",
         "deposit",
@@ -305,13 +331,20 @@ class CommitmentFinding:
     clause: str = ""
 
 
-@cache
 def _fixed() -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in _fixed_patterns())
+    """The fixed expressions and the binding forms whose rules are in force, compiled."""
+    return _fixed_in_force(frozenset(name for name in _binding_forms() if rule_on(name)))
+
+
+@cache
+def _fixed_in_force(forms: frozenset[str]) -> tuple[re.Pattern[str], ...]:
+    raw = load_yaml_data("commitment_lexicon.yaml")
+    named = [p for name, patterns in _binding_forms().items() if name in forms for p in patterns]
+    return tuple(re.compile(str(p)) for p in (*raw["fixed_expressions"], *named))
 
 
 def fixed_expressions() -> tuple[re.Pattern[str], ...]:
-    """The lexicon's fixed expressions, compiled, in the order they are tried."""
+    """The lexicon's fixed expressions and its binding forms in force, compiled, in the order tried."""
     return _fixed()
 
 
@@ -522,6 +555,8 @@ def _fixed_cue(clause: Clause) -> tuple[str, int] | None:
     for pattern in may_match(_fixed(), lowered):  # not those whose words the clause lacks
         for match in pattern.finditer(lowered):
             preceding = [w.text for w in tokens if w.start < clause.start + match.start()]
+            if match.group(0)[:1] in _SCOPE_BREAKS and rule_on("closing assent after a comma"):
+                preceding.append(match.group(0)[:1])  # "..., no more haggling, deal.": the comma ends it
             before = preceding[-4:]
             if _negated_before(before) or _idiom_at(lowered, match.start()):
                 continue
@@ -809,18 +844,22 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         return bool(amounts) or "shall" in clause.lowered or bool(future_figure)
     if lemma == "agree" and following == "with":
         return _has_deal_term(draft, clause, tokens, k + 1)
-    if _everything(following, after) or _bare(tokens, k):
+    ordered = _bare_order(tokens, subject, k, lemma)  # "ship Monday.", "ship fri, 1200 units @ 13.10"
+    if ordered or _everything(following, after) or _bare(tokens, k):
         # "We accept.", "Agreed on all", "I do so hereby", "$100K confirmed" (not "I'll confirm"), and a
         # promise of ours to pay or sign with the object left out ("..., but we will pay.")
         return (
-            strong
+            ordered
+            or strong
             or (lemma in _ASSENT and word.endswith("ed"))
             or _bare_promise(tokens, subject, k, lemma)
             or _dated_promise(tokens, subject, k, lemma)
         )
-    if _dated_promise(tokens, subject, k, lemma):
-        return True  # "..., we sign next week"
-    if lemma == "waive" or (lemma == "release" and any(t.text == "from" for t in tokens[k + 1 : k + 6])):
+    if (
+        _dated_promise(tokens, subject, k, lemma)  # "..., we sign next week"
+        or lemma == "waive"
+        or (lemma == "release" and any(t.text == "from" for t in tokens[k + 1 : k + 6]))
+    ):
         return True  # a waiver or a release binds whatever it names ("we release the landlord from ...")
     if strong and (following == "you" or _points_back(following, after)):
         return True  # "we release you from the penalty", "I can guarantee you a January start", and a
@@ -1015,6 +1054,7 @@ def _without_parenthesis(items: Sequence[str]) -> list[str]:
 _EXECUTION = frozenset(
     [
         "ship",
+        "dispatch",
         "deliver",
         "book",
         "reserve",
@@ -1127,6 +1167,28 @@ _PENDING = frozenset(["confirm", "agree", "approve", "decide", "finalise", "fina
 _RECOMMENDING = frozenset(["recommend", "recommends", "recommendation", "recommending"])
 _PROMISED = frozenset(["pay", "sign", "countersign", "cover", "wire", "transfer", "sign off"])
 _FUTURE = frozenset(["will", "shall", "'ll"])
+
+
+_DISPATCHING = frozenset(["ship", "dispatch", "deliver"])
+_SHORT_DAYS = frozenset(
+    ["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "asap", "eod"]
+)
+
+
+def _bare_order(tokens: Sequence[Word], subject: int | None, k: int, lemma: str) -> bool:
+    """An imperative to ship or deliver that opens its clause and names nothing but a time before the end
+    of the clause or a comma ("ship.", "ship Monday.", "ok, ship fri, 1200 units @ 13.10"): the goods and
+    the price are the ones on the table, and the order sends them."""
+    if not rule_on("bare order to execute") or subject is not None or lemma not in _DISPATCHING:
+        return False
+    if not all(not t.text[:1].isalnum() or t.text in _OPENERS for t in tokens[:k]):
+        return False
+    for t in tokens[k + 1 :]:
+        if t.text in (",", ";", ":", "-", "\u2013", "\u2014", "and", "then"):
+            return True
+        if t.text[:1].isalnum() and t.text not in _TRAILING and t.text not in _SHORT_DAYS:
+            return False
+    return True
 
 
 def _bare_promise(tokens: Sequence[Word], subject: int | None, k: int, lemma: str) -> bool:
@@ -2115,7 +2177,7 @@ def _permission(draft: Draft, clause: Clause) -> bool:
 # A condition that waits only for the other side ("If you can confirm by Friday, ...", "As soon as you
 # countersign, ..."), and the break after it.
 _THEIR_CONDITION = re.compile(
-    r"^\W*(?:(?:and|so|but)\s+)?(?:if|once|as soon as|when|provided|assuming|the moment)\s+"
+    r"^\W*(?:(?:and|so|but)\s+)?(?:if|once|as soon as|when|provided|assuming|the moment|should)\s+"
     r"(?:you|your\s+[\w-]+|they|the\s+(?:candidate|landlord|supplier|vendor|seller|owner))\b"
 )
 _CONSEQUENT = re.compile(r"[,;]\s*(?:then\s+)?")

@@ -410,11 +410,16 @@ def _refused(sentence: _Sentence, start: int, before: str, lexicon: Lexicon) -> 
     return any(sentence.negated(offset + s) for s, _ in lexicon.refusals.find(before))
 
 
+_OUR_POSSESSIVE = re.compile(r"\b(?:our|my)\b", re.IGNORECASE)
+
+
 def _speaks_for_us(config: DomainConfig, sentence: _Sentence, cue: _Cue, lexicon: Lexicon) -> bool:
     clause_start, _ = sentence.clause(cue.start)
     # a bounded window of the clause before the cue: each cue costs the same, so the scan stays linear
     before = sentence.text[max(clause_start, cue.start - _OWNER_REACH) : cue.start]
     owner = _owner(config, before, lexicon)
+    if _OUR_POSSESSIVE.search(cue.text) is not None:
+        owner = "ours"  # the cue names its owner: "we'll meet you at our maximum" (set v8)
     if owner == "theirs" or (
         cue.owned and (owner != "ours" or not _determined_by_us(config, before, lexicon))
     ):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, get_args
 
-from parley.governance.amounts import TermAmount, unreadable_figures
+from parley.governance.amounts import TermAmount, unreadable_or_glued_figures
 from parley.governance.attribution import Limits, enum_mentions, quotes_counterparty
 from parley.governance.classifier import Vote, binding_vote, classifiers_enabled, load_classifier
 from parley.governance.commitment import CommitmentFinding, read_commitments, rewrite_draft
@@ -53,20 +53,6 @@ __all__ = [
 DraftIntent = Literal["ask", "explore", "counter", "summarise", "close"]
 """What a drafter says its message does."""
 CONTROL_CHARACTERS = "contains control characters"
-# A figure glued to a letter that normalisation left outside the Latin script ("Ж150,000", "1Ж50"):
-# the amount reader does not read it, so the boundary check cannot see it; the draft goes to the principal.
-_GLUED_FIGURE = re.compile(r"[^\W\d_]\d|\d[^\W\d_]")
-
-
-def _unreadable_figure(text: str) -> str | None:
-    """The first figure glued to a non-Latin letter in a normalised text, with a little context, or None."""
-    for match in _GLUED_FIGURE.finditer(text):
-        letter = next(c for c in match.group() if not c.isdigit())
-        if not letter.isascii() and letter.isalpha():
-            return text[max(match.start() - 8, 0) : match.end() + 8]
-    return None
-
-
 """The reason a draft holding control characters (NUL included) goes to the principal."""
 CLASSIFIER = "classifier"
 """The reason of a binding finding made by the trained classifier rather than the rules."""
@@ -460,11 +446,11 @@ def preflight_draft(
     problems: list[str] = []
     if parsed.normalized.has_control:
         problems.append(CONTROL_CHARACTERS)
-    glued = _unreadable_figure(parsed.normalized.text)
-    if glued is not None:
-        problems.append(f"a figure the boundary check cannot read: {glued!r}")
+    # one walk of the amount reader's: figures glued to a non-Latin letter ("Ж150,000"), and figures it
+    # cannot read (separators that fit no convention, digits past a float's precision)
     problems += [
-        f"a figure the boundary check cannot read: {f!r}" for f in unreadable_figures(parsed.text)[:1]
+        f"a figure the boundary check cannot read: {f!r}"
+        for f in unreadable_or_glued_figures(parsed.normalized.text)[:1]
     ]
     reading = read_commitments(parsed)
     found = list(reading.findings)
