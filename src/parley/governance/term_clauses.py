@@ -28,8 +28,9 @@ top of that, one clause at a time:
   being approved") is a requirement in words: it is kept as text on no term, and the value stays the
   term's own;
 - a conjunct the parse split from its condition ("provided that the term is 6 years and that the tenant
-  pays the first month's rent on signing") is part of that condition: its values are conditions, and
-  without one it is a condition on no term with its text;
+  pays the first month's rent on signing", "on the understanding that the order is placed by the 20th
+  and payment is net 30": a subject of its own that is no party, and no modal) is part of that
+  condition: its values are conditions, and without one it is a condition on no term with its text;
 - a value tied to a value of another term with no condition word ("with 90 days its 2.05", "at 2,000
   units 11.20", "for a 5-year term, 8,900", "remote 3 days → 95k", "8,500 for a 10-year commitment")
   makes the one a condition of the other. Only a commitment ("for a 10-year commitment") is read on
@@ -519,20 +520,37 @@ _CONJOINED = re.compile(r"^\W*(?:and|or|as well as)\W*$")
 _CONJOINED_OPENER = re.compile(r"^\W*(?:that|provided|if|as long as|so long as|on condition)\b\s*")
 
 
+_CONJUNCT_SUBJECT = re.compile(
+    r"^\W*(?:the |our |your |its |their |all )?(?!(?:we|i|you|they|he|she|it|this|that|there|then|so)\b)"
+    r"[a-z][\w-]*(?: [a-z][\w-]*)? (?:is|are|stays?|remains?|will be|would be|be|runs?)\b"
+)
+"""A conjunct with a subject of its own that is no party, and no modal ("... that the order is placed by the
+20th and payment is net 30"): after a condition that opened with "that", the condition goes on."""
+
+
+def _conditional(clause: Clause) -> bool:
+    """Whether clause is a condition: opened by a condition word, or holding one that ends it ("but that
+    is on the assumption that the deposit stays at three months")."""
+    if condition_frame(clause):
+        return True
+    cue = cues().search("condition_inside", clause.text.lower())
+    return cue is not None and "," not in clause.text[cue.end() :].rstrip(" ,")
+
+
 def _conjoined_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]], covered: list[int]) -> None:
     """A clause joined by "and that" to the conditional clause before it in its sentence is part of that
     condition (see the module docstring)."""
     clauses = list(draft.clauses())
     text = draft.text.lower()
     for previous, clause in itertools.pairwise(clauses):
-        if previous.sentence != clause.sentence or not condition_frame(previous):
+        if previous.sentence != clause.sentence or not _conditional(previous):
             continue
         if not _CONJOINED.match(text[previous.end : clause.start]):
             continue
         opener = _CONJOINED_OPENER.match(text[clause.start : clause.end])
-        if opener is None:
+        if opener is None and not _CONJUNCT_SUBJECT.match(text[clause.start : clause.end]):
             continue
-        begin = clause.start + opener.end()
+        begin = clause.start + (opener.end() if opener is not None else 0)
         inside = [
             i
             for i, h in enumerate(hits)

@@ -118,6 +118,7 @@ def cues() -> Cues:
         "not_nouns",
         "condition_forms",  # patterns with a named group each, read by `term_clauses`
         "descriptive_terms",  # term names, read by `term_clauses`
+        "conditional_grammar",  # symbols and families of rules, read by `term_guard`
     }
     patterns = {
         key: re.compile("|".join(f"(?:{alternative})" for alternative in value))

@@ -15,6 +15,15 @@ module makes sure the principal still sees what was said:
 - a message too long to read at all is reported as unread, and its conditional constructions are
   still quoted (found by one linear scan).
 
+Beyond the known connectives, a grammar (`conditional_grammar` in data/term_cues.yaml) finds the
+constructions that make acceptance depend on something whatever their wording: connectives as an open
+class with their variants ("on the assumption that", "not without", "nur wenn"), a price paid for what
+is given ("for an expedite fee of 0.30"), a requirement the counterparty names in a message that
+states a term ("but needs 10 yr"), a sentence that restricts the offer before it ("for the weekend
+shifts only", "That price is only good with ..."), a consequence ("Sign by the 20th or the free months
+come off the table", "We'd then price at 1.15"), an elliptic answer ("At 20k, yes.") and a conjunct
+going on with a condition ("... that the order is placed by the 20th and payment is net 30").
+
 The markers are searched in the normalised text (homoglyphs folded, zero-width characters removed), so
 a condition cannot hide behind a Cyrillic "і" in "if".
 """
@@ -22,10 +31,15 @@ a condition cannot hide behind a Cyrillic "і" in "if".
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
 
+from parley.errors import InternalError
+from parley.governance.config import load_yaml_data
 from parley.governance.draft import Clause, Draft
 from parley.governance.normalize import normalize
 from parley.governance.term_roles import UNCLAIMED, Hit, condition_ends
@@ -33,7 +47,9 @@ from parley.governance.term_roles import UNCLAIMED, Hit, condition_ends
 __all__ = [
     "MAX_QUOTE",
     "MAX_QUOTED",
+    "Construction",
     "Quote",
+    "conditional_constructions",
     "conditional_markers",
     "has_conditional_marker",
     "refused_quotes",
@@ -124,6 +140,93 @@ def conditional_markers(text: str) -> Iterator[re.Match[str]]:
         yield match
 
 
+Scope = Literal["clause", "sentence", "rest"]
+"""What a construction restricts: its clause; its whole sentence (it restricts what was said before it);
+or the rest of its sentence (a conjunct going on with a condition), the sentence being quoted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Construction:
+    """A conditional construction found in a text.
+
+    Attributes:
+        at: Offset where it stands.
+        family: The family of the grammar it belongs to ("connective" for the known markers).
+        scope: What it restricts (`Scope`).
+    """
+
+    at: int
+    family: str
+    scope: Scope
+
+
+@dataclass(frozen=True, slots=True)
+class _Family:
+    name: str
+    scope: Scope
+    pattern: re.Pattern[str]
+
+
+_SYMBOL = re.compile(r"\{([a-z_]+)\}")
+_SCOPES: tuple[Scope, ...] = ("clause", "sentence", "rest")
+
+
+def _expand(pattern: str, symbols: Mapping[str, str], depth: int = 0) -> str:
+    """pattern with every {name} replaced by its symbol (symbols may use symbols, 8 levels at most)."""
+    if depth > 8:
+        raise InternalError(f"conditional_grammar: symbols nest too deep in {pattern!r}")
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in symbols:
+            raise InternalError(f"conditional_grammar: unknown symbol {{{name}}}")
+        return _expand(symbols[name], symbols, depth + 1)
+
+    return _SYMBOL.sub(one, pattern)
+
+
+def _scope(name: str) -> Scope | None:
+    for scope in _SCOPES:
+        if scope == name:
+            return scope
+    return None
+
+
+@cache
+def _grammar() -> tuple[_Family, ...]:
+    """The families of the conditional grammar (data/term_cues.yaml `conditional_grammar`), compiled."""
+    raw: dict[str, Any] = load_yaml_data("term_cues.yaml")["conditional_grammar"]
+    symbols = {str(k): str(v) for k, v in raw["symbols"].items()}
+    families: list[_Family] = []
+    for name, family in raw["families"].items():
+        scope = _scope(str(family["scope"]))
+        if scope is None:
+            raise InternalError(f"conditional_grammar: family {name} has no scope of {_SCOPES}")
+        rules = [_expand(str(rule), symbols) for rule in family["rules"]]
+        pattern = "|".join(f"(?:{rule})" for rule in rules)
+        families.append(_Family(str(name), scope, re.compile(pattern, re.MULTILINE | re.IGNORECASE)))
+    return tuple(families)
+
+
+def _found(family: _Family, text: str) -> Iterator[Construction]:
+    for match in family.pattern.finditer(text):
+        at = match.start("at") if "at" in family.pattern.groupindex and match.group("at") else None
+        if at is None:
+            at = match.start() + len(match.group(0)) - len(match.group(0).lstrip(" .;:!?,(\n"))
+        yield Construction(at, family.name, family.scope)
+
+
+def conditional_constructions(text: str) -> Iterator[Construction]:
+    """Every conditional construction of an already normalised text, in order: the known markers
+    (`conditional_markers`) and what the grammar of data/term_cues.yaml finds (one linear scan each)."""
+    known = (
+        Construction(m.start() + len(m.group(0)) - len(m.group(0).lstrip(" .;:!?,(")), "connective", "clause")
+        for m in conditional_markers(text)
+    )
+    streams = [known, *(_found(f, text) for f in _grammar())]
+    yield from heapq.merge(*streams, key=lambda c: c.at)
+
+
 _SENTENCE_STOP = re.compile(r"[.!?\n]")
 
 
@@ -143,43 +246,91 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1].rstrip() + "…"
 
 
-def _window(draft: Draft, offset: int, ends: dict[int, int]) -> tuple[int, int]:
-    """The stretch a condition at offset covers: its clause and the clauses of time that continue it;
-    for "otherwise", "without it" and the like (which condition what came before), the whole sentence;
-    when the clause holds little after the marker, the rest of the sentence."""
+def _window(draft: Draft, construction: Construction, ends: dict[int, int]) -> tuple[int, int, int]:
+    """The stretch a construction covers, as (quote start, check start, end): its clause and the clauses
+    of time that continue it; for "otherwise", "without it" and the like (which condition what came
+    before), and for a construction that restricts its sentence, the whole sentence; for a conjunct
+    going on with a condition, the rest of the sentence (checked) and the whole sentence (quoted); when
+    the clause holds little after the marker, the rest of the sentence."""
+    offset = construction.at
     clause = draft.clause_at(offset)
     sentence = draft.sentence_at(offset)
-    if clause is None or sentence is None:
-        return max(0, offset - MAX_QUOTE // 2), min(len(draft.text), offset + MAX_QUOTE // 2)
-    if _CONSEQUENCE.match(draft.text[offset : offset + 12].lower()):
-        return sentence.start, sentence.end
+    if sentence is None:
+        start, end = max(0, offset - MAX_QUOTE // 2), min(len(draft.text), offset + MAX_QUOTE // 2)
+        return start, start, end
+    if construction.scope == "rest":
+        return sentence.start, offset, sentence.end
+    consequence = _CONSEQUENCE.match(draft.text[offset : offset + 12].lower())
+    if clause is None or construction.scope == "sentence" or consequence:
+        return sentence.start, sentence.start, sentence.end
     end = ends.get(clause.start, clause.end)
     if len(draft.text[offset : min(end, offset + 60)].split()) < 3:
         end = sentence.end
-    return clause.start, end
+    return clause.start, clause.start, end
 
 
-def uncovered_conditions(draft: Draft, covered: Sequence[int]) -> list[Quote]:
+def uncovered_conditions(
+    draft: Draft, covered: Sequence[int], *, stated: Sequence[int] | None = None
+) -> list[Quote]:
     """Conditional constructions of draft that no condition of the reading covers, quoted.
 
     Args:
         draft: The parsed message.
         covered: Offsets of what the reading's conditions were read from (a term's value, the start
             of a condition's text).
+        stated: Offsets of the values the message states or accepts (None: unknown, any). A
+            requirement it names ("but needs 10 yr") is the price of a term, and quoted, only when a
+            value stands outside the requirement's sentence ("We'd need a 3-year term" alone states
+            the term, it conditions nothing).
     """
-    quotes: list[Quote] = []
-    seen: set[tuple[int, int]] = set()
+    windows: list[tuple[int, int]] = []
     ends = condition_ends(draft)
     offsets = sorted(covered)
-    for match in conditional_markers(draft.text):
-        at = match.start() + len(match.group(0)) - len(match.group(0).lstrip(" .;:!?,("))
-        start, end = _window(draft, at, ends)
-        index = bisect.bisect_left(offsets, start)
-        if (start, end) in seen or (index < len(offsets) and offsets[index] < end):
+    for construction in conditional_constructions(draft.text):
+        start, check, end = _window(draft, construction, ends)
+        if construction.family in _ASKS_NOTHING and _in_question(draft, construction.at):
             continue
-        seen.add((start, end))
-        quotes.append(Quote(start, _cut(draft.text[start:end]) if len(quotes) < MAX_QUOTED else ""))
+        if construction.family == "requirement" and not _attached(draft, construction.at, stated):
+            continue
+        index = bisect.bisect_left(offsets, check)
+        if index < len(offsets) and offsets[index] < end:
+            continue
+        windows.append((start, end))
+    quotes = [
+        Quote(start, _cut(draft.text[start:end]) if i < MAX_QUOTED else "")
+        for i, (start, end) in enumerate(_merged(windows))
+    ]
     return _bounded(quotes, "conditional clauses")
+
+
+def _merged(windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The windows with those that overlap joined (a clause and the sentence holding it are one quote)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(windows):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_ASKS_NOTHING = frozenset({"consequence", "ellipsis", "restriction"})
+"""Families that condition nothing in a question ("Is 7,200 including CAM or is that extra?")."""
+
+
+def _in_question(draft: Draft, offset: int) -> bool:
+    sentence = draft.sentence_at(offset)
+    return sentence is not None and sentence.text.rstrip().endswith("?")
+
+
+def _attached(draft: Draft, offset: int, stated: Sequence[int] | None) -> bool:
+    """Whether a requirement at offset is attached to a value stated outside its sentence."""
+    if stated is None:
+        return True
+    sentence = draft.sentence_at(offset)
+    if sentence is None:
+        return bool(stated)
+    return any(not sentence.start <= at < sentence.end for at in stated)
 
 
 def _bounded(quotes: list[Quote], what: str) -> list[Quote]:
@@ -214,13 +365,13 @@ def refused_quotes(message: str) -> list[Quote]:
     text = normalize(message, max_chars=None).text
     quotes: list[Quote] = []
     reach = -1
-    for match in conditional_markers(text):
-        if match.start() < reach:
+    for construction in conditional_constructions(text):
+        if construction.at < reach:
             continue  # inside the last quote already
-        begin = max(0, match.start() - MAX_QUOTE // 2)
-        ends = [m.end() for m in _SENTENCE_END.finditer(text, begin, match.start())]
+        begin = max(0, construction.at - MAX_QUOTE // 2)
+        ends = [m.end() for m in _SENTENCE_END.finditer(text, begin, construction.at)]
         start = ends[-1] if ends else begin
-        after = _SENTENCE_END.search(text, match.end(), match.end() + MAX_QUOTE)
-        reach = after.start() if after else min(len(text), match.end() + MAX_QUOTE)
+        after = _SENTENCE_END.search(text, construction.at + 1, construction.at + MAX_QUOTE)
+        reach = after.start() if after else min(len(text), construction.at + MAX_QUOTE)
         quotes.append(Quote(start, _cut(text[start:reach]) if len(quotes) < MAX_QUOTED else ""))
     return _bounded(quotes, "conditional clauses")

@@ -570,7 +570,8 @@ def _assemble(
     covered = [h.start for h in hits if h.role == "condition" and h.term is not UNCLAIMED]
     covered += [offset for offset, _ in others] + list(clauses.covered if clauses else ())
     conditions += [
-        Condition("other", None, None, q.text, quoted=True) for q in uncovered_conditions(draft, covered)
+        Condition("other", None, None, q.text, quoted=True)
+        for q in uncovered_conditions(draft, covered, stated=[h.start for h in own])
     ]
     if len(conditions) > MAX_QUOTED:  # a message of hundreds of conditions: the principal reads it whole
         left = len(conditions) - MAX_QUOTED + 1
