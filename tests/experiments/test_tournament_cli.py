@@ -95,8 +95,11 @@ def test_an_out_path_that_is_a_file_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_stop_signal_ends_the_workers_and_keeps_whole_games(tmp_path: Path, signum: signal.Signals) -> None:
+    # Ctrl-C as a terminal delivers it: a child started from a background job inherits SIGINT ignored
+    # (and keeps ignoring it, as it should), so the test restores Python's default handler first.
+    start = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
     command = [
-        sys.executable, "-c", "from parley.cli.app import main; main()", "tournament",
+        sys.executable, "-c", start + "from parley.cli.app import main; main()", "tournament",
         "--agents", "boulware,conceder,linear,random", "--scenarios", "casino",
         "--repetitions", "2000", "--jobs", "2", "--out", str(tmp_path),
     ]  # fmt: skip
