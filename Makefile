@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/parley run casino --agent astra --agent base --seed 7 --explain
 
+# --dist loadfile: each test file goes to one worker whole (its module-scoped fixtures are built once),
+# except the files of long independent tests named in tests/xdist_spread.py, whose tests go out one by
+# one (tests/conftest.py plugs that scheduler into xdist).
 test: $(STAMP) browser
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/pyright

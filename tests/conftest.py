@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from parley.scenarios.model import Scenario
 from parley.testing.scenarios import casino_like_scenario, table_scenario, three_party_scenario
+from xdist_spread import spread_scope
 
 # A rich console created while COLUMNS is set keeps that width for good; created without it, it reads
 # the width on every print, so each test's CliRunner(env={"COLUMNS": ...}) applies. Keep it unset
@@ -21,6 +23,23 @@ settings.register_profile("parley", deadline=None, suppress_health_check=[Health
 # CI replays a fixed set of examples so a run cannot fail by luck; local runs keep exploring.
 settings.register_profile("ci", parent=settings.get_profile("parley"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "parley")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadfile`, xdist's file scheduler with SPREAD_FILES split (other modes: xdist's own)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # only under xdist, whose hook this is
+
+    if not callable(getattr(LoadFileScheduling, "_split_scope", None)):  # an xdist without it: its own
+        return None
+
+    class SpreadingLoadFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return spread_scope(nodeid)
+
+    return SpreadingLoadFileScheduling(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")

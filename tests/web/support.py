@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import warnings
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +70,39 @@ class PausedSession:
 
 
 def paused_staffing_session(db: Path) -> PausedSession:
-    """Run the staffing walkthrough (cooperative candidate asking $115K) with a stored principal."""
+    """Run the staffing walkthrough (cooperative candidate asking $115K) with a stored principal.
+
+    The walkthrough is played once per process (and audit setting) into a database of its own, whose
+    file is then copied to db: the run is deterministic (fixed seed, fake clock), so the copy holds
+    what playing it into db would. A db that already exists gets the session played into it.
+    """
+    if db.exists():
+        return _play_paused_staffing(db)
+    image, session_id = _paused_staffing_image(_audit_setting())
+    db.parent.mkdir(parents=True, exist_ok=True)
+    db.write_bytes(image)
+    return PausedSession(db, session_id)
+
+
+def _audit_setting() -> tuple[str | None, ...]:
+    """What decides how a new audit chain is keyed and anchored (see `SessionStore`)."""
+    return tuple(
+        os.environ.get(name) for name in ("PARLEY_AUDIT_KEY", "PARLEY_AUDIT_KEY_FILE", "PARLEY_AUDIT_ANCHOR")
+    )
+
+
+@cache
+def _paused_staffing_image(audit: tuple[str | None, ...]) -> tuple[bytes, str]:
+    """The database file of the walkthrough played under the audit setting audit, and its session id."""
+    assert audit == _audit_setting()
+    with tempfile.TemporaryDirectory(prefix="parley-paused-") as folder:
+        db = Path(folder) / "delegate.db"
+        paused = _play_paused_staffing(db)
+        assert not db.with_name(f"{db.name}-wal").exists()  # closed: everything is in the one file
+        return db.read_bytes(), paused.session_id
+
+
+def _play_paused_staffing(db: Path) -> PausedSession:
     config = load_config("staffing")
     store = SessionStore(db)
     try:

@@ -4,10 +4,12 @@ the moderator on the red-team corpus (with its measurement half), and the figure
 from __future__ import annotations
 
 import hashlib
+from functools import cache
 
 from parley.governance.commitment import contains_binding_language
 from parley.governance.config import load_config, load_yaml_data
-from parley.governance.moderator import ADVERSARIAL, RuleModerator
+from parley.governance.delegate.core import rule_moderator
+from parley.governance.moderator import ADVERSARIAL
 from parley.governance.redteam import attacks, benign
 from parley.metrics.gaia import DetectionRates, detection_rates
 
@@ -56,8 +58,9 @@ def commitment_detection() -> dict[str, DetectionRates]:
 
 def moderator_detection() -> dict[str, DetectionRates]:
     """Adversarial-label rates per red-team source, and on the benign set (false alarms)."""
-    moderator = RuleModerator(load_config("staffing"))
+    moderator = rule_moderator(load_config("staffing"))
 
+    @cache  # each probe is counted in up to three rows below; the moderator is deterministic
     def flagged(text: str) -> bool:
         return moderator.classify(text).label in ADVERSARIAL
 

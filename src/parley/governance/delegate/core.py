@@ -5,6 +5,7 @@ consulted first), ending the session, and the authorised bands.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -37,6 +38,26 @@ from parley.protocol.events import PUBLIC, Trajectory
 from parley.protocol.governed import Decision
 
 _ESCALATIONS_PER_TURN = 4
+_RULE_MODERATORS: dict[str, RuleModerator] = {}
+_RULE_MODERATORS_KEPT = 32
+
+
+def rule_moderator(config: DomainConfig, threshold: float | None = None) -> RuleModerator:
+    """`RuleModerator(config, threshold)`, built once per distinct (config, threshold) in a process.
+
+    Building one compiles several hundred patterns (more than `re`'s cache holds, so every build
+    compiles them all again) and costs more than the session it serves. The moderator keeps no state
+    between messages; each caller gets a shallow copy, so its settings (threshold, max_chars,
+    use_classifier) are its own while the compiled patterns are shared. A config is told apart by its
+    full content, so a copy with other thresholds gets its own moderator.
+    """
+    key = f"{threshold!r} {config.model_dump_json()}"
+    shared = _RULE_MODERATORS.get(key)
+    if shared is None:
+        if len(_RULE_MODERATORS) >= _RULE_MODERATORS_KEPT:
+            _RULE_MODERATORS.pop(next(iter(_RULE_MODERATORS)))
+        shared = _RULE_MODERATORS[key] = RuleModerator(config, threshold)
+    return copy.copy(shared)
 
 
 class DelegateCore:
@@ -65,7 +86,7 @@ class DelegateCore:
         self.options = replace(options, strategy=options.strategy or config.negotiation.strategy)
         self.seed = seed
         self.extractor = extractor or default_extractor(config)
-        self.moderator = moderator or RuleModerator(config)
+        self.moderator = moderator or rule_moderator(config)
         self.drafter = drafter or TemplateDrafter(config, np.random.default_rng(seed), self.options.slip_rate)
         self.critic: Critic = critic or RuleCritic(config)
         self.templates: dict[str, str] = {**load_yaml_data("templates.yaml"), **config.templates}

@@ -13,7 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from parley.governance.config import DomainConfig
-from parley.governance.moderator import ADVERSARIAL, Classification, Classifier, Label, RuleModerator
+from parley.governance.delegate.core import rule_moderator
+from parley.governance.moderator import ADVERSARIAL, Classification, Classifier, Label
 from parley.llm.context import LLMSession
 from parley.llm.role import Role
 from parley.llm.roles.gaia_common import MODERATOR_ROLE, quoted
@@ -86,7 +87,7 @@ class LLMModerator:
         self._role = Role(MODERATOR_ROLE, ModeratorReply, "gaia_moderator", llm, party="delegate")
         self._llm = llm
         self._config = config
-        self.twin: Classifier = twin or RuleModerator(config, threshold)
+        self.twin: Classifier = twin or rule_moderator(config, threshold)
         self.threshold = config.thresholds.classify if threshold is None else threshold
         self.keep_rule_flags = keep_rule_flags
         self._seen = 0
