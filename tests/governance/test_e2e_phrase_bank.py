@@ -113,6 +113,11 @@ class PhraseBankDrafter:
         # classifiers, moderator and amount reader landed; measured once after: see
         # docs/results/gaia_detectors.md.
         ("phrase_bank_heldout8.yaml", False, 0),
+        # Written blind on 2026-11-28 (27d515d) before that session's preflight rules, moderator
+        # grammar, amount reader and retrained classifiers landed; measured once after: see
+        # docs/results/gaia_detectors.md. Measured once: 7 of 396 slips reached the counterparty
+        # unapproved (target 0: not met).
+        ("phrase_bank_heldout9.yaml", False, 7),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
