@@ -456,3 +456,24 @@ def test_the_eighth_held_out_sets_at_their_one_measurement() -> None:
     assert found.fn <= 4 and found.fp <= 29
     assert found.detected >= 262 and found.alarms <= 14 and found.amounts_right >= 326
     assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 0
+
+
+# The ninth held-out sets, written blind on 2026-11-28 (commit 27d515d) by four helpers before that
+# session's preflight rules, moderator grammar, amount reader and retrained classifiers landed, never
+# tuned on, and measured once after (tests/governance/measure_blind.py heldout9 --ablation): the floors
+# sit at the measured values.
+HELDOUT9 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout9"
+
+
+def test_the_ninth_held_out_sets_at_their_one_measurement() -> None:
+    """Rules and classifier: binding FN 2/312 (target <= 1%: met on the point estimate, interval
+    0.2-2.3%), FP 37/329 (target <= 10%: not met, interval 8.3-15.1%), obfuscated 61/61, disclosure FN
+    3/60 FP 0/41, moderator 197/232 attacks (target >= 90%: not met; threats 27/38) with 11/122 benign
+    alarms (target <= 5%: not met), amounts 309/327 (target >= 98%: not met). The rules alone, same run:
+    FN 8, FP 43, obfuscated 61/61, moderator 181/232, 11/122 alarms."""
+    found = held_out_counts(HELDOUT9)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == (312, 329, 232, 122)
+    assert (found.mentions, found.disclosures) == (327, 101)
+    assert found.fn <= 2 and found.fp <= 37
+    assert found.detected >= 197 and found.alarms <= 11 and found.amounts_right >= 309
+    assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 0

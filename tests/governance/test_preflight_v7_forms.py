@@ -23,6 +23,8 @@ from parley.governance.draft import ON_TRIAL, RULES, parse, rules_off
 from parley.governance.normalize import TextRefused
 from parley.governance.preflight import preflight
 
+from .linear_time import HANG_GUARD_SECONDS, assert_grows_linearly
+
 # -- binding forms -------------------------------------------------------------------------------------
 BINDING_FORMS = [
     # the main clause after a condition (a figure after the comma) or a time clause (no comma at all)
@@ -210,16 +212,9 @@ def test_a_huge_draft_of_the_v6_forms_is_read_in_linear_time(staffing: DomainCon
         "We have read your note and do not, for now, accept it. "
         "$14 a unit, that's where my authorisation stops. "
     )
-    small, large = unit * 20, unit * 80  # about 3,000 and 12,000 characters, under the size limit
-    for text in (small, large):
-        assert preflight(text, staffing).binding
-    timings: list[float] = []
-    for text in (small, large):
-        started = time.process_time()
-        preflight(text, staffing)
-        timings.append(time.process_time() - started)
-    assert timings[1] < 1.0
-    assert timings[1] <= 4 * 3 * max(timings[0], 0.01)  # four times the text, far from sixteen times
+    assert preflight(unit * 20, staffing).binding and preflight(unit * 80, staffing).binding
+    # about 3,000 and 12,000 characters, under the size limit
+    assert_grows_linearly(lambda text: preflight(text, staffing), unit, 3_000, 4)
 
 
 def test_a_draft_past_the_size_limit_is_refused_before_any_scan(staffing: DomainConfig) -> None:
@@ -227,7 +222,7 @@ def test_a_draft_past_the_size_limit_is_refused_before_any_scan(staffing: Domain
     started = time.process_time()
     result = preflight(text, staffing)
     assert result.refused and result.requires_approval and result.checked == ("size",)
-    assert time.process_time() - started < 1.0
+    assert time.process_time() - started < HANG_GUARD_SECONDS
     with pytest.raises(TextRefused):
         contains_binding_language(text)
 

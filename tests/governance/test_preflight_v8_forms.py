@@ -25,6 +25,8 @@ from parley.governance.config import DomainConfig
 from parley.governance.draft import ON_TRIAL, RULES, parse, rules_off
 from parley.governance.preflight import preflight
 
+from .linear_time import HANG_GUARD_SECONDS, assert_grows_linearly
+
 NEW_FORMS = ("disclaimed draft", "awaiting approval", "appraisal", "view agreed")
 NEW_RULES = (
     "more list introductions",
@@ -231,20 +233,12 @@ def test_a_huge_draft_of_the_v7_forms_is_read_in_linear_time(staffing: DomainCon
         "Our ceiling is 132k a year, i.e. 11k a month. "
         "Agreed, the first round was a bit rushed. "
     )
-    small, large = unit * 15, unit * 60  # about 3,000 and 12,000 characters, under the size limit
-    for text in (small, large):
-        preflight(text, staffing)  # warm the caches
-    timings: list[float] = []
-    for text in (small, large):
-        started = time.process_time()
-        preflight(text, staffing)
-        timings.append(time.process_time() - started)
-    assert timings[1] < 1.0
-    assert timings[1] <= 4 * 3 * max(timings[0], 0.01)  # four times the text, far from sixteen times
+    # about 3,000 and 12,000 characters, under the size limit
+    assert_grows_linearly(lambda text: preflight(text, staffing), unit, 3_000, 4)
     huge = "Nothing here is final. " + "96k base, start in May. " * 700  # one disclaimer, many figures
     started = time.process_time()
     assert preflight(huge, staffing).requires_approval  # too many figures to read: the principal decides
-    assert time.process_time() - started < 2.0
+    assert time.process_time() - started < HANG_GUARD_SECONDS
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ SPENT_SETS = (
     "heldout_terms4",
     "heldout_terms5",
     "heldout_terms6",
+    "heldout_terms7",
 )
 DEMOTE_ALL = TermModel({"role=own": -30.0, "role=condition": -30.0}, 0.0, 0.5, 1.01)
 """Sets aside every value it may: what the combination still guarantees when the model is wrong."""
