@@ -116,8 +116,10 @@ class PhraseBankDrafter:
         # Written blind on 2026-11-28 (27d515d) before that session's preflight rules, moderator
         # grammar, amount reader and retrained classifiers landed; measured once after: see
         # docs/results/gaia_detectors.md. Measured once: 7 of 396 slips reached the counterparty
-        # unapproved (target 0: not met).
-        ("phrase_bank_heldout9.yaml", False, 7),
+        # unapproved (target 0: not met). Spent since; after the forms "role noun to be given", "our
+        # side told to act" and "consider the offer made" (terms declared done), 0 of 396 (a
+        # regression guard, not an estimate).
+        ("phrase_bank_heldout9.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

@@ -10,6 +10,10 @@ need to pay the storage fee, we're writing it off"), terms declared done ("consi
 ("..., which we undertake to complete, $100K is accepted"). A disclaimer "subject to ..." no longer reserves
 a sentence when it names our own standard terms, a schedule of the deal, or a reservation withdrawn.
 Each form has non-binding neighbours that must not flag; obfuscated variants bind (fail closed).
+From the spent ninth phrase bank: the counterparty named by its role in a future passive that gives it a
+figure ("the candidate will be offered $80K"), terms declared done with the deal named ("consider the
+offer made"), and our side told to act on the deal at a figure ("we've told our finance team to set you up
+at 95k").
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from parley.governance.config import DomainConfig
 from parley.governance.draft import ON_TRIAL, RULES, rules_off
 from parley.governance.preflight import preflight
 
+from .linear_time import HANG_GUARD_SECONDS, assert_grows_linearly
+
 NEW_RULES = (
     "deal document done",
     "fee let go",
@@ -32,6 +38,8 @@ NEW_RULES = (
     "assent in another language",
     "bare order to execute",
     "relative clause",
+    "role noun to be given",
+    "our side told to act",
 )
 # Binding rules that only the source that motivated them (the v8 phrase bank) supports: on trial (off).
 NEW_ON_TRIAL = ("inverted condition", "closing assent after a comma", "condition before report")
@@ -99,12 +107,50 @@ CASES: list[tuple[str, bool, str]] = [
     ("Subject to contract, we accept 9,850 per month.", False, "neighbour: a disclaimer"),
     # lexicon: signing electronically
     ("Please DocuSign the offer letter tonight.", True, "lexicon"),
+    # learnt from the spent ninth phrase bank: the counterparty named by its role in a future passive
+    ("The candidate will be offered $80K.", True, "role noun to be given"),
+    ("The supplier will be paid 9.10 per unit from the first delivery.", True, "role noun to be given"),
+    ("The successful applicant will be granted a 5,000 signing bonus.", True, "role noun to be given"),
+    (
+        "The tenant will be sent the lease at 12,000 per month.",
+        True,
+        "a document sent, and role noun to be given",
+    ),
+    ("The vendor will be given 12.40 a unit on delivery.", True, "role noun to be given"),
+    ("Would the candidate be offered relocation?", False, "neighbour: a question"),
+    ("Will the candidate be offered 80k?", False, "neighbour: a question"),
+    ("If approved, the candidate would be offered 80k.", False, "neighbour: a condition"),
+    ("The candidate will be offered 80k if the board approves.", False, "neighbour: a condition"),
+    ("The candidate was offered 80k by another firm.", False, "neighbour: the past, another deal"),
+    ("The candidate will be offered a chance to interview.", False, "neighbour: no figure"),
+    # terms declared done, with the deal itself named ("consider the offer made")
+    ("Consider the offer made.", True, "terms declared done"),
+    ("Consider the purchase order made.", True, "terms declared done"),
+    ("Consider the lease agreed.", True, "a settled term, and terms declared done"),
+    ("Consider the offer we sent last week.", False, "neighbour: no participle"),
+    ("Consider the offer carefully.", False, "neighbour: no participle"),
+    ("Don't consider the offer made until you have it in writing.", False, "neighbour: negated"),
+    # our side told, asked or instructed to act on the deal at a figure
+    ("We've told our finance team to set you up at 95k.", True, "our side told to act"),
+    ("I've asked payroll to set you up at 71/hour from Monday.", True, "our side told to act"),
+    (
+        "We have asked procurement to raise the PO at 12.40 a unit.",
+        True,
+        "a verb of ours, and our side told to act",
+    ),
+    ("We've asked finance whether they can set you up at 71/hour.", False, "neighbour: a question asked"),
+    ("We've told our finance team about your quote.", False, "neighbour: nothing to act on"),
+    ("We haven't told our finance team to set you up at 95k yet.", False, "neighbour: negated"),
+    ("Should we tell finance to set you up at 95k?", False, "neighbour: a question"),
     # obfuscated: zero-width, Cyrillic homoglyph, soft hyphen
     ("PO r\u200baised: 2,000 units at 11.50.", True, "deal document done"),
     ("Tell h\u0456m yes, 9,900 from March.", True, "answer passed on"),
     ("No need to pay the stor\u00adage fee, we're writ\u00ading it off.", True, "fee let go"),
     ("Consider the deposit pa\u0456d.", True, "terms declared done"),
     ("sh\u200bip fri, 1200 units @ 13.10", True, "bare order to execute"),
+    ("The cand\u0456date will be offered $80K.", True, "role noun to be given"),
+    ("Consider the off\u00ader ma\u200bde.", True, "terms declared done"),
+    ("We've told our fin\u0430nce team to set you up at 95k.", True, "our side told to act"),
 ]
 
 
@@ -182,20 +228,10 @@ def test_a_huge_draft_of_the_v9_forms_is_read_in_linear_time(staffing: DomainCon
         "PO drafted but not released. Should you want a call, I'm free. "
         "There's no need to pay anything until the survey is back. Don't ship yet. "
     )
-    small, large = unit * 12, unit * 48  # about 1,800 and 7,300 characters, under the size limit
-    for text in (small, large):
-        preflight(text, staffing)  # warm the caches
-    timings: list[float] = []
-    for text in (small, large):
-        started = time.process_time()
-        preflight(text, staffing)
-        timings.append(time.process_time() - started)
-    # Growth, not speed: four times the text costs far less than the sixteen times of a quadratic scan
-    # (the speed target lives in benchmarks/bench_preflight_scan.py; the bounds here are hang guards).
-    assert timings[1] <= 4 * 3 * max(timings[0], 0.01)
-    assert timings[1] < 30.0
+    # about 1,800 and 7,300 characters, under the size limit
+    assert_grows_linearly(lambda text: preflight(text, staffing), unit, 1_800, 4)
     huge = "ship fri, " * 100_000  # a megabyte: refused before any scan
     started = time.process_time()
     assert preflight(huge, staffing).refused
-    assert time.process_time() - started < 30.0
+    assert time.process_time() - started < HANG_GUARD_SECONDS
     assert contains_binding_language("Tell him yes. " * 1_000)  # 14,000 characters: read, and it binds

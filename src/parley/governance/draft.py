@@ -112,6 +112,8 @@ RULES = (
     "relative clause",
     "closing assent after a comma",
     "condition before report",
+    "role noun to be given",
+    "our side told to act",
 )
 """The grammar rules learnt from the spent sixth, seventh and eighth blind sets (each one a form, not a
 phrase), by name: each can be switched off (`rules_off`) to measure its share, as `clause_mood.only_forms`
@@ -120,7 +122,10 @@ a charge let go, terms declared done, our answer passed on, an assent in another
 ship (their patterns are the lexicon's `binding_forms`), and three readings of mood: a condition by
 inversion ("Should you accept ..., $95K is agreed"), a relative clause that asks nothing ("..., which we
 undertake to complete, ..."), a condition read before a report inside it ("... if you say yes"); and a
-closing assent after a comma is out of reach of a negation before the comma ("no more haggling, deal.")."""
+closing assent after a comma is out of reach of a negation before the comma ("no more haggling, deal.").
+From the spent ninth phrase bank (patterns in the lexicon's `binding_forms`): a future passive that gives
+the counterparty, named by its role, a figure ("the candidate will be offered $80K"), and our side told
+or asked to act on the deal at a figure ("we've told our finance team to set you up at 95k")."""
 ON_TRIAL = frozenset(
     [
         "negation across an aside",
