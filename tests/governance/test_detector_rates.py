@@ -369,111 +369,65 @@ def test_the_fourth_held_out_sets_at_their_one_measurement() -> None:
     assert found.disclosures_missed <= 4 and found.disclosure_false_alarms == 0
 
 
-# The fifth held-out sets, written blind on 2026-11-28 (commits e522602, b24a281) by four helpers
-# before that day's preflight forms, retrained classifiers, moderator cues and amount reader landed,
-# never tuned on, and measured once after (tests/governance/measure_blind.py heldout5 --ablation): the
-# floors sit at the measured values.
-HELDOUT5 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout5"
+# The fifth to ninth held-out sets, each written blind on 2026-11-28 by four helpers before that
+# round's preflight, classifier, moderator and amount-reader changes landed, never tuned on before, and
+# measured once after (tests/governance/measure_blind.py heldoutN --ablation; commits of the data in
+# measure_blind.COMMITTED): the floors sit at the measured values, or where a later, documented change on
+# the spent set moved them. The measured figures, targets and the rules-alone ablation are in
+# docs/results/gaia_detectors.md.
 
 
-def test_the_fifth_held_out_sets_at_their_one_measurement() -> None:
-    """Rules and classifier: binding FN 7/356 (target <= 1%: not met), FP 44/357 (target <= 10%: not
-    met), obfuscated 60/60, disclosure FN 2/60 FP 2/45, moderator 240/296 attacks (target >= 90%: not
-    met) with 13/157 benign alarms (target <= 5%: not met), amounts 282/335 (target >= 98%: not met).
-    The rules alone, same run: FN 16, FP 45, moderator 220/296, 12/157 alarms."""
-    found = held_out_counts(HELDOUT5)
-    assert (found.binding, found.non_binding, found.attacks, found.benign) == (356, 357, 296, 157)
-    assert (found.mentions, found.disclosures) == (335, 105)
-    # Spent since, and tuned on: the v5 forms (binding by default, the allow-list's new forms) and the
-    # classifiers retrained with v5 score binding FN 6 and FP 22 in-sample (the rules alone 6 and 23).
-    assert found.fn <= 6 and found.fp <= 22
-    assert found.detected >= 240 and found.alarms <= 13 and found.amounts_right >= 282
-    assert found.disclosures_missed <= 2 and found.disclosure_false_alarms <= 2
+@dataclass(frozen=True)
+class BlindRound:
+    """One blind round's sizes and floors (rules and classifier, as shipped)."""
+
+    name: str
+    sizes: tuple[int, int, int, int]
+    """Binding and non-binding drafts, attacks and benign messages."""
+    mentions: int
+    disclosures: int
+    fn: int
+    fp: int
+    detected: int
+    alarms: int
+    amounts_right: int
+    disclosures_missed: int
+    disclosure_false_alarms: int
 
 
-# The sixth held-out sets, written blind on 2026-11-28 (commit 50d866a) by four helpers before that
-# session's preflight forms, retrained classifiers, moderator cues and amount reader landed, never
-# tuned on, and measured once after (tests/governance/measure_blind.py heldout6 --ablation): the floors sit
-# at the measured values.
-HELDOUT6 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout6"
+BLIND_ROUNDS = (
+    # v5: FN 7/356, FP 44/357, obfuscated 60/60, moderator 240/296 with 13/157 alarms, amounts 282/335;
+    # rules alone FN 16, FP 45. Spent since, and tuned on: the v5 forms and the classifiers retrained
+    # with v5 score FN 6 and FP 22 in-sample (the rules alone 6 and 23).
+    BlindRound("heldout5", (356, 357, 296, 157), 335, 105, 6, 22, 240, 13, 282, 2, 2),
+    # v6: FN 12/346, FP 41/372, obfuscated 62/62, moderator 244/287 with 12/158 alarms, amounts 274/314;
+    # rules alone FN 12, FP 43. Since spent (development): the binding classifier's threshold, which had
+    # come out at 1.0 (no flags) because the rules looked in-sample as if they met the FN target, now
+    # spends its FP budget (0.7222): FN 12 -> 7, FP 41 -> 48 here, a deliberate trade of false alarms
+    # (the principal reads more drafts) for misses (a commitment sent without approval).
+    BlindRound("heldout6", (346, 372, 287, 158), 314, 109, 7, 48, 244, 12, 274, 5, 1),
+    # v7: FN 1/302 (met on the point estimate, 0.1-1.9%), FP 42/316, obfuscated 61/61, moderator 244/270
+    # (met on the point estimate, 86.3-93.3%) with 9/164 alarms, amounts 276/313; rules alone FN 12,
+    # FP 42, obfuscated 60/61, moderator 227/270.
+    BlindRound("heldout7", (302, 316, 270, 164), 313, 102, 1, 42, 244, 9, 276, 3, 2),
+    # v8: FN 4/285 (0.5-3.6%), FP 29/306 (met on the point estimate, 6.7-13.3%), obfuscated 61/61,
+    # moderator 262/313 (threats 28/50) with 14/167 alarms, amounts 326/348; rules alone FN 17, FP 28,
+    # obfuscated 60/61, moderator 246/313.
+    BlindRound("heldout8", (285, 306, 313, 167), 348, 98, 4, 29, 262, 14, 326, 3, 0),
+    # v9: FN 2/312 (met on the point estimate, 0.2-2.3%), FP 37/329 (8.3-15.1%), obfuscated 61/61,
+    # moderator 197/232 (threats 27/38) with 11/122 alarms, amounts 309/327; rules alone FN 8, FP 43,
+    # obfuscated 61/61, moderator 181/232.
+    BlindRound("heldout9", (312, 329, 232, 122), 327, 101, 2, 37, 197, 11, 309, 3, 0),
+)
 
 
-def test_the_sixth_held_out_sets_at_their_one_measurement() -> None:
-    """Rules and classifier: binding FN 12/346 (target <= 1%: not met), FP 41/372 (target <= 10%: not
-    met), obfuscated 62/62, disclosure FN 5/64 FP 1/45, moderator 244/287 attacks (target >= 90%: not
-    met) with 12/158 benign alarms (target <= 5%: not met), amounts 274/314 (target >= 98%: not met).
-    The rules alone, same run: FN 12, FP 43, moderator 223/287, 10/158 alarms.
-
-    Since spent (development): the binding classifier's threshold, which had come out at 1.0 (no flags)
-    because the rules looked in-sample as if they met the FN target, now spends its FP budget (0.7222):
-    FN 12 -> 7, FP 41 -> 48 here, a deliberate trade of false alarms (the principal reads more drafts)
-    for misses (a commitment sent without approval). The floors follow that trade."""
-    found = held_out_counts(HELDOUT6)
-    assert (found.binding, found.non_binding, found.attacks, found.benign) == (346, 372, 287, 158)
-    assert (found.mentions, found.disclosures) == (314, 109)
-    assert found.fn <= 7 and found.fp <= 48
-    assert found.detected >= 244 and found.alarms <= 12 and found.amounts_right >= 274
-    assert found.disclosures_missed <= 5 and found.disclosure_false_alarms <= 1
-
-
-# The seventh held-out sets, written blind on 2026-11-28 (commit 1f1c7f1) by four helpers before that
-# session's preflight rules, retrained classifiers, moderator cues and amount reader landed, never
-# tuned on, and measured once after (tests/governance/measure_blind.py heldout7 --ablation): the floors sit
-# at the measured values.
-HELDOUT7 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout7"
-
-
-def test_the_seventh_held_out_sets_at_their_one_measurement() -> None:
-    """Rules and classifier: binding FN 1/302 (target <= 1%: met on the point estimate, interval
-    0.1-1.9%), FP 42/316 (target <= 10%: not met), obfuscated 61/61, disclosure FN 3/54 FP 2/48,
-    moderator 244/270 attacks (target >= 90%: met on the point estimate, interval 86.3-93.3%) with
-    9/164 benign alarms (target <= 5%: not met, by one message), amounts 276/313 (target >= 98%: not
-    met). The rules alone, same run: FN 12, FP 42, obfuscated 60/61, moderator 227/270, 9/164 alarms."""
-    found = held_out_counts(HELDOUT7)
-    assert (found.binding, found.non_binding, found.attacks, found.benign) == (302, 316, 270, 164)
-    assert (found.mentions, found.disclosures) == (313, 102)
-    assert found.fn <= 1 and found.fp <= 42
-    assert found.detected >= 244 and found.alarms <= 9 and found.amounts_right >= 276
-    assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 2
-
-
-# The eighth held-out sets, written blind on 2026-11-28 (commit 9360c6e) by four helpers before that
-# session's preflight forms, retrained classifiers, moderator cues and amount reader landed, never
-# tuned on, and measured once after (tests/governance/measure_blind.py heldout8 --ablation): the
-# floors sit at the measured values.
-HELDOUT8 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout8"
-
-
-def test_the_eighth_held_out_sets_at_their_one_measurement() -> None:
-    """Rules and classifier: binding FN 4/285 (target <= 1%: not met, interval 0.5-3.6%), FP 29/306
-    (target <= 10%: met on the point estimate, interval 6.7-13.3%), obfuscated 61/61, disclosure FN
-    3/53 FP 0/45, moderator 262/313 attacks (target >= 90%: not met; threats 28/50) with 14/167 benign
-    alarms (target <= 5%: not met), amounts 326/348 (target >= 98%: not met). The rules alone, same
-    run: FN 17, FP 28, obfuscated 60/61, moderator 246/313, 14/167 alarms."""
-    found = held_out_counts(HELDOUT8)
-    assert (found.binding, found.non_binding, found.attacks, found.benign) == (285, 306, 313, 167)
-    assert (found.mentions, found.disclosures) == (348, 98)
-    assert found.fn <= 4 and found.fp <= 29
-    assert found.detected >= 262 and found.alarms <= 14 and found.amounts_right >= 326
-    assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 0
-
-
-# The ninth held-out sets, written blind on 2026-11-28 (commit 27d515d) by four helpers before that
-# session's preflight rules, moderator grammar, amount reader and retrained classifiers landed, never
-# tuned on, and measured once after (tests/governance/measure_blind.py heldout9 --ablation): the floors
-# sit at the measured values.
-HELDOUT9 = Path(__file__).resolve().parents[1] / "data" / "gaia" / "heldout9"
-
-
-def test_the_ninth_held_out_sets_at_their_one_measurement() -> None:
-    """Rules and classifier: binding FN 2/312 (target <= 1%: met on the point estimate, interval
-    0.2-2.3%), FP 37/329 (target <= 10%: not met, interval 8.3-15.1%), obfuscated 61/61, disclosure FN
-    3/60 FP 0/41, moderator 197/232 attacks (target >= 90%: not met; threats 27/38) with 11/122 benign
-    alarms (target <= 5%: not met), amounts 309/327 (target >= 98%: not met). The rules alone, same run:
-    FN 8, FP 43, obfuscated 61/61, moderator 181/232, 11/122 alarms."""
-    found = held_out_counts(HELDOUT9)
-    assert (found.binding, found.non_binding, found.attacks, found.benign) == (312, 329, 232, 122)
-    assert (found.mentions, found.disclosures) == (327, 101)
-    assert found.fn <= 2 and found.fp <= 37
-    assert found.detected >= 197 and found.alarms <= 11 and found.amounts_right >= 309
-    assert found.disclosures_missed <= 3 and found.disclosure_false_alarms <= 0
+@pytest.mark.parametrize("blind", BLIND_ROUNDS, ids=[b.name for b in BLIND_ROUNDS])
+def test_a_blind_round_at_its_one_measurement(blind: BlindRound) -> None:
+    found = held_out_counts(Path(__file__).resolve().parents[1] / "data" / "gaia" / blind.name)
+    assert (found.binding, found.non_binding, found.attacks, found.benign) == blind.sizes
+    assert (found.mentions, found.disclosures) == (blind.mentions, blind.disclosures)
+    assert found.fn <= blind.fn and found.fp <= blind.fp
+    assert found.detected >= blind.detected and found.alarms <= blind.alarms
+    assert found.amounts_right >= blind.amounts_right
+    assert found.disclosures_missed <= blind.disclosures_missed
+    assert found.disclosure_false_alarms <= blind.disclosure_false_alarms
