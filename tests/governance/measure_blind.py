@@ -36,6 +36,7 @@ COMMITTED = {
     "heldout7": "1f1c7f1",
     "heldout8": "9360c6e",
     "heldout9": "27d515d",
+    "heldout10": "6101575",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
