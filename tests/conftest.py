@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, settings
 
 from parley.scenarios.model import Scenario
 from parley.testing.scenarios import casino_like_scenario, table_scenario, three_party_scenario
-from xdist_spread import spread_scope
+from xdist_spread import long_first, spread_scope
 
 # A rich console created while COLUMNS is set keeps that width for good; created without it, it reads
 # the width on every print, so each test's CliRunner(env={"COLUMNS": ...}) applies. Keep it unset
@@ -27,17 +28,30 @@ settings.load_profile("ci" if os.environ.get("CI") else "parley")
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under `--dist loadfile`, xdist's file scheduler with SPREAD_FILES split (other modes: xdist's own)."""
+    """Under `--dist loadfile`, xdist's file scheduler with SPREAD_FILES split and LONG_FIRST handed out
+    first (other modes: xdist's own)."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling  # only under xdist, whose hook this is
 
-    if not callable(getattr(LoadFileScheduling, "_split_scope", None)):  # an xdist without it: its own
+    hooks = ("_split_scope", "_assign_work_unit")
+    if not all(callable(getattr(LoadFileScheduling, hook, None)) for hook in hooks):  # another xdist
         return None
 
     class SpreadingLoadFileScheduling(LoadFileScheduling):
+        _ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return spread_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self._ordered:  # the first unit handed out: the queue is whole, the long units go first
+                self._ordered = True
+                queue: OrderedDict[str, Any] = self.workqueue
+                ordered = [(scope, queue[scope]) for scope in long_first(queue)]
+                queue.clear()
+                queue.update(ordered)
+            super()._assign_work_unit(node)
 
     return SpreadingLoadFileScheduling(config, log)
 

@@ -1,4 +1,5 @@
-"""The work units `make test` hands its xdist workers: whole files, except the spread files' tests."""
+"""The work units `make test` hands its xdist workers (whole files, except the spread files' tests) and
+their order (LONG_FIRST first)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from xdist_spread import SPREAD_FILES, spread_scope
+from xdist_spread import LONG_FIRST, SPREAD_FILES, long_first, spread_scope
 
 ROOT = Path(__file__).resolve().parents[1]
 PHRASE_BANK = "tests/governance/test_e2e_phrase_bank.py"
@@ -62,3 +63,35 @@ def test_tests_sharing_a_module_fixture_stay_together() -> None:
 )
 def test_odd_node_ids_fall_back_to_their_file_part(nodeid: str) -> None:
     assert spread_scope(nodeid) == nodeid.partition("::")[0]
+
+
+@pytest.mark.parametrize("entry", LONG_FIRST)
+def test_every_long_first_entry_is_a_test_file(entry: str) -> None:
+    # A renamed file would silently hand its long unit out in xdist's order again (last, often).
+    path, _, name = entry.partition("::")
+    assert path.endswith(".py") and (ROOT / path).is_file(), entry
+    assert not name or name.split("[", 1)[0] in _test_functions(path), entry
+
+
+def test_long_first_entries_are_distinct() -> None:
+    assert len(set(LONG_FIRST)) == len(LONG_FIRST)
+
+
+def test_long_units_go_out_first_in_their_listed_order_and_the_rest_keep_theirs() -> None:
+    short = ["tests/a/test_z.py", "tests/a/test_b.py", "tests/c/test_a.py"]
+    long = list(LONG_FIRST)
+    assert long_first([short[0], *long[::-1], short[1], short[2]]) == [*long, *short]
+    assert long_first(short) == short
+    assert long_first([]) == []
+
+
+def test_the_one_test_units_of_a_listed_spread_file_go_out_with_it() -> None:
+    units = [spread_scope(f"{PHRASE_BANK}::test_x[{bank}]") for bank in ("a.yaml", "b.yaml")]
+    assert PHRASE_BANK in LONG_FIRST
+    ordered = long_first(["tests/a/test_z.py", *units])
+    assert ordered[:2] == units and ordered[2] == "tests/a/test_z.py"
+
+
+@pytest.mark.parametrize("scope", ["", "::", "\u200b" + PHRASE_BANK, PHRASE_BANK.upper(), "x" * 10_000])
+def test_odd_or_unlisted_units_keep_their_place_after_the_long_ones(scope: str) -> None:
+    assert long_first([scope, PHRASE_BANK]) == [PHRASE_BANK, scope]

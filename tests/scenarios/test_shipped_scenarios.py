@@ -10,7 +10,9 @@ import pytest
 from parley.scenarios import list_scenarios, load_scenario, shipped_scenario_names, validate_file
 from parley.scenarios.model import Scenario
 
-ALL_NAMES = [info.name for info in list_scenarios()]
+# The shipped listing, made once (it loads every scenario; ScenarioInfo is frozen): each test reads it.
+LISTED = tuple(list_scenarios())
+ALL_NAMES = [info.name for info in LISTED]
 YAML_NAMES = shipped_scenario_names()
 MULTIPARTY_NAMES = [n for n in ALL_NAMES if n.startswith("multiparty/")]
 
@@ -108,7 +110,7 @@ def test_scenario_is_described(name: str) -> None:
 
 @pytest.mark.parametrize("name", YAML_NAMES + MULTIPARTY_NAMES)
 def test_list_entry_matches_the_file(name: str) -> None:
-    info = next(info for info in list_scenarios() if info.name == name)
+    info = next(info for info in LISTED if info.name == name)
     stem = name.removeprefix("multiparty/")
     assert Path(info.path).name == f"{stem}.yaml"
     scenario = validate_file(Path(info.path))
