@@ -46,6 +46,7 @@ CLEARED = [
     ("The 97k is still with our director; I'll know by Monday.", "awaiting approval"),
     ("$12.60 a piece seems a little punchy to us.", "appraisal"),
     ("We agree, the second interview was long.", "view agreed"),
+    ("We'd like to cover the 3,000 relocation, but that needs our director's sign-off.", "wish held back"),
 ]
 
 # The same forms next to a commitment, obfuscated, or taken up: every one binds.
@@ -58,6 +59,7 @@ STILL_BINDING = [
     "We paid $11,000 a month for our previous office and will pay $11,000 now.",
     "Your team confirmed net-60 terms, so we accept $12 a unit.",
     "You agreed to $95K and we confirm it.",
+    "We'd like to cover the 3,000 relocation, but we need your answer by Friday.",
     "We accept $95K and $120K is off the table.",
     "We no longer insist on our proposal and agree to $100K.",
     "If you can start in March, we accept $95K, can you confirm?",

@@ -159,7 +159,9 @@ ON_TRIAL_LOOK_ALIKES = [
     ("alternative", "Two options for Priya: accept 12.9 or push back for 12.5."),
     ("confirm what", "I'll confirm what we can pay once finance has reviewed it."),
     ("computed sum", "Per month that comes to 10,500 on our reading."),
-    ("perfect report", "We confirm that we have read the draft lease."),
+    # (the v10 rule "confirmation of a communication", in force, now clears "We confirm that we have read
+    # the draft lease."; the bare heading stays this rule's alone)
+    ("perfect report", "Confirmed: I've received your CV."),
     ("thanks", "We are thanking you kindly for the figure of 95,000 a year."),
 ]
 

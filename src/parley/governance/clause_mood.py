@@ -40,6 +40,29 @@ Learnt from the spent seventh blind set (each recurring in the drafts of several
 - "view agreed": a bare "Agreed" or "I agree" before a view that names no term ("Agreed, this has been a
   long process").
 
+Learnt from the spent ninth blind set (each recurring in the false alarms of two writers or more; the
+rules of `draft.RULES` named in brackets switch each off):
+
+- "limit" reads a walk-away point, a limit named in another language ("unser Limit", "our plafond"), a
+  reach bounded by "only ... up to", and an authority granted with its bound after its object ("has
+  authorised rent of at most $12,000") ["limit words v10"]; a fixed expression ("signed off") is cleared
+  when it lies inside a limit's words that name the bound ("signed off on rent up to 12k") ["limit signed
+  off"].
+- "receipt" reads a confirmation of a fact of the correspondence ("This email confirms we have received
+  your quotation", "Confirming our call is moved to Thursday") ["confirmation of a communication"].
+- "past report" reads the people of a past deal ("the last two engineers we hired") ["past parties v10"],
+  looks for now only before a comment (", which is why we're pushing for a break now") that carries
+  nothing over ["comment after a report"], and a past verb of ours beside the cleared one is reported too
+  ["past verbs of a report"].
+- "referral" reads a department named without a determiner ("take it to procurement") and a figure
+  pitched to the people who decide ("$13.15 is what I'm pitching to my boss") ["referral v10"].
+- "appraisal" reads a learner's "is little high for us" and "far above what this space is worth"
+  ["appraisal v10"]; "idiom" reads a market rate ("comparable space is going for 11k") ["market rate"];
+  "view agreed" reads a view with a modal ("I agree, the commute would be brutal") ["view with a modified
+  term"].
+- "wish held back": a wish of ours ("we'd like to settle the invoice by the 5th") whose next clause opens
+  with a contrast that reserves our word (", but I'll need finance to confirm", ", but it's not my call").
+
 Everything else stays binding. A draft that normalisation changed (an obfuscation) or that the parser
 did not read whole is never cleared (`unreadable`); a long e-mail is read clause by clause, and a clause
 too long to read keeps its cue (`clause_unreadable`), as does every cue past the first `MAX_FORM_READS`.
@@ -95,6 +118,7 @@ FORMS = (
     "awaiting approval",
     "appraisal",
     "view agreed",
+    "wish held back",
 )
 """The non-binding forms, in the order they are tried."""
 MAX_FORM_READS = 64
@@ -192,6 +216,14 @@ class _Forms:
     limits_more: tuple[re.Pattern[str], ...]
     restatements: tuple[re.Pattern[str], ...]
     background_frames: tuple[re.Pattern[str], ...]
+    limits_v10: tuple[re.Pattern[str], ...]
+    receipts_v10: tuple[re.Pattern[str], ...]
+    past_markers_v10: tuple[re.Pattern[str], ...]
+    referrals_v10: tuple[re.Pattern[str], ...]
+    appraisals_v10: tuple[re.Pattern[str], ...]
+    market_rates: tuple[re.Pattern[str], ...]
+    wishes: tuple[re.Pattern[str], ...]
+    wish_reservations: tuple[re.Pattern[str], ...]
 
 
 @cache
@@ -235,6 +267,14 @@ def _forms() -> _Forms:
         patterns("limits_more"),
         patterns("restatements"),
         patterns("background_frames"),
+        patterns("limits_v10"),
+        patterns("receipts_v10"),
+        patterns("past_markers_v10"),
+        patterns("referrals_v10"),
+        patterns("appraisals_v10"),
+        patterns("market_rates"),
+        patterns("wishes"),
+        patterns("wish_reservations"),
     )
 
 
@@ -295,14 +335,14 @@ def _past_report(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     """A clause in the past about another deal or a past date, carried over by nothing in the draft."""
     forms = _forms()
     lowered = clause.lowered
-    if cue.reason == "fixed expression" or _search(forms.not_past, lowered):
+    if cue.reason == "fixed expression" or _search(forms.not_past, _before_comment(lowered, cue, clause)):
         return None  # an assent ("Agreed; ...") is not a report, whatever tense it wears
     cue_words = [w.text for w in words(cue.text)]
     before = [w.text for w in clause.words() if w.start <= cue.start]
     if not (cue_words and is_past_form(cue_words[-1])) and not any(is_past_form(w) for w in before):
         return None
     perfect = re.search(r"\b(?:have|has|'ve)\b", cue.text.lower()) is not None
-    marker = _search(forms.past_markers, lowered) if perfect else _past_marker(draft, clause)
+    marker = _search(_past_markers(), lowered) if perfect else _past_marker(draft, clause)
     if marker is None:
         return None  # a perfect ("we have agreed") is a report only with its own mark ("historically")
     if _elsewhere(draft, clause, "carries over", _carries_over):
@@ -331,7 +371,7 @@ def _past_marker(draft: Draft, clause: Clause) -> str | None:
     """A mark of another deal or a past date in the clause or in the subordinate clauses right beside it
     ("We accepted X | once | before and regretted it", "When we renewed in 2022, | we agreed to ...")."""
     run = past_context(draft, clause)
-    found = _search(_forms().past_markers, draft.text[run[0].start : run[-1].end].lower())
+    found = _search(_past_markers(), draft.text[run[0].start : run[-1].end].lower())
     if found is None and rule_on("past mark in its sentence"):
         found = _sentence_past_mark(draft, clause)
     return None if found is None else found.group(0)
@@ -349,7 +389,30 @@ def _sentence_past_mark(draft: Draft, clause: Clause) -> re.Match[str] | None:
     ):
         return None
     lowered = sentence.text.lower()
-    return _search(forms.past_markers, lowered) or _search(forms.background_frames, lowered)
+    return _search(_past_markers(), lowered) or _search(forms.background_frames, lowered)
+
+
+def _past_markers() -> tuple[re.Pattern[str], ...]:
+    """The marks of another deal in force (with rule "past parties v10", the people and parties of a past
+    deal learnt from the v9 set: "the last two engineers we hired")."""
+    forms = _forms()
+    return forms.past_markers + forms.past_markers_v10 if rule_on("past parties v10") else forms.past_markers
+
+
+# A comment that a non-restrictive relative clause adds after a report (", which is why we're pushing for
+# a break clause now"): its own now is the comment's, not the report's.
+_COMMENT = re.compile(r",\s*which\b")
+
+
+def _before_comment(lowered: str, cue: Cue, clause: Clause) -> str:
+    """The clause (lower case) up to a comment after the cue that opens with ", which" (rule "comment after
+    a report"); the whole clause when there is none."""
+    if not rule_on("comment after a report"):
+        return lowered
+    found = _COMMENT.search(lowered, max(0, cue.end - clause.start))
+    if found is None or _commits(lowered[found.end() :]):
+        return lowered  # the comment carries a commitment over (", which is what we'll sign now")
+    return lowered[: found.start()]
 
 
 def attached(draft: Draft, clause: Clause) -> tuple[Clause, ...]:
@@ -571,20 +634,38 @@ def _receipt(draft: Draft, clause: Clause, cue: Cue) -> str | None:
             if not any(w.text in forms.assent_words for w in words(rest)):
                 return f"{clause.scan.strip()}: {found.group(0)}"
     found = _search(forms.receipts, clause.lowered)
-    if found is None or cue.reason == "fixed expression":
-        return None
-    rest = clause.lowered[: found.start()] + " " + clause.lowered[found.end() :]
-    if any(w.text in forms.assent_words for w in words(rest)):
-        return None
-    inside = found.start() <= cue.start - clause.start < found.end()
-    return found.group(0) if inside or cue.reason in (_UNPLACEABLE, "terms stated as settled") else None
+    if found is not None and cue.reason != "fixed expression":
+        rest = clause.lowered[: found.start()] + " " + clause.lowered[found.end() :]
+        inside = found.start() <= cue.start - clause.start < found.end()
+        assent = any(w.text in forms.assent_words for w in words(rest))
+        if not assent and (inside or cue.reason in (_UNPLACEABLE, "terms stated as settled")):
+            return found.group(0)
+    return _communication(clause, cue) if rule_on("confirmation of a communication") else None
+
+
+def _communication(clause: Clause, cue: Cue) -> str | None:
+    """A confirmation of a fact of the correspondence ("This email confirms we have received your
+    quotation", "Just to confirm I understood your proposal", "Confirming our call is moved to Thursday"):
+    the cue (a fixed expression too) must overlap its words, and no word of assent stand in the rest of
+    the clause."""
+    forms = _forms()
+    start, end = cue.start - clause.start, cue.end - clause.start
+    for pattern in forms.receipts_v10:
+        for found in pattern.finditer(clause.lowered):
+            if not (found.start() < end and start < found.end()):
+                continue
+            rest = clause.lowered[: found.start()] + " " + clause.lowered[found.end() :]
+            if not any(w.text in forms.assent_words for w in words(rest)):
+                return found.group(0)
+    return None
 
 
 def _idiom(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     """The cue overlaps a known idiom of the lexicon."""
     del draft
     start, end = cue.start - clause.start, cue.end - clause.start
-    for pattern in _forms().idioms:
+    forms = _forms()
+    for pattern in forms.idioms + (forms.market_rates if rule_on("market rate") else ()):
         for found in pattern.finditer(clause.lowered):
             if found.start() < end and start < found.end():
                 return found.group(0)
@@ -598,15 +679,29 @@ _STATED = (_UNPLACEABLE, "terms stated as settled")
 def _limit(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     """The clause names a limit of ours or refuses what lies beyond one; a commitment verb must lie
     inside the limit's own words ("authorised up to", "the most we can pay is")."""
-    if cue.reason == "fixed expression":
+    fixed = cue.reason == "fixed expression"
+    if fixed and not rule_on("limit signed off"):
         return None
     stated = cue.reason in _STATED
     for pattern in _limits():
         for found in pattern.finditer(clause.lowered):
             start, end = clause.start + found.start(), clause.start + found.end()
+            if fixed:  # "our client has signed off on rent up to 12k": the whole expression inside
+                if start <= cue.start and cue.end <= end and _bounded(found.group(0)):
+                    return found.group(0)
+                continue
             if stated or start <= cue.start < end:  # the verb (where the cue points) inside the limit
                 return found.group(0)
     return _limit_beside(draft, clause) if stated and rule_on("limit beside a figure") else None
+
+
+_BOUND = re.compile(r"\b(?:up to|at most|no more than|maximum|max|limit|ceiling|cap)\b")
+
+
+def _bounded(limit: str) -> bool:
+    """Whether a limit's words name the bound itself ("up to", "a maximum of", "as the limit"): only then
+    may a fixed expression inside them ("signed off") be cleared (rule "limit signed off")."""
+    return _BOUND.search(limit) is not None
 
 
 def limit_phrases(text: str) -> list[str]:
@@ -655,7 +750,8 @@ def restated_after(text: str, end: int, start: int) -> bool:
 def _limits() -> tuple[re.Pattern[str], ...]:
     """The limit patterns in force (with rule "more limit words", the words learnt from the v7 set)."""
     forms = _forms()
-    return forms.limits + forms.limits_more if rule_on("more limit words") else forms.limits
+    found = forms.limits + forms.limits_more if rule_on("more limit words") else forms.limits
+    return found + forms.limits_v10 if rule_on("limit words v10") else found
 
 
 def _list_intros() -> tuple[re.Pattern[str], ...]:
@@ -674,7 +770,9 @@ def _referral(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     del draft
     if cue.reason == "fixed expression":
         return None
-    for found in _forms().referrals:
+    forms = _forms()
+    referrals = forms.referrals + forms.referrals_v10 if rule_on("referral v10") else forms.referrals
+    for found in referrals:
         for match in found.finditer(clause.lowered):
             if clause.start + match.start() <= cue.start < clause.start + match.end():
                 return match.group(0)
@@ -751,9 +849,11 @@ def _appraisal(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     if cue.reason not in _STATED:
         return None
     judged, deliberation = _forms().appraisals[0], _forms().appraisals[1:]
-    for found in judged.finditer(clause.lowered):
-        if clause.start + found.start() >= cue.end:
-            return found.group(0)
+    more = _forms().appraisals_v10 if rule_on("appraisal v10") else ()
+    for pattern in (judged, *more):
+        for found in pattern.finditer(clause.lowered):
+            if clause.start + found.start() >= cue.end:
+                return found.group(0)
     index = draft.clause_index(clause)
     following = draft.clauses_between(index + 1, index + 2)
     if following and len(clause.scan) <= 80:
@@ -770,6 +870,7 @@ _BARE_AGREEMENT = re.compile(
 _VIEW_VERBS = frozenset(
     ["is", "was", "are", "were", "has", "have", "seems", "seemed", "looks", "felt", "feels"]
 )
+_VIEW_MODALS = frozenset(["would", "could", "might", "must", "will"])
 
 
 def _view_agreed(draft: Draft, clause: Clause, cue: Cue) -> str | None:
@@ -790,8 +891,34 @@ def _view_agreed(draft: Draft, clause: Clause, cue: Cue) -> str | None:
     lex, forms = lexicon(), _forms()
     if any(w in lex.deal_terms or w in forms.assent_words for w in tokens):
         return None  # (a commitment in the view itself is found by the caller, which reads it too)
-    verb = next((w for w in tokens if w in _VIEW_VERBS), None)
+    modal = rule_on("view with a modified term")  # "I agree, the commute from Leeds would be brutal"
+    verb = next((w for w in tokens if w in _VIEW_VERBS or (modal and w in _VIEW_MODALS)), None)
     return None if verb is None else f"{clause.scan.strip()}, ... {verb}"
+
+
+_CONTRAST = re.compile(r"^[\s,;]*(?:but|however|though|although|yet)\b")
+
+
+def _wish_held_back(draft: Draft, clause: Clause, cue: Cue) -> str | None:
+    """A wish of ours governs the cue ("We'd like to settle the 18,400 invoice by the 5th") and the next
+    clause of its sentence opens with a contrast that reserves our word (", but I'll need finance to confirm
+    the payment run"; ", but that requires the Dean's approval"). A fixed expression is never cleared."""
+    if cue.reason == "fixed expression":
+        return None
+    forms = _forms()
+    wish = _search(forms.wishes, clause.lowered)
+    if wish is None or clause.start + wish.end() > cue.start:
+        return None
+    clauses = draft.sentences[clause.sentence].clauses
+    index = index_in(clauses, clause)
+    if index + 1 >= len(clauses):
+        return None
+    following = clauses[index + 1]
+    opening = draft.text[clause.end : following.start].lower() + " " + following.lowered[:16]
+    if not _CONTRAST.match(opening) or len(following.scan) > MAX_READ_CLAUSE:
+        return None  # (the splitter may leave the contrast word between the clauses)
+    held = _search(forms.wish_reservations, following.lowered)
+    return None if held is None else f"{wish.group(0)} ... {held.group(0)}"
 
 
 _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
@@ -810,6 +937,7 @@ _READERS: tuple[tuple[str, Callable[[Draft, Clause, Cue], str | None]], ...] = (
     ("awaiting approval", _awaiting_approval),
     ("appraisal", _appraisal),
     ("view agreed", _view_agreed),
+    ("wish held back", _wish_held_back),
 )
 
 

@@ -55,6 +55,11 @@ principal ("tell him yes", "tell the landlord he has a new tenant"), an assent i
 ("aceptamos", "quedamos en"), a bare order to ship ("ship Monday.", "ship fri, 1200 units @ 13.10"); a
 disclaimer "subject to" that names our own standard terms, a schedule of the deal or a reservation
 withdrawn reserves nothing.
+
+Learnt from the spent ninth blind set (false alarms; `draft.RULES`, `clause_mood`): a view agreed with
+binds nothing when a deal term only modifies its subject's head ("we agree the freight market is a mess";
+not "we agree the price is 12.80"); thanks in another language acknowledge the figure they name
+("Gracias por la propuesta de 95k"); a past verb of ours beside a cleared past report is reported too.
 """
 
 from __future__ import annotations
@@ -1212,12 +1217,26 @@ def _agrees_with_view(tokens: Sequence[Word], k: int) -> bool:
     if rest[:3] in (["with", "you", "that"], ["with", "them", "that"], ["with", "him", "that"]):
         return True
     terms = lexicon().deal_terms
+    heads = rule_on("view with a modified term")
     for j, word in enumerate(rest):
         if word in _VIEW_VERBS:
+            if heads:  # a term only modifies the subject's head ("the freight market is a mess")
+                return j > 0 and _view_subject(rest[:j], terms) and _no_figure(rest[j + 1 :])
             return j > 0 and not any(w in terms or not w.isalpha() for w in rest[:j])
-        if word in terms or not word.replace("'", "").isalpha():
+        if not word.replace("'", "").isalpha() or (word in terms and not heads):
             return False
     return False
+
+
+def _view_subject(subject: Sequence[str], terms: frozenset[str]) -> bool:
+    """Whether subject (the words between "agree" and the view's verb) is a noun phrase of words whose head,
+    its last word, names no deal term ("the resin price increase"; not "the price")."""
+    return all(w.isalpha() for w in subject) and subject[-1] not in terms and subject[0] not in ("to", "on")
+
+
+def _no_figure(predicate: Sequence[str]) -> bool:
+    """Whether the first words of a view's predicate hold no figure ("is a mess"; not "is 12.80")."""
+    return all(w.replace("'", "").replace("-", "").isalpha() for w in predicate[:4])
 
 
 def _reports_our_past(tokens: Sequence[Word], k: int) -> bool:
@@ -1990,6 +2009,19 @@ _ACKNOWLEDGING = frozenset(
 _COMPUTED = re.compile(r"\b(?:works? out (?:at|to)|comes? (?:out )?to|adds? up to|equals|amounts? to)\s*$")
 
 
+@cache
+def _thanks_v10() -> frozenset[str]:
+    """The words that thank in another language (the lexicon's `thanks_v10`)."""
+    return frozenset(
+        str(w).lower() for w in load_yaml_data("commitment_lexicon.yaml")["clause_forms"]["thanks_v10"]
+    )
+
+
+def _thanks_abroad(word: str) -> bool:
+    """Whether word thanks in another language ("gracias", "merci"; rule "thanks in another language")."""
+    return word in _thanks_v10() and rule_on("thanks in another language")
+
+
 def _thanking(word: str) -> bool:
     """Whether word is an inflection of a verb of thanks or acknowledgement ("thanking", "acknowledging")."""
     return word.startswith(("thank", "acknowledg"))
@@ -2016,7 +2048,8 @@ def _stated_terms(
     raw = [t.text for t in clause.words()]
     words = [w.split("'")[0].split("’")[0] for w in raw]
     if _negated(words) or any(
-        w in _NOT_NOW or w in _ACKNOWLEDGING or (_thanking(w) and rule_on("thanks")) for w in words
+        w in _NOT_NOW or w in _ACKNOWLEDGING or (_thanking(w) and rule_on("thanks")) or _thanks_abroad(w)
+        for w in words
     ):
         return None  # refused, conditional, modal, past, or acknowledged ("thank you for the quote of $14")
     if _idiom_at(clause.lowered, amounts[0].start - clause.start):
@@ -2301,7 +2334,8 @@ def _still_binds(draft: Draft, clause: Clause, cue: Cue, form: str, evidence: st
         if _binds_in(draft, other, other.scan, other.start, past_ok=form == "past report"):
             return True
     keep_blank = form in ("limit", "referral") or rule_on("cleared figure stays blank")
-    return _binds_in(draft, clause, scan, start, blanked=spans if keep_blank else ())
+    past_ok = form == "past report" and rule_on("past verbs of a report")  # "engineers we hired signed at"
+    return _binds_in(draft, clause, scan, start, blanked=spans if keep_blank else (), past_ok=past_ok)
 
 
 def _same_line(draft: Draft, clause: Clause, other: Clause) -> bool:

@@ -114,6 +114,17 @@ RULES = (
     "condition before report",
     "role noun to be given",
     "our side told to act",
+    "limit words v10",
+    "limit signed off",
+    "thanks in another language",
+    "confirmation of a communication",
+    "past parties v10",
+    "comment after a report",
+    "referral v10",
+    "past verbs of a report",
+    "view with a modified term",
+    "appraisal v10",
+    "market rate",
 )
 """The grammar rules learnt from the spent sixth, seventh and eighth blind sets (each one a form, not a
 phrase), by name: each can be switched off (`rules_off`) to measure its share, as `clause_mood.only_forms`
@@ -125,7 +136,12 @@ undertake to complete, ..."), a condition read before a report inside it ("... i
 closing assent after a comma is out of reach of a negation before the comma ("no more haggling, deal.").
 From the spent ninth phrase bank (patterns in the lexicon's `binding_forms`): a future passive that gives
 the counterparty, named by its role, a figure ("the candidate will be offered $80K"), and our side told
-or asked to act on the deal at a figure ("we've told our finance team to set you up at 95k")."""
+or asked to act on the deal at a figure ("we've told our finance team to set you up at 95k").
+From the spent ninth blind set (false alarms, each form recurring in two writers or more; see
+`clause_mood`): more limit words, a limit signed off with its bound, thanks in another language, a
+confirmation of a communication, the parties of a past deal, a comment after a report, a past verb beside
+a report, a referral to a department, a view whose subject names a term only as a modifier ("we agree the
+freight market is a mess"), a learner's appraisal, a market rate."""
 ON_TRIAL = frozenset(
     [
         "negation across an aside",
@@ -141,6 +157,7 @@ ON_TRIAL = frozenset(
         "inverted condition",
         "closing assent after a comma",
         "condition before report",
+        "referral v10",
     ]
 )
 """The rules that clear a cue (lower the false alarms) but that no source except the one that motivated
@@ -151,7 +168,10 @@ one writer only; it supported "rest of a quoted line" (a second writer's "> Fina
 now in force. The v8 set supports none of the rules on trial (switched on one at a time, none changes a
 v8 source's misses or false alarms). Since v8, a binding rule that only one source supports is on trial
 too ("inverted condition", "closing assent after a comma", "condition before report": the v8 phrase bank
-alone); the other v8 rules each catch misses of two writers or more and raise no false alarm."""
+alone); the other v8 rules each catch misses of two writers or more and raise no false alarm. The v9 sets
+support none of the rules on trial (each switched on alone changes no v9 source, the v9 phrase bank
+included); "referral v10" ("take it to procurement", "what I'm pitching to my boss") joins them: only the v9
+staffing and procurement writer supports it."""
 _RULES_OFF: ContextVar[frozenset[str]] = ContextVar("commitment_rules_off", default=ON_TRIAL)
 
 
