@@ -244,10 +244,11 @@ def test_the_new_cues_name_their_sources_and_leave_with_them() -> None:
 
 def test_the_left_out_run_never_reads_the_next_blind_sets() -> None:
     # heldout7 and heldout8 are spent since their one measurement (development sources of the eighth
-    # and ninth rounds); the next blind sets are heldout9, heldout_terms8 and phrase_bank_heldout9.
+    # and ninth rounds; heldout9 of the tenth); the next blind sets are heldout10, heldout_terms9 and
+    # phrase_bank_heldout10.
     assert "heldout6" in PATHS and "heldout7" in PATHS
-    assert all(path.parent.name != "heldout9" for path in PATHS.values())
-    assert not any("heldout9" in str(path) or "heldout_terms8" in str(path) for path in PATHS.values())
+    assert all(path.parent.name != "heldout10" for path in PATHS.values())
+    assert not any("heldout10" in str(path) or "heldout_terms9" in str(path) for path in PATHS.values())
 
 
 @pytest.mark.parametrize(

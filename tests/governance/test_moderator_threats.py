@@ -141,6 +141,9 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         "limit_accepted_if",
         "budget_status",
         "g_budget_frame",
+        "g3_purpose_next",
+        "g3_not_figure",
+        "g3_writer_refuses",
     ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")

@@ -670,6 +670,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9@$]+")
 _AMOUNT_LIKE = re.compile(r"\$?\d+([.,]\d+)*[A-Za-z]{0,3}")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _LEET_TOKENS = 2
+_LEET_L = re.compile(r"(?<=[aeiou034])1(?=[aeiou034])")
+"""A 1 between two vowels reads as an l ("ru1es", "sa1ary"); elsewhere as an i ("1gn0re", "c0nf1rm")."""
 """Leetspeak is read only when at least this many words mix letters with digits."""
 _LEET_CONTEXT = 80
 """Characters of plain text kept on each side of a leetspeak word in its reading."""
@@ -706,7 +708,7 @@ def _leet_reading(text: str, leet: list[re.Match[str]]) -> str:
             break
     else:
         parts.append(text[last : last + _LEET_CONTEXT])
-    return "".join(parts).lower().translate(_LEET)
+    return _LEET_L.sub("l", "".join(parts).lower()).translate(_LEET)
 
 
 def _base64_text(run: str) -> str:
