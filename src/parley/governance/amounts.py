@@ -244,6 +244,7 @@ _PERIODS = {
     "unité": "unit",
     "pieza": "unit",
     "pezzo": "unit",
+    "part": "unit",
 }
 _RATE_ADVERBS = {
     "hourly": "hour",
@@ -389,6 +390,12 @@ _MONTHS = {
 # Words before a figure that make it a name, not an amount ("Suite 210", "PO 77812", "week 48", "net 30").
 _IDENTIFIERS = {
     "suite",
+    "rev",
+    "revision",
+    "bank",
+    "branch",
+    "site",
+    "store",
     "no",
     "nr",
     "number",
@@ -831,8 +838,8 @@ def _spelled_words(tokens: _Tokens, i: int, depth: int) -> tuple[float, int, flo
             if tail is None:
                 break
             return tail
-        elif word == "and" and seen and tokens.word(j + 1) == "a" and tokens.word(j + 2) == "half":
-            current += 0.5
+        elif word == "and" and seen and _AND_FRACTIONS.get((tokens.word(j + 1), tokens.word(j + 2))):
+            current += _AND_FRACTIONS[(tokens.word(j + 1), tokens.word(j + 2))]  # "one and a quarter"
             end, j = j + 3, j + 3
             break
         elif (
@@ -866,6 +873,10 @@ def _spelled_words(tokens: _Tokens, i: int, depth: int) -> tuple[float, int, flo
     if not seen:
         return None
     return total + current, end, scaled
+
+
+# A fraction after a whole number: "two and a half", "one and a quarter", "three and three quarters".
+_AND_FRACTIONS = {("a", "half"): 0.5, ("a", "quarter"): 0.25, ("three", "quarters"): 0.75}
 
 
 def _spelled_tail(
@@ -2117,6 +2128,23 @@ def _mixed_figure(tokens: _Tokens, i: int) -> str | None:
     return None
 
 
+def _per_digits(tokens: _Tokens, k: int) -> float | None:
+    """A count of units in digits at token k after "per", closed by a verb or a colon ("per 1,000 is",
+    "per 100:"): the count, or None."""
+    number = _number_at(tokens, k) if k < len(tokens) and tokens.kinds[k] == "d" else None
+    if number is None or number[0] < 10 or number[0] != int(number[0]):
+        return None
+    return number[0] if tokens.word(number[2]) in (":", "is", "=", "at") else None
+
+
+def _prefixed_multiple(tokens: _Tokens, i: int) -> tuple[str, float] | None:
+    """The multiple of a period a rate word at token i names with a hyphenated prefix before it
+    ("Bi-weekly paycheck", "semi-monthly pay": 2 weeks, half a month), or None."""
+    if tokens.word(i - 1) != "-":
+        return None
+    return _MULTIPLE_ADVERBS.get(tokens.word(i - 2) + tokens.words[i])
+
+
 def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     """The rate a word at token i gives the figures after it in its sentence, with its divisor
     ("Monthly I'd want $9k", "Rent per month: $9,000", "Die Jahresmiete beträgt", "Quarterly rent of
@@ -2124,6 +2152,9 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     word = tokens.words[i]
     if word in ("annual", "annually") and tokens.word(i - 1) == "-" and tokens.word(i - 2) in ("semi", "bi"):
         return "month", 6.0  # "semi-annual rent"
+    prefixed = _prefixed_multiple(tokens, i)
+    if prefixed is not None:
+        return prefixed
     rate = _context_rate(word)
     if rate is not None:
         return rate, 1.0
@@ -2146,6 +2177,9 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return _MULTIPLE_PERIODS[tokens.word(i + 1)]  # "Rent per quarter is $27,600", "Price per dozen: $18"
     if tokens.word(i + 1) in ("hundred", "thousand") and tokens.word(i + 2) in (":", "is", "=", "-", "at"):
         return "unit", 100.0 if tokens.word(i + 1) == "hundred" else 1000.0  # "Price per hundred: $42"
+    digits = _per_digits(tokens, i + 1)
+    if digits is not None:
+        return "unit", digits  # "price per 1,000 is $2,300", "Per 100: $85"
     counted = _per_count(tokens, i + 1)
     return ("unit", counted[0]) if counted is not None else None
 
@@ -2153,14 +2187,16 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
 _ORDINALS = frozenset({"first", "second", "third", "fourth", "fifth", "final", "last", "1st", "2nd", "3rd"})
 
 
+# After "first year": a sum's name, or a verb of a sum ("Rent for the first year totals $72,000").
+_YEAR_SUM_FOLLOWERS = frozenset({"rent", "salary", "pay", "miete", "totals", "comes", "amounts"})
+
+
 def _ordinal_year(tokens: _Tokens, i: int) -> bool:
     """Whether the "year" at token i is one year of several named by an ordinal before it and a sum's
     name after it ("First year rent comes to $66,000", "first-year rent totals $84,000")."""
     k = i - 1 - (tokens.word(i - 1) == "-" and tokens.glued(i))
     following = tokens.word(i + 1)
-    return tokens.word(k) in _ORDINALS and (
-        following == ":" or following in ("rent", "salary", "pay", "miete")
-    )
+    return tokens.word(k) in _ORDINALS and (following == ":" or following in _YEAR_SUM_FOLLOWERS)
 
 
 def _year_label(tokens: _Tokens, k: int) -> bool:
@@ -2242,6 +2278,20 @@ def _word_state(
     )
 
 
+def _per_count_end(tokens: _Tokens, i: int, context: tuple[str, float] | None) -> int | None:
+    """The token after the count of a "per" phrase that gave its sentence the rate context ("price per
+    1,000 is $2,300": the 1,000 is the rate's divisor, no figure of its own), or None."""
+    if context is None or context[0] != "unit" or tokens.kinds[i] != "d":
+        return None
+    number = _number_at(tokens, i)
+    return number[2] if number is not None and number[0] == context[1] else None
+
+
+def _compared_next(tokens: _Tokens, k: int) -> bool:
+    """Whether "or" and a figure follow at token k ("one or two months"): the figure after may type it."""
+    return tokens.word(k) == "or" and k + 1 < len(tokens) and _starts_amount(tokens, k + 1)
+
+
 def _find(text: str) -> list[Amount]:
     tokens = _tokenise(text)
     found: list[tuple[Amount, int, int]] = []  # each amount with its first token and the token after it
@@ -2270,9 +2320,9 @@ def _find(text: str) -> list[Amount]:
             lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
             i += 1
             continue
-        phone = _phone_end(tokens, i)
+        phone = _phone_end(tokens, i) if tokens.word(i - 1) != "per" else _per_count_end(tokens, i, context)
         if phone is not None:
-            i = phone
+            i = phone  # a phone number, or the count of a rate phrase ("price per 1,000 is $2,300")
             continue
         reading = _read(tokens, i, step=last_end == i - 1 and tokens.word(i - 1) == "to")
         if reading is None:  # a number word that reads as none may still set the rate ("Half-year rent")
@@ -2305,6 +2355,8 @@ def _find(text: str) -> list[Amount]:
             and not reading.scaled
             and not (context is not None and tokens.word(i - 1) == ":")
             and not (reading.high >= 200 and reading.end_token - reading.start_token >= 2)  # "eight hundred"
+            # compared with the figure after it, which may type it ("one or two months deposit")
+            and not _compared_next(tokens, reading.end_token)
         ):
             # "one quick question", "no one" (not a label's answer: "per hour: seventy-four"); the word
             # may still give the sentence its rate ("Half-year rent comes to 57,000")
@@ -2327,9 +2379,10 @@ def _find(text: str) -> list[Amount]:
     )
 
 
-# One period and a half: "a month and a half", "one year and a half" (1.5 of the unit); a flat pattern.
+# One period and a fraction: "a month and a half", "one year and a half", "a month and a quarter"
+# (1.5 or 1.25 of the unit); a flat pattern.
 _AND_A_HALF = re.compile(
-    r"\b(?:an?|one)[ \t]{1,3}(year|month|week)[ \t]{1,3}and[ \t]{1,3}a[ \t]{1,3}half\b", re.I
+    r"\b(?:an?|one)[ \t]{1,3}(year|month|week)[ \t]{1,3}and[ \t]{1,3}a[ \t]{1,3}(half|quarter)\b", re.I
 )
 
 
@@ -2342,8 +2395,9 @@ def _half_durations(text: str, found: list[Amount]) -> list[Amount]:
         if k >= 0 and found[k].end > m.start():
             continue
         unit = m.group(1).lower() + "s"
+        value = 1.5 if m.group(2).lower() == "half" else 1.25
         added.append(
-            Amount(1.5, 1.5, "duration", m.start(), m.end(), m.group(), unit=unit, figure_end=m.end())
+            Amount(value, value, "duration", m.start(), m.end(), m.group(), unit=unit, figure_end=m.end())
         )
     return sorted([*found, *added], key=lambda a: a.start) if added else found
 
@@ -2492,6 +2546,9 @@ def _lump_after(tokens: _Tokens, j: int) -> bool:
     return False
 
 
+_POINT_IN_TIME = frozenset({"year", "month", "week", "day", "quarter"})  # "at year five", "from month 6"
+
+
 def _may_inherit(
     tokens: _Tokens, reading: _Reading, bare: bool, lump_named: bool, previous: Amount | None
 ) -> bool:
@@ -2499,6 +2556,8 @@ def _may_inherit(
     its own ("and 5 reserved parking spaces") and is not named another cost after money."""
     if not bare or _counts_own_noun(tokens, reading.end_token):
         return False
+    if tokens.word(reading.start_token - 1) in _POINT_IN_TIME:
+        return False  # "a break at year five", "from month 6": a point in time, not a length
     if tokens.word(reading.start_token - 1) == "of" and _packed(tokens, reading.start_token):
         return False  # "a box of 40 is $480": what a package holds, not a price like the one before
     return not (lump_named and previous is not None and previous.kind == "money")
@@ -2593,13 +2652,24 @@ def _after_spelled_price(previous: Amount | None) -> bool:
     return previous is not None and previous.per == "unit" and previous.high != int(previous.high)
 
 
+_PRICE_NOUNS = frozenset({"price", "cost", "costs", "priced", "quote", "quoted", "preis"})
+
+
+def _price_named_before(tokens: _Tokens, start: int) -> bool:
+    """Whether a price noun stands within the four tokens before a figure, not a year's "in" or "since"
+    right before it ("Per-unit cost of nineteen ninety-nine", "Unit price: eight forty")."""
+    if tokens.word(start - 1) in ("in", "since", "from", "until", "by"):
+        return False
+    return any(tokens.word(k) in _PRICE_NOUNS for k in range(max(start - 4, 0), start))
+
+
 def _priced(tokens: _Tokens, reading: _Reading, previous: Amount | None = None) -> tuple[_Reading, bool]:
     """The reading, or spelled dollars and cents read as one price ("thirteen ninety-five per unit"),
     and whether it is bare (no currency, rate or unit). After a spelled price with cents in the same
     sentence (previous), spelled dollars and cents need nothing after them."""
     bare = reading.currency is None and reading.per is None and reading.unit_kind is None
     if bare and reading.spelled and not reading.scaled:
-        after_price = _after_spelled_price(previous)
+        after_price = _after_spelled_price(previous) or _price_named_before(tokens, reading.start_token)
         priced = _spelled_price(tokens, reading, after_price)
         if priced is not None:
             return priced, False
@@ -2756,12 +2826,16 @@ _EXTRA_KEYWORDS = {
         "k",
         # what a candidate earns now or asks for: "I'm at 76,400 now", "currently on 81,500", "want 100"
         *("currently", "i'm at", "i am at", "im at", "looking for", "want"),
+        *("earn", "earns", "earned", "earning", "earnings"),  # "In 2026 she earned 91,000"
     ),
     "hour": ("hourly", "an hour", "per hour", "rate", "/hr", "/h"),
     "unit": ("unit", "each", "piece", "price", "per unit", "a unit", "unit price", "cost", "paid", "quoted"),
     "month": ("rent", "monthly", "a month", "per month", "miete"),
 }
-_LOT_WORDS = ("lot of", "batch", "shipment", "consignment", "forecast", "call-off", "call-offs")
+_LOT_WORDS = (
+    *("lot of", "batch", "shipment", "consignment", "forecast", "call-off", "call-offs"),
+    *("po", "purchase order"),  # "first PO 40,000": a purchase order is a number of units
+)
 _TERM_EXTRA_KEYWORDS = {
     "deposit": ("deposit", "security", "months' rent", "month's rent", "kaution"),
     "lease_term": ("lease", "term", "years", "renewal"),
@@ -2986,18 +3060,21 @@ def term_amounts(
         )
         for t in terms
     }
-    others = _keyword_offsets(folded, _OTHER_MONEY, offsets)
+    others = [k for k in _keyword_offsets(folded, _OTHER_MONEY, offsets) if not _modifier_cost(scanned, k)]
     bounds = _sentence_bounds(scanned) if sentence_starts is None else [0, *sentence_starts]
     results: list[TermAmount] = []
+    starts = [a.start for a in mentions]
     for amount in mentions:
-        if amount.incidental or _counts_other(text, amount):
+        if amount.incidental or _counts_other(text, amount) or _free_after(text, amount):
             continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         low_bound = bounds[s]
         high_bound = bounds[s + 1] if s + 1 < len(bounds) else len(text)
         if s > 0 and text[bounds[s] - 1] == ";" and not _keyword_in(keywords, low_bound, high_bound):
             low_bound = bounds[s - 1]  # a clause with no keyword after ";" is read with the one before it
-        detached = _detached_other(text, others, amount, high_bound)
+        detached = _detached_other(text, others, amount, high_bound) or _other_has_figure(
+            others, starts, amount
+        )
         total = amount.per is None and _TOTAL_AFTER.match(text, amount.end) is not None
         chosen = _attribute(terms, amount, keywords, others, low_bound, high_bound, detached, total)
         if (
@@ -3017,7 +3094,7 @@ def term_amounts(
     results = _term_totals(passage, _package_prices(passage, _tier_volumes(passage, results)))
     results = _packed_volumes(passage, _volume_rates(passage, results))
     results = _months_of_rent(terms, text, mentions, bounds, keywords, results)
-    results = _date_spans(passage, results)
+    results = _date_spans(passage, _sibling_periods(passage, results))
     return _bare_series(passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others)))
 
 
@@ -3165,6 +3242,10 @@ def _tier_price(price: BoundaryTerm, amount: Amount) -> bool:
     return _misfit(price, amount.high) <= 1.2
 
 
+_WHOLE_KINDS = frozenset({"count"})  # kinds whose figure is never a decimal reading of "75.000"
+_JOINED_TOTAL_MISFIT = 2.5  # a factor of 12 outside the price's band
+
+
 def _unit_totals(
     terms: Sequence[BoundaryTerm],
     text: str,
@@ -3194,12 +3275,15 @@ def _unit_totals(
             continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         count = _count_for(text, counts, starts, amount)
+        # a sum joined to its count and named a total ("Total order value $12,500 for 5,000 units") is
+        # a total whatever the size of its quotient (prices range over orders of magnitude)
+        limit = _JOINED_TOTAL_MISFIT if count is not None and _named_total(text, amount) else 1.2
         if count is None and len(by_sentence.get(s, ())) == 1 and _named_total(text, amount):
             count = next(iter(by_sentence[s]))
         if count is None:
             continue
         value = round(amount.high / count, 6)
-        fits = _misfit(price, value) <= 1.2
+        fits = _misfit(price, value) <= limit
         if not fits and _tier_price(price, amount):
             continue  # a price per unit for a tier of volume ("$6.00 for 5k, $5.60 for 10k")
         restated[id(amount)] = (
@@ -3533,7 +3617,8 @@ _RENT_AFTER = re.compile(r"[ \t]{0,3}(?:monthly[ \t]+)?(?:rent|\w{0,6}miete)", r
 # A deposit waived: "no deposit", "no security deposit", "deposit: none", "deposit waived".
 _NO_DEPOSIT = re.compile(
     r"\bno[ \t]+(?:security[ \t]+)?(?:deposit|kaution)\b|\b(?:deposit|kaution)\b[ \t:=,-]{0,4}"
-    r"(?:or[ \t]{1,3})?(?:none|nil|zero|waived|keine)\b"
+    r"(?:or[ \t]{1,3}|(?:is|will[ \t]be|would[ \t]be|can[ \t]be|gets|to[ \t]be)[ \t]{1,3})?"
+    r"(?:none|nil|zero|waived|keine)\b"
     r"|\bwaive[sd]?[ \t]+(?:the[ \t]+)?(?:security[ \t]+)?deposit\b",
     re.IGNORECASE,
 )
@@ -3542,6 +3627,21 @@ _NO_DEPOSIT = re.compile(
 def _scaled_sum(amount: Amount) -> bool:
     """Whether a figure with a multiplier and no currency may be a sum of money ("rent 6k, deposit 18k")."""
     return amount.kind == "number" and amount.scaled
+
+
+# A sum after a number of months "at" it is the monthly rent: "three months at $9,800".
+_MONTHS_AT = re.compile(r"\bmonths?(?:'s?)?(?:[ \t]+(?:of[ \t]+)?rent)?[ \t]+at[ \t]{0,3}$", re.IGNORECASE)
+
+
+def _rent_for(money: Sequence[Amount], k: int, rents: Sequence[Amount], rent_ids: set[int]) -> float | None:
+    """The monthly rent a sum is counted in: the one rent its sentence states, or with several, the rent
+    right after it or else right before it ("$8,000 if rent is $4,000, or $13,500 if rent is $4,500")."""
+    if len({a.high for a in rents}) == 1:
+        return rents[0].high
+    for j in (k + 1, k - 1):
+        if 0 <= j < len(money) and id(money[j]) in rent_ids:
+            return money[j].high
+    return None
 
 
 def _months_of_rent(
@@ -3581,13 +3681,17 @@ def _months_of_rent(
             for a in money
             if a.per == "month"
             or _RENT_BEFORE.search(_window(text, a.start - 24, a.start)) is not None
+            or _MONTHS_AT.search(_window(text, a.start - 24, a.start)) is not None
             or _RENT_AFTER.match(_window(text, a.end, a.end + 24)) is not None
         ]
-        if len({a.high for a in rents}) != 1:
+        if not rents:
             continue
-        rent, rent_ids = rents[0].high, {id(a) for a in rents}
-        for amount in money:
+        rent_ids = {id(a) for a in rents}
+        for k, amount in enumerate(money):
             if id(amount) in rent_ids or amount.per is not None:
+                continue
+            rent = _rent_for(money, k, rents, rent_ids)
+            if rent is None:
                 continue
             months = round(amount.high / rent, 6)
             if 0 < months <= 24 and abs(months * 2 - round(months * 2)) <= 0.02:  # whole or half months
@@ -3721,6 +3825,20 @@ _OTHER_BEFORE = re.compile(
 )
 
 
+# Another cost named only to say the figure includes or excludes it ("14/u incl. freight", "$12.80
+# excluding shipping"), or the idiom "for what it's worth": no cost with a figure of its own.
+_MODIFYING = re.compile(
+    r"(?:\b(?:incl|including|inclusive[ \t]+of|excl|excluding|exclusive[ \t]+of|without|net[ \t]+of)\.?"
+    r"|\bw/o|\bwhat[ \t]+it(?:'s|’s|[ \t]+is|[ \t]+was))[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+
+
+def _modifier_cost(text: str, k: int) -> bool:
+    """Whether the other cost named at offset k only modifies a figure (`_MODIFYING`)."""
+    return _MODIFYING.search(text, max(0, k - 24), k) is not None
+
+
 def _own_keywords(text: str, positions: list[int]) -> list[int]:
     """The keyword offsets that do not close a compound naming another cost ("an equity package")."""
     return [k for k in positions if _OTHER_BEFORE.search(text, max(0, k - 24), k) is None]
@@ -3765,6 +3883,28 @@ def _detached_other(text: str, others: Sequence[int], amount: Amount, high_bound
     return _DETACHING.search(text, amount.end, others[k]) is not None
 
 
+# A bare figure before "free" and a time unit counts a rent-free period ("the 2 free months stay"), no
+# term of the boundary (the term reader reads it as its own term).
+_FREE_PERIOD = re.compile(r"[ \t]{1,3}free[ \t]{1,3}(?:months?|weeks?|years?|days?)\b", re.IGNORECASE)
+
+
+def _free_after(text: str, amount: Amount) -> bool:
+    """Whether a figure counts a rent-free period (`_FREE_PERIOD` right after its digits, whatever type
+    a figure compared with it gave it: "No rent for 4 free months, deposit 3 months")."""
+    return amount.currency is None and _FREE_PERIOD.match(text, amount.figure_end) is not None
+
+
+def _other_has_figure(others: Sequence[int], starts: Sequence[int], amount: Amount) -> bool:
+    """Whether the other cost named nearest before amount (within 30 characters) has a figure of its own
+    between them ("Tooling $8,000 one-off, then $2.75 per part"): it names that figure, not this one."""
+    k = bisect.bisect_left(others, amount.start)
+    if k == 0 or amount.start - others[k - 1] > 30:
+        return False
+    after = k < len(others) and others[k] - amount.end <= 25
+    j = bisect.bisect_right(starts, others[k - 1])
+    return not after and j < len(starts) and starts[j] < amount.start
+
+
 def _attribute(
     terms: Sequence[BoundaryTerm],
     amount: Amount,
@@ -3784,7 +3924,8 @@ def _attribute(
         if converted is None:
             continue
         low, high, explicit = converted
-        if amount.alternative is not None and _misfit(term, high) > 1.5:
+        # a count of things is whole: "75.000 pcs" is 75,000 (no one writes 75 pieces to three decimals)
+        if amount.alternative is not None and _misfit(term, high) > 1.5 and amount.kind not in _WHOLE_KINDS:
             alt_low, alt_high = amount.alternative
             if _misfit(term, alt_high) < _misfit(term, high):
                 low, high = alt_low, alt_high
@@ -3830,6 +3971,54 @@ def _attribute(
     if best.term.kind == "money" and other is not None and (own is None or other < own):
         return None
     return best
+
+
+_PERIOD_SIBLING_RATIO = math.log(1.5)  # a sibling sum within a factor of 1.5 is a sum for the same period
+
+
+def _sibling_periods(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
+    """A sum with a currency but no period of its own, beside a sum of the same size and term that
+    states its period, is a sum for that period ("The owner wants $90,000 per annum; we countered at
+    $84,000" is 7,000 a month): restated when the period brings it into the term's band or nearer."""
+    terms = {t.name: t for t in passage.terms if t.kind == "money" and t.unit in _PER_YEAR}
+    typed = [
+        r for r in results if r.term in terms and r.mention.per in _PER_YEAR and r.mention.kind == "money"
+    ]
+    if not typed:
+        return results
+    starts = [t.start for t in typed]
+    out: list[TermAmount] = []
+    for r in results:
+        term = terms.get(r.term)
+        mention = r.mention
+        if term is None or mention.per is not None or mention.kind != "money" or mention.inherited:
+            out.append(r)
+            continue
+        window = typed[
+            bisect.bisect_left(starts, r.start - _SIBLING_REACH) : bisect.bisect_right(
+                starts, r.start + _SIBLING_REACH
+            )
+        ]
+        near = [
+            t
+            for t in window  # within _SIBLING_REACH characters: a bounded number of figures
+            if t.term == r.term
+            and abs(math.log(max(mention.high, 1e-9) / max(t.mention.high, 1e-9))) <= _PERIOD_SIBLING_RATIO
+        ]
+        if not near:
+            out.append(r)
+            continue
+        sibling = min(near, key=lambda t: abs(t.start - r.start))
+        per = sibling.mention.per or ""
+        low, high = (
+            convert_rate(mention.low, per, term.unit or ""),
+            convert_rate(mention.high, per, term.unit or ""),
+        )
+        if low is None or high is None or _misfit(term, high) >= _misfit(term, r.high):
+            out.append(r)
+            continue
+        out.append(replace(r, low=round(low, 6), high=round(high, 6)))
+    return out
 
 
 # -- bare figures of a passage ----------------------------------------------------------------------------
@@ -3878,10 +4067,16 @@ def _bare_readings(term: BoundaryTerm, amount: Amount) -> list[tuple[float, floa
 
 
 def _labelled_otherwise(
-    amount: Amount, term: str, keywords: dict[str, list[int]], others: Sequence[int], sentence_start: int = 0
+    amount: Amount,
+    term: str,
+    keywords: dict[str, list[int]],
+    others: Sequence[int],
+    sentence_start: int = 0,
+    counts: frozenset[str] = frozenset(),
 ) -> bool:
     """Whether another cost ("a 5k sign-on") or another term's keyword ("deposit 21,600") names a bare
-    figure: right before it, or (another cost) right after it."""
+    figure: right before it, or (another cost) right after it. A figure written to the cent is named by
+    no keyword of a count (`counts`: "we need 5,35 to move" is no order volume)."""
     if _nearest(others, amount.start, amount.start - 30, amount.end + 12) is not None:
         return True
     # not across the end of a sentence ("Would 6 bucks a unit work? Or 5.75 if you take 10k?")
@@ -3889,7 +4084,7 @@ def _labelled_otherwise(
     return any(
         _nearest(offsets, amount.start, low, amount.start) is not None
         for name, offsets in keywords.items()
-        if name != term
+        if name != term and not (name in counts and _DECIMAL_SHAPE.search(amount.text) is not None)
     )
 
 
@@ -3904,6 +4099,11 @@ def _sibling_floor(passage: _Passage, amount: Amount) -> int:
     return passage.sentence_start(amount.start)
 
 
+def _count_terms(passage: _Passage) -> frozenset[str]:
+    """The quantity terms, whose keywords name no figure written to the cent ("we need 5,35 to move")."""
+    return frozenset(t.name for t in passage.terms if t.kind == "quantity")
+
+
 def _bare_siblings(
     passage: _Passage, results: list[TermAmount], keywords: dict[str, list[int]], others: Sequence[int]
 ) -> list[TermAmount]:
@@ -3914,6 +4114,7 @@ def _bare_siblings(
     named = [r for r in results if r.mention.kind in ("number", "money", "count") and r.mention.high > 0]
     starts = [r.start for r in named]  # in text order, so a window is two bisections (linear overall)
     by_name = {t.name: t for t in passage.terms}
+    counts = _count_terms(passage)
     restated: dict[int, TermAmount] = {}
     for amount in passage.mentions:
         if not _bare(amount) or id(amount) in taken or amount.high <= 0:
@@ -3931,7 +4132,9 @@ def _bare_siblings(
             term = by_name.get(sibling.term)
             if term is None or term.kind not in ("money", "quantity"):
                 continue
-            if _labelled_otherwise(amount, term.name, keywords, others, _sibling_floor(passage, amount)):
+            if _labelled_otherwise(
+                amount, term.name, keywords, others, _sibling_floor(passage, amount), counts
+            ):
                 break
             # a count's product of packages is no rate ("12 cartons × 50 units, plus 40 loose units")
             packed = _packed_sibling(term, sibling)

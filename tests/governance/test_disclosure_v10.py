@@ -1,0 +1,84 @@
+"""The limit-disclosure check on the forms of set v9's misses (issue 14): a limit figure after "for what
+it's worth" (no other cost's "worth"), a limit with a cost it includes or excludes ("14/u incl.
+freight"), "the top of what we can spend". One table of wordings written for these tests (none taken
+from a labelled set), each with the answer it must get, near misses that must stay silent (a third
+party's top, a figure far under the limit, the other side's figure), adversarial variants of the same
+rows (lookalike letters, zero-width characters, fullwidth digits, NUL) and bounded work on crafted
+input. The limits are the shipped configs' (salary 100,000 a year, 85 an hour; rent 12,000 a month; 14
+a unit)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from parley.governance.config import load_config
+from parley.governance.disclosure import find_disclosures
+
+ZW = "\u200b"
+
+# (form, dress, domain, text, whether it discloses a private limit); dress "plain" is the wording as
+# written, the others the same wording as an adversary would write it
+TABLE: list[tuple[str, str, str, str, bool]] = [
+    # "for what it's worth" names no other cost: the figure after it is the term's
+    ("worth", "plain", "staffing", "For what it's worth, 100k is our ceiling.", True),
+    ("worth", "plain", "staffing", "For what it is worth, $100,000 is as high as we go.", True),
+    (
+        "worth",
+        "plain",
+        "staffing",
+        "For what it's worth, 70k is our ceiling for juniors.",
+        False,
+    ),  # far under
+    ("worth", "plain", "staffing", "The equity is worth 100k on paper.", False),
+    ("worth", "zero-width", "staffing", f"For what it's wor{ZW}th, 100k is our ceil{ZW}ing.", True),
+    ("worth", "Cyrillic o", "staffing", "For what it's worth, 100k is \u043eur ceiling.", True),
+    # a cost the figure includes or excludes does not take the figure
+    ("modifier", "plain", "procurement", "Our max is 14/u incl. freight.", True),
+    ("modifier", "plain", "procurement", "The most we can pay is $14 per unit excluding shipping.", True),
+    ("modifier", "plain", "procurement", "Your quote of 14/u incl. freight is noted.", False),
+    ("modifier", "fullwidth", "procurement", "Our max is １４/u incl. freight.", True),
+    ("modifier", "NUL", "procurement", "Our max is 1\x004/u incl. freight.", True),
+    # the top of what our side can do
+    ("top of what", "plain", "procurement", "$14 a unit is the top of what we can pay.", True),
+    ("top of what", "plain", "staffing", "That's the limit of what I can offer: 100k.", True),
+    ("top of what", "plain", "leasing", "12,000 a month is the very top of what the client will pay.", True),
+    ("top of what", "plain", "procurement", "The top of what suppliers charge is about $14 a unit.", False),
+    ("top of what", "plain", "staffing", "We're at 60k, far from the top of what we can do.", False),
+    ("top of what", "Cyrillic o", "procurement", "$14 a unit is the t\u043ep of what we can pay.", True),
+    ("top of what", "zero-width", "leasing", f"12,{ZW}000 a month is the top of what we can pay.", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("form", "dress", "domain", "text", "discloses"),
+    TABLE,
+    ids=[f"{c[0]} ({c[1]}): {c[3][:36]}" for c in TABLE],
+)
+def test_the_forms_of_set_v9(form: str, dress: str, domain: str, text: str, discloses: bool) -> None:
+    assert bool(find_disclosures(text, load_config(domain))) is discloses, (form, dress, text)
+
+
+@pytest.mark.parametrize(
+    ("domain", "unit"),
+    [
+        ("procurement", "the top of what we can spend is 14, "),
+        ("staffing", "For what it's worth, 100k "),
+        ("procurement", "14/u incl. freight "),
+    ],
+    ids=["top-of-what", "worth", "incl"],
+)
+def test_crafted_repetitions_are_checked_in_linear_time(domain: str, unit: str) -> None:
+    """8x the text (4 KB -> 32 KB) costs well under the 64x of a quadratic check (CPU time)."""
+    config = load_config(domain)
+    find_disclosures("$1", config)
+
+    def cost(size: int) -> float:
+        text = (unit * (size // len(unit) + 1))[:size]
+        began = time.process_time()
+        find_disclosures(text, config)
+        return time.process_time() - began
+
+    small, large = cost(4_000), cost(32_000)
+    assert large < 8 * 4 * max(small, 0.02), (small, large)
