@@ -33,6 +33,11 @@ _TYPED_MISFIT_LIMIT = 4.0
 _NAMED_MISFIT_LIMIT = 4.0
 """Log-ratio a figure without a unit may lie past the slack when its term's keyword stands right by it
 ("quantity has to be at least 250k"): as far as a figure with its unit written."""
+_COUNTED_MISFIT_LIMIT = 5.5
+"""Log-ratio a count may lie above the slack when its unit is written by it ("1 million units", "a
+million pieces" in a domain whose orders run to thousands): some 250 times past its usual band is still
+the term's (the boundary check, not the reader, judges its size). A figure with no unit written keeps
+the narrower limits ("14 Mill Lane" is no 14 million sq ft)."""
 _ADDED_AFTER = re.compile(
     r"^\s*,?\s*(?:plus|\+|and|as well as|excluding|exclusive of|not including|on top of)\s+"
     r"(?:an?\s+|the\s+|any\s+|all\s+|some\s+)?(?:[\w-]+\s+){0,2}$"
@@ -444,6 +449,8 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
         and (index.named_just_before(term.name, figure.start) or index.adjacent(term.name, figure.start))
     ):  # "the quantity has to be at least 250k", "Unit price: USD 0.64": its keyword names it
         limit = _NAMED_MISFIT_LIMIT
+    if explicit and term.shape == "count" and term.typical is not None and high > term.typical[1]:
+        limit = _COUNTED_MISFIT_LIMIT  # "1 million units", "2,000,000 units": counted in the term's unit
     if off > limit and not (explicit and term.negotiated):
         return None
     score = off + (0.0 if explicit else 0.3) + (penalty if penalty is not None else 1.5)

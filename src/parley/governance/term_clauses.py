@@ -19,8 +19,10 @@ top of that, one clause at a time:
   the terms asked for just before it (after the last "but" of the sentence before, when it has one);
   one pointing back to several things ("if you can accept these") is also quoted as written;
 - a fallback ("..., otherwise we stay at 5,100", "if quantity is 40k, else 1.12", "unless your client
-  can do a 48-month term, in which case $5,150") is not a term on
-  offer: the value after it, of a term given a value before it, is set aside and the fallback quoted;
+  can do a 48-month term, in which case $5,150") or an alternative after ", or" ("Deposit 2 months, or
+  1 month plus a bank guarantee") is not a term on offer: the value after it, of a term given a value
+  before it, is set aside and the fallback quoted; so is a bare figure in it that no word of its
+  guessed term names ("We ship within 2 weeks while stock lasts, otherwise 5");
 - a condition form with a conjunct in which no value is read ("only with 3 months free and the
   landlord covering the fit-out") is read on its term and also quoted as written;
 - a condition whose value is of a term that describes a party, the role or the space (`descriptive_terms`
@@ -221,7 +223,8 @@ def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
 
 _FALLBACK = re.compile(
     r"(?:^|(?<=[,;:.(\u2014\u2013-])|(?<=[,;:.(\u2014\u2013-] ))\s*"
-    r"(?:otherwise|or else|else|failing (?:that|this)|if not|without (?:that|it|this|them)|in which case)\b",
+    r"(?:otherwise|or else|else|failing (?:that|this)|if not|without (?:that|it|this|them)|in which case"
+    r"|or(?! (?:so|more|less|better|above|over|below|under|thereabouts|two|three|earlier|later|sooner)\b))\b",
     re.MULTILINE,
 )
 """What opens a fallback: the terms that hold when the condition before it is not met ("..., otherwise
@@ -255,15 +258,30 @@ def _fallbacks_read(draft: Draft, hits: list[Hit]) -> list[str]:
         # value the fallback's bare figure replaces.
         bare = {h.figure.kind for h in before if h.term is UNCLAIMED and h.figure is not None}
         moved = False
+        stretch = text[at:end]
         for i in order[bisect.bisect_left(starts, at) : bisect.bisect_left(starts, end)]:
             hit = hits[i]
-            replaced = hit.term.name in earlier or (hit.figure is not None and hit.figure.kind in bare)
+            replaced = (
+                hit.term.name in earlier
+                or (hit.figure is not None and hit.figure.kind in bare)
+                or (bool(earlier) and _unnamed_bare(hit, stretch))
+            )
             if replaced and hit.term is not UNCLAIMED and hit.role in ("own", "condition"):
                 hits[i] = replace(hit, role="aside")
                 moved = True
         if moved:
             quotes.append(draft.text[sentence.start : end].strip(" .,;:!"))
     return quotes
+
+
+def _unnamed_bare(hit: Hit, stretch: str) -> bool:
+    """Whether a value in a fallback is a bare figure no word of its term names there ("We ship within
+    2 weeks as long as the resin is in stock, otherwise 5", "otherwise it's 6,400 with 2"): it stands
+    for a value the message gave before it, whichever term the reader guessed for it."""
+    figure = hit.figure
+    if figure is None or figure.kind != "number" or figure.currency or figure.noun or figure.scaled:
+        return False
+    return not any(keyword_pattern(k).search(stretch) for k in hit.term.keywords)
 
 
 def _reach(draft: Draft, sentence_start: int) -> int:

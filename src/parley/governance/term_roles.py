@@ -169,7 +169,14 @@ def _asks_yes_no(sentence: str) -> bool:
     decided between the 2,000 and the 3,000 sq ft options?"), whichever of its clauses holds a value."""
     lowered = sentence.lower().lstrip(" \"'(")
     opener = lowered.split(" ", 1)[0]
+    if opener in ("is", "are") and _ALTERNATIVE.search(lowered):
+        return True  # "Is the $5,200 before or after service charges?": which of two readings holds
     return opener in _YES_NO and (" your " in f" {lowered} " or opener in ("did", "was", "were"))
+
+
+_ALTERNATIVE = re.compile(r"\bor\b")
+"""In a question opened by "is"/"are": it asks which of two things holds of what it names ("is the 12k
+relocation taxable or grossed up?", "is 3 days a dealbreaker or could she live with 2?")."""
 
 
 def _opens_with_condition(draft: Draft, clause: Clause) -> bool:

@@ -223,6 +223,17 @@ _ABBREVIATIONS: Mapping[str, tuple[str, ...]] = {
     "pto": ("urlaubstage", "urlaub", "conges payes", "vacaciones", "ferie"),
     "rent-free": ("mietfrei", "mietfreie", "mietfreien", "franchise de loyer"),
     "deposit": ("kaution", "depot de garantie"),
+    # Money toward the works names the allowance by the works themselves ("will contribute $45,000
+    # towards the fit-out", "40.000 EUR to fit-out costs", "$60,000 toward the build-out").
+    "fit-out allowance": (
+        *(
+            f"{to} {works}"
+            for to in ("towards the", "toward the", "to the", "towards", "toward", "to")
+            for works in ("fit-out", "fit out", "build-out", "build out")
+        ),
+        "fit-out costs",
+        "build-out costs",
+    ),
     "delivery": ("lieferung", "lieferzeit", "livraison", "entrega", "consegna"),
 }
 """Shorthand and synonyms writers use for a keyword ("qty 60k", "min order 5k", "the keys by March 1"),

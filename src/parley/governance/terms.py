@@ -573,6 +573,7 @@ def _assemble(
         Condition("other", None, None, q.text, quoted=True)
         for q in uncovered_conditions(draft, covered, stated=[h.start for h in own])
     ]
+    conditions = _distinct_quotes(conditions)
     if len(conditions) > MAX_QUOTED:  # a message of hundreds of conditions: the principal reads it whole
         left = len(conditions) - MAX_QUOTED + 1
         more = Condition("other", None, None, f"{left} more conditional clauses not quoted", quoted=True)
@@ -617,6 +618,20 @@ def _with_rule_conditions(revised: TermReading, rules: TermReading) -> TermReadi
 
 _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
 """A line of an earlier message quoted in a reply ("> Can you confirm the sign-on amount?")."""
+
+
+def _distinct_quotes(conditions: list[Condition]) -> list[Condition]:
+    """The conditions with a quote the principal already reads word for word left out (a fallback the
+    clause reading quotes is also a construction the guard would quote)."""
+    seen: set[str] = set()
+    kept: list[Condition] = []
+    for condition in conditions:
+        if condition.quoted and condition.text in seen:
+            continue
+        if condition.quoted:
+            seen.add(condition.text)
+        kept.append(condition)
+    return kept
 
 
 def _quoted_lines(text: str) -> list[tuple[int, int]]:
