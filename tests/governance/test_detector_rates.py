@@ -416,8 +416,14 @@ BLIND_ROUNDS = (
     BlindRound("heldout8", (285, 306, 313, 167), 348, 98, 4, 29, 262, 14, 326, 3, 0),
     # v9: FN 2/312 (met on the point estimate, 0.2-2.3%), FP 37/329 (8.3-15.1%), obfuscated 61/61,
     # moderator 197/232 (threats 27/38) with 11/122 alarms, amounts 309/327; rules alone FN 8, FP 43,
-    # obfuscated 61/61, moderator 181/232.
-    BlindRound("heldout9", (312, 329, 232, 122), 327, 101, 2, 37, 197, 11, 309, 3, 0),
+    # obfuscated 61/61, moderator 181/232. Spent since (development, tuned on): after the tenth round's
+    # non-binding frames, moderator grammar and amount forms and the classifiers retrained with v9, FN 1,
+    # FP 22, moderator 220/232 with 2/122 alarms, amounts 325/327, disclosure 0 missed (in-sample).
+    BlindRound("heldout9", (312, 329, 232, 122), 327, 101, 1, 22, 220, 2, 325, 0, 0),
+    # v10: FN 1/274 (0.1-2.0%) and FP 18/276 (4.2-10.1%), both met on the point estimate for the first
+    # time in one round; obfuscated 62/62, moderator 230/269 (threats 28/43) with 13/151 alarms, amounts
+    # 307/325, disclosure 3/45 missed, 1/67 false alarm; rules alone FN 3, FP 20, moderator 214/269.
+    BlindRound("heldout10", (274, 276, 269, 151), 325, 112, 1, 18, 230, 13, 307, 3, 1),
 )
 
 

@@ -120,6 +120,10 @@ class PhraseBankDrafter:
         # side told to act" and "consider the offer made" (terms declared done), 0 of 396 (a
         # regression guard, not an estimate).
         ("phrase_bank_heldout9.yaml", False, 0),
+        # Written blind on 2026-11-28 (6101575) before that session's false-alarm frames, moderator
+        # grammar, amount forms and retrained classifiers landed; measured once after: 0 of 394 slips
+        # reached the counterparty unapproved (target 0: met); see docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout10.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
