@@ -37,6 +37,7 @@ COMMITTED = {
     "heldout8": "9360c6e",
     "heldout9": "27d515d",
     "heldout10": "6101575",
+    "heldout11": "9140758",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
