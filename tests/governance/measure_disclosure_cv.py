@@ -11,8 +11,8 @@ Run from the repository root:
   must help on another source (or change nothing) to stay.
 
 Every source here is spent (development data): the figures are development figures. Each spent set is
-named explicitly (sets v5 to v9, heldout5/ to heldout9/, were each measured blind once on 2026-11-28 and
-are development data since); the next blind sets (heldout10/ and later) are never read here.
+named explicitly (sets v5 to v10, heldout5/ to heldout10/, were each measured blind once on 2026-11-28
+and are development data since); the next blind sets (heldout11/ and later) are never read here.
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ def sources() -> dict[str, list[Item]]:
         "gaia-h7": _gaia_drafts("heldout7") + _gaia_drafts("heldout7", "drafts_leasing.yaml"),
         "gaia-h8": _gaia_drafts("heldout8") + _gaia_drafts("heldout8", "drafts_leasing.yaml"),
         "gaia-h9": _gaia_drafts("heldout9") + _gaia_drafts("heldout9", "drafts_leasing.yaml"),
+        "gaia-h10": _gaia_drafts("heldout10") + _gaia_drafts("heldout10", "drafts_leasing.yaml"),
     }
     return found
 

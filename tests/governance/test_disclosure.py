@@ -336,15 +336,17 @@ def test_every_spent_source_at_its_development_rate() -> None:
     spelled figure; "100 000/yr"). Set v9 (gaia-h9, 60 disclosing and 41 not) was measured blind once (3
     missed, 0 false alarms), then added as a fifteenth source: 0 missed and 0 false alarms since ("for
     what it's worth" and "incl. freight" no longer take the figure from the term; "the top of what we
-    can spend")."""
+    can spend"). Set v10 (gaia-h10, 45 disclosing and 67 not) was measured blind once (3 missed, 1 false
+    alarm), then added as a sixteenth source: 0 missed and 0 false alarms since."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 660 and sum(r.negatives for r in found.values()) == 566
-    earlier = [r for name, r in found.items() if name not in ("gaia-h7", "gaia-h8", "gaia-h9")]
+    assert sum(r.positives for r in found.values()) == 705 and sum(r.negatives for r in found.values()) == 633
+    earlier = [r for name, r in found.items() if name not in ("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10")]
     assert sum(len(r.missed) for r in earlier) <= 1
     assert sum(len(r.alarms) for r in earlier) <= 1
     assert len(found["gaia-h7"].missed) == 0 and len(found["gaia-h7"].alarms) <= 1
     assert len(found["gaia-h8"].missed) == 0 and len(found["gaia-h8"].alarms) == 0
     assert len(found["gaia-h9"].missed) == 0 and len(found["gaia-h9"].alarms) == 0
+    assert len(found["gaia-h10"].missed) == 0 and len(found["gaia-h10"].alarms) == 0
 
 
 # Sentences written for these tests, none from a labelled set: two per family of data/disclosure.yaml

@@ -13,6 +13,11 @@ mess"), a figure appraised in a learner's English or against its worth ("is litt
 above what this space is worth"), a market rate ("comparable space is going for 11k"), and a wish of ours
 held back by the clause after it ("We'd like to settle the invoice by the 5th, but I'll need finance to
 confirm"). Every form has binding neighbours that must still bind; obfuscated variants bind (fail closed).
+The spent tenth blind set's misses add binding rows (issue 14, "v11" here): a "to say" before our clause
+is news of ours, not an imagined case ("happy to say we can offer you the role at $97,000": "say we ..."
+imagines only when bare), a wish held back by a rule of ours ("our policy doesn't let me approve ..."), a
+recap lead ("As discussed, ...") that governs only the clause it opens (and the next when it stands
+alone), and a day written short after a bare verb of execution ("Sign Fri.").
 A referral to a department ("I'll take it to procurement", "$13.15 is what I'm pitching to my boss") is on
 trial (`draft.ON_TRIAL`): only the writer who motivated it supports it.
 """
@@ -46,6 +51,9 @@ NEW_RULES = (
 NEW_FORM = "wish held back"
 # A form only the writer who motivated it supports (the v9 staffing and procurement set): on trial (off).
 NEW_ON_TRIAL = ("referral v10",)
+# From the spent tenth blind set (its misses, issue 14): grammar rules that make a clause bind again, each
+# with the binding rows it decides; their non-binding neighbours ("no cue: ...") hold no cue at all.
+BINDING_RULES_V11 = ("recap lead governs one clause", "short day after a bare verb")
 
 # (text, binds, reason): a non-binding row names the rule (or form) that clears it; a binding row is a
 # neighbour that must still bind ("neighbour: ...").
@@ -129,7 +137,37 @@ CASES: list[tuple[str, bool, str]] = [
     ("We'd like to offer you 97k, but we need an answer by Friday.", True, "neighbour: a deadline"),
     ("We'd like to offer you 97k, but I can't go higher.", True, "neighbour: a ceiling, still an offer"),
     ("We accept 97k, but I'll need finance to confirm the start date.", True, "neighbour: no wish"),
+    # (set v10) "to say" before our clause reports our own news: "say we ..." imagines only when bare
+    ("Glad to say we can offer you the post at 96k from May.", True, "neighbour: news of ours, an offer"),
+    ("Pleased to say I can offer you 12.60 a unit for the 3,000.", True, "neighbour: news of ours, an offer"),
+    ("We're delighted to say we can take the unit at 10,900 a month.", True, "neighbour: news of ours"),
+    ("Say we offer you 96k, would you move in May?", False, "no cue: a bare 'say we' imagines"),
+    ("Say I can find 12.60 a unit: is 3,000 still on?", False, "no cue: a bare 'say I' imagines"),
+    (
+        "I'd love to say we accept 12.60, but our rules don't let me sign above budget.",
+        False,
+        "wish held back",
+    ),
+    ("We accept 12.60, but our rules don't let me sign the side letter.", True, "neighbour: no wish"),
+    # (set v10) a recap lead governs only the clause after it
+    (
+        "As mentioned, we're pressing on; your day rate will be 640 from June.",
+        True,
+        "neighbour: past the lead",
+    ),
+    ("As we discussed, all good: the rent will be 10,400 a month.", True, "neighbour: past the lead"),
+    ("Recap of the call: your day rate would be 640 from June.", False, "no cue: a recap word in a label"),
+    ("We're pressing on; as we discussed, your day rate could be 640.", False, "no cue: the lead's clause"),
+    # (set v10) a short day after a bare verb of execution
+    ("Yes. 10,900. Five years. Sign Thu.", True, "neighbour: a bare order, day written short"),
+    ("ok sign mon", True, "neighbour: a bare order, day written short"),
+    ("Sign Thu?", False, "no cue: a question"),
+    ("Don't sign Thu.", False, "no cue: negated"),
     # obfuscated variants of the cleared forms: never cleared (fail closed)
+    ("Glad to s\u0430y we can offer you the post at 96k.", True, "homoglyph in 'say': still an offer"),
+    ("Glad to say we can of\u200bfer you the post at 96k.", True, "zero-width in 'offer': still an offer"),
+    ("As dis\u200bcussed, we're pressing on: your day rate will be 640.", True, "zero-width in the lead"),
+    ("Yes. 10,900. Sign Th\u200bu.", True, "zero-width in the short day"),
     ("Our walk-\u0430way is 96 grand.", True, "homoglyph: a Cyrillic a"),
     ("Gra\u200bcias, we acc\u200bept 95k.", True, "zero-width space, and a verb of ours"),
     ("This message con\u00adfirms we have received your quote of 12.10.", True, "soft hyphen"),
@@ -162,8 +200,41 @@ def test_the_v10_rules_are_named_and_in_force() -> None:
     assert set(NEW_RULES) <= set(RULES) and len(set(RULES)) == len(RULES)
     assert not set(NEW_RULES) & ON_TRIAL  # each is supported by a writer that did not motivate it
     assert NEW_FORM in FORMS
-    assert {r for _, b, r in CASES if not b} <= {*NEW_RULES, NEW_FORM}
+    assert {r for _, b, r in CASES if not b and not r.startswith("no cue")} <= {*NEW_RULES, NEW_FORM}
+    assert set(BINDING_RULES_V11) <= set(RULES) and not set(BINDING_RULES_V11) & ON_TRIAL
     assert set(NEW_ON_TRIAL) <= ON_TRIAL and set(NEW_ON_TRIAL) <= set(RULES)
+
+
+# (text, rule): binding as shipped, read as non-binding once the rule is switched off
+BINDING_RULE_CASES = [
+    (
+        "As mentioned, we're pressing on; your day rate will be 640 from June.",
+        "recap lead governs one clause",
+    ),
+    ("As we discussed, all good: the rent will be 10,400 a month.", "recap lead governs one clause"),
+    ("Yes. 10,900. Five years. Sign Thu.", "short day after a bare verb"),
+    ("ok sign mon", "short day after a bare verb"),
+]
+
+
+@pytest.mark.parametrize(("text", "rule"), BINDING_RULE_CASES)
+def test_each_v11_binding_rule_decides_its_rows(text: str, rule: str) -> None:
+    assert rule in BINDING_RULES_V11
+    assert contains_binding_language(text), text
+    with rules_off([rule]):
+        assert not contains_binding_language(text), (rule, text)
+
+
+def test_to_say_before_our_clause_is_no_imagined_case(staffing: DomainConfig) -> None:
+    # the frame "happy to say" governs our clause as news; a later approval clause about another term
+    # (the equipment, IT's sign-off) does not clear the offer before it
+    draft = (
+        "Good news: happy to say we can offer you the post at 96k from May. Your monitor order still "
+        "needs IT's sign-off, but that's routine. Which keyboard layout do you use?"
+    )
+    assert preflight(draft, staffing, use_classifier=False).binding
+    assert not contains_binding_language("Say we can offer you the post at 96k: would you move in May?")
+    assert not contains_binding_language("We'll talk Thu.")
 
 
 # (text, rule on trial): cleared once the rule is switched on, binding in the shipped preflight

@@ -1280,11 +1280,12 @@ def _elliptical_binds(tokens: Sequence[Word], k: int, lemma: str, word: str) -> 
 
 def _bare(tokens: Sequence[Word], k: int) -> bool:
     """Whether nothing but adverbs and time words follow the verb up to the end of its clause or a
-    comma ("We accept.", "We accept, subject to nothing.")."""
+    comma ("We accept.", "We accept, subject to nothing."); a day may be written short ("Sign Fri.")."""
+    short_days = _SHORT_DAYS if rule_on("short day after a bare verb") else frozenset[str]()
     for t in tokens[k + 1 :]:
         if t.text in (",", ";", ":", "-", "\u2013", "\u2014", "and", "then"):
             return True
-        if t.text[:1].isalnum() and t.text not in _TRAILING:
+        if t.text[:1].isalnum() and t.text not in _TRAILING and t.text not in short_days:
             return False
     return True
 
@@ -1825,7 +1826,7 @@ def _settled_terms(draft: Draft, clause: Clause) -> tuple[str, int] | None:
     words = [t.text.removesuffix("'s").removesuffix("’s") for t in tokens]
     if _negated(words) or any(w in _NOT_NOW for w in words):
         return None  # not settled now: a condition, a modal, or a report of the past
-    if _sentence_reports(draft, clause.sentence):
+    if _sentence_reports(draft, clause.sentence, clause):
         return None  # a recap, a summary for review, context or an indication
     has_amount = any(not draft.quoted(a.start) for a in draft.amounts_in(clause.start, clause.end))
     names_deal = has_amount or any(w in _DEAL_NOUNS or w in lexicon().deal_terms for w in words)
@@ -1861,11 +1862,33 @@ def _assent_opener(draft: Draft, index: int) -> re.Match[str] | None:
     return opener
 
 
-def _sentence_reports(draft: Draft, index: int) -> bool:
-    """Whether sentence index is a recap, a summary, context or an indication (read once per sentence)."""
-    return draft.memo(
+def _sentence_reports(draft: Draft, index: int, clause: Clause | None = None) -> bool:
+    """Whether sentence index is a recap, a summary, context or an indication (read once per sentence).
+
+    A recap lead that opens a clause ("As discussed, ...") governs that clause, and the next one when it
+    stands alone ("As discussed, we're moving ahead: your rate will be 80/hr"): the later clauses of the
+    sentence are read as written. Any other recap word covers the whole sentence.
+    """
+    reports = draft.memo(
         ("reporting", index), lambda: _REPORTING.search(draft.sentences[index].text.lower()) is not None
     )
+    if not reports or clause is None or not rule_on("recap lead governs one clause"):
+        return reports
+    clauses = draft.sentences[index].clauses
+    governed: set[int] = set()
+    for k, c in enumerate(clauses):
+        lead = _RECAP_LEAD.match(c.lowered)
+        rest = c.lowered[lead.end() :] if lead is not None else c.lowered
+        if _REPORTING.search(rest):
+            return True  # a recap word inside a clause's own content: the whole sentence reports
+        if lead is not None:
+            governed.update((k, k + 1) if not rest.strip(" ,;:.!-") else (k,))
+    position = next((k for k, c in enumerate(clauses) if c.start == clause.start), None)
+    return position is None or position in governed
+
+
+# A recap lead opening a clause ("As discussed,", "As we mentioned:").
+_RECAP_LEAD = re.compile(r"^\W*(?:(?:and|so)\s+)?as\s+(?:(?:we|i)\s+)?(?:discussed|mentioned)\b\W*")
 
 
 def _clause_start(clause: Clause) -> int:
@@ -2067,7 +2090,7 @@ def _stated_terms(
         return None  # advice to the principal ("recommend 95k + bonus", "my recommendation is 95k")
     if _others_act(raw, len(raw), proposing=True) or _theirs_named(words):
         return None  # the other side's figure ("you asked for $95K", "your quote of $14")
-    if _sentence_reports(draft, clause.sentence) or REPORT_OPENER.search(clause.lowered):
+    if _sentence_reports(draft, clause.sentence, clause) or REPORT_OPENER.search(clause.lowered):
         return None  # a recap, a summary, context, an indication or a report of what was said: not an offer
     first = amounts[0]
     return draft.text[first.start : first.end], first.start

@@ -323,11 +323,27 @@ def _options(config: DomainConfig, sentence: str) -> list[_Value]:
 
 
 # -- cues -----------------------------------------------------------------------------------------------
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# A calendar date right after a bound ("no later than 20 December", "at the latest by March 3rd", "no later
+# than Friday"): the bound governs that date, not a price or a quantity elsewhere in the sentence.
+_DATE_NEXT = re.compile(
+    r"\s*(?:(?:on|by|the)\s+){0,2}(?:"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}(?![a-z])"
+    rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b(?![.,]?\d)"
+    r"|(?:end|close) of (?:the )?(?:day|week|month|quarter|year)\b|tomorrow\b|today\b|tonight\b"
+    r")",
+    re.IGNORECASE,
+)
+
+
 def _cues(sentence: str, lexicon: Lexicon) -> list[_Cue]:
     cues = [
         _Cue(m.start(), m.end(), m.group(0), "bound")
         for bound in lexicon.bounds
         for m in bound.pattern.finditer(sentence)
+        if not _DATE_NEXT.match(sentence, m.end())  # a deadline bounds its date, not our figures
     ]
     compounds = sorted((s, s + len(c)) for s, c in lexicon.compounds.find(sentence))
     compound_starts = [s for s, _ in compounds]
