@@ -1,8 +1,8 @@
 """The moderator's RULES ALONE on every spent labelled message source, and a leave-one-writer-out estimate.
 
 A source is one writer's labelled set of inbound messages: tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,train}/messages.yaml (heldout4 to
-heldout9 are spent since their one blind measurement), the
+heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,train}/messages.yaml (heldout4
+to heldout10 are spent since their one blind measurement), the
 development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing domain as their tests
 do) and the tuning half of the shipped red-team corpus ("redteam": its measurement half is never read
 here). The next blind sets are never read: only the paths listed in SOURCES are opened.
@@ -112,6 +112,7 @@ PATHS: Mapping[str, Path] = {
     "heldout7": GAIA / "heldout7" / "messages.yaml",
     "heldout8": GAIA / "heldout8" / "messages.yaml",
     "heldout9": GAIA / "heldout9" / "messages.yaml",
+    "heldout10": GAIA / "heldout10" / "messages.yaml",
     "train": GAIA / "train" / "messages.yaml",
     "paraphrases": GAIA / "dev" / "moderator_paraphrases.yaml",
 }

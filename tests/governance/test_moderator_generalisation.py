@@ -387,9 +387,9 @@ def test_the_measurement_prints_counts_per_source(capsys: pytest.CaptureFixture[
 
 
 def test_the_measurement_reads_no_blind_set() -> None:
-    # heldout7 to heldout9 are spent since their one blind measurement (development sources now); the
-    # next blind sets are heldout10, heldout_terms9 and phrase_bank_heldout10.
-    blind = ("heldout10", "heldout_terms9", "phrase_bank_heldout10")
+    # heldout7 to heldout10 are spent since their one blind measurement (development sources now); the
+    # next blind sets are heldout11, heldout_terms10 and phrase_bank_heldout11.
+    blind = ("heldout11", "heldout_terms10", "phrase_bank_heldout11")
     assert SOURCES_READ and all(not any(b in Path(p).as_posix() for b in blind) for p in SOURCES_READ)
 
 

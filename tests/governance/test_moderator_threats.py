@@ -144,6 +144,8 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         "g3_purpose_next",
         "g3_not_figure",
         "g3_writer_refuses",
+        "g4_purpose",
+        "g4_not_figure",
     ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")
