@@ -95,6 +95,17 @@ FORMS: list[tuple[str, str, str, str, list[float]]] = [
     # one figure or another, the unit after the second
     ("or", "leasing", "two or three years, no longer", "lease_term", [24.0, 36.0]),
     ("or", "leasing", "One or two things on the 5 year lease.", "lease_term", [60.0]),
+    # set v10's errors that recur in another set's (issue 14): machines a plant holds are its capacity
+    ("equipment", "procurement", "Our shop runs 40 lathes on two shifts.", "order_volume", []),
+    ("equipment", "procurement", "With 25 robots and 3 lines we can turn it around.", "order_volume", []),
+    ("equipment", "procurement", "We run 30 presses and need 12,000 brackets.", "order_volume", [12000.0]),
+    ("equipment", "procurement", "We would buy 40 machines at $9,000 each.", "order_volume", [40.0]),
+    ("equipment", "procurement", "We need 60 machines by May.", "order_volume", [60.0]),
+    # a span in weeks said again in months right after it: the months only
+    ("restated weeks", "leasing", "Deposit of eight weeks, that is about two months.", "deposit", [2.0]),
+    ("restated weeks", "leasing", "A 10-week deposit, so roughly 2.3 months.", "deposit", [2.3]),
+    ("restated weeks", "leasing", "Deposit 6 weeks or 2 months, your pick.", "deposit", [12 / 52 * 6, 2.0]),
+    ("restated weeks", "leasing", "Deposit 8 weeks; the lease runs 36 months.", "deposit", [12 / 52 * 8]),
 ]
 
 
@@ -134,6 +145,16 @@ ADVERSARIAL: list[tuple[str, str, str, str, list[float]]] = [
         [12000.0, 11000.0],
     ),
     ("zero-width word", "staffing", f"He ear{ZW}ned 97,500 in his last job.", "annual_salary", [97500.0]),
+    ("fullwidth count", "procurement", f"We have ６０ ma{ZW}chines and 3 shifts.", "order_volume", []),
+    ("Cyrillic a noun", "procurement", "We have 60 m\u0430chines and 3 shifts.", "order_volume", []),
+    (
+        "zero-width weeks",
+        "leasing",
+        f"Deposit of eight we{ZW}eks, that\u2019s about two months.",
+        "deposit",
+        [2.0],
+    ),
+    ("fullwidth spans", "leasing", "Deposit of ８ weeks, that is about ２ months.", "deposit", [2.0]),
 ]
 
 
@@ -202,6 +223,9 @@ CRAFTED = [
     ("staffing", "incl. freight $1 worth "),
     ("procurement", "9"),  # one huge digit run
     ("staffing", "$1,"),
+    ("procurement", "we have 60 machines with "),
+    ("leasing", "deposit 6 weeks, so about so about "),
+    ("leasing", "6 weeks, so 2 months, "),
 ]
 
 
@@ -247,8 +271,12 @@ ROOT = Path(__file__).resolve().parents[2]
         # raised them)
         ("tests/governance/amount_forms_v9.yaml", 44 / 44),
         ("tests/data/gaia/heldout8/amounts.yaml", 348 / 348),
-        ("tests/data/gaia/heldout7/amounts.yaml", 313 / 317),
-        ("tests/data/gaia/heldout6/amounts.yaml", 313 / 317),
+        # raised by the equipment and restated-weeks forms of set v10 (issue 14; development figures)
+        ("tests/data/gaia/heldout7/amounts.yaml", 313 / 316),
+        ("tests/data/gaia/heldout6/amounts.yaml", 313 / 316),
+        # set v10: measured blind once at 307/325 (8 spurious); 307/331 (6 spurious) after its recurring
+        # forms were fixed, a development figure
+        ("tests/data/gaia/heldout10/amounts.yaml", 307 / 331),
     ],
 )
 def test_amount_accuracy_on_the_spent_sets_of_set_v9(path: str, floor: float) -> None:

@@ -2970,6 +2970,34 @@ _PACKAGE_NOUNS = frozenset(
 )
 
 
+# Machines a plant runs: a count of them held, run or owned is its capacity, no quantity ordered ("We
+# have 60 machines and 3 shifts", "and has 12 presses", "Our 40 lathes"); "buy 40 machines" is an order.
+_EQUIPMENT = frozenset(
+    {
+        "machines", "presses", "lathes", "looms", "robots", "ovens", "kilns", "furnaces", "printers",
+        "mills", "extruders", "reactors", "workstations", "molders", "moulders", "welders", "cranes",
+        "forklifts", "conveyors",
+    }
+)  # fmt: skip
+_HOLDING_BEFORE = re.compile(
+    r"\b(?:have|has|had|having|run|runs|running|operate|operates|operating|own|owns|with|our|their)"
+    r"(?:[ \t]{1,3}(?:about|some|around|over|nearly|only|just))?[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+_HOLDING_REACH = 40  # characters before a count searched for the verb that holds it
+
+
+def _equipment_held(text: str, amount: Amount) -> bool:
+    """Whether a count counts machines a plant holds or runs ("We have 60 machines"): its capacity."""
+    if amount.kind != "count" or (amount.unit or "").lower() not in _EQUIPMENT:
+        return False
+    before = text[max(0, amount.start - _HOLDING_REACH) : amount.start]
+    return _HOLDING_BEFORE.search(before) is not None
+
+
+_EQUIPMENT_HELD: Callable[[str, Amount], bool] = _equipment_held
+
+
 def _product(noun: str | None) -> bool:
     """Whether a count's noun may be the goods ordered ("valves", "bars"), not people, places or time
     (counts under ten of another noun are not taken for an order: "4 countries")."""
@@ -3065,7 +3093,12 @@ def term_amounts(
     results: list[TermAmount] = []
     starts = [a.start for a in mentions]
     for amount in mentions:
-        if amount.incidental or _counts_other(text, amount) or _free_after(text, amount):
+        if (
+            amount.incidental
+            or _counts_other(text, amount)
+            or _free_after(text, amount)
+            or _EQUIPMENT_HELD(text, amount)
+        ):
             continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         low_bound = bounds[s]
@@ -3095,7 +3128,44 @@ def term_amounts(
     results = _packed_volumes(passage, _volume_rates(passage, results))
     results = _months_of_rent(terms, text, mentions, bounds, keywords, results)
     results = _date_spans(passage, _sibling_periods(passage, results))
-    return _bare_series(passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others)))
+    results = _bare_series(
+        passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others))
+    )
+    return _restated_weeks(text, results)
+
+
+# Words between a span in weeks and the same span said again in months: "6 weeks, so about 1.5
+# months", "A twelve-week deposit? That's basically three months." (not "6 weeks or 2 months": two
+# offers). The months are the figure the writer settles on; the weeks, converted, would be a second,
+# slightly different value of the same term.
+_RESTATE_BETWEEN: re.Pattern[str] | None = re.compile(
+    r"^(?:[ \t]{1,3}[a-z]{1,12})?[\s,;:.?!()\u2014\u2013-]{0,6}"
+    r"(?:(?:so|that['\u2019]?s|that is|i\.e\.?|ie|which is|basically|about|roughly|approximately|around|"
+    r"call it|say|=|~)[\s,]{0,3}){1,3}$",
+    re.IGNORECASE,
+)
+_RESTATE_REACH = 40  # characters from the span in weeks to its months
+
+
+def _restated_weeks(text: str, results: list[TermAmount]) -> list[TermAmount]:
+    """Drop a term's span in weeks said again in months right after it (the months stay)."""
+    if _RESTATE_BETWEEN is None:
+        return results
+    dropped: set[int] = set()
+    for i, weeks in enumerate(results):
+        if weeks.mention.unit != "weeks" or weeks.mention.kind != "duration":
+            continue
+        for months in results[i + 1 :]:
+            gap = months.start - weeks.end
+            if (
+                months.term == weeks.term
+                and months.mention.unit == "months"
+                and 0 <= gap <= _RESTATE_REACH
+                and _RESTATE_BETWEEN.match(text[weeks.end : months.start]) is not None
+            ):
+                dropped.add(i)
+                break
+    return [r for i, r in enumerate(results) if i not in dropped]
 
 
 # A move of a negotiation right before a bare figure: "dropped the ask from 7,900 to 7,600", "won't go
