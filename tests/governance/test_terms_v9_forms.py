@@ -19,7 +19,15 @@ copied from a labelled set), and each form has near-misses of the same shape tha
 - money toward the works ("will contribute $45,000 towards the fit-out") names the fit-out allowance;
 - a count written in its unit far above the domain's usual orders ("3 million units") is still read;
 - a figure said to belong to something else ("the 6,100 I gave you was for the larger suite", "sorry,
-  that was last year's rate") makes the message a correction.
+  that was last year's rate") makes the message a correction;
+- every conjunct of a conditional clause is a condition ("if the warranty is 24 months and you take the
+  full 9,000", "provided A, B and C"): the other side's part in the present tense goes on with the
+  condition; a promise with a modal ("and you'll hear from us by Friday") is a clause of its own;
+- a refusal to commit unless something is absent ("everything except the penalty clause", "we won't
+  sign with any late penalty", "just not with a late penalty", "fine, without any deposit"), in a message
+  that accepts other terms: the absence is a condition, on its term when it names one and quoted
+  otherwise; an exception of time ("except on Fridays we're closed"), a term left in dispute ("yes to
+  everything except the rent") and a question set none.
 """
 
 from __future__ import annotations
@@ -190,7 +198,65 @@ FORMS: list[tuple[str, str, Mapping[str, float | str], tuple[str, ...], str]] = 
         {},
         ("ti_allowance", "monthly_rent"),
         ANY,
+    ),  # -- every conjunct of a conditional clause --------------------------------------------------------
+    (
+        "procurement",
+        "That's fine if the warranty is 36 months and you take the whole 12,000.",
+        {"warranty": 36, "order_volume": 12000},
+        (),
+        "order_volume",
     ),
+    (
+        "leasing",
+        "We accept 5,000 a month, as long as the term is 5 years and you cover the fit-out.",
+        {"monthly_rent": 5000, "lease_term": 60},
+        (),
+        OTHER,
+    ),
+    # near-misses: a courtesy with a modal, a reply to come
+    (
+        "procurement",
+        "Fine if the warranty is 24 months, and you'll hear from us by Friday.",
+        {"warranty": 24},
+        (),
+        "warranty",
+    ),
+    ("staffing", "Thanks for the offer and you will hear from us by Friday.", {}, (), NONE),
+    # -- the absence of a term as the price of the rest --------------------------------------------------
+    (
+        "procurement",
+        "We accept all the terms except the late-delivery penalty.",
+        {"late_penalty_pct": 0},
+        (),
+        "late_penalty_pct",
+    ),
+    (
+        "procurement",
+        "Net 30 suits us, but we will not sign with any penalty.",
+        {"payment_terms": "net30", "late_penalty_pct": 0},
+        (),
+        "late_penalty_pct",
+    ),
+    (
+        "procurement",
+        "We can do 2.40 \u2014 just not with a late penalty.",
+        {"unit_price": 2.4, "late_penalty_pct": 0},
+        (),
+        "late_penalty_pct",
+    ),
+    (
+        "leasing",
+        "Rent of 5,200 is fine, without any deposit.",
+        {"monthly_rent": 5200, "deposit": 0},
+        (),
+        "deposit",
+    ),
+    ("procurement", "We are happy with all of it, except the exclusivity clause.", {}, (), QUOTED),
+    # near-misses: an exception of time, a term still in dispute, a question, nothing accepted
+    ("procurement", "Price 2.10 is fine, except on Fridays we're closed.", {"unit_price": 2.1}, (), NONE),
+    ("leasing", "The owner says yes to everything except the rent.", {}, ("monthly_rent",), NONE),
+    ("procurement", "Is everything fine except the penalty clause?", {}, ("late_penalty_pct",), NONE),
+    ("procurement", "We ship every day except Sunday.", {}, (), NONE),
 ]
 
 
@@ -244,6 +310,46 @@ def test_a_figure_said_to_belong_to_something_else_is_a_correction(
     assert _read(leasing, text).correction is correction
 
 
+# Each conjunct of a condition is attributed, and only the condition's conjuncts are.
+CONJUNCTS: list[tuple[str, str, set[str]]] = [
+    (
+        "procurement",
+        "Net 45 works provided delivery is 6 weeks, the warranty is 24 months and you order 12,000 units.",
+        {"lead_time", "warranty", "order_volume"},
+    ),
+    (
+        "procurement",
+        "That works if the warranty is 24 months and you take the full 9,000.",
+        {"warranty", "order_volume"},
+    ),
+    (
+        "procurement",
+        "That works if the warranty is 24 months, and you'll hear from us by Friday.",
+        {"warranty"},
+    ),
+    (
+        "procurement",
+        "Net 45 works if delivery is 6 weeks. The price is 2.10 and we ship from Ohio.",
+        {"lead_time"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("domain", "text", "expected"), CONJUNCTS)
+def test_every_conjunct_of_a_condition_is_a_condition(
+    domain: str, text: str, expected: set[str], request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    conditions = _read(config, text).conditions
+    assert {c.term for c in conditions if not c.quoted} == expected, conditions
+
+
+def test_one_absence_said_twice_is_one_condition(procurement: DomainConfig) -> None:
+    text = "We agree to everything except the penalty clause; we won't sign with any late penalty."
+    conditions = _read(procurement, text).conditions
+    assert [(c.term, c.quoted) for c in conditions] == [("late_penalty_pct", False)], conditions
+
+
 def test_a_fallback_is_quoted_once(procurement: DomainConfig) -> None:
     text = "We deliver in 3 weeks while the steel is in stock, otherwise 6."
     quotes = [c.text for c in _read(procurement, text).conditions if c.quoted]
@@ -255,6 +361,9 @@ HIDDEN: list[tuple[str, str]] = [
     ("staffing", "Moving allowance up to 6 grand, invoices requ\u200bired."),  # zero-width space
     ("staffing", "Moving allowance up to 6 grand, invoices r\u0435quired."),  # Cyrillic "е"
     ("leasing", "Knock the rent down to 5,000 and w\u0435 sign for five years."),
+    ("procurement", "That works if the warranty is 24 months and y\u200bou take the full 9,000."),
+    ("procurement", "We agree to everything exc\u0435pt the penalty clause."),
+    ("procurement", "We won\u2019t sign with any l\u200bate penalty; net 30 is fine."),
 ]
 
 
@@ -275,6 +384,9 @@ def test_a_condition_hidden_behind_a_homoglyph_or_zero_width_still_reaches_the_p
         ", otherwise the rent, or ",  # fallbacks and alternatives with nothing to replace
         "Is the rent gross or ",  # an alternative question that never closes
         "with a firm order and a bank ",
+        "except the ",  # exceptions with nothing after them
+        "if the rent is 5, and you take ",  # conjuncts that never close
+        "we won't sign with not with without a ",
     ],
 )
 def test_crafted_input_reads_in_linear_time(leasing: DomainConfig, unit: str) -> None:

@@ -565,11 +565,13 @@ def fallback(
 
 
 _FOR_QUANTITY = re.compile(
-    r"(?:^|[^\w$\u20ac\u00a3.,])(?:for|at|on)\s+(?:the\s+)?(?:whole\s+|full\s+|entire\s+|total\s+)?$",
+    r"(?:^|[^\w$\u20ac\u00a3.,])(?:for|at|on)\s+(?:the\s+)?(?:whole\s+|full\s+|entire\s+|total\s+)?$"
+    r"|\b(?:you|they|we|i)\s+(?:also\s+)?(?:take|order|buy|purchase|commit\s+to)\s+(?:the\s+|all\s+)?"
+    r"(?:whole\s+|full\s+|entire\s+|total\s+)?$",
     re.IGNORECASE,
 )
 """Right before a bare quantity a price is for ("3.70 for 30k", "0.92 each for the 100k run", "$21,000 for
-the 50,000")."""
+the 50,000"), or that a party takes ("if you take the full 9,000", "we order 12,000")."""
 _QUANTITY_MISFIT_LIMIT = 2.5
 
 

@@ -33,6 +33,15 @@ top of that, one clause at a time:
   pays the first month's rent on signing", "on the understanding that the order is placed by the 20th
   and payment is net 30": a subject of its own that is no party, and no modal) is part of that
   condition: its values are conditions, and without one it is a condition on no term with its text;
+  so is each conjunct of a list the parse split at its commas ("provided delivery is 6 weeks, the
+  warranty is 24 months and you order 12,000 units", when an "and" closes the list), and, after a frame
+  such as "if", the other side's part in the present tense ("if the warranty is 24 months and you take
+  the full 9,000"; "and you'll hear from us by Friday" is a clause of its own);
+- a refusal to commit unless something is absent (`absence_forms` in data/term_cues.yaml: "everything
+  except the penalty clause", "we won't sign with any late penalty", "just not with a late penalty"),
+  in a message that accepts other terms: a term's value of nothing read there is a condition, once a
+  term; what names no term of the domain is quoted as written; one naming a term with no such value
+  ("yes to everything except the rent") leaves it in dispute, and a question sets nothing;
 - a value tied to a value of another term with no condition word ("with 90 days its 2.05", "at 2,000
   units 11.20", "for a 5-year term, 8,900", "remote 3 days → 95k", "8,500 for a 10-year commitment")
   makes the one a condition of the other. Only a commitment ("for a 10-year commitment") is read on
@@ -59,6 +68,7 @@ from parley.governance.draft import Clause, Draft
 from parley.governance.term_attribution import keyword_pattern
 from parley.governance.term_figures import cues
 from parley.governance.term_roles import UNCLAIMED, Hit, condition_ends, condition_frame, is_question
+from parley.governance.term_vocabulary import TermDef
 
 __all__ = ["ClauseReading", "FormMatch", "condition_form_matches", "names_term", "read_clauses"]
 
@@ -189,9 +199,11 @@ def _pointed_to(draft: Draft, clause: Clause, hits: Sequence[Hit]) -> list[int]:
     ]
 
 
-def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
+def read_clauses(draft: Draft, hits: Sequence[Hit], vocabulary: Sequence[TermDef] = ()) -> ClauseReading:
     """Revise the roles of hits clause by clause (see the module docstring) and find the conditions on no
-    term that the condition forms, unnamed values and anaphoric conditions give."""
+    term that the condition forms, unnamed values and anaphoric conditions give. vocabulary is the
+    domain's terms: a refusal naming one of them that no value of nothing was read for ("yes to everything
+    except the rent") leaves that term in dispute rather than setting a condition."""
     revised = list(hits)
     others: list[tuple[int, str]] = []
     covered: list[int] = []
@@ -214,6 +226,7 @@ def read_clauses(draft: Draft, hits: Sequence[Hit]) -> ClauseReading:
     quoted += _fallbacks_read(draft, revised)
     quoted += _tied_read(draft, revised)
     _conjoined_read(draft, revised, others, covered)
+    _absence_read(draft, revised, covered, quoted, vocabulary)
     attached = _anaphora_read(draft, revised, ends, quoted) + _continued_read(draft, revised)
     _descriptive_read(draft, revised, others, ends)
     return ClauseReading(
@@ -544,6 +557,16 @@ _CONJUNCT_SUBJECT = re.compile(
 )
 """A conjunct with a subject of its own that is no party, and no modal ("... that the order is placed by the
 20th and payment is net 30"): after a condition that opened with "that", the condition goes on."""
+_CONJUNCT_PARTY = re.compile(
+    r"^\W*(?:you|they|your (?:client|side|company|team|firm)|the (?:client|buyer|tenant|candidate|customer))"
+    r" (?:also |still |both )?(?!(?:will|would|shall|should|can|could|may|might|must|hear|get|are|were|was"
+    r"|have|had|did|do|don't|didn't|need|want|know|see|let|look|feel|say|said|think|tell)\b)"
+    r"[a-z]+(?<!ed)(?<!ing)\b"
+)
+"""A conjunct whose subject is the other side, in the present tense with no modal ("if the warranty is 24
+months and you take the full 9,000"): it states what the condition asks of them, so it goes on with it.
+A modal or a courtesy ("and you'll hear from us by Friday", "and you get back to me") begins a clause of
+its own."""
 
 
 def _conditional(clause: Clause) -> bool:
@@ -555,19 +578,43 @@ def _conditional(clause: Clause) -> bool:
     return cue is not None and "," not in clause.text[cue.end() :].rstrip(" ,")
 
 
+def _conjunct(text: str, clause: Clause, framed: bool) -> re.Match[str] | None:
+    """How a clause goes on with a condition before it (the match of its opener or subject), if it does:
+    an opener ("and that ..."), a subject of its own that is no party, or, after a frame such as "if",
+    the other side in the present tense ("and you take the full 9,000")."""
+    body = text[clause.start : clause.end]
+    found = _CONJOINED_OPENER.match(body) or _CONJUNCT_SUBJECT.match(body)
+    if found is None and framed:
+        found = _CONJUNCT_PARTY.match(body)
+    return found
+
+
 def _conjoined_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]], covered: list[int]) -> None:
-    """A clause joined by "and that" to the conditional clause before it in its sentence is part of that
-    condition (see the module docstring)."""
+    """A clause joined by "and" (or "and that") to the conditional clause before it in its sentence is part
+    of that condition, and so is each conjunct of a list ("provided delivery is 6 weeks, the warranty is 24
+    months and you order 12,000 units"): a comma joins a conjunct when an "and" closes the list (see the
+    module docstring)."""
     clauses = list(draft.clauses())
     text = draft.text.lower()
-    for previous, clause in itertools.pairwise(clauses):
-        if previous.sentence != clause.sentence or not _conditional(previous):
+    condition: Clause | None = None  # the conditional clause the conjuncts go on with
+    for position, clause in enumerate(clauses):
+        previous = clauses[position - 1] if position > 0 else None
+        if previous is None or previous.sentence != clause.sentence:
+            condition = None
+        elif _conditional(previous):
+            condition = previous
+        if condition is None or previous is None or clause is condition:
             continue
-        if not _CONJOINED.match(text[previous.end : clause.start]):
+        framed = condition_frame(condition)
+        gap = text[previous.end : clause.start]
+        joined = _CONJOINED.match(gap) is not None or (
+            _LISTED.match(gap) is not None and _closes_list(text, clauses, position, framed)
+        )
+        found = _conjunct(text, clause, framed) if joined else None
+        if found is None:
+            condition = None
             continue
         opener = _CONJOINED_OPENER.match(text[clause.start : clause.end])
-        if opener is None and not _CONJUNCT_SUBJECT.match(text[clause.start : clause.end]):
-            continue
         begin = clause.start + (opener.end() if opener is not None else 0)
         inside = [
             i
@@ -581,6 +628,74 @@ def _conjoined_read(draft: Draft, hits: list[Hit], others: list[tuple[int, str]]
         body = draft.text[begin : clause.end].strip(" .,;:!")
         if not named and body and all(offset != begin for offset, _ in others):
             others.append((begin, body))
+
+
+_LISTED = re.compile(r"^\s*,\s*$")
+"""Between two conjuncts of a list, a comma alone."""
+_LIST_REACH = 8
+"""Clauses a list of conjuncts may run on after one of them before its closing "and"."""
+
+
+def _closes_list(text: str, clauses: Sequence[Clause], position: int, framed: bool) -> bool:
+    """Whether the conjuncts after clauses[position] (joined by commas) end with one joined by "and", within
+    a few clauses (so a long message reads in linear time)."""
+    for later in range(position + 1, min(len(clauses), position + 1 + _LIST_REACH)):
+        before, clause = clauses[later - 1], clauses[later]
+        if clause.sentence != before.sentence or _conjunct(text, clause, framed) is None:
+            return False
+        gap = text[before.end : clause.start]
+        if _CONJOINED.match(gap):
+            return True
+        if not _LISTED.match(gap):
+            return False
+    return False
+
+
+@cache
+def _absence_forms() -> tuple[re.Pattern[str], ...]:
+    raw = load_yaml_data("term_cues.yaml")
+    return tuple(re.compile(str(p)) for p in raw["absence_forms"])
+
+
+def _absence_read(
+    draft: Draft, hits: list[Hit], covered: list[int], quoted: list[str], vocabulary: Sequence[TermDef]
+) -> None:
+    """A refusal to commit unless something is absent ("We agree to everything except the penalty clause",
+    "we won't sign with any late penalty"), in a message that accepts other terms: a term's value of
+    nothing named in it is a condition; what names no term is quoted as written (fail closed)."""
+    text = draft.text.lower()
+    for pattern in _absence_forms():
+        for found in pattern.finditer(text):
+            start, end = found.span("x")
+            sentence = draft.sentence_at(start)
+            if sentence is None or any(c.isdigit() for c in found.group("x")):
+                continue  # a figure after "not with" is an ellipsis the guard reads ("not with 5k pieces")
+            if is_question(sentence.text):  # "is everything fine except the penalty?" states nothing
+                for i, h in enumerate(hits):
+                    if found.start() <= h.start < end and h.low == 0 and h.role == "own":
+                        hits[i] = replace(h, role="aside")
+                continue
+            outside = text[: found.start()] + " " + text[found.end() :]
+            others = [h for h in hits if not found.start() <= h.start < end and h.role == "own"]
+            accepts = cues().search("absence_accepts", outside) is not None
+            absent = [
+                i
+                for i, h in enumerate(hits)
+                if found.start() <= h.start < end and h.low == 0 and h.role == "own"
+            ]
+            if not absent and not accepts:
+                continue  # "open every day except Sunday": nothing taken, nothing left out
+            if absent and not (accepts or others):
+                continue
+            named = found.group("x")
+            if not absent and any(keyword_pattern(k).search(named) for t in vocabulary for k in t.keywords):
+                continue  # "yes to everything except the rent": the rent is still in dispute
+            for i in absent:
+                if not any(h.role == "condition" and h.term.name == hits[i].term.name for h in hits):
+                    hits[i] = replace(hits[i], role="condition")  # one condition a term, however often said
+            covered.append(found.start())
+            if not absent:
+                quoted.append(draft.text[found.start() : end].strip(" .,;:!\u2014\u2013"))
 
 
 @cache

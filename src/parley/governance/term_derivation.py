@@ -52,6 +52,14 @@ _REFUSED_BEFORE = (
 )
 """Before a term's name: the writer refuses any of it ("we don't do late-delivery penalties", "we can't
 commit to any penalty", "we can't offer relocation for this role")."""
+_ABSENT_BEFORE = (
+    r"\b(?:except(?: for)?|not with|(?:won't|will not|wouldn't|would not|can't|cannot|don't|do not|refuse to)"
+    r" (?:sign|accept|agree|proceed|go ahead|close|commit)"
+    r"(?: to (?:it|this|that|anything|the deal|the contract))? with)\s+(?:the\s+|a\s+|an\s+|any\s+)?"
+)
+"""Before a term's name: the writer takes the rest without it ("everything except the penalty clause",
+"we won't sign with any late penalty", "net 30, but not with a late penalty"); `term_clauses` makes that
+absence a condition when the message accepts other terms."""
 _MODIFIER = r"(?:[a-z]+-[a-z]+\s+)?"
 """A hyphenated word before a term's name ("no late-delivery penalties", "dropping the late-delivery
 penalty")."""
@@ -87,7 +95,8 @@ def _zero_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
     )  # "no penalties", "dropping the late-delivery penalties"
     return re.compile(
         f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE}){_MODIFIER}(?:{plurals})\\b|\\b(?:{words}){_WAIVED_AFTER}"
-        f"|{_REFUSED_BEFORE}{_MODIFIER}(?:{plurals})\\b(?!\\s*(?:of|at|to|above|beyond|over|than|more)\\b)"
+        f"|(?:{_REFUSED_BEFORE}|{_ABSENT_BEFORE}){_MODIFIER}(?:{plurals})\\b"
+        "(?!\\s*(?:of|at|to|above|beyond|over|than|more)\\b)"
         f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}{_MODIFIER}(?:{plurals}){_DROPPED_AFTER}"
         "\\b(?=\\s*(?:[.;!,]|$|and\\b|if\\b|entirely|altogether|completely))"
     )

@@ -117,6 +117,7 @@ def cues() -> Cues:
         "other_costs",
         "not_nouns",
         "condition_forms",  # patterns with a named group each, read by `term_clauses`
+        "absence_forms",  # patterns with a named group each, read by `term_clauses`
         "descriptive_terms",  # term names, read by `term_clauses`
         "conditional_grammar",  # symbols and families of rules, read by `term_guard`
     }

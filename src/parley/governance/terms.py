@@ -310,7 +310,7 @@ class TermReader:
         """
         draft = parse(message, self.config.non_binding_phrases)
         hits = [_with_role(draft, h) for h in self._hits(draft, today, asked)]
-        clauses = read_clauses(draft, hits)
+        clauses = read_clauses(draft, hits, self.vocabulary)
         return draft, derive(draft, list(clauses.hits), self._by_name), clauses
 
     # -- finding values -------------------------------------------------------------------------------
