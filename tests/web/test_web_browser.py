@@ -580,7 +580,9 @@ def test_the_play_page_fits_a_phone_whatever_the_principal_is_called(
         _sign_in(browser, url, token)
         # (the pages set width=device-width; the emulated viewport settles after the first layout)
         _wait(lambda: browser.run("return window.innerWidth") == 390, "the phone viewport")
-        assert HOSTILE in browser.text("#principal")  # the principal's name, as characters
+        # The name, as characters, once the page has read who signed in (it shows "signing in…" until
+        # then, which under load outlasts the viewport's settling).
+        _wait(lambda: HOSTILE in browser.text("#principal"), "the principal's name, as characters")
         _phone_pages(browser, url)
         _no_injection(browser)
 
