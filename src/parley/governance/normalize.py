@@ -44,6 +44,7 @@ __all__ = [
     "TextRefused",
     "check_size",
     "normalize",
+    "well_formed",
 ]
 
 DEFAULT_MAX_CHARS = 20_000
@@ -106,13 +107,17 @@ class Normalized:
 
     @property
     def has_control(self) -> bool:
-        """Whether the original held control characters (NUL included): such a text is not sendable."""
+        """Whether the original held control characters (NUL included) or characters that are not text
+        (a lone UTF-16 surrogate, U+FFFD): such a text is not sendable."""
         return "control" in self.kinds
 
 
 # -- character classes ----------------------------------------------------------------------------------
 # Cc except \t \n \r.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Also what is not text: a UTF-16 surrogate on its own (`well_formed` joins the pairs first) and U+FFFD,
+# the mark a decoder leaves where bytes were not text.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffd]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Cf (Unicode 15) except the soft hyphen, plus the combining grapheme joiner, Mongolian free variation
 # selectors, the Hangul fillers that render empty, and the variation selectors.
 _INVISIBLE = re.compile(
@@ -338,6 +343,18 @@ def _join_fragments(text: str, log: _Log) -> str:
     if joins:
         log.add("split_word", len(joins), joins[0])
     return "".join([*pieces, text[last:]]) if pieces else text
+
+
+def well_formed(text: str) -> str:
+    """text as Unicode text: each pair of UTF-16 surrogates (as a JSON or YAML "\\ud83d\\ude05" escape
+    decodes) joined into the character it encodes, and each surrogate left on its own replaced by U+FFFD.
+
+    Text holding a surrogate cannot be encoded as UTF-8, so the audit log, the database and every file
+    refuse it; the delegate makes what it receives and what it drafts well formed first, and says so.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def normalize(text: str, *, max_chars: int | None = DEFAULT_MAX_CHARS) -> Normalized:

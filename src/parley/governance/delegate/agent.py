@@ -19,6 +19,7 @@ from parley.governance.delegate.snapshot import options_from_json, restore, snap
 from parley.governance.drafting import Intent
 from parley.governance.escalation import Decision
 from parley.governance.machine import ACTIVE, Action, IllegalTransition, State
+from parley.governance.normalize import well_formed
 from parley.governance.offers import recap_text
 from parley.governance.stcc import open_question, stcc_question
 from parley.protocol.clock import Clock
@@ -69,8 +70,15 @@ class Delegate(DelegateCore):
             return self._on_silence()
         self.memory.silent, self.memory.recap_sent = 0, False
         self._last_activity = self.clock.now()
+        given, message = message, well_formed(message)  # a lone UTF-16 surrogate is no text (nor storable)
         self.transcript.append((COUNTERPARTY, message))
         self.record("counterparty_message", {"text": message}, "inbound", party=COUNTERPARTY)
+        if message != given:
+            self.record(
+                "safety_event",
+                {"type": "text_made_well_formed", "where": "counterparty_message"},
+                "the message held UTF-16 surrogates: pairs joined, lone ones replaced by U+FFFD",
+            )
         if self.turn > self.config.thresholds.max_rounds:
             return self.end(State.NO_DEAL, "round limit reached")
         return process(self, message)
