@@ -5,11 +5,11 @@ is adversarial). A source is one writer's labelled set; every estimate trains on
 and tests on the one left out: what the detector would do on text by a new writer. Sources:
 
 - drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks up to heldout2
-  (all binding), the spent sets v3 to v9 (each one source: its drafts, v4's to v9's leasing
+  (all binding), the spent sets v3 to v10 (each one source: its drafts, v4's to v10's leasing
   drafts and its phrase bank, so leaving a source out leaves that whole set out) and "delegate": the
   deterministic delegate's own drafts in seeded simulated sessions run with the rules alone (non-binding by
   construction);
-- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout9,train}/messages.yaml, the
+- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout10,train}/messages.yaml, the
   development paraphrases (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the
   shipped red-team corpus (its measurement half is never read here).
 
@@ -134,6 +134,11 @@ DRAFT_SOURCES: Mapping[str, tuple[Path, ...]] = {
         GAIA / "heldout9" / "drafts_leasing.yaml",
         GAIA / "phrase_bank_heldout9.yaml",
     ),
+    "heldout10": (
+        GAIA / "heldout10" / "drafts.yaml",
+        GAIA / "heldout10" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout10.yaml",
+    ),
 }
 MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "dev": (GAIA / "dev" / "messages.yaml",),
@@ -147,6 +152,7 @@ MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "heldout7": (GAIA / "heldout7" / "messages.yaml",),
     "heldout8": (GAIA / "heldout8" / "messages.yaml",),
     "heldout9": (GAIA / "heldout9" / "messages.yaml",),
+    "heldout10": (GAIA / "heldout10" / "messages.yaml",),
     "paraphrases": (GAIA / "dev" / "moderator_paraphrases.yaml",),
 }
 # The files the rules were tuned on (their misses read and fixed): the rules' figures there are
@@ -186,6 +192,10 @@ RULES_TUNED_ON = frozenset(
         "tests/data/gaia/heldout9/drafts_leasing.yaml",
         "tests/data/gaia/heldout9/messages.yaml",
         "tests/data/gaia/phrase_bank_heldout9.yaml",
+        "tests/data/gaia/heldout10/drafts.yaml",
+        "tests/data/gaia/heldout10/drafts_leasing.yaml",
+        "tests/data/gaia/heldout10/messages.yaml",
+        "tests/data/gaia/phrase_bank_heldout10.yaml",
     }
 )
 

@@ -68,6 +68,7 @@ SETS = (
     "heldout_terms6",
     "heldout_terms7",
     "heldout_terms8",
+    "heldout_terms9",
 )
 """The spent term sets, one writer each (never a glob: the next blind set must not be read)."""
 OUTPUT = ROOT / "src" / "parley" / "governance" / "data" / MODEL_FILE

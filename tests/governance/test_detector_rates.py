@@ -423,7 +423,17 @@ BLIND_ROUNDS = (
     # v10: FN 1/274 (0.1-2.0%) and FP 18/276 (4.2-10.1%), both met on the point estimate for the first
     # time in one round; obfuscated 62/62, moderator 230/269 (threats 28/43) with 13/151 alarms, amounts
     # 307/325, disclosure 3/45 missed, 1/67 false alarm; rules alone FN 3, FP 20, moderator 214/269.
-    BlindRound("heldout10", (274, 276, 269, 151), 325, 112, 1, 18, 230, 13, 307, 3, 1),
+    # Spent since (development, tuned on): after the v10 forms (a "to say" that reports our news, a recap
+    # lead that governs one clause, a short day after a bare verb; an approval withheld past a figure, a
+    # reach "we can go to 85", a German limit compound, a deadline bounding its date), FN 0 (rules alone
+    # 0), FP 18, disclosure 0/45 missed, 0/67 false alarms (in-sample). The moderator's second batch of
+    # the tenth round (v10 forms that recur in another writer's errors): 242/269 with 11/151 alarms.
+    BlindRound("heldout10", (274, 276, 269, 151), 325, 112, 0, 18, 242, 11, 307, 0, 0),
+    # v11: FN 0/287 (0.0-1.3%) and FP 16/296 (3.4-8.6%), both met on the point estimate, the second
+    # round in a row; obfuscated 65/65, moderator 211/229 (met on the point estimate, 87.9-95.0%;
+    # threats 29/38) with 10/123 alarms, amounts 308/338, disclosure 1/59 missed, 1/43 false alarm;
+    # rules alone FN 3, FP 18, moderator 200/229 with 9 alarms.
+    BlindRound("heldout11", (287, 296, 229, 123), 338, 102, 0, 16, 211, 10, 308, 1, 1),
 )
 
 

@@ -124,6 +124,12 @@ class PhraseBankDrafter:
         # grammar, amount forms and retrained classifiers landed; measured once after: 0 of 394 slips
         # reached the counterparty unapproved (target 0: met); see docs/results/gaia_detectors.md.
         ("phrase_bank_heldout10.yaml", False, 0),
+        # Written blind on 2026-11-28 (9140758) before that session's development fixes on the spent
+        # tenth set and the classifiers retrained with it landed. Measured once: the run stopped with a
+        # UnicodeEncodeError (a template wrote an emoji as the YAML escape "\ud83d\ude05", a surrogate
+        # pair the audit log could not encode). Since drafts and inbound messages are made well formed
+        # (tests/governance/test_well_formed.py): 0 of 391 (development, not an estimate).
+        ("phrase_bank_heldout11.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

@@ -39,6 +39,7 @@ SPENT_SETS = (
     "heldout_terms6",
     "heldout_terms7",
     "heldout_terms8",
+    "heldout_terms9",
 )
 DEMOTE_ALL = TermModel({"role=own": -30.0, "role=condition": -30.0}, 0.0, 0.5, 1.01)
 """Sets aside every value it may: what the combination still guarantees when the model is wrong."""
