@@ -1,6 +1,6 @@
 """Text that is not well-formed Unicode (UTF-16 surrogates, as a JSON or YAML escape decodes them)
 never stops a session: the delegate joins surrogate pairs, replaces lone ones with U+FFFD, says so in
-the audit log, and a draft holding U+FFFD goes to the principal.
+the audit log, and a draft holding U+FFFD goes to the principal (an inbound message is read as it is).
 
 Found by the eleventh blind round: a phrase bank written with "\\ud83d\\ude05" escapes (an emoji as a
 surrogate pair) crashed the session when the audit log encoded the draft.
@@ -20,7 +20,7 @@ from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
 from parley.governance.drafting import Draft, Intent, TemplateDrafter
 from parley.governance.escalation import PolicyPrincipal
 from parley.governance.normalize import normalize, well_formed
-from parley.governance.preflight import preflight
+from parley.governance.preflight import NOT_TEXT, preflight
 from parley.governance.session import DelegateRoles, run_session
 from parley.governance.store import SessionStore
 
@@ -61,7 +61,8 @@ def test_a_draft_holding_what_is_not_text_goes_to_the_principal() -> None:
         result = preflight(text, config)
         assert result.requires_approval, text
     assert not preflight("Thanks for your note \U0001f605, talk soon.", config).requires_approval
-    assert normalize("a \ufffd b").has_control and not normalize("a \U0001f605 b").has_control
+    assert normalize("a \ufffd b").has_non_text and not normalize("a \U0001f605 b").has_non_text
+    assert NOT_TEXT in preflight(f"Thanks {HIGH}", config).reasons
 
 
 def test_well_formed_is_linear() -> None:

@@ -107,17 +107,23 @@ class Normalized:
 
     @property
     def has_control(self) -> bool:
-        """Whether the original held control characters (NUL included) or characters that are not text
-        (a lone UTF-16 surrogate, U+FFFD): such a text is not sendable."""
+        """Whether the original held control characters (NUL included): such a text is not sendable."""
         return "control" in self.kinds
+
+    @property
+    def has_non_text(self) -> bool:
+        """Whether the original held characters that are not text (a UTF-16 surrogate, U+FFFD): a draft
+        holding them is not sendable unread; an inbound message is read as it is."""
+        return _NOT_TEXT.search(self.original) is not None
 
 
 # -- character classes ----------------------------------------------------------------------------------
 # Cc except \t \n \r.
-# Also what is not text: a UTF-16 surrogate on its own (`well_formed` joins the pairs first) and U+FFFD,
-# the mark a decoder leaves where bytes were not text.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffd]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What is not text: a UTF-16 surrogate on its own (`well_formed` joins the pairs first) and U+FFFD, the
+# mark a decoder leaves where bytes were not text.
+_NOT_TEXT = re.compile("[\ud800-\udfff\ufffd]")
 # Cf (Unicode 15) except the soft hyphen, plus the combining grapheme joiner, Mongolian free variation
 # selectors, the Hangul fillers that render empty, and the variation selectors.
 _INVISIBLE = re.compile(

@@ -42,6 +42,7 @@ from parley.governance.normalize import DEFAULT_MAX_CHARS, TextRefused, normaliz
 __all__ = [
     "CLASSIFIER",
     "CONTROL_CHARACTERS",
+    "NOT_TEXT",
     "DeclaredIntent",
     "DeclaredTerm",
     "DraftIntent",
@@ -54,6 +55,8 @@ DraftIntent = Literal["ask", "explore", "counter", "summarise", "close"]
 """What a drafter says its message does."""
 CONTROL_CHARACTERS = "contains control characters"
 """The reason a draft holding control characters (NUL included) goes to the principal."""
+NOT_TEXT = "contains characters that are not text (a lone UTF-16 surrogate or U+FFFD)"
+"""The reason a draft holding what a decoder could not read goes to the principal."""
 CLASSIFIER = "classifier"
 """The reason of a binding finding made by the trained classifier rather than the rules."""
 
@@ -446,6 +449,8 @@ def preflight_draft(
     problems: list[str] = []
     if parsed.normalized.has_control:
         problems.append(CONTROL_CHARACTERS)
+    if parsed.normalized.has_non_text:
+        problems.append(NOT_TEXT)
     # one walk of the amount reader's: figures glued to a non-Latin letter ("Ж150,000"), and figures it
     # cannot read (separators that fit no convention, digits past a float's precision)
     problems += [
