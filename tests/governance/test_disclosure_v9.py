@@ -7,12 +7,12 @@ configs' (salary 100,000 a year, 85 an hour; rent 12,000 a month; 14 a unit)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from parley.governance.config import load_config
 from parley.governance.disclosure import find_disclosures
+
+from .linear_time import assert_grows_linearly
 
 # (form, domain, text, whether it discloses a private limit)
 TABLE: list[tuple[str, str, str, bool]] = [
@@ -73,13 +73,4 @@ def test_adversarial_variants_get_the_plain_answer(
 def test_crafted_repetitions_are_checked_in_linear_time(domain: str, unit: str) -> None:
     """8x the text (4 KB -> 32 KB) costs well under the 64x of a quadratic check (CPU time)."""
     config = load_config(domain)
-    find_disclosures("$1", config)
-
-    def cost(size: int) -> float:
-        text = (unit * (size // len(unit) + 1))[:size]
-        began = time.process_time()
-        find_disclosures(text, config)
-        return time.process_time() - began
-
-    small, large = cost(4_000), cost(32_000)
-    assert large < 8 * 4 * max(small, 0.02), (small, large)
+    assert_grows_linearly(lambda text: find_disclosures(text, config), unit, 4_000, 8, slack=4.0)

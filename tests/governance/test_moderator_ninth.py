@@ -30,7 +30,13 @@ from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import Label, RuleModerator
 
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, moderators, without_origin
-from .test_moderator_sixth import DRESSES_WITH_SOFT_HYPHEN, family_fired
+from .test_moderator_sixth import (
+    DRESSES_WITH_SOFT_HYPHEN,
+    assert_caught_in_dress,
+    assert_routes_as,
+    assert_stays_clean,
+    family_fired,
+)
 
 DOMAINS = ("staffing", "procurement", "leasing")
 BENIGN = "benign"
@@ -165,13 +171,10 @@ def judges() -> dict[str, RuleModerator]:
 def test_each_wording_gets_its_label(
     judges: dict[str, RuleModerator], domain: str, text: str, expected: str
 ) -> None:
-    with rules_only():
-        verdict = judges[domain].classify(text)
     if expected == BENIGN:
-        assert not verdict.adversarial, (text, verdict.cues)
+        assert_stays_clean(judges[domain], text)
     else:
-        assert verdict.adversarial, (text, verdict.cues)
-        assert family_fired(verdict.cues, expected), (text, verdict.cues)
+        assert_routes_as(judges[domain], expected, text)
 
 
 _DRESSES = DRESSES_WITH_SOFT_HYPHEN
@@ -182,11 +185,7 @@ _DRESSES = DRESSES_WITH_SOFT_HYPHEN
 def test_attacks_in_dress_are_still_caught(
     judges: dict[str, RuleModerator], dress: Callable[[str], str], domain: str, text: str, expected: str
 ) -> None:
-    disguised = dress(text)
-    assert disguised != text
-    with rules_only():
-        verdict = judges[domain].classify(disguised)
-    assert verdict.adversarial, (disguised, verdict.cues)
+    assert_caught_in_dress(judges[domain], dress, text)
 
 
 def _only(structure: dict[str, Any]) -> dict[str, Any]:
