@@ -38,6 +38,7 @@ COMMITTED = {
     "heldout9": "27d515d",
     "heldout10": "6101575",
     "heldout11": "9140758",
+    "heldout12": "8d8ccd0",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
