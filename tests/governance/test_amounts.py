@@ -1352,6 +1352,31 @@ def test_folding_is_idempotent_and_keeps_every_digit(text: str) -> None:
     assert sum(c.isdigit() for c in once) >= sum(c in "0123456789" for c in text)
 
 
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("0\u200bO", "00"),  # a zero-width space between the digit and the typed zero
+        ("0\x00O", "00"),  # NUL likewise
+        ("12\u00adO,OOO", "120,000"),  # a soft hyphen inside the figure
+        ("1O\u0417", "103"),  # a typed zero, then a Cyrillic Ze beside it
+        ("1\u0417O", "130"),  # and the other way round
+        ("10oz", "10oz"),  # a unit stays a unit
+    ],
+)
+def test_folding_reads_digits_after_removing_invisible_characters(text: str, folded: str) -> None:
+    assert fold(text)[0] == folded
+    assert fold(folded)[0] == folded
+
+
+def test_folding_a_crafted_run_of_typed_zeros_and_lookalikes_is_idempotent_and_linear() -> None:
+    from .linear_time import assert_grows_linearly
+
+    crafted = "1" + "O\u0417" * 2_000
+    once = fold(crafted)[0]
+    assert once.isdigit() and fold(once)[0] == once
+    assert_grows_linearly(lambda text: fold("1" + text), "O\u0417", 4_000, 8)
+
+
 def test_amount_accuracy_on_the_own_form_sets_does_not_fall() -> None:
     from .measure_amounts_cv import score_source, source_path
 

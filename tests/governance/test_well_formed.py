@@ -72,17 +72,20 @@ def test_well_formed_is_linear() -> None:
 
 
 class SurrogateDrafter:
-    """Template drafts with a lone surrogate and an escaped emoji appended to every unapproved draft."""
+    """Template drafts with a lone surrogate and an escaped emoji appended to every draft but the
+    compliant re-send, the closing wording of approved terms included (a plugged-in drafter may)."""
 
     def __init__(self, drafter: TemplateDrafter) -> None:
         self._inner = drafter
         self.broken = 0
+        self.broken_approved = 0
 
     def draft(self, intent: Intent, *, injection: bool = False) -> Draft:
         clean = self._inner.draft(intent, injection=injection)
-        if intent.approved or intent.verbatim:
+        if intent.verbatim:
             return clean
         self.broken += 1
+        self.broken_approved += intent.approved
         return Draft(f"{clean.text} {HIGH}{LOW} {HIGH}", clean.slips)
 
 
@@ -101,8 +104,11 @@ class SurrogateCounterparty:
         return self._inner.to_json()
 
 
-@pytest.mark.parametrize("domain", ["staffing", "leasing"])
-def test_a_session_with_surrogates_runs_to_its_end_and_says_what_it_changed(domain: str) -> None:
+# Seeded sessions: the staffing one ends in an agreement the principal approves, the leasing one in none.
+@pytest.mark.parametrize(("domain", "agrees"), [("staffing", True), ("leasing", False)])
+def test_a_session_with_surrogates_runs_to_its_end_and_says_what_it_changed(
+    domain: str, agrees: bool
+) -> None:
     config = load_config(domain)
     drafter = SurrogateDrafter(TemplateDrafter(config))
     store = SessionStore()
@@ -124,6 +130,9 @@ def test_a_session_with_surrogates_runs_to_its_end_and_says_what_it_changed(doma
     sent = [str(e.data["text"]) for e in events if e.kind == "delegate_message"]
     assert sent and all(HIGH not in t and LOW not in t for t in sent)
     assert not any("\ufffd" in t for t in sent)  # a draft with U+FFFD never went out as drafted
+    # The approved closing wording, broken by the drafter, went out as the template's, and the log says so.
+    assert (drafter.broken_approved > 0) == agrees
+    assert any(d.get("type") == "approved_close_reworded" for d in safety) == agrees
     for event in events:
         for value in event.data.values():
             if isinstance(value, str):

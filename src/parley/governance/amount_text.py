@@ -139,17 +139,47 @@ class Offsets:
 
 
 def fold(text: str) -> tuple[str, Offsets]:
-    """The folded text and its map back to text (see the module docstring). Linear; never raises."""
-    if text.isascii():
-        pattern = _removed()
-        folded = _TYPED_ZEROS.sub(_zeros, text) if _TYPED_ZEROS.search(text) is not None else text
-        if pattern.search(folded) is None:
-            return folded, Offsets()
-    else:
-        folded = _TYPED_ZEROS.sub(_zeros, _LOOKALIKE_DIGITS.sub(_digits, text.translate(_table())))
-        pattern = _removed()
+    """The folded text and its map back to text (see the module docstring). Linear; never raises.
+
+    Idempotent: characters are removed before digits are read, so a zero-width space between "1" and
+    "O" cannot leave a typed zero for a second fold to find.
+    """
+    folded = text if text.isascii() else text.translate(_table())
+    pattern = _removed()
     positions = [m.start() for m in pattern.finditer(folded)]
-    if not positions:
-        return folded, Offsets()
-    shifts = tuple(p - k for k, p in enumerate(positions))
-    return pattern.sub("", folded), Offsets(shifts)
+    offsets = Offsets()
+    if positions:
+        folded = pattern.sub("", folded)
+        offsets = Offsets(tuple(p - k for k, p in enumerate(positions)))
+    return _digit_forms(folded), offsets
+
+
+# A run that may hold a number: it starts at a digit or a digit lookalike and goes on over digits,
+# lookalikes, the letter O and separators. Possessive, and every character starts at most one run, so
+# finding the runs is linear; everything outside them is left as it is.
+_RUN = re.compile(rf"(?:[0-9]|{_LOOKALIKE})[0-9oO,.{_LOOKALIKE[1:-1]}]*+")
+# The two substitutions feed each other ("1OЗ": the O becomes a zero beside the 1, then the З a three
+# beside it); a run still changing after this many rounds is crafted, and all its letters become digits.
+_ROUNDS = 4
+
+
+def _digit_forms(text: str) -> str:
+    """Typed zeros and digit lookalikes read as digits, to a fixed point (so `fold` is idempotent)."""
+    if text.isascii() and _TYPED_ZEROS.search(text) is None:
+        return text
+    return _RUN.sub(_run_digits, text)
+
+
+def _run_digits(found: re.Match[str]) -> str:
+    run = found.group()
+    if run.isascii() and "o" not in run.lower():
+        return run
+    # The character after the run decides "not followed by a letter"; it is outside the run, so no
+    # substitution changes it.
+    window = run + found.string[found.end() : found.end() + 1]
+    for _ in range(_ROUNDS):
+        changed = _TYPED_ZEROS.sub(_zeros, _LOOKALIKE_DIGITS.sub(_digits, window))
+        if changed == window:
+            return window[: len(run)]
+        window = changed
+    return "".join(_DIGIT_LOOKALIKES.get(c, "0" if c in "oO" else c) for c in run)

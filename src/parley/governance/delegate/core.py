@@ -17,12 +17,20 @@ from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.critic import Critic, RuleCritic
 from parley.governance.delegate.position import conditions_note, position, session_readings
 from parley.governance.delegate.records import DELEGATE, DelegateOptions, Memory, Step
-from parley.governance.drafting import Drafter, TemplateDrafter
+from parley.governance.drafting import (
+    ContextualDrafter,
+    Draft,
+    DraftContext,
+    Drafter,
+    Intent,
+    TemplateDrafter,
+)
 from parley.governance.escalation import EscalationRequest, Trigger
 from parley.governance.extraction import Extractor, default_extractor
 from parley.governance.machine import Action, State, StateMachine
 from parley.governance.memory import Recall, Suggestion, with_suggestion
 from parley.governance.moderator import Classifier, RuleModerator
+from parley.governance.normalize import well_formed
 from parley.governance.offers import escalation_options, negotiation_term
 from parley.governance.tci import TaskCompletenessIndex
 from parley.governance.verification import (
@@ -119,6 +127,29 @@ class DelegateCore:
     def gate_open(self) -> bool:
         """g(h) = 1{TCI_w(h) ≥ τ_gate}."""
         return self.tci.weighted >= self.config.thresholds.gate - 1e-12
+
+    # -- drafting -------------------------------------------------------------------------------
+    def draft(self, intent: Intent, *, injection: bool = False, context: DraftContext | None = None) -> Draft:
+        """The drafter's draft for intent, its text made well-formed Unicode.
+
+        Every draft the session uses comes through here, whoever wrote it (templates or a model): a
+        lone UTF-16 surrogate is no text, and no log or database takes it, so pairs are joined and
+        lone ones replaced by U+FFFD (which the preflight sends to the principal), with a safety event.
+        """
+        if context is not None and isinstance(self.drafter, ContextualDrafter):
+            draft = self.drafter.draft_in_context(intent, context)
+        else:
+            draft = self.drafter.draft(intent, injection=injection)
+        text = well_formed(draft.text)
+        if text == draft.text:
+            return draft
+        self.record(
+            "safety_event",
+            {"type": "text_made_well_formed", "where": "draft"},
+            "the draft held UTF-16 surrogates: pairs joined, lone ones replaced by U+FFFD",
+            audience=DELEGATE,
+        )
+        return replace(draft, text=text)
 
     # -- audit ----------------------------------------------------------------------------------
     def record(

@@ -14,7 +14,6 @@ from parley.governance.drafting import ContextualDrafter, Draft, DraftContext, I
 from parley.governance.escalation import Trigger
 from parley.governance.machine import ACTIVE, TERMINAL, Action, State
 from parley.governance.moderator import Label
-from parley.governance.normalize import well_formed
 from parley.governance.preflight import PreflightResult, preflight
 from parley.governance.stcc import Question
 
@@ -136,25 +135,14 @@ def _complete(core: DelegateCore, intent: Intent, merged: MergedGuidance) -> Int
 
 def _draft(core: DelegateCore, intent: Intent, merged: MergedGuidance) -> Draft:
     injection = core.memory.last_label == Label.PROMPT_INJECTION
-    if isinstance(core.drafter, ContextualDrafter):
-        draft = core.drafter.draft_in_context(intent, _draft_context(core, merged, injection))
-    else:
-        draft = core.drafter.draft(intent, injection=injection)
-    text = well_formed(draft.text)  # a lone UTF-16 surrogate is no text: no log or database takes it
+    context = _draft_context(core, merged, injection) if isinstance(core.drafter, ContextualDrafter) else None
+    draft = core.draft(intent, injection=injection, context=context)
     core.record(
         "draft",
-        {"text": text, "slips": list(draft.slips), "intent": intent.kind},
+        {"text": draft.text, "slips": list(draft.slips), "intent": intent.kind},
         "drafted",
         audience=DELEGATE,
     )
-    if text != draft.text:
-        core.record(
-            "safety_event",
-            {"type": "text_made_well_formed", "where": "draft"},
-            "the draft held UTF-16 surrogates: pairs joined, lone ones replaced by U+FFFD",
-            audience=DELEGATE,
-        )
-        draft = replace(draft, text=text)
     return draft
 
 

@@ -14,9 +14,9 @@ from parley.governance.critic import human_guidance
 from parley.governance.delegate.core import DelegateCore
 from parley.governance.delegate.negotiation import final_approval, summarize
 from parley.governance.delegate.outbox import close, emit, send
-from parley.governance.delegate.records import PRINCIPAL, Step
+from parley.governance.delegate.records import DELEGATE, PRINCIPAL, Step
 from parley.governance.delegate.screening import advance
-from parley.governance.drafting import Intent, format_amount
+from parley.governance.drafting import Intent, TemplateDrafter, format_amount
 from parley.governance.escalation import Decision, EscalationOption, EscalationRequest, Trigger
 from parley.governance.machine import Action, State
 from parley.governance.offers import terms_text
@@ -98,11 +98,20 @@ def _approve_terms(core: DelegateCore) -> Step:
         {"terms": core.terms, "facts": dict(core.tci.confirmed)},
         "human-approved agreement artefact",
     )
-    text = core.drafter.draft(
-        Intent("approved_close", {"terms": terms_text(core.config, core.terms)}, approved=True)
-    ).text
+    intent = Intent("approved_close", {"terms": terms_text(core.config, core.terms)}, approved=True)
+    text = core.draft(intent).text
     result = preflight(text, core.config, overrides=core.memory.limits, allow_binding=True)
     core.record("preflight", result.to_json(), "final terms: binding wording approved by the principal")
+    if result.sendable is None and not isinstance(core.drafter, TemplateDrafter):
+        # The principal approved the terms, not whatever a plugged-in drafter wrote around them: wording
+        # that fails even the approved preflight is replaced by the template's, and the log says so.
+        text = TemplateDrafter(core.config).draft(intent).text
+        core.record(
+            "safety_event",
+            {"type": "approved_close_reworded", "reasons": list(result.reasons)},
+            "the drafter's closing wording failed the preflight; the template's wording was sent",
+            audience=DELEGATE,
+        )
     return emit(core, text, ())
 
 
@@ -147,7 +156,7 @@ def _send_compliant(core: DelegateCore, held_draft: Mapping[str, Any], back: Sta
     """Send the held intent without slips; if even that needs approval, a neutral holding note."""
     intent = replace(Intent.from_json(held_draft["intent"]), slippable=False, verbatim=True)
     core.memory.held = None
-    if preflight(core.drafter.draft(intent).text, core.config, overrides=core.memory.limits).sendable is None:
+    if preflight(core.draft(intent).text, core.config, overrides=core.memory.limits).sendable is None:
         # Even the clean wording needs approval: send a neutral holding note instead of looping.
         core.record("safety_event", {"type": "holding_fallback"}, "compliant draft still failed")
         if back == State.SUMMARIZE:
