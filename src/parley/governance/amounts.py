@@ -64,6 +64,12 @@ month ("in February, 3,000"). Figures the reader cannot read at all (money with 
 convention, digit runs past a float's precision) are listed by `unreadable_figures`, so a check that
 needs them holds them unread rather than absent.
 
+Set v11's forms that recur in another writer's (issue 14): a spelled figure in a list takes the type of
+the figure that ends it ("two, three or four months", "ninety-six, maybe ninety-eight thousand");
+"a month's deposit" and "a full month" are one month; the spoken "one twenty" with a space, and "a
+hundred and ten", are read. Two misreads of one writer that shrank a figure: "lease 5y" is five years,
+"half-yearly" six months; "a three-and-a-half-year lease" is read like "three and a half years".
+
 `term_amounts(config, text)` attributes each amount to one boundary term of a domain config (by unit,
 rate, currency, keywords and magnitude) and converts it to the term's unit ("$10,000 a month" for an
 annual salary is 120,000 a year; "$28 per square foot per year on 3,000 sq ft" is 7,000 a month of
@@ -88,7 +94,14 @@ another cost ("a $5,000 signing bonus", "$800 in CAM charges", "payroll is $1.2M
 term's. A bare figure beside a salary word may be written in thousands ("Would 107 work on base?"); a
 figure written to the cent beside a price word is a price whatever its size ("we paid 0.45 last
 year"); a count of goods ("2,400 valves", "half a million bars") is an order volume, a count of people,
-places or packages is not. Every check (boundary, disclosure) reads amounts through these two.
+places or packages is not, nor is what a plant makes or uses ("Our plant makes 5,000 units per day"),
+nor machines held ("We have 85 CNC machines"), in the passes over bare figures too. So many packages
+whose content is said in a clause of its own are their product ("6 containers; each holds 12,000 pcs",
+"a dozen pallets of 400 each"). A bare figure in a move ("Could you stretch from 110 to 116?", "Can you
+do a hundred and ten?", "one twenty is the ceiling") that no band holds as written is the one salary
+whose band holds it in thousands. A bare sum named a deposit beside the rent is counted in months of it
+("Rent 4,000/month, deposit 12,000" is 3). Every check (boundary, disclosure) reads amounts through these
+two.
 
 No regular expression here repeats a group that itself repeats: the text is split into tokens by one
 flat pattern and every later step looks a bounded number of tokens ahead, so a megabyte of "$1,$1,"
@@ -277,6 +290,7 @@ _MULTIPLE_ADVERBS = {
     "semiannual": ("month", 6.0),
     "semiannually": ("month", 6.0),
     "biannual": ("month", 6.0),
+    "halfyearly": ("month", 6.0),  # "half-yearly"
 }
 _MULTIPLE_PERIODS = {"fortnight": ("week", 2.0), "quarter": ("month", 3.0), "dozen": ("unit", 12.0)}
 # What a price per package is divided by when the package says how many it holds ("$18 per box of 6").
@@ -521,6 +535,8 @@ _CHANGE_VERBS = {
     "step",
     "steps",
     "stepped",
+    "stretch",  # "could you stretch from 110 to 116?": a move, not a range
+    "stretched",
 }
 _CONNECTORS = {
     "and",
@@ -838,9 +854,9 @@ def _spelled_words(tokens: _Tokens, i: int, depth: int) -> tuple[float, int, flo
             if tail is None:
                 break
             return tail
-        elif word == "and" and seen and _AND_FRACTIONS.get((tokens.word(j + 1), tokens.word(j + 2))):
-            current += _AND_FRACTIONS[(tokens.word(j + 1), tokens.word(j + 2))]  # "one and a quarter"
-            end, j = j + 3, j + 3
+        elif word in ("and", "-") and seen and (fraction := _fraction_after(tokens, j)) is not None:
+            current += fraction[0]  # "one and a quarter", "three-and-a-half-year lease"
+            end = fraction[1]
             break
         elif (
             word == "and"
@@ -877,6 +893,21 @@ def _spelled_words(tokens: _Tokens, i: int, depth: int) -> tuple[float, int, flo
 
 # A fraction after a whole number: "two and a half", "one and a quarter", "three and three quarters".
 _AND_FRACTIONS = {("a", "half"): 0.5, ("a", "quarter"): 0.25, ("three", "quarters"): 0.75}
+
+
+def _fraction_after(tokens: _Tokens, j: int) -> tuple[float, int] | None:
+    """A fraction after a whole number from its "and" at token j ("two and a half") or from the hyphen
+    before it in a compound adjective ("three-and-a-half-year", every hyphen glued on both sides): (the
+    fraction, the token after it), or None."""
+    if tokens.word(j) == "and":
+        fraction = _AND_FRACTIONS.get((tokens.word(j + 1), tokens.word(j + 2)))
+        return None if fraction is None else (fraction, j + 3)
+    if not all(tokens.glued(k) for k in range(j, j + 6)) or tokens.word(j + 1) != "and":
+        return None
+    if tokens.word(j + 2) != "-" or tokens.word(j + 4) != "-":
+        return None
+    fraction = _AND_FRACTIONS.get((tokens.word(j + 3), tokens.word(j + 5)))
+    return None if fraction is None else (fraction, j + 6)
 
 
 def _spelled_tail(
@@ -921,6 +952,7 @@ def _opening_hundred(tokens: _Tokens, j: int) -> bool:
 _NO_NUMBER = (0.0, -1, 1.0)
 _HUNDRED_AFTER = ("ones", "teens", "tens", "a")  # what "hundred" may follow
 _DECADES = frozenset({"decade", "decades"})
+_ONE_PERIOD = frozenset({"week", "month", "year"})  # "a month's deposit", "a full month": one of it
 
 
 def _spelled_fraction(tokens: _Tokens, i: int) -> tuple[float, int, float] | None:
@@ -935,6 +967,15 @@ def _spelled_fraction(tokens: _Tokens, i: int) -> tuple[float, int, float] | Non
         return (1.0, i + 1, 1.0) if priced else _NO_NUMBER
     if first == "a" and second in _DECADES:
         return 1.0, i + 1, 1.0  # "a decade-long lease"
+    if (
+        first == "a"
+        and second in _ONE_PERIOD
+        and tokens.word(i + 2) in ("'", "’")
+        and tokens.word(i + 3) == "s"
+    ):
+        return 1.0, i + 1, 1.0  # "a month's deposit": one month of it (not "a month", a rate)
+    if first == "a" and second in ("full", "whole") and tokens.word(i + 2) in _ONE_PERIOD:
+        return 1.0, i + 2, 1.0  # "a full month for others"
     if first == "half" and second == "a":
         scale = tokens.word(i + 2)
         if scale in _SCALES or scale in ("hundred", "dozen"):
@@ -996,6 +1037,9 @@ def _hundred_shorthand(tokens: _Tokens, i: int) -> tuple[float, int] | None:
     (120), "one-fifteen" (115), "one-twenty-five" (125), read as bare digits (a salary in thousands
     beside "base"; a price of 1.15 as the alternative reading). Hyphens glued on both sides only; not
     before a clock word ("one-fifteen pm") nor after "at" opening a time ("meet at one-fifteen")."""
+    spaced = _spaced_hundred(tokens, i)
+    if spaced is not None:
+        return spaced
     head = _ONES.get(tokens.word(i), 0.0)
     if (
         not 1.0 <= head < 10.0
@@ -1024,6 +1068,36 @@ def _hundred_shorthand(tokens: _Tokens, i: int) -> tuple[float, int] | None:
     if tokens.word(after) in _CLOCK_AFTER or tokens.word(i - 1) in ("at", "by", "until", "till", "from"):
         return None
     return value, after
+
+
+# What may follow the spoken "one twenty" written with a space (a figure, not "one twenty-foot container"
+# nor "no one twenty years ago"): the end of its clause, or one of these words.
+_SPACED_FOLLOWERS = frozenset(
+    {"is", "was", "would", "works", "base", "max", "tops", "k", "and", "or", "then", "plus", "flat"}
+)
+_SPACED_BEFORE_NOT = frozenset({"at", "by", "until", "till", "from", "no", "any", "every", "each", "the"})
+
+
+def _spaced_hundred(tokens: _Tokens, i: int) -> tuple[float, int] | None:
+    """The spoken "one twenty" (120, 1.20 the alternative) with a space for the hyphen: "one" and a tens
+    or teens word ("one ten", "one fifteen", "one twenty-five"), closing its clause or before a word of
+    `_SPACED_FOLLOWERS` ("one twenty is the ceiling"); not a time ("at one thirty") nor "one" counting a
+    noun ("one twenty-foot container", "no one twenty")."""
+    second = tokens.word(i + 1)
+    tens = _TENS.get(second, _ONES.get(second, 0.0))
+    if tokens.word(i) != "one" or tens < 10.0 or tokens.glued(i + 1):
+        return None
+    value, after = 100.0 + tens, i + 2
+    unit = _ONES.get(tokens.word(after + 1), 0.0) if second in _TENS else 0.0
+    if tokens.word(after) == "-" and tokens.glued(after) and tokens.glued(after + 1) and 1.0 <= unit < 10.0:
+        value, after = value + unit, after + 2  # "one twenty-five"
+    following = tokens.word(after)
+    if tokens.word(i - 1) in _SPACED_BEFORE_NOT or following in _CLOCK_AFTER:
+        return None
+    closes = after >= len(tokens) or (
+        tokens.kinds[after] == "p" and following not in ("-", "/", ":", "'", "’", "$", "€", "£")
+    )
+    return (value, after) if closes or following in _SPACED_FOLLOWERS else None
 
 
 def _tenths_shorthand(tokens: _Tokens, i: int) -> float | None:
@@ -1169,6 +1243,8 @@ def _period_word(tokens: _Tokens, k: int) -> bool:
     word = tokens.word(k)
     if word in _RATE_ADVERBS or word in _MULTIPLE_ADVERBS:
         return True
+    if word in ("bi", "semi", "half") and tokens.word(k + 1) == "-":
+        return word + tokens.word(k + 2) in _MULTIPLE_ADVERBS  # "paid half-yearly"
     return word in ("per", "a", "an", "every", "each") and (
         tokens.word(k + 1) in _PERIODS or tokens.word(k + 1) in _MULTIPLE_PERIODS or word == "every"
     )
@@ -1198,7 +1274,7 @@ def _multiple_after(tokens: _Tokens, j: int) -> tuple[str | None, float, int] | 
     word = tokens.word(j)
     if word in _MULTIPLE_ADVERBS:
         return *_MULTIPLE_ADVERBS[word][:1], _MULTIPLE_ADVERBS[word][1], j + 1
-    if word in ("bi", "semi") and tokens.word(j + 1) == "-" and tokens.glued(j + 1):
+    if word in ("bi", "semi", "half") and tokens.word(j + 1) == "-" and tokens.glued(j + 1):
         joined = word + tokens.word(j + 2)
         if joined in _MULTIPLE_ADVERBS:
             period, divisor = _MULTIPLE_ADVERBS[joined]
@@ -1240,6 +1316,8 @@ def _multiple_after(tokens: _Tokens, j: int) -> tuple[str | None, float, int] | 
 
 
 _COUNT_ADJECTIVES = frozenset({"loose", "single", "extra", "spare", "individual", "additional", "more"})
+# A letter for years glued to a figure in chat shorthand ("lease 5y"): read alone, "5" would be 5 months.
+_GLUED_YEARS = frozenset({"y"})
 
 
 def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
@@ -1278,6 +1356,8 @@ def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
         and tokens.kinds[j - 1] == "d"
     ):
         return "duration", "hours", j + 1  # "(8h)", "a 40h week" (not "90/h")
+    if word in _GLUED_YEARS and j == i and tokens.glued(j) and tokens.kinds[j - 1] == "d":
+        return "duration", "years", j + 1  # "lease 5y", "2y + 2y option" (chat shorthand)
     if word in ("parking",) and tokens.word(j + 1) in ("spaces", "spots", "stalls"):
         return "count", "spaces", j + 2
     return None, None, i
@@ -2150,8 +2230,12 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     ("Monthly I'd want $9k", "Rent per month: $9,000", "Die Jahresmiete beträgt", "Quarterly rent of
     27,000", "Price per thousand pieces: $2,300"), or None ("2% per week" gives none)."""
     word = tokens.words[i]
-    if word in ("annual", "annually") and tokens.word(i - 1) == "-" and tokens.word(i - 2) in ("semi", "bi"):
-        return "month", 6.0  # "semi-annual rent"
+    if (
+        word in ("annual", "annually", "yearly")
+        and tokens.word(i - 1) == "-"
+        and tokens.word(i - 2) in ("semi", "bi", "half")
+    ):
+        return "month", 6.0  # "semi-annual rent", "Half-yearly payment of 30,000"
     prefixed = _prefixed_multiple(tokens, i)
     if prefixed is not None:
         return prefixed
@@ -2287,9 +2371,25 @@ def _per_count_end(tokens: _Tokens, i: int, context: tuple[str, float] | None) -
     return number[2] if number is not None and number[0] == context[1] else None
 
 
+# Words that may join a figure to the next one of a list of offers ("two, three or four months",
+# "ninety-six, maybe ninety-eight thousand"), in order, each at most once.
+_LIST_JOINS = ((",",), ("or",), ("maybe", "perhaps", "possibly"))
+
+
 def _compared_next(tokens: _Tokens, k: int) -> bool:
-    """Whether "or" and a figure follow at token k ("one or two months"): the figure after may type it."""
-    return tokens.word(k) == "or" and k + 1 < len(tokens) and _starts_amount(tokens, k + 1)
+    """Whether a figure follows at token k as the next one of a list ("one or two months", "two, three or
+    four months", "ninety-six, maybe ninety-eight thousand"): the figure after may type it. A lone comma
+    joins a spelled figure to a spelled one only ("two, three or four months"), never to digits."""
+    j = k
+    for words in _LIST_JOINS:
+        if tokens.word(j) in words:
+            j += 1
+    if j == k or j >= len(tokens) or not _starts_amount(tokens, j):
+        return False
+    return tokens.word(k) != "," or j > k + 1 or tokens.kinds[j] == "w"
+
+
+_SPELLED_HUNDREDS_FROM = 100.0  # a bare spelled number of three words or more above this is read
 
 
 def _find(text: str) -> list[Amount]:
@@ -2355,8 +2455,14 @@ def _find(text: str) -> list[Amount]:
             and not reading.scaled
             and not (context is not None and tokens.word(i - 1) == ":")
             and not (reading.high >= 200 and reading.end_token - reading.start_token >= 2)  # "eight hundred"
-            # compared with the figure after it, which may type it ("one or two months deposit")
-            and not _compared_next(tokens, reading.end_token)
+            # "a hundred and ten" (not "a hundred", "one hundred": idioms as often as figures)
+            and not (reading.high > _SPELLED_HUNDREDS_FROM and reading.end_token - reading.start_token >= 3)
+            # compared with the figure after it, which may type it ("one or two months deposit"), unless
+            # it labels a point in time ("year one, two months thereafter")
+            and not (
+                _compared_next(tokens, reading.end_token)
+                and tokens.word(reading.start_token - 1) not in _POINT_IN_TIME
+            )
         ):
             # "one quick question", "no one" (not a label's answer: "per hour: seventy-four"); the word
             # may still give the sentence its rate ("Half-year rent comes to 57,000")
@@ -2954,15 +3060,25 @@ _NOUN_AFTER = re.compile(r"[ \t]{1,3}([a-z]+)\b", re.IGNORECASE)
 
 def _counts_other(text: str, amount: Amount) -> bool:
     """Whether a bare figure counts a noun that is no product and no money ("We employ 1,200 people",
-    "800 staff on two shifts"): a headcount or a number of sites is no term's value."""
+    "800 staff on two shifts", "300 full-time staff"): a headcount or a number of sites is no term's
+    value. One word may stand between the figure and the noun."""
     if amount.kind != "number" or amount.per is not None or amount.currency is not None:
         return False
-    noun = _NOUN_AFTER.match(text, amount.end)
-    return (
-        noun is not None
-        and noun.group(1).lower() in _NOT_PRODUCTS
-        and noun.group(1).lower() not in _PACKAGE_NOUNS
-    )
+    return any(n in _NOT_PRODUCTS and n not in _PACKAGE_NOUNS for n in _nouns_after(text, amount))
+
+
+# The noun a figure counts and the one after it, when the first may be a modifier ("85 CNC machines",
+# "300 full-time staff"); flat.
+_NOUNS_AFTER = re.compile(r"[ \t]{1,3}([a-z][a-z-]{0,15})\b(?:[ \t]{1,3}([a-z]+)\b)?", re.IGNORECASE)
+
+
+def _nouns_after(text: str, amount: Amount) -> tuple[str, ...]:
+    """The word right after a bare figure, and the word after that when the first is no stop word."""
+    found = _NOUNS_AFTER.match(text, amount.end)
+    if found is None:
+        return ()
+    first, second = found.group(1).lower(), (found.group(2) or "").lower()
+    return (first, second) if second and first not in _COUNT_STOPS else (first,)
 
 
 _PACKAGE_NOUNS = frozenset(
@@ -2988,11 +3104,38 @@ _HOLDING_REACH = 40  # characters before a count searched for the verb that hold
 
 
 def _equipment_held(text: str, amount: Amount) -> bool:
-    """Whether a count counts machines a plant holds or runs ("We have 60 machines"): its capacity."""
-    if amount.kind != "count" or (amount.unit or "").lower() not in _EQUIPMENT:
+    """Whether a count counts machines a plant holds or runs ("We have 60 machines", "85 CNC machines"):
+    its capacity."""
+    if amount.kind == "count":
+        if (amount.unit or "").lower() not in _EQUIPMENT:
+            return False
+    elif amount.kind != "number" or not any(n in _EQUIPMENT for n in _nouns_after(text, amount)):
         return False
     before = text[max(0, amount.start - _HOLDING_REACH) : amount.start]
     return _HOLDING_BEFORE.search(before) is not None
+
+
+# A plant's own output or use before a count: "Our plant makes 5,000 units per day", "Our 14 plants use
+# about 300 units each per month", "the factory turns out 2,000 a week" — its capacity or consumption,
+# no quantity ordered ("our plant needs 5,000 units" is an order). Searched over a bounded window.
+_CAPACITY_BEFORE = re.compile(
+    r"\b(?:plants?|factory|factories|mills?|facility|facilities|lines?|works|fabs?|workshops?|shop)\b"
+    r"[^.;!?\n]{0,24}\b(?:makes?|made|making|produces?|produced|producing|manufactures?|manufactured|outputs?"
+    r"|turns?[ \t]+out|turned[ \t]+out|uses?|used|using|consumes?|consumed|consuming)"
+    r"(?:[ \t]{1,3}(?:about|around|roughly|some|over|nearly|approximately|only|just))?[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+_CAPACITY_REACH = 60  # characters before a count searched for a plant's verb of output
+
+
+def _capacity(text: str, amount: Amount) -> bool:
+    """Whether a count or a bare figure is what a plant makes or uses (`_CAPACITY_BEFORE`)."""
+    if amount.kind not in ("count", "number") or amount.currency is not None:
+        return False
+    return _CAPACITY_BEFORE.search(_window(text, amount.start - _CAPACITY_REACH, amount.start)) is not None
+
+
+_CAPACITY: Callable[[str, Amount], bool] = _capacity
 
 
 _EQUIPMENT_HELD: Callable[[str, Amount], bool] = _equipment_held
@@ -3093,12 +3236,7 @@ def term_amounts(
     results: list[TermAmount] = []
     starts = [a.start for a in mentions]
     for amount in mentions:
-        if (
-            amount.incidental
-            or _counts_other(text, amount)
-            or _free_after(text, amount)
-            or _EQUIPMENT_HELD(text, amount)
-        ):
+        if _not_a_term_figure(text, amount):
             continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         low_bound = bounds[s]
@@ -3132,6 +3270,23 @@ def term_amounts(
         passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others))
     )
     return _restated_weeks(text, results)
+
+
+def _not_a_term_figure(text: str, amount: Amount) -> bool:
+    """Whether a mention is no term's whatever its passage says: incidental, a headcount, a rent-free
+    period, machines held or a plant's own output (`term_amounts` and its passes over bare figures)."""
+    return (
+        amount.incidental
+        or _counts_other(text, amount)
+        or _free_after(text, amount)
+        or _EQUIPMENT_HELD(text, amount)
+        or _CAPACITY(text, amount)
+    )
+
+
+# The passes over bare figures skip what `term_amounts` skips ("We have 85 CNC machines and 300 staff" is
+# no series of order volumes).
+_SKIPPED_BARE: Callable[[str, Amount], bool] = _not_a_term_figure
 
 
 # Words between a span in weeks and the same span said again in months: "6 weeks, so about 1.5
@@ -3172,7 +3327,7 @@ def _restated_weeks(text: str, results: list[TermAmount]) -> list[TermAmount]:
 # lower than 7,500", "from 48 down to 36", "raise it from 6,000 to 9,000", "settle at 117".
 _MOVE_BEFORE = re.compile(
     r"(?:\b(?:dropped|drop|dropping|raised?|raising|lowered|lower|cut|reduced?|increased?|moved?|moving|went|"
-    r"go|going|came|come|coming|bring|brought|push|pushed)\b[^.;!?\d]{0,20}\bfrom"
+    r"go|going|came|come|coming|bring|brought|push|pushed|stretch|stretched)\b[^.;!?\d]{0,20}\bfrom"
     r"|\bfrom[ \t]{1,3}[\d.,]{1,12}[ \t]{1,3}(?:down[ \t]+|up[ \t]+)?to"
     r"|\b(?:lower|higher|less|more|further|below|above|beyond|past|under)[ \t]+than"
     r"|\b(?:down|up)[ \t]+to|\bsettle[ \t]+(?:at|on|for)"
@@ -3181,6 +3336,17 @@ _MOVE_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _MOVE_WINDOW = 48  # characters before a figure read for a move
+# "Can you do 110?", "we could do a hundred and ten", and a bound said after the figure ("one twenty is
+# the ceiling"): moves too, but said of figures of any size, so read only as a salary in thousands that no
+# band holds as written (`_move_in_thousands`).
+_DO_BEFORE = re.compile(r"\bdo(?:[ \t]{1,3}(?:only|about|around|roughly))?[ \t]{1,3}$", re.IGNORECASE)
+# A bound stated after the figure: "one twenty is the ceiling", "2.65 is our floor", "101 is our best".
+_BOUND_AFTER = re.compile(
+    r"[ \t]{0,3}(?:is|was|['\u2019]s|would[ \t]+be|will[ \t]+be)[ \t]{1,3}"
+    r"(?:(?:the|our|my|their|your)[ \t]{1,3})?(?:(?:absolute|hard|final|very)[ \t]{1,3})?"
+    r"(?:ceiling|cap|limit|max|maximum|top|floor|minimum|best|final|bottom[ \t]+line|most|least)\b",
+    re.IGNORECASE,
+)
 
 
 def _moves(
@@ -3192,20 +3358,25 @@ def _moves(
     one term's band (and no other's, within a factor of 3) can be that term's only."""
     taken = {id(r.mention) for r in results}
     fitting = [t for t in terms if t.kind in ("money", "quantity") and _band(t) is not None]
-    moved = [
-        a
-        for a in mentions
-        if a.kind == "number"
-        and a.per is None
-        and not a.incidental
-        and id(a) not in taken
-        and _MOVE_BEFORE.search(_window(text, a.start - _MOVE_WINDOW, a.start)) is not None
-    ]
+    moved: list[Amount] = []
     chosen: list[BoundaryTerm | None] = []
-    for amount in moved:
+    for amount in mentions:
+        if amount.kind != "number" or amount.per is not None or amount.incidental or id(amount) in taken:
+            continue
+        before = _window(text, amount.start - _MOVE_WINDOW, amount.start)
+        move = _MOVE_BEFORE.search(before) is not None
+        if not (
+            move
+            or _DO_BEFORE.search(before) is not None
+            or _BOUND_AFTER.match(_window(text, amount.end, amount.end + _MOVE_WINDOW)) is not None
+        ):
+            continue
         inside = [t for t in fitting if _misfit(t, amount.high) <= 0.2]
         near = [t for t in fitting if _misfit(t, amount.high) <= 1.1]
-        chosen.append(inside[0] if len(inside) == 1 and len(near) == 1 else None)
+        moved.append(amount)
+        chosen.append(inside[0] if move and len(inside) == 1 and len(near) == 1 else None)
+        if chosen[-1] is None and not inside:
+            chosen[-1] = _move_in_thousands(fitting, amount)
     # the other end of one move goes with it ("from 6,000 to 9,000"), when near the same band
     for k, (amount, term) in enumerate(zip(moved, chosen, strict=True)):
         if term is not None:
@@ -3220,11 +3391,31 @@ def _moves(
                 chosen[k] = partner
                 break
     added = [
-        TermAmount(term.name, a.low, a.high, a.start, a.end, a)
+        TermAmount(term.name, *_move_value(term, a), a.start, a.end, a)
         for a, term in zip(moved, chosen, strict=True)
         if term is not None
     ]
     return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+
+
+def _move_in_thousands(fitting: Sequence[BoundaryTerm], amount: Amount) -> BoundaryTerm | None:
+    """The one money term paid in tens of thousands whose band holds a move's figure read in thousands
+    ("Could you stretch from 110 to 116?", "Can you do a hundred and ten?" for a salary), when no term's
+    band holds it as written; None."""
+    held = [
+        t
+        for t in fitting
+        if t.kind == "money" and any(_misfit(t, high) <= 0.2 for _, high, _ in _bare_readings(t, amount)[1:])
+    ]
+    return held[0] if len(held) == 1 else None
+
+
+def _move_value(term: BoundaryTerm, amount: Amount) -> tuple[float, float]:
+    """A move's figure in term: as written, or in thousands when only that reading fits its band."""
+    if _misfit(term, amount.high) <= 1.1:
+        return amount.low, amount.high
+    low, high, _ = min(_bare_readings(term, amount), key=lambda r: _misfit(term, r[1]))
+    return low, high
 
 
 # A sum named a total: "total $8,850", "the total comes to $12,600", "= $36,000 total", "$9,000 in total".
@@ -3529,6 +3720,31 @@ _HOLDERS = frozenset(
 _OF_GAP = re.compile(
     r"[ \t]{1,3}of[ \t]{1,3}|[ \t]{0,3}[×x*][ \t]{0,3}", re.IGNORECASE
 )  # "12 cartons × 50 units"
+# What each package holds, said in a clause of its own: "6 containers; each holds 12,000 pcs", "40 pallets,
+# each with 500 units", "10 cartons, each carton containing 24 pieces".
+_EACH_HOLDS = re.compile(
+    r"[ \t]{0,3}[,;:(\u2014\u2013-][ \t]{0,3}(?:and[ \t]{1,3})?each(?:[ \t]{1,3}(?:one|[a-z]{3,12}))?"
+    r"[ \t]{1,3}(?:holds|holding|contains|containing|carries|carrying|has|having|with|of|takes|taking"
+    r"|fits|is)[ \t]{1,3}",
+    re.IGNORECASE,
+)
+
+
+def _each_of(amount: Amount) -> bool:
+    """Whether a figure read as a price per unit is what one package holds, with no currency and "each"
+    after it ("pallets of 400 each"): the caller checks that "of" joins it to a count of packages."""
+    return (
+        amount.kind == "money"
+        and amount.currency is None
+        and amount.per == "unit"
+        and not amount.is_range
+        and amount.high >= 2
+        and amount.high == int(amount.high)
+        and amount.text.rstrip().lower().endswith(("each", "apiece"))
+    )
+
+
+_EACH_OF: Callable[[Amount], bool] = _each_of
 # A package defined before its count: "Boxes of 24; we need 150 boxes" (150 boxes of 24 units).
 _PACKAGE_OF = re.compile(r"\b([a-z]{3,14})[ \t]{1,3}of[ \t]{1,3}(\d{1,6})\b(?![.,]?\d)", re.IGNORECASE)
 _PACKAGE_REACH = 80  # characters from the definition to the count of packages
@@ -3578,17 +3794,24 @@ def _packed_volumes(passage: _Passage, results: list[TermAmount]) -> list[TermAm
     if volume is None:
         return results
     restated: dict[int, TermAmount | None] = {}
+    counted: set[int] = set()  # figures read as a price per unit that count what one package holds
     for k in range(len(mentions) - 1):
         outer, inner = mentions[k], mentions[k + 1]
+        each = _EACH_OF(inner) and _OF_GAP.fullmatch(text, outer.end, inner.start) is not None
         if (
             outer.kind != "count"
-            or inner.kind != "count"
+            or (inner.kind != "count" and not each)
             or outer.is_range
             or inner.is_range
             or _holder(outer.unit) is None
-            or _OF_GAP.fullmatch(text, outer.end, inner.start) is None
+            or (
+                _OF_GAP.fullmatch(text, outer.end, inner.start) is None
+                and _EACH_HOLDS.fullmatch(_window(text, outer.end, inner.start)) is None
+            )
         ):
             continue
+        if each:  # "a dozen pallets of 400 each": 400 units a pallet, no price
+            counted.add(id(inner))
         total, last = outer.high * inner.high, inner
         inner_holder = _holder(inner.unit)
         if inner_holder is not None:  # "480 cartons each, 10 units per carton"
@@ -3606,14 +3829,25 @@ def _packed_volumes(passage: _Passage, results: list[TermAmount]) -> list[TermAm
                 continue
             total, last = total * third.high, third
             restated[id(inner)] = None
-        elif inner.unit != "units":
+        elif inner.unit != "units" and not each:
             continue
         restated[id(outer)] = None
-        restated[id(last)] = TermAmount(volume.name, total, total, last.start, last.end, last)
+        sentence = passage.sentence(last.start)
+        stated = any(  # "50 boxes of 100 each, so 5,000 screws in total": the product is said once
+            m.high == total and m.kind in ("count", "number") and passage.sentence(m.start) == sentence
+            for m in mentions[k + 2 : k + 5]
+        )
+        restated[id(last)] = (
+            None if stated else TermAmount(volume.name, total, total, last.start, last.end, last)
+        )
     restated.update(_defined_packages(passage, volume, restated))
     if not restated:
         return results
-    kept = [r for r in results if not (r.term == volume.name and id(r.mention) in restated)]
+    kept = [
+        r
+        for r in results
+        if not (id(r.mention) in restated and (r.term == volume.name or id(r.mention) in counted))
+    ]
     added = [r for r in restated.values() if r is not None]
     return sorted([*kept, *added], key=lambda r: (r.start, r.end))
 
@@ -3699,6 +3933,20 @@ def _scaled_sum(amount: Amount) -> bool:
     return amount.kind == "number" and amount.scaled
 
 
+_NAMED_SUM_REACH = 14  # characters from the term's keyword to the bare figure it names ("deposit of 12,000")
+
+
+def _named_sum(amount: Amount, keywords: Sequence[int]) -> bool:
+    """Whether a bare figure in the hundreds or more is named right before by the keyword of a term
+    counted in months of rent ("Rent 4,000/month, deposit 12,000"): a sum of money, not months."""
+    return (
+        amount.kind == "number"
+        and not amount.scaled
+        and amount.high >= 100
+        and _nearest(keywords, amount.start, amount.start - _NAMED_SUM_REACH, amount.start) is not None
+    )
+
+
 # A sum after a number of months "at" it is the monthly rent: "three months at $9,800".
 _MONTHS_AT = re.compile(r"\bmonths?(?:'s?)?(?:[ \t]+(?:of[ \t]+)?rent)?[ \t]+at[ \t]{0,3}$", re.IGNORECASE)
 
@@ -3736,7 +3984,7 @@ def _months_of_rent(
     by_sentence: dict[int, list[Amount]] = {}
     for amount in mentions:
         if (
-            (amount.kind == "money" or _scaled_sum(amount))
+            (amount.kind == "money" or _scaled_sum(amount) or _named_sum(amount, keywords[term.name]))
             and not amount.is_range
             and amount.per in (None, "month")
             and amount.high > 0
@@ -4187,7 +4435,12 @@ def _bare_siblings(
     counts = _count_terms(passage)
     restated: dict[int, TermAmount] = {}
     for amount in passage.mentions:
-        if not _bare(amount) or id(amount) in taken or amount.high <= 0:
+        if (
+            not _bare(amount)
+            or id(amount) in taken
+            or amount.high <= 0
+            or _SKIPPED_BARE(passage.text, amount)
+        ):
             continue
         k = bisect.bisect_left(starts, amount.start)
         near = sorted(
@@ -4259,7 +4512,7 @@ def _bare_series(passage: _Passage, results: list[TermAmount]) -> list[TermAmoun
     of magnitude); a whole figure fits no unit price unless it lies in the band."""
     if results:
         return results
-    series = [a for a in passage.mentions if _bare(a) and a.high > 0]
+    series = [a for a in passage.mentions if _bare(a) and a.high > 0 and not _SKIPPED_BARE(passage.text, a)]
     if len(series) < 2:
         return results
     best: tuple[float, BoundaryTerm, list[tuple[float, float]]] | None = None
