@@ -1,8 +1,8 @@
 """The moderator's RULES ALONE on every spent labelled message source, and a leave-one-writer-out estimate.
 
 A source is one writer's labelled set of inbound messages: tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,train}/messages.yaml (heldout4
-to heldout10 are spent since their one blind measurement), the
+heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,train}/messages.yaml
+(heldout4 to heldout11 are spent since their one blind measurement), the
 development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing domain as their tests
 do) and the tuning half of the shipped red-team corpus ("redteam": its measurement half is never read
 here). The next blind sets are never read: only the paths listed in SOURCES are opened.
@@ -15,9 +15,9 @@ family and benign alarms per source, counts only unless asked for texts.
 Leave one writer out (``--lowo``): a cue, structure or feature in moderator.yaml may carry
 ``origin: [source, ...]``, the sources whose misses or alarms motivated it. When source k is measured
 in the leave-one-out run, every cue and structure whose origin names k is dropped (a feature whose
-origin names k drops the structures that need it, and only lifts it where it is a veto), so k is scored
-by the rules as they would stand had k never been read. Cues without an origin predate this measurement
-or were written from the family descriptions alone, and stay.
+origin names k drops the structures that need it, and only lifts it where it is a veto, of a structure
+or of a cue), so k is scored by the rules as they would stand had k never been read. Cues without an
+origin predate this measurement or were written from the family descriptions alone, and stay.
 
 Run from the repository root:
     .venv/bin/python tests/governance/measure_moderator_cv.py            # counts per source
@@ -113,6 +113,7 @@ PATHS: Mapping[str, Path] = {
     "heldout8": GAIA / "heldout8" / "messages.yaml",
     "heldout9": GAIA / "heldout9" / "messages.yaml",
     "heldout10": GAIA / "heldout10" / "messages.yaml",
+    "heldout11": GAIA / "heldout11" / "messages.yaml",
     "train": GAIA / "train" / "messages.yaml",
     "paraphrases": GAIA / "dev" / "moderator_paraphrases.yaml",
 }
@@ -137,7 +138,11 @@ def without_origin(data: Mapping[str, Any], source: str) -> dict[str, Any]:
         if isinstance(spec, dict) and source in spec.get("origin", ())  # pyright: ignore[reportUnknownMemberType]
     }
     for spec in raw["families"].values():
-        spec["cues"] = [c for c in spec.get("cues", []) if source not in c.get("origin", ())]
+        spec["cues"] = [
+            {**c, "none": [v for v in c.get("none", []) if v not in dropped]}
+            for c in spec.get("cues", [])
+            if source not in c.get("origin", ())
+        ]
         spec["structures"] = [
             {**s, "none": [v for v in s.get("none", []) if v not in dropped]}
             for s in spec.get("structures", [])

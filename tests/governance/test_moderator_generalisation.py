@@ -387,9 +387,9 @@ def test_the_measurement_prints_counts_per_source(capsys: pytest.CaptureFixture[
 
 
 def test_the_measurement_reads_no_blind_set() -> None:
-    # heldout7 to heldout10 are spent since their one blind measurement (development sources now); the
-    # next blind sets are heldout11, heldout_terms10 and phrase_bank_heldout11.
-    blind = ("heldout11", "heldout_terms10", "phrase_bank_heldout11")
+    # heldout7 to heldout11 are spent since their one blind measurement (development sources now); the
+    # next blind sets are heldout12, heldout_terms11 and phrase_bank_heldout12.
+    blind = ("heldout12", "heldout_terms11", "phrase_bank_heldout12")
     assert SOURCES_READ and all(not any(b in Path(p).as_posix() for b in blind) for p in SOURCES_READ)
 
 

@@ -244,11 +244,11 @@ def test_the_new_cues_name_their_sources_and_leave_with_them() -> None:
 
 def test_the_left_out_run_never_reads_the_next_blind_sets() -> None:
     # heldout7 and heldout8 are spent since their one measurement (development sources of the eighth
-    # and ninth rounds; heldout9 and heldout10 of the tenth); the next blind sets are heldout11,
-    # heldout_terms10 and phrase_bank_heldout11.
+    # and ninth rounds; heldout9 and heldout10 of the tenth, heldout11 of the twelfth); the next blind
+    # sets are heldout12, heldout_terms11 and phrase_bank_heldout12.
     assert "heldout6" in PATHS and "heldout7" in PATHS
-    assert all(path.parent.name != "heldout11" for path in PATHS.values())
-    assert not any("heldout11" in str(path) or "heldout_terms10" in str(path) for path in PATHS.values())
+    assert all(path.parent.name != "heldout12" for path in PATHS.values())
+    assert not any("heldout12" in str(path) or "heldout_terms11" in str(path) for path in PATHS.values())
 
 
 @pytest.mark.parametrize(

@@ -371,13 +371,13 @@ def test_the_second_batch_names_v10_and_another_writer_and_leaves_with_them() ->
 
 def test_heldout9_and_heldout10_are_sources_and_no_blind_set_is_read() -> None:
     """heldout9 and heldout10 are spent (development sources, named one by one); the next blind sets
-    (heldout11, heldout_terms10, phrase_bank_heldout11) are never opened."""
+    (heldout12, heldout_terms11, phrase_bank_heldout12) are never opened."""
     for spent in ("heldout9", "heldout10"):
         assert PATHS[spent].parent.name == spent
         assert spent in SOURCES
     for path in SOURCES_READ:
-        assert path.parent.name != "heldout11" and "heldout_terms10" not in str(path)
-        assert "phrase_bank_heldout11" not in path.name
+        assert path.parent.name != "heldout12" and "heldout_terms11" not in str(path)
+        assert "phrase_bank_heldout12" not in path.name
 
 
 @pytest.mark.parametrize(

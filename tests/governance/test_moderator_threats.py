@@ -146,6 +146,8 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         "g3_writer_refuses",
         "g4_purpose",
         "g4_not_figure",
+        "g5_budget_property",
+        "g5_fixed_or_open",
     ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")
@@ -175,10 +177,10 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
 )
 def test_crafted_threat_text_at_the_limit_is_fast(judges: dict[str, RuleModerator], crafted: str) -> None:
     text = crafted[:20000]
-    started = time.perf_counter()
+    started = time.process_time()
     with rules_only():
         judges["procurement"].classify(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_empty_and_oversized_messages(judges: dict[str, RuleModerator]) -> None:

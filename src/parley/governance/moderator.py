@@ -3,8 +3,9 @@
 A deterministic cue classifier from package data (moderator.yaml): attack families built from word
 classes ("someone on the delegate's side", "an approval", "a private limit", "harm") arranged in named
 regular expressions and in sentence-level structures (these classes in one sentence, those absent),
-scored and normalised by a softmax with a "none of these" term. Every cue that fired is listed by name
-in the Classification. Behind the cues stands a trained attack classifier (`parley.governance.classifier`):
+scored and normalised by a softmax with a "none of these" term; a cue may name benign frames that lift
+it in their sentence ("you're an AI" after "I know"). Every cue that fired is listed by name in the
+Classification. Behind the cues stands a trained attack classifier (`parley.governance.classifier`):
 a message the cues do not route as adversarial is routed so when the classifier's probability reaches
 its threshold, with the classifier's verdict as the reason and as a cue (fail closed: either detector
 flags). A few-shot LLM classifier can replace it behind `Classifier`.
@@ -150,6 +151,12 @@ class _Cue:
     weight: float
     pattern: re.Pattern[str]
     name: str
+    vetoes: tuple[str, ...] = ()
+    """Features that lift a match in their sentence ("you're an AI" after "I know"): the cue counts
+    when it matches in a sentence none of them occurs in."""
+    scope: str = "sentence"
+    """Where a veto lifts a match: its own sentence, also the one before and after ("adjacent"), or
+    anywhere in the message ("message")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +326,8 @@ def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple
             float(cue["weight"]),
             re.compile(_expand(cue["pattern"], vocabulary), _FLAGS),
             f"{family}: {cue.get('name') or cue['pattern'][:40]}",
+            tuple(cue.get("none", ())),
+            _scope(cue),
         )
         for family, spec in raw["families"].items()
         for cue in spec.get("cues", [])
@@ -394,6 +403,9 @@ class RuleModerator:
             str(name): re.compile(_expand(_feature_pattern(spec), vocabulary), _FLAGS)
             for name, spec in raw["features"].items()
         }
+        unknown = sorted({v for cue in self._cues for v in cue.vetoes} - self._features.keys())
+        if unknown:
+            raise ValueError(f"moderator.yaml: cue vetoes that are not features: {', '.join(unknown)}")
         self._cue_plans = tuple(_Plan.of(cue.pattern, prefilter) for cue in self._cues)
         self._feature_plans = {name: _Plan.of(pattern, prefilter) for name, pattern in self._features.items()}
         self._labels = {str(family): Label(spec["label"]) for family, spec in raw["families"].items()}
@@ -469,11 +481,26 @@ class RuleModerator:
     def _scan(self, text: str, fire: _Fire) -> None:
         """Fire every cue and sentence structure found in text (a pattern runs only when its words occur)."""
         reading = _Reading(text)
+        sentences = _Sentences(reading, self._feature_plans)
         for cue, plan in zip(self._cues, self._cue_plans, strict=True):
-            if reading.search(plan):
+            found = not self._vetoed(sentences, cue, plan) if cue.vetoes else reading.search(plan)
+            if found:
                 fire(cue.label, cue.family, cue.weight, cue.name)
-        for structure in self._sentence_structures(reading):
+        for structure in self._sentence_structures(sentences):
             fire(structure.label, structure.family, structure.weight, structure.name)
+
+    @staticmethod
+    def _vetoed(sentences: _Sentences, cue: _Cue, plan: _Plan) -> bool:
+        """Whether every match of a cue with vetoes is lifted (True also when it does not match)."""
+        matched = sentences.matching(plan)
+        if not matched or (cue.scope == "message" and any(sentences.holding(v) for v in cue.vetoes)):
+            return True
+        reach = _around if cue.scope == "adjacent" else _same
+        for veto in cue.vetoes:
+            matched = matched - reach(sentences.holding(veto))
+            if not matched:
+                return True
+        return False
 
     def _score_encoded(self, text: str, fire: _Fire) -> None:
         """An attack hidden in base64 or in leetspeak counts as an injection ("1gn0r3 y0ur rul3s").
@@ -501,22 +528,13 @@ class RuleModerator:
         self._scan(text, tally)
         return total[0]
 
-    def _sentence_structures(self, reading: _Reading) -> list[_Structure]:
+    def _sentence_structures(self, found: _Sentences) -> list[_Structure]:
         """The structures with every feature and none of their vetoes in one sentence (each counted once).
 
         Each feature is searched once over the whole text (linear); a match belongs to the sentence
         it starts in.
         """
-        starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(reading.text))]
-        found: dict[str, set[int]] = {}
-
-        def sentences(name: str) -> set[int]:
-            if name not in found:
-                found[name] = {
-                    bisect_right(starts, at) - 1 for at in reading.starts(self._feature_plans[name])
-                }
-            return found[name]
-
+        sentences = found.holding
         fired: list[_Structure] = []
         for structure in self._structures:
             if structure.message:
@@ -625,9 +643,37 @@ class RuleModerator:
         )
 
 
+class _Sentences:
+    """The sentences of one reading, and which of them each feature (searched once) or cue matches in.
+
+    A match belongs to the sentence it starts in.
+    """
+
+    def __init__(self, reading: _Reading, plans: Mapping[str, _Plan]) -> None:
+        self._reading = reading
+        self._plans = plans
+        self._starts = [0, *(match.end() for match in _SENTENCE_BREAK.finditer(reading.text))]
+        self._found: dict[str, set[int]] = {}
+
+    def holding(self, name: str) -> set[int]:
+        """The sentences the feature name matches in."""
+        if name not in self._found:
+            self._found[name] = self.matching(self._plans[name])
+        return self._found[name]
+
+    def matching(self, plan: _Plan) -> set[int]:
+        """The sentences plan's pattern matches in."""
+        return {bisect_right(self._starts, at) - 1 for at in self._reading.starts(plan)}
+
+
 def _same(sentences: set[int]) -> set[int]:
     """The windows of one sentence that hold a feature: its own sentences."""
     return sentences
+
+
+def _around(sentences: set[int]) -> set[int]:
+    """The sentences a veto in sentences lifts a cue in: its own, and the one before and after each."""
+    return {index + step for index in sentences for step in (-1, 0, 1)}
 
 
 def _windows(sentences: set[int]) -> set[int]:
