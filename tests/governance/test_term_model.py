@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -40,7 +41,11 @@ SPENT_SETS = (
     "heldout_terms7",
     "heldout_terms8",
     "heldout_terms9",
+    "heldout_terms10",
 )
+"""The spent term sets the model trains on (benchmarks/train_term_reader.py SETS); the next blind set,
+heldout_terms11, is never among them."""
+BLIND_TERM_SET = "heldout_terms11"
 DEMOTE_ALL = TermModel({"role=own": -30.0, "role=condition": -30.0}, 0.0, 0.5, 1.01)
 """Sets aside every value it may: what the combination still guarantees when the model is wrong."""
 PROMOTE_ALL = TermModel({"role=aside": 30.0, "role=rejected": 30.0}, -5.0, 0.0, 0.5)
@@ -67,6 +72,19 @@ def test_the_shipped_model_loads_and_names_the_spent_sets_only(shipped: TermMode
     assert shipped.weights and all(isinstance(w, float) for w in shipped.weights.values())
     assert 0.0 <= shipped.drop_below <= 1.0 and 0.0 <= shipped.add_above <= 1.01
     assert json.loads(SHIPPED.read_text(encoding="utf-8"))["format"] == FORMAT
+
+
+def test_the_training_sets_are_the_spent_ones_and_never_the_blind_one() -> None:
+    """The trainer names the spent sets one by one (never a glob), and the next blind term set is not
+    one of them (nor is it named in the trainer at all but to say it is never read)."""
+    trainer = Path(__file__).resolve().parents[2] / "benchmarks" / "train_term_reader.py"
+    source = trainer.read_text(encoding="utf-8")
+    listed = tuple(
+        re.findall(r'^    "(\w+)",$', source.split("SETS = (", 1)[1].split(")", 1)[0], re.MULTILINE)
+    )
+    assert listed == SPENT_SETS
+    assert BLIND_TERM_SET not in SPENT_SETS
+    assert "glob(" not in source and "iterdir(" not in source
 
 
 def test_scoring_is_deterministic(staffing: DomainConfig, shipped: TermModel) -> None:

@@ -409,8 +409,10 @@ def test_the_tenth_held_out_term_set_at_its_one_measurement() -> None:
     conjunct of a condition, the absence of a term as a condition) landed, measured once after: F1 0.849
     (precision 0.833, recall 0.865; tp 340 fp 68 fn 53; message bootstrap 0.815-0.882; target >= 0.9: not
     met), conditions 70/85 attributed, 75/85 surfaced, none dropped silently (met for the first time), 10
-    tied to the wrong term. The floors sit at the measured values."""
+    tied to the wrong term. Since spent and tuned on (development figures, not blind): round v10's forms
+    (test_terms_v10_forms.py) brought it to F1 0.881 (tp 347 fp 48 fn 46), 74/85 attributed, 79/85
+    surfaced, none dropped silently, 6 tied to the wrong term. The floors follow those figures."""
     root = DEV.parents[1]
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms10" / "messages.yaml")
-    floors = (f1 >= 0.8489, total, found >= 70, counts["conditions_surfaced"] >= 75)
+    floors = (f1 >= 0.880, total, found >= 74, counts["conditions_surfaced"] >= 79)
     assert floors == (True, 85, True, True)

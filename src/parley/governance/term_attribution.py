@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from parley.governance.amounts import convert_duration, convert_rate
+from parley.governance.config import load_yaml_data
 from parley.governance.draft import Draft
 from parley.governance.term_figures import Figure
 from parley.governance.term_guard import conditional_markers
@@ -50,6 +51,12 @@ _COUNT_UNITS = frozenset({"units", "sqft", "spaces"})
 _PRICED_FALLBACK = 2.5
 """How far (a log ratio) money written with a currency and cents may lie outside the negotiated term's
 usual range and still be read as it with no keyword beside it."""
+_UNNAMED_COST = 1.5
+"""What it costs a term that no keyword names to claim a figure by its unit and magnitude alone."""
+_SHORT_SPANS = frozenset({"days", "workdays", "weeks"})
+_LONG_SPANS = frozenset({"months", "years"})
+"""A span of days or weeks is no term counted in months or years ("7 weeks" is no warranty) unless the
+term's keyword names it: writers state such terms in months or years."""
 _CLAUSE_COST = 1.2
 """What a keyword in another clause of the sentence costs (characters cost 1/40 each)."""
 _FIGURE_COST = 1.5
@@ -146,7 +153,10 @@ class KeywordIndex:
                 for k in set(term.keywords)
                 for m in keyword_pattern(k).finditer(lowered)
                 if term.name != OTHER_COST
-                or not _SUBJECT_BEFORE.search(lowered[max(0, m.start() - 14) : m.start()])
+                or not (
+                    _SUBJECT_BEFORE.search(lowered[max(0, m.start() - 14) : m.start()])
+                    or _OBJECT_AFTER.match(lowered, m.end())
+                )
             )
             for term in terms
         }
@@ -339,6 +349,17 @@ def _money(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
     return None if low is None or high is None else (low, high, True)
 
 
+@cache
+def _not_ordered_nouns() -> frozenset[str]:
+    return frozenset(str(w) for w in load_yaml_data("term_cues.yaml").get("not_ordered", []))
+
+
+def _not_ordered(noun: str | None) -> bool:
+    """Whether a counted noun is no part ordered but how an order is split or who makes it ("4 shipments",
+    "3 shifts", "12 OEMs": `not_ordered` in term_cues.yaml)."""
+    return noun is not None and noun.lower() in _not_ordered_nouns()
+
+
 def convert(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
     """figure in term's canonical unit: (low, high, whether its unit or rate says so), or None."""
     kind, unit = figure.kind, figure.unit
@@ -358,8 +379,8 @@ def convert(term: TermDef, figure: Figure) -> tuple[float, float, bool] | None:
     if term.shape == "count":
         if kind == "count" and unit == term.unit:
             return figure.low, figure.high, True
-        if kind == "count" and term.unit == "units" and unit not in _COUNT_UNITS:
-            return figure.low, figure.high, True  # "6,000 shafts"
+        if kind == "count" and term.unit == "units" and unit not in _COUNT_UNITS and not _not_ordered(unit):
+            return figure.low, figure.high, True  # "6,000 shafts" (not "4 shipments")
         if term.unit == "days/week" and kind == "duration" and unit == "days":
             return figure.low, figure.high, figure.per_week
         return (figure.low, figure.high, False) if kind == "number" else None
@@ -431,6 +452,8 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
         low, high, explicit = _WORK_WEEK - high, _WORK_WEEK - low, True  # "1 day in the office": 4 remote
         noun_keyword = True
     penalty = 0.0 if noun_keyword else index.penalty(term.name, figure.start, figure.end)
+    if penalty is None and figure.unit in _SHORT_SPANS and term.unit in _LONG_SPANS:
+        return None  # "that's 7 weeks out": a span in weeks names no warranty counted in months
     if penalty is None and not (
         explicit and (term.field is not None or figure.kind == "count") and figure.unit != "workdays"
     ):
@@ -453,7 +476,7 @@ def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[floa
         limit = _COUNTED_MISFIT_LIMIT  # "1 million units", "2,000,000 units": counted in the term's unit
     if off > limit and not (explicit and term.negotiated):
         return None
-    score = off + (0.0 if explicit else 0.3) + (penalty if penalty is not None else 1.5)
+    score = off + (0.0 if explicit else 0.3) + (penalty if penalty is not None else _UNNAMED_COST)
     confidence = (
         0.95 if explicit and penalty is not None else 0.9 if penalty is not None and penalty < 1.0 else 0.85
     )
@@ -467,6 +490,8 @@ _SUBJECT_BEFORE = re.compile(
 )
 """Before a cost word, a subject or auxiliary makes it a verb ("I charge 95/hr"), not another cost; so
 does "inclusive of" make it part of the figure ("Rent inclusive of utilities: $3,450/month")."""
+_OBJECT_AFTER = re.compile(r"\w*\s+(?:us|you|him|her|them|me)\b")
+"""After a cost word, an object makes it a verb ("The previous supplier charged us $8.10")."""
 OTHER_COST = "_other_cost"
 """The pseudo-term of money named beside another cost (a fee, freight, parking): no term's value."""
 
@@ -552,16 +577,20 @@ def fallback(
                 continue
             low, high = _scaled(term, figure, converted[0], converted[1])
             off = misfit(term, high)
-            # Money written as money ("$0.96", "USD 6.35") is the negotiated price further from the
-            # principal's band than a bare figure is: its currency and cents say what it is.
-            tolerance = (
-                _PRICED_FALLBACK if figure.kind == "money" and figure.currency and figure.cents else 1.0
-            )
+            # Money written as money ("$0.96", "USD 6.35", or a bare "0.92" in cents) is the negotiated
+            # price further from the principal's band than a bare figure is: its cents say what it is.
+            tolerance = _PRICED_FALLBACK if _priced(figure) else 1.0
             if off <= tolerance and (best is None or off < best[0]):
                 best = (off, Attributed(term, low, high, 0.8, figure))
         if best is not None:
             return best[1]
     return None
+
+
+def _priced(figure: Figure) -> bool:
+    """Whether a figure is written as money: with a currency and cents, or in cents alone ("we can
+    shave to 0.92", "no deal at 3.20"), as money is written and counts and spans of time are not."""
+    return figure.cents and (figure.kind == "number" or (figure.kind == "money" and figure.currency))
 
 
 _FOR_QUANTITY = re.compile(

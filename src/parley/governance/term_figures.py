@@ -12,12 +12,12 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache
 from typing import Any, Literal
 
-from parley.governance.amounts import ONES_WORDS, TENS_WORDS, Amount
+from parley.governance.amounts import ONES_WORDS, TENS_WORDS, Amount, find_amounts
 from parley.governance.config import load_yaml_data
 from parley.governance.draft import Draft
 from parley.governance.term_vocabulary import TermDef
@@ -119,6 +119,8 @@ def cues() -> Cues:
         "condition_forms",  # patterns with a named group each, read by `term_clauses`
         "absence_forms",  # patterns with a named group each, read by `term_clauses`
         "descriptive_terms",  # term names, read by `term_clauses`
+        "facts",  # term names, read by `terms`
+        "not_ordered",  # nouns, read by `term_attribution`
         "conditional_grammar",  # symbols and families of rules, read by `term_guard`
     }
     patterns = {
@@ -516,8 +518,11 @@ def _noun_after(text: str, end: int, keywords: frozenset[str]) -> str | None:
     return word
 
 
-_COMPOUND = re.compile(r"[a-z0-9]-[a-z]", re.IGNORECASE)
-"""A duration written as a compound ("two-year", "18-month"), not a range ("2-3 months")."""
+_COMPOUND = re.compile(
+    r"[a-z0-9]-(?:[a-z]+-)?(?:days?|weeks?|wks?|months?|mos?|years?|yrs?)\b", re.IGNORECASE
+)
+"""A duration written as a compound ("two-year", "18-month", "twenty-four-month"), not a range ("2-3
+months") nor a number spelled with a hyphen ("Twenty-eight days")."""
 
 
 _LOT_BEFORE = re.compile(
@@ -655,13 +660,34 @@ def _names_term_after(text: str, end: int, keywords: frozenset[str]) -> bool:
     return any(w is not None and w.lower() in keywords for w in match.groups())
 
 
+def _listed_spans(amount: Amount) -> list[Amount]:
+    """amount, or the two spans of time a list gives one after the other that the amount reader joined
+    into one ("5 yrs, 2 mo deposit", "two years, one month deposit", "10 Jahre, 6 Monate mietfrei": a
+    term of 60 months and a deposit of 2, not 62 months)."""
+    comma = amount.text.find(",")
+    if amount.kind != "duration" or comma < 0 or amount.is_range:
+        return [amount]
+    first = find_amounts(amount.text[:comma])
+    rest = amount.text[comma + 1 :]
+    second = find_amounts(rest)
+    if len(first) != 1 or len(second) != 1 or not all(a.kind == "duration" for a in (*first, *second)):
+        return [amount]
+    return [_shifted(first[0], amount.start), _shifted(second[0], amount.start + comma + 1)]
+
+
+def _shifted(amount: Amount, offset: int) -> Amount:
+    """amount, found in a piece of the text that starts at offset, with its spans into the whole text."""
+    end = amount.figure_end + offset if amount.figure_end >= 0 else -1
+    return replace(amount, start=amount.start + offset, end=amount.end + offset, figure_end=end)
+
+
 def find_figures(draft: Draft, masked: Sequence[tuple[int, int]], keywords: Iterable[str]) -> list[Figure]:
     """Every figure of the message that is not inside a masked span (dates, phones, options), plus
     percentages and small counts in words followed by a term keyword ("two remote days")."""
     words = frozenset(k.lower() for k in keywords)
     amounts = [
         a
-        for a in draft.amounts
+        for a in (part for whole in draft.amounts for part in _listed_spans(whole))
         if (not a.incidental or _names_term_after(draft.text, a.end, words))
         and not _overlaps(a.start, a.end, masked)
         and not (a.inherited and a.text.isalpha() and draft.text[a.end : a.end + 1] == "-")

@@ -109,6 +109,8 @@ def role(draft: Draft, hit: Hit) -> Role:
         hypothetical(draft, clause, sentence.text)
         or clause.mood == "past"
         or c.search("context", _segment(draft, clause, hit))
+        or (hit.figure is not None and c.search("trade", _segment(draft, clause, hit)))
+        or _beside(draft, clause, hit, "later_stage")
     ):
         return "aside"
     if (
@@ -132,11 +134,32 @@ _SEGMENT_BREAK = re.compile(r"[,;\u2013\u2014]|\s-\s")
 
 def _segment(draft: Draft, clause: Clause, hit: Hit) -> str:
     """The part of the clause between the commas around the value (lower case)."""
+    begin, end = _segment_span(draft, clause, hit)
+    return draft.text[begin:end].lower()
+
+
+def _segment_span(draft: Draft, clause: Clause, hit: Hit) -> tuple[int, int]:
+    """The offsets of `_segment`."""
     text = draft.text[clause.start : clause.end].lower()
     start, end = hit.start - clause.start, hit.end - clause.start
     before = [m.end() for m in _SEGMENT_BREAK.finditer(text, 0, max(0, start))]
     after = _SEGMENT_BREAK.search(text, end)
-    return text[(before[-1] if before else 0) : (after.start() if after else len(text))]
+    return clause.start + (before[-1] if before else 0), clause.start + (
+        after.start() if after else len(text)
+    )
+
+
+def _beside(draft: Draft, clause: Clause, hit: Hit, cue: str) -> bool:
+    """Whether cue stands in the value's segment with no other amount between it and the value ("rising
+    to $75 thereafter"; not the "$62/hour" of "$62/hour for the first six months and convert to perm at
+    126k after that")."""
+    begin, end = _segment_span(draft, clause, hit)
+    lowered = draft.text.lower()
+    for match in cues().patterns[cue].finditer(lowered, begin, end):
+        low, high = (match.end(), hit.start) if match.end() <= hit.start else (hit.end, match.start())
+        if not any(low <= a.start < high for a in draft.amounts):
+            return True
+    return False
 
 
 def is_question(sentence: str) -> bool:
@@ -158,6 +181,8 @@ def _asks_about(clause: Clause, before: str, after: str) -> bool:
     if cues().search("asking_about", before + " " + after) is not None:
         return True
     yes_no = opener in ("is", "are", "was", "were", "does", "do", "did", "has", "have")
+    if opener in ("is", "are") and rest.startswith(_INDEFINITE):
+        return False  # "Is a 2-month deposit acceptable to your client?": it proposes the deposit
     return yes_no and (" your " in f" {lowered} " or opener in ("did", "was", "were"))
 
 
@@ -168,12 +193,18 @@ def _asks_yes_no(sentence: str) -> bool:
     """Whether a question sentence asks about the other side's position or the past ("Has your client
     decided between the 2,000 and the 3,000 sq ft options?"), whichever of its clauses holds a value."""
     lowered = sentence.lower().lstrip(" \"'(")
-    opener = lowered.split(" ", 1)[0]
+    opener, _, rest = lowered.partition(" ")
     if opener in ("is", "are") and _ALTERNATIVE.search(lowered):
         return True  # "Is the $5,200 before or after service charges?": which of two readings holds
+    if opener in ("is", "are", "was", "were") and rest.startswith(_DEFINITE):
+        return True  # "Is the 15k sign-on still on the table?": it asks about a figure already named
+    if opener in ("is", "are") and rest.startswith(_INDEFINITE):
+        return False  # "Is a deposit of one month doable, given your client's credit?": it proposes one
     return opener in _YES_NO and (" your " in f" {lowered} " or opener in ("did", "was", "were"))
 
 
+_DEFINITE = ("the ", "that ", "this ", "these ", "those ")
+_INDEFINITE = ("a ", "an ")
 _ALTERNATIVE = re.compile(r"\bor\b")
 """In a question opened by "is"/"are": it asks which of two things holds of what it names ("is the 12k
 relocation taxable or grossed up?", "is 3 days a dealbreaker or could she live with 2?")."""
@@ -206,9 +237,14 @@ def _competing(draft: Draft, clause: Clause) -> bool:
     gap = draft.text[previous.end - 1 : clause.start]
     if ":" in gap:
         return c.search("competitor", previous.text.lower()) is not None
-    # "a written offer elsewhere at 124k, start January 4": a clause without a subject of its own goes
-    # on listing the competing offer's terms
-    return "," in gap and _SUBJECT_START.match(clause.text.lower()) is None and _competing(draft, previous)
+    # "a written offer elsewhere at 124k, start January 4", "The other supplier wants prepayment but is
+    # at 1.10": a clause without a subject of its own goes on listing the competing offer's terms
+    joined = "," in gap or _CONJUNCTION.search(gap) is not None
+    return joined and _SUBJECT_START.match(clause.text.lower()) is None and _competing(draft, previous)
+
+
+_CONJUNCTION = re.compile(r"\b(?:and|but)\s*$", re.IGNORECASE)
+"""A conjunction joining a clause without a subject to the one before it (they share the subject)."""
 
 
 _SUBJECT_START = re.compile(
@@ -251,7 +287,10 @@ TIME_FRAMES = frozenset({"before", "after", "until", "till", "by", "when", "once
 
 _MAIN_CLAUSE = re.compile(
     r"\b(?:we|i|they|he|she|the landlord|the owner)(?:'ll|'d| will| would| can| could| shall| might)\b"
+    r"|\b(?:can|could|will|would|shall|might) (?:we|i|they|he|she|the landlord|the owner)\b"
 )
+"""The main clause after an if-clause with no comma between ("if you can take 20,000 units we'll drop
+to $9.10"), also inverted after "only if" ("Only if she signs by Friday can we hold the 119k")."""
 
 
 def _in_condition(draft: Draft, clause: Clause, offset: int) -> bool:
@@ -278,7 +317,7 @@ def _in_condition(draft: Draft, clause: Clause, offset: int) -> bool:
         main = _INSIDE_MAIN.search(lowered, begin, offset)
         if main is not None:
             return main.group(1) in _NEEDING and _PHRASE_END.search(lowered, main.end(), offset) is None
-        needing = _INSIDE_MAIN.search(lowered, offset, clause.end)
+        needing = _INSIDE_MAIN.search(lowered, offset, draft.sentences[clause.sentence].end)
         return _PHRASE_END.search(lowered, begin, offset) is None and not (
             needing is not None and needing.group(1) in _NEEDING
         )
@@ -286,9 +325,13 @@ def _in_condition(draft: Draft, clause: Clause, offset: int) -> bool:
     position = clauses.index(clause)
     if position > 0 and _elaborates(draft, clauses[position - 1], clause):
         return True  # "in exchange for an extra week of vacation — 25 days instead of 20"
+    if position > 0 and _needed_in_exchange(draft, clauses[position - 1], clause):
+        return True  # "In exchange for the 8k bonus, we'd need a start of 2027-01-04"
     consequence = cues().search("consequence", lowered[offset : clause.end])
-    if consequence is not None and not cues().search(
-        "condition_inside", lowered[offset : offset + consequence.start()]
+    if (
+        consequence is not None
+        and not cues().search("condition_inside", lowered[offset : offset + consequence.start()])
+        and not _offered_with(lowered, offset, offset + consequence.start())
     ):
         return True  # "but I need three remote days, otherwise no deal" (not "6,800 only works with ...")
     if position > 0 and _after_contrast(draft, clauses[position - 1], clause):
@@ -301,14 +344,29 @@ def _in_condition(draft: Draft, clause: Clause, offset: int) -> bool:
         consequence is not None
         and not following.text[: consequence.start()].strip(" ,;:-\u2013\u2014")
         and not cues().search("condition_inside", lowered[offset : clause.end])
+        and not _offered_with(lowered, offset, clause.end)
     )  # "6,800 only works with a turnkey delivery — otherwise ...": the delivery is the condition
+
+
+_VALUE_TOKEN = re.compile(r"\S*")
+_WITH_VALUE = re.compile(r"\s(?:with|on|for)\s+(?:a |an |the |one )?(?:[\w-]+ )?[$\u20ac\u00a3]?\d")
+
+
+def _offered_with(lowered: str, offset: int, end: int) -> bool:
+    """Whether the value at offset is what is offered with another value its clause requires before a
+    consequence ("He'll take 102 with the 7k signing bonus; otherwise he stays at 106": the bonus is the
+    condition, 102 the offer; "$3.95/unit on 20,000 units — otherwise $4.20")."""
+    token = _VALUE_TOKEN.match(lowered, offset)
+    begin = token.end() if token is not None else offset
+    return begin < end and _WITH_VALUE.search(lowered, begin, end) is not None
 
 
 _INSIDE_MAIN = re.compile(
     r"\b(?:we|i|they|the (?:landlord|owner|company|client|supplier|team)|ownership|management)"
-    r"(?:'ll|'d|'re| will| would| can| could| shall| might| are| (need|require|want)| offer| give| add)\b"
+    r"(?:(?:'ll|'d| will| would| can| could| shall| might| also| still)? (needs?|requires?|wants?)"
+    r"|'ll|'d|'re| will| would| can| could| shall| might| are| offer| give| add)\b"
 )
-_NEEDING = frozenset({"need", "require", "want"})
+_NEEDING = frozenset({"need", "require", "want", "needs", "requires", "wants"})
 """The main clause after a condition opened inside a clause ("in exchange for X we can add Y"); "you"
 is left out: after "provided" or "as long as" it is the condition's own subject."""
 _PHRASE_END = re.compile(r"[,;]\s")
@@ -332,6 +390,23 @@ def _elaborates(draft: Draft, previous: Clause, clause: Clause) -> bool:
     return _PHRASE_END.search(lowered, begin, previous.end) is None and (
         _INSIDE_MAIN.search(lowered, begin, previous.end) is None
     )
+
+
+def _needed_in_exchange(draft: Draft, previous: Clause, clause: Clause) -> bool:
+    """Whether clause is the main clause that says what is needed in exchange for what the previous
+    clause offers ("In exchange for net 90, we'd need the volume raised to 25k"): the need is the
+    condition, what it is exchanged for is offered."""
+    lowered = draft.text.lower()
+    inside = cues().search("condition_inside", lowered[previous.start : previous.end])
+    if inside is None or not _EXCHANGE_FOR.match(inside.group(0)):
+        return False
+    if _INSIDE_MAIN.search(lowered, previous.start + inside.end(), previous.end) is not None:
+        return False
+    main = _INSIDE_MAIN.match(lowered, clause.start + len(clause.text) - len(clause.text.lstrip()))
+    return main is not None and main.group(1) in _NEEDING
+
+
+_EXCHANGE_FOR = re.compile(r"in (?:exchange|return) for")
 
 
 def _elaborated_end(draft: Draft, clause: Clause) -> int:
@@ -435,6 +510,43 @@ def condition_end(draft: Draft, clause: Clause) -> int:
                 continue
             break
     return end
+
+
+_WHOLE_WEEK = {"remote": 1, "onsite": 0}
+"""Where an option of where the work is done sits in the usual range of days a week worked from home: a
+fully remote job is its top ("remote": 1), a fully onsite one its bottom ("onsite": 0)."""
+_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_DAY_AFTER = re.compile(rf"\s+(?:days?|{_WEEKDAYS})\b")
+_DAY_BEFORE = re.compile(rf"\b(?:{_WEEKDAYS}|(?:\d+|one|two|three|four)(?:\s+days?)?)\s+$")
+"""A day noun right after the option's word ("remote days", "remote Fridays") or a count or weekdays
+right before it ("Thursdays and Fridays remote", "1 onsite"): the word counts days, it names no place."""
+
+
+def days_not_place(draft: Draft, option: OptionMention, figures: Sequence[Hit]) -> bool:
+    """Whether an option that says the work is all remote or all onsite is only the word of a count of
+    days a week in its sentence that says otherwise ("4 days remote", "remote dropping to 1 day",
+    "we'd need her onsite four days a week", "How many remote days"): the count is the term, the
+    word is no place of work."""
+    side = _WHOLE_WEEK.get(option.value)
+    if side is None:
+        return False
+    sentence = draft.sentence_at(option.start)
+    counts = [
+        (h.low, h.term.typical[side])
+        for h in figures
+        if h.term.unit == "days/week"
+        and h.term.typical is not None
+        and isinstance(h.low, float)
+        and sentence is not None
+        and draft.sentence_at(h.start) == sentence
+    ]
+    if counts:
+        return any(days != whole for days, whole in counts)
+    lowered = draft.text.lower()
+    return bool(
+        _DAY_AFTER.match(lowered, option.end, min(len(lowered), option.end + 12))
+        or _DAY_BEFORE.search(lowered, max(0, option.start - 24), option.start)
+    )
 
 
 def absorbed(option: OptionMention, figures: Sequence[Hit]) -> bool:

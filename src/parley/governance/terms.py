@@ -36,12 +36,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import cache
 from typing import Any, Literal
 
-from parley.governance.config import DomainConfig
+from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.draft import Clause, Draft, parse
 from parley.governance.normalize import TextRefused
 from parley.governance.term_attribution import (
@@ -74,6 +75,7 @@ from parley.governance.term_roles import (
     Hit,
     TermValue,
     absorbed,
+    days_not_place,
     follows_contrast,
     is_question,
     is_total,
@@ -184,7 +186,8 @@ class TermReading:
 
     @property
     def empty(self) -> bool:
-        """Whether the message says nothing about terms."""
+        """Whether the message says nothing about terms (nor implies a fact about a party or the role:
+        "I am a US citizen.")."""
         return not (
             self.terms
             or self.conditions
@@ -192,6 +195,7 @@ class TermReading:
             or self.set_aside
             or self.correction
             or self.unread
+            or self.implied
         )
 
     def get(self, term: str) -> StatedTerm | None:
@@ -309,7 +313,8 @@ class TermReader:
             TextRefused: The message is too long to parse.
         """
         draft = parse(message, self.config.non_binding_phrases)
-        hits = [_with_role(draft, h) for h in self._hits(draft, today, asked)]
+        replied_to = _replied_to(draft.text)
+        hits = [_with_role(draft, h, replied_to) for h in self._hits(draft, today, asked)]
         clauses = read_clauses(draft, hits, self.vocabulary)
         return draft, derive(draft, list(clauses.hits), self._by_name), clauses
 
@@ -425,11 +430,13 @@ class TermReader:
         for option in options:
             term = self._by_name[option.term]
             distinctive = option.pattern or any(ch.isdigit() for ch in draft.text[option.start : option.end])
-            if draft.negated_at(option.start) or not (
-                distinctive or index.penalty(term.name, option.start, option.end) is not None
+            if (
+                draft.negated_at(option.start)
+                or _NO_AFTER.match(draft.text, option.end)
+                or not (distinctive or index.penalty(term.name, option.start, option.end) is not None)
             ):
                 continue
-            if absorbed(option, figures):
+            if absorbed(option, figures) or days_not_place(draft, option, figures):
                 continue
             value: TermValue = option.value
             if term.shape != "enum":
@@ -439,6 +446,10 @@ class TermReader:
                     continue
             hits.append(Hit(term, value, value, option.start, option.end, 0.9))
         return hits
+
+
+_NO_AFTER = re.compile(r"[ \t]*[:\u2013\u2014-]?[ \t]*(?:no|not)[ \t]*(?:[.,;!)\n]|$)", re.IGNORECASE)
+"""Right after an option: the writer says it does not hold ("ISO 9001 yes, AS9100 no.")."""
 
 
 def _uninherited(figure: Figure, prior: Figure | None, index: KeywordIndex) -> Figure:
@@ -481,9 +492,13 @@ _CHANGE_GAP = re.compile(r"^\s*(?:to|->|\u2192)\s*$")
 
 
 # -- the reading ----------------------------------------------------------------------------------------
-def _with_role(draft: Draft, hit: Hit) -> Hit:
+def _with_role(draft: Draft, hit: Hit, replied_to: Sequence[tuple[int, int]] = ()) -> Hit:
     """hit with the part it plays; a figure no term claims is "unread" when, were it a term's, it
-    would be the counterparty's own (not a total, the market, the past or someone else's offer)."""
+    would be the counterparty's own (not a total, the market, the past or someone else's offer). A
+    term's value on a line quoted from the message replied to ("> We could do 96 if start is Dec 14.")
+    is that message's, not one this message states."""
+    if hit.term is not UNCLAIMED and _inside(replied_to, hit.start):
+        return replace(hit, role="aside")
     found = role(draft, hit)
     if (
         hit.term is UNCLAIMED
@@ -519,7 +534,9 @@ def _tidy(value: TermValue) -> TermValue:
 
 def last_per_term(hits: Sequence[Hit]) -> list[Hit]:
     """One hit per term: the last one stated, unless it is one that was replaced by a later value or
-    an end of the range stated before it ("95-105 for this level; 105 would need VP sign-off")."""
+    an end of the range stated before it ("95-105 for this level; 105 would need VP sign-off"). A value
+    replaced by a later one of another term of the same field is left out too ("I wrote 95 an hour, I
+    meant 95k a year": the pay changed its unit, so the hourly rate is no term of the message)."""
     chosen: dict[str, Hit] = {}
     for hit in hits:
         current = chosen.get(hit.term.name)
@@ -527,7 +544,22 @@ def last_per_term(hits: Sequence[Hit]) -> list[Hit]:
             continue
         if current is None or hit.role != "old" or current.role == "old":
             chosen[hit.term.name] = hit
-    return sorted(chosen.values(), key=lambda h: h.start)
+    kept = [h for h in chosen.values() if not _replaced_in_field(h, chosen.values())]
+    return sorted(kept, key=lambda h: h.start)
+
+
+def _replaced_in_field(hit: Hit, chosen: Iterable[Hit]) -> bool:
+    """Whether hit is a value the message takes back ("old") and a later value of another term of its
+    field replaces it."""
+    field = hit.term.field
+    return (
+        hit.role == "old"
+        and field is not None
+        and any(
+            h.term.field == field and h.term is not hit.term and h.role != "old" and h.start > hit.start
+            for h in chosen
+        )
+    )
 
 
 def _assemble(
@@ -536,9 +568,11 @@ def _assemble(
     clauses: ClauseReading | None = None,
     set_aside: Sequence[str] = (),
 ) -> TermReading:
-    own = last_per_term(
+    stating = last_per_term(
         [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
     )
+    facts = _facts()
+    own = [h for h in stating if h.term.name not in facts]
     competing = last_per_term([h for h in hits if h.role == "competing" and h.term is not UNCLAIMED])
     conditions = [
         Condition(
@@ -585,12 +619,15 @@ def _assemble(
         apology and (replaced or bool(cues().search("restatement", lowered)))
     )
     quoted = _quoted_lines(draft.text)
-    question = any(is_question(s.text) and not _inside(quoted, s.start) for s in draft.sentences) or any(
-        c.mood == "question" and not _relative(draft, c) and not _inside(quoted, c.start)
+    answered = [span for span in _answered(draft) if not _inside(quoted, span[0])]
+    unasked = sorted(quoted + answered)  # quoted from another message, or answered at once (disjoint)
+    question = any(is_question(s.text) and not _inside(unasked, s.start) for s in draft.sentences) or any(
+        c.mood == "question" and not _relative(draft, c) and not _inside(unasked, c.start)
         for c in draft.clauses()
     )
-    stated = {h.term.name for h in own}
+    stated = {h.term.name for h in stating}
     implied = last_per_term([h for h in hits if h.role == "implied" and h.term.name not in stated])
+    implied = sorted([*implied, *(h for h in stating if h.term.name in facts)], key=lambda h: h.start)
     aside = {
         h.term.name
         for h in hits
@@ -616,6 +653,13 @@ def _with_rule_conditions(revised: TermReading, rules: TermReading) -> TermReadi
     return replace(revised, conditions=revised.conditions + missing) if missing else revised
 
 
+@cache
+def _facts() -> frozenset[str]:
+    """The terms that say who a party is or what the role or the space is (`facts` in term_cues.yaml):
+    implied by a message, never a term it states."""
+    return frozenset(str(name) for name in load_yaml_data("term_cues.yaml").get("facts", []))
+
+
 _QUOTED_LINE = re.compile(r"^[ \t]*>[^\n]*", re.MULTILINE)
 """A line of an earlier message quoted in a reply ("> Can you confirm the sign-on amount?")."""
 
@@ -637,6 +681,35 @@ def _distinct_quotes(conditions: list[Condition]) -> list[Condition]:
 def _quoted_lines(text: str) -> list[tuple[int, int]]:
     """The spans of the lines quoted from an earlier message (one linear scan)."""
     return [(m.start(), m.end()) for m in _QUOTED_LINE.finditer(text)]
+
+
+_ANSWER = re.compile(
+    r"[ \t]*(?:no|nope|none|yes|yep|fine|sure|ok|okay|correct|right)[ \t]*(?:[.,;:!\u2014\u2013-]|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""Right after a question mark on the same line: the writer answers the question at once."""
+
+
+def _answered(draft: Draft) -> list[tuple[int, int]]:
+    """The spans of the questions the writer answers at once ("12 months free? No. We can offer one.",
+    "Parking? None, sorry."): a question put only to be answered asks nothing."""
+    text = draft.text
+    spans: list[tuple[int, int]] = []
+    for sentence in draft.sentences:
+        end = sentence.start + len(sentence.text.rstrip())
+        if is_question(sentence.text) and _ANSWER.match(text, end):
+            spans.append((sentence.start, end))
+    return spans
+
+
+def _replied_to(text: str) -> list[tuple[int, int]]:
+    """The lines quoted from the message replied to that state something (not a question, whose
+    figure the reply may take up: "> Can you do 1.40? / At 20k, yes."), when the reply says something
+    of its own (a message that is all quoted lines is read as it is)."""
+    quoted = _quoted_lines(text)
+    if not quoted or not any(c.isalnum() for c in _QUOTED_LINE.sub("", text)):
+        return []
+    return [(start, end) for start, end in quoted if not is_question(text[start:end])]
 
 
 def _inside(spans: Sequence[tuple[int, int]], offset: int) -> bool:
