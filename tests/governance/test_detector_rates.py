@@ -434,6 +434,13 @@ BLIND_ROUNDS = (
     # threats 29/38) with 10/123 alarms, amounts 308/338, disclosure 1/59 missed, 1/43 false alarm;
     # rules alone FN 3, FP 18, moderator 200/229 with 9 alarms.
     BlindRound("heldout11", (287, 296, 229, 123), 338, 102, 0, 16, 211, 10, 308, 1, 1),
+    # v12 (committed untouched in 8d8ccd0, measured once at 82d22c3): FN 3/294 = 1.02% (0.3-3.0%; the
+    # target of 1% missed by a hair) and FP 25/296 = 8.4% (met); obfuscated 60/60, moderator 199/228 =
+    # 87.3% (threats 28/38) with 13/122 = 10.7% alarms, amounts 270/311, disclosure 3/53 missed, 1/37
+    # false alarm; rules alone FN 9, FP 28, moderator 186/228 with 12 alarms. The twelfth round's
+    # in-sample gains on heldout11 (moderator 211 -> 219, alarms 10 -> 4; amounts) did not carry to
+    # this writer, as the moderator's leave-one-writer-out figures (unchanged) had said.
+    BlindRound("heldout12", (294, 296, 228, 122), 311, 90, 3, 25, 199, 13, 270, 3, 1),
 )
 
 

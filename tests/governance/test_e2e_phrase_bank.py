@@ -20,6 +20,7 @@ cross-validated estimate for unseen phrasings is in docs/results/gaia_detectors.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -34,10 +35,20 @@ from parley.governance.escalation import PolicyPrincipal
 from parley.governance.session import DelegateRoles, run_session
 from parley.governance.store import SessionStore
 
+from .remembered_verdicts import verdicts_remembered
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "gaia"
 SLIP_RATE = 0.35
 DOMAINS = ("staffing", "procurement", "leasing")
 SESSIONS_PER_DOMAIN = 40
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _verdicts_remembered() -> Iterator[None]:
+    """The counterparties' messages and most drafts recur from session to session and bank to bank: the
+    moderator and the preflight read each distinct one once (remembered_verdicts.py)."""
+    with verdicts_remembered():
+        yield
 
 
 def _bank(name: str) -> list[str]:
@@ -130,6 +141,10 @@ class PhraseBankDrafter:
         # pair the audit log could not encode). Since drafts and inbound messages are made well formed
         # (tests/governance/test_well_formed.py): 0 of 391 (development, not an estimate).
         ("phrase_bank_heldout11.yaml", False, 0),
+        # Written blind on 2026-11-28 (8d8ccd0) before that session's moderator, amount reader and term
+        # reader changes landed; measured once after (82d22c3): 0 of 406 slips reached the counterparty
+        # unapproved (target 0: met); see docs/results/gaia_detectors.md.
+        ("phrase_bank_heldout12.yaml", False, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
