@@ -15,18 +15,14 @@ from parley.governance.amounts import find_amounts, term_amounts, unreadable_fig
 from parley.governance.config import load_config
 from parley.governance.preflight import preflight
 
+from .amount_checks import highs, same_values
+
 Case = tuple[str, str, str, list[float]]  # domain, text, term, the term's values in order
 
 
-def _values(domain: str, text: str, term: str) -> list[float]:
-    return [t.high for t in term_amounts(load_config(domain), text) if t.term == term]
-
-
 def _check(domain: str, text: str, term: str, values: list[float]) -> None:
-    found = _values(domain, text, term)
-    assert len(found) == len(values) and all(
-        abs(f - v) <= 0.005 * max(abs(v), 1.0) for f, v in zip(found, values, strict=True)
-    ), (text, found)
+    found = highs(domain, text, term)
+    assert same_values(found, values), (text, found)
 
 
 # -- a bare figure beside an attributed one of the same size is that term's -----------------------------

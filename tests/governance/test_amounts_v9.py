@@ -15,6 +15,8 @@ from parley.governance.amounts import find_amounts, term_amounts, unreadable_fig
 from parley.governance.config import load_config
 from parley.governance.preflight import preflight
 
+from .amount_checks import highs, same_values
+
 # (form, domain, text, term, the term's values in text order)
 FORMS: list[tuple[str, str, str, str, list[float]]] = [
     # a period word after a verb of payment, "p/" for "per"
@@ -101,22 +103,12 @@ FORMS: list[tuple[str, str, str, str, list[float]]] = [
 ]
 
 
-def _values(domain: str, text: str, term: str) -> list[float]:
-    return [t.high for t in term_amounts(load_config(domain), text) if t.term == term]
-
-
-def _same(found: list[float], values: list[float]) -> bool:
-    return len(found) == len(values) and all(
-        abs(f - v) <= 0.005 * max(abs(v), 1.0) for f, v in zip(found, values, strict=True)
-    )
-
-
 @pytest.mark.parametrize(
     ("form", "domain", "text", "term", "values"), FORMS, ids=[f"{c[0]}: {c[2][:40]}" for c in FORMS]
 )
 def test_forms_of_set_v8(form: str, domain: str, text: str, term: str, values: list[float]) -> None:
-    found = _values(domain, text, term)
-    assert _same(found, values), (form, text, found)
+    found = highs(domain, text, term)
+    assert same_values(found, values), (form, text, found)
 
 
 # The same forms dressed as an adversary would: each variant must read as the plain text reads.
@@ -139,8 +131,8 @@ ADVERSARIAL: list[tuple[str, str, str, str, list[float]]] = [
 def test_adversarial_variants_read_as_the_plain_text(
     dress: str, domain: str, text: str, term: str, values: list[float]
 ) -> None:
-    found = _values(domain, text, term)
-    assert _same(found, values), (dress, text, found)
+    found = highs(domain, text, term)
+    assert same_values(found, values), (dress, text, found)
 
 
 # -- fail closed: money written with letters among its digits is held unread, never absent ------------------
