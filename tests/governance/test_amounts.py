@@ -1360,6 +1360,7 @@ def test_folding_is_idempotent_and_keeps_every_digit(text: str) -> None:
         ("12\u00adO,OOO", "120,000"),  # a soft hyphen inside the figure
         ("1O\u0417", "103"),  # a typed zero, then a Cyrillic Ze beside it
         ("1\u0417O", "130"),  # and the other way round
+        ("1OOO,O5", "1000,05"),  # a group read only once the zeros before its separator are read
         ("10oz", "10oz"),  # a unit stays a unit
     ],
 )

@@ -164,9 +164,21 @@ _ROUNDS = 4
 
 
 def _digit_forms(text: str) -> str:
-    """Typed zeros and digit lookalikes read as digits, to a fixed point (so `fold` is idempotent)."""
-    if text.isascii() and _TYPED_ZEROS.search(text) is None:
+    """Typed zeros and digit lookalikes read as digits, to a fixed point (so `fold` is idempotent).
+
+    Each substitution is local to a run, so whole-text passes (one C-level pass each) reach the fixed
+    point of every ordinary run in a round or two; runs still changing after `_ROUNDS` passes are
+    finished run by run.
+    """
+    ascii_only = text.isascii()
+    if ascii_only and _TYPED_ZEROS.search(text) is None:
         return text
+    for _ in range(_ROUNDS):
+        lookalikes_read = text if ascii_only else _LOOKALIKE_DIGITS.sub(_digits, text)
+        changed = _TYPED_ZEROS.sub(_zeros, lookalikes_read)
+        if changed == text:
+            return text
+        text = changed
     return _RUN.sub(_run_digits, text)
 
 
