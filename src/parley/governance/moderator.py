@@ -181,6 +181,14 @@ class _Structure:
 
 _Fire = Callable[[Label, str | None, float, str], None]
 _FLAGS = re.IGNORECASE | re.MULTILINE
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    """`re.compile` with a cache of its own: a moderator build compiles more distinct patterns than `re`
+    keeps (512, oldest dropped first), so without it every further build in a process (tests, the
+    leave-one-writer-out tools, one moderator per configuration) compiled them all again."""
+    return re.compile(pattern, flags)
+
+
 _PLACEHOLDER = re.compile(r"%(\w+)%")
 # Sentences for the structural cues: split after end punctuation followed by space, or at a newline.
 _SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|\n+")
@@ -324,7 +332,7 @@ def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple
             Label(spec["label"]),
             family,
             float(cue["weight"]),
-            re.compile(_expand(cue["pattern"], vocabulary), _FLAGS),
+            _compiled(_expand(cue["pattern"], vocabulary), _FLAGS),
             f"{family}: {cue.get('name') or cue['pattern'][:40]}",
             tuple(cue.get("none", ())),
             _scope(cue),
@@ -336,7 +344,7 @@ def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple
 
 def _label_cues(raw: Mapping[str, Any]) -> tuple[_Cue, ...]:
     return tuple(
-        _Cue(Label(name), None, float(cue["weight"]), re.compile(cue["pattern"], _FLAGS), cue["pattern"][:40])
+        _Cue(Label(name), None, float(cue["weight"]), _compiled(cue["pattern"], _FLAGS), cue["pattern"][:40])
         for name, cues in raw["labels"].items()
         for cue in cues
     )
@@ -400,7 +408,7 @@ class RuleModerator:
         self._cues = _family_cues(raw, vocabulary) + _label_cues(raw)
         self._structures = _structures(raw)
         self._features = {
-            str(name): re.compile(_expand(_feature_pattern(spec), vocabulary), _FLAGS)
+            str(name): _compiled(_expand(_feature_pattern(spec), vocabulary), _FLAGS)
             for name, spec in raw["features"].items()
         }
         unknown = sorted({v for cue in self._cues for v in cue.vetoes} - self._features.keys())
