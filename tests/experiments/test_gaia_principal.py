@@ -4,6 +4,7 @@ whose reservations the delegate never sees, and the figures both strategies send
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ from parley.governance.counterparties import PERSONAS, ScriptedCounterparty
 from parley.governance.session import run_session, start_session
 from parley.governance.store import SessionStore
 from parley.governance.strategy import term_scales
+from remembered_verdicts import verdicts_remembered
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _verdicts_remembered() -> Iterator[None]:
+    """The counterparties' messages and the delegate's drafts recur from session to session: the moderator
+    and the preflight read each distinct one once (tests/remembered_verdicts.py)."""
+    with verdicts_remembered():
+        yield
 
 
 def _single(reservation: float, aspiration: float) -> HiddenPreferences:

@@ -20,6 +20,7 @@ cross-validated estimate for unseen phrasings is in docs/results/gaia_detectors.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -33,11 +34,20 @@ from parley.governance.drafting import Draft, Intent, TemplateDrafter, format_am
 from parley.governance.escalation import PolicyPrincipal
 from parley.governance.session import DelegateRoles, run_session
 from parley.governance.store import SessionStore
+from remembered_verdicts import verdicts_remembered
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "gaia"
 SLIP_RATE = 0.35
 DOMAINS = ("staffing", "procurement", "leasing")
 SESSIONS_PER_DOMAIN = 40
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _verdicts_remembered() -> Iterator[None]:
+    """The counterparties' messages and most drafts recur from session to session and bank to bank: the
+    moderator and the preflight read each distinct one once (tests/remembered_verdicts.py)."""
+    with verdicts_remembered():
+        yield
 
 
 def _bank(name: str) -> list[str]:

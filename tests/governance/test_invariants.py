@@ -6,6 +6,9 @@ that fails the preflight or exceeds the boundary without approval; I4 every sess
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +20,16 @@ from parley.governance.machine import TERMINAL
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
 from parley.testing import check_delegate_invariants
+from remembered_verdicts import verdicts_remembered
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _verdicts_remembered() -> Iterator[None]:
+    """The personas' messages and the delegate's drafts recur from example to example: the moderator and
+    the preflight read each distinct one once (tests/remembered_verdicts.py)."""
+    with verdicts_remembered():
+        yield
+
 
 CONFIGS = {name: load_config(name) for name in ("staffing", "procurement", "leasing")}
 

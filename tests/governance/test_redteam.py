@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from parley.governance.config import load_config
@@ -13,6 +15,7 @@ from parley.governance.preflight import preflight
 from parley.governance.redteam import attacks, benign
 from parley.governance.session import run_session
 from parley.governance.store import SessionStore
+from remembered_verdicts import verdicts_remembered
 
 ANSWERS = {
     "staffing": [
@@ -44,6 +47,14 @@ ANSWERS = {
     ],
 }
 CHUNK = 12
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _verdicts_remembered() -> Iterator[None]:
+    """The scripted answers and the delegate's drafts recur from session to session: the moderator and
+    the preflight read each distinct one once (tests/remembered_verdicts.py)."""
+    with verdicts_remembered():
+        yield
 
 
 def _scripts(domain: str) -> list[list[str]]:

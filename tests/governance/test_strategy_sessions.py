@@ -3,6 +3,7 @@ counterparty's reservation hidden from the delegate, and the figures of every ou
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,16 @@ from parley.governance.machine import State
 from parley.governance.session import SessionOutcome, run_session
 from parley.governance.store import SessionStore
 from parley.protocol.clock import FakeClock
+from remembered_verdicts import verdicts_remembered
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _verdicts_remembered() -> Iterator[None]:
+    """The counterparties' messages and the delegate's drafts recur from session to session: the moderator
+    and the preflight read each distinct one once (tests/remembered_verdicts.py)."""
+    with verdicts_remembered():
+        yield
+
 
 GOLDEN = Path(__file__).parent / "golden" / "staffing_principal.txt"
 POLICY = PolicyPrincipal(default="A", name="policy")

@@ -4,6 +4,7 @@ that refuses another endpoint, fallbacks and their exit code, and one-line error
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -14,8 +15,12 @@ import pytest
 from role_support import OFFLINE
 from typer.testing import CliRunner
 
+import parley.experiments.gaia.llm as gaia_llm
+import parley.experiments.gaia.report as gaia_report
+import parley.experiments.gaia.runs as gaia_runs
 from parley.cli.app import app
 from parley.errors import ScenarioError
+from parley.experiments.gaia.detection import moderator_detection
 from parley.experiments.gaia.llm import (
     PlayedSession,
     RoleChoice,
@@ -26,8 +31,10 @@ from parley.experiments.gaia.llm import (
     llm_section,
     plays_llm,
 )
-from parley.experiments.gaia.runs import CONDITIONS, SessionSpec
+from parley.experiments.gaia.runs import CONDITIONS, SessionSpec, run_session_task
+from parley.governance.classifier import classifiers_enabled
 from parley.llm import UsageTotals
+from parley.metrics.gaia import DetectionRates
 from parley.testing import StubReply, StubServer
 
 TINY = ["experiment", "gaia", "--seeds", "1", "--sensitivity-seeds", "0", "--jobs", "1", "--quiet"]
@@ -69,6 +76,38 @@ def usage_rows(report: str) -> dict[str, list[str]]:
     section = report.split("## LLM roles", 1)[1].split("\n## ", 1)[0]
     rows = [line.strip("|").split(" | ") for line in section.splitlines() if line.startswith("| ")]
     return {cells[0].strip(): [c.strip() for c in cells] for cells in rows if cells[0].strip() in ROLES}
+
+
+_RULE_PLAYED: dict[SessionSpec, list[dict[str, Any]]] = {}
+_DETECTION: dict[bool, dict[str, DetectionRates]] = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _played_once() -> Iterator[None]:
+    """Each rule-played session is played once in this module and handed (a deep copy of its rows) to
+    every later run that needs it: most runs here play the same 108 rule sessions beside the 12 of the
+    headline arm. Likewise the report's table of the moderator on the red-team corpus (740 probes) is
+    measured once. What these tests check is the LLM-played arm, its section of the report and the CLI
+    around it, which are never cached; the rule-played sessions are a pure function of their spec, the
+    table of the shipped data (test_gaia_method's byte-identical rerun and test_gaia_experiment check
+    them)."""
+
+    def played_once(spec: SessionSpec) -> list[dict[str, Any]]:
+        if spec not in _RULE_PLAYED:
+            _RULE_PLAYED[spec] = run_session_task(spec)
+        return copy.deepcopy(_RULE_PLAYED[spec])
+
+    def detected_once() -> dict[str, DetectionRates]:
+        switch = classifiers_enabled()
+        if switch not in _DETECTION:
+            _DETECTION[switch] = moderator_detection()
+        return dict(_DETECTION[switch])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gaia_runs, "run_session_task", played_once)
+        patch.setattr(gaia_llm, "run_session_task", played_once)
+        patch.setattr(gaia_report, "moderator_detection", detected_once)
+        yield
 
 
 @pytest.fixture(scope="module")

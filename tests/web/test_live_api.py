@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import parley.web.live
 from parley.governance import SessionStore, decide
 from parley.protocol.clock import FakeClock
 from parley.web import create_app
@@ -148,13 +149,38 @@ def test_bad_mediation_requests_are_refused(live: TestClient, body: dict[str, An
     assert response.status_code == 422, response.text
 
 
-def test_at_most_a_few_conversations_run_at_once(live: TestClient) -> None:
-    started = [live.post("/api/live/mediations", json={"seed": i, "pace": 0.2}) for i in range(MAX_RUNNING)]
-    assert all(response.status_code == 201 for response in started)
-    refused = live.post("/api/live/mediations", json={"seed": 9, "pace": 0})
-    assert refused.status_code == 409 and "running already" in refused.json()["detail"]
+class _HeldPace:
+    """`time` for the live module whose pacing `sleep` waits until the test releases it (instead of
+    really sleeping the pace), so the conversations are surely running while the test asks for more,
+    and end as soon as it is done asking; every other attribute is the real `time`'s."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.paces: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.paces.append(seconds)
+        assert self.release.wait(timeout=120), "the test never released the paced conversations"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def test_at_most_a_few_conversations_run_at_once(live: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    held = _HeldPace()
+    monkeypatch.setattr(parley.web.live, "time", held)
+    try:
+        started = [
+            live.post("/api/live/mediations", json={"seed": i, "pace": 0.2}) for i in range(MAX_RUNNING)
+        ]
+        assert all(response.status_code == 201 for response in started)
+        refused = live.post("/api/live/mediations", json={"seed": 9, "pace": 0})
+        assert refused.status_code == 409 and "running already" in refused.json()["detail"]
+    finally:
+        held.release.set()
     for response in started:
         _wait_done(live, response.json()["mediation_id"], timeout=120)
+    assert held.paces and set(held.paces) == {0.2}  # the conversations were paced as asked
     assert live.post("/api/live/mediations", json={"seed": 9, "pace": 0}).status_code == 201
 
 
