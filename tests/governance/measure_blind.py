@@ -39,6 +39,7 @@ COMMITTED = {
     "heldout10": "6101575",
     "heldout11": "9140758",
     "heldout12": "8d8ccd0",
+    "heldout13": "3509f5d",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
