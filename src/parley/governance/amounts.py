@@ -128,7 +128,10 @@ AmountKind = Literal["money", "count", "duration", "number"]
 # -- lexicon --------------------------------------------------------------------------------------------
 # Whitespace before a token, and the token: a figure (digits, with "." and "," only between digits), a
 # run of letters, or one other character. Flat alternatives: no repeated group, no nested repetition.
-_TOKEN = re.compile(r"(\s*)([0-9][0-9.,]*[0-9]|[0-9]|[^\W\d_]+|\S)")
+# A figure may group thousands with an apostrophe, as Swiss writers do ("CHF 145'000"): an apostrophe
+# before three digits (a bounded look-ahead, no backtracking).
+_TOKEN = re.compile(r"(\s*)([0-9](?:[0-9.,]|['\u2019](?=[0-9]{3}))*[0-9]|[0-9]|[^\W\d_]+|\S)")
+_APOSTROPHES = re.compile(r"['\u2019]")
 _DIGITS = frozenset("0123456789")
 ONES_WORDS = (
     # The number words below twenty (shared with the LLM leak guard).
@@ -175,6 +178,23 @@ _GERMAN_ONES = {
     "zwölf": 12.0,
     "zwoelf": 12.0,
 }
+# Spanish, French, Italian and Portuguese number words from two to twelve, read only before a word of
+# duration ("Fianza: dos meses", "Plazo: cinco años", "Durée du bail : neuf ans"): the form "words of
+# another language" recurs (sets v6 and v12). Words that are English too ("six", "once", "due") or a
+# month ("sept") or a name ("otto") are left out.
+_ROMANCE_ONES = {
+    **dict.fromkeys(("dos", "deux", "dois"), 2.0),
+    **dict.fromkeys(("tres", "trois", "tre", "três"), 3.0),
+    **dict.fromkeys(("cuatro", "quatre", "quattro", "quatro"), 4.0),
+    **dict.fromkeys(("cinco", "cinq", "cinque"), 5.0),
+    **dict.fromkeys(("seis", "sei"), 6.0),
+    **dict.fromkeys(("siete", "sette", "sete"), 7.0),
+    **dict.fromkeys(("ocho", "huit", "oito"), 8.0),
+    **dict.fromkeys(("nueve", "neuf", "nove"), 9.0),
+    **dict.fromkeys(("diez", "dix", "dieci", "dez"), 10.0),
+    **dict.fromkeys(("onze", "undici"), 11.0),
+    **dict.fromkeys(("doce", "douze", "dodici", "doze"), 12.0),
+}
 _TENS = {w: float(10 * (i + 2)) for i, w in enumerate(TENS_WORDS)}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 _SUFFIX_SCALES = {
@@ -196,7 +216,7 @@ _SUFFIX_SCALES = {
 }
 _ATTACHED_ONLY = {"k", "m", "mm", "mn", "bn"}  # "105k", "$1.2m" (with a space: "105 k" is rare, "5 m" metres)
 _SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
-_CODES_BEFORE = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "us": "USD"}
+_CODES_BEFORE = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "us": "USD", "chf": "CHF"}
 _CURRENCY_AFTER = {
     "usd": "USD",
     "dollars": "USD",
@@ -213,6 +233,9 @@ _CURRENCY_AFTER = {
     "dolares": "USD",
     "dólar": "USD",
     "dollari": "USD",
+    "chf": "CHF",
+    "kr": "SEK",
+    "sek": "SEK",
 }
 _CENTS = {"cents", "cent", "pence", "p", "ct", "cts"}
 _CENT_WORDS = {"cents", "cent", "pence", "p", "cts", "¢"}  # after a figure with no currency: cents
@@ -237,6 +260,12 @@ _PERIODS = {
     "mes": "month",
     "mese": "month",
     "mois": "month",
+    "semaine": "week",
+    "semana": "week",
+    "settimana": "week",
+    "heure": "hour",
+    "hora": "hour",
+    "timme": "hour",
     "year": "year",
     "yr": "year",
     "annum": "year",
@@ -259,6 +288,13 @@ _PERIODS = {
     "pezzo": "unit",
     "part": "unit",
 }
+# French, Spanish, Italian and Portuguese rate adjectives ("Loyer annuel", "Renta anual", "canone
+# mensile"): the form "words of another language" recurs (sets v6 and v12).
+_FOREIGN_RATE_WORDS = {
+    **dict.fromkeys(("annuel", "annuelle", "anual", "annuale", "annuo", "anuales"), "year"),
+    **dict.fromkeys(("mensuel", "mensuelle", "mensual", "mensile", "mensal"), "month"),
+    **dict.fromkeys(("hebdomadaire", "semanal", "settimanale"), "week"),
+}
 _RATE_ADVERBS = {
     "hourly": "hour",
     "daily": "day",
@@ -277,6 +313,7 @@ _RATE_ADVERBS = {
     "yrly": "year",
     "hrly": "hour",
     "pcm": "month",  # per calendar month
+    **_FOREIGN_RATE_WORDS,
 }
 # Rate words for periods that are a multiple of one above: (period, how many of it) — "$3,700 biweekly"
 # is 1,850 a week, "27,000 quarterly" 9,000 a month, "semi-monthly" half a month.
@@ -297,7 +334,10 @@ _MULTIPLE_PERIODS = {"fortnight": ("week", 2.0), "quarter": ("month", 3.0), "doz
 _PACKAGES = frozenset(
     {"box", "carton", "case", "pack", "packet", "pallet", "crate", "bag", "bundle", "roll", "tray", "set"}
 )
-_RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "por", "im", "each", "/"}
+_RATE_MARKERS = {"per", "a", "an", "every", "pro", "par", "por", "im", "each", "/", "je", "al"}
+# The words for "per" before a count of units ("per 1,000 units", "pro 1.000 Stück", "je 100 Stk"): sets
+# v11 and v12 wrote the German ones (two writers).
+_PER_WORDS = frozenset({"per", "pro", "je"})
 # Words that may stand between an amount and its rate ("$14.00 flat per unit", "120.000 € brutto pro Jahr").
 _FILLERS = {"flat", "gross", "brutto", "netto", "fixed", "base", "even", "all", "in", "all-in", "total"}
 # Verbs of payment between an amount and its period ("4,600 paid biweekly", "9,000 payable monthly"):
@@ -312,6 +352,10 @@ _TIME_UNITS = {
     "hrs": "hours",
     "day": "days",
     "days": "days",
+    "días": "days",
+    "dias": "days",
+    "jours": "days",
+    "giorni": "days",
     "week": "weeks",
     "weeks": "weeks",
     "wk": "weeks",
@@ -676,9 +720,16 @@ def _tokenise(text: str) -> _Tokens:
     starts = [end - len(token) for end, token in zip(ends, raw, strict=True)]
     words = [token.lower() for token in raw]
     kinds = ["d" if t[0] in _DIGITS else "w" if t[0].isalpha() else "p" for t in raw]
+    # a dot glued to a colon or a comma ends an abbreviation, not a sentence ("Per 1000 Stk.: 1.450,00 €")
     breaks = [
-        "\n" in space or (i > 0 and kinds[i - 1] == "p" and words[i - 1] in _SENTENCE_ENDS)
-        for i, (space, _) in enumerate(pairs)
+        "\n" in space
+        or (
+            i > 0
+            and kinds[i - 1] == "p"
+            and words[i - 1] in _SENTENCE_ENDS
+            and not (words[i - 1] == "." and not space and token in (":", ","))
+        )
+        for i, (space, token) in enumerate(pairs)
     ]
     return _group_thousands(_Tokens(text, words, starts, ends, kinds, breaks))
 
@@ -752,6 +803,12 @@ def _digits_value(raw: str) -> tuple[float, float | None] | None:
     """
     if sum(c.isdigit() for c in raw) > _MOST_DIGITS:
         return None  # past a float's precision ("9" * 400 is infinite): see unreadable_figures
+    if "'" in raw or "\u2019" in raw:
+        head, *groups = _APOSTROPHES.split(raw)
+        whole = [groups[-1].split(".")[0], *groups[:-1]]
+        if not head.isdigit() or len(head) > 3 or any(len(g) != 3 or not g.isdigit() for g in whole):
+            return None
+        return float("".join((head, *groups))), None  # "145'000", "1'250.50" (a dot for decimals)
     if raw.isdigit():
         return float(raw), None
     separators = [c for c in raw if c in ".,"]
@@ -776,7 +833,9 @@ def _digits_value(raw: str) -> tuple[float, float | None] | None:
         grouped = float(head + last)
         return (grouped, None) if last_separator == "," else (grouped, float(head + "." + last))
     if last_separator == ",":
-        return (float(head + "." + last), None) if len(last) <= 2 else None
+        # "0,085": a thousands group never follows a lone zero, so three or more digits after "0," are
+        # decimals (sets v11 and v12, two writers: "Unit cost 0,085 €")
+        return (float(head + "." + last), None) if len(last) <= 2 or head == "0" else None
     return float(raw), None
 
 
@@ -805,6 +864,8 @@ def _spelled(tokens: _Tokens, i: int, depth: int = 0) -> tuple[float, int, float
         return None if special[1] < 0 else special
     if tokens.word(i) in _GERMAN_ONES:
         return _GERMAN_ONES[tokens.word(i)], i + 1, 1.0  # "drei Monatsmieten": one word, alone
+    if tokens.word(i) in _ROMANCE_ONES:
+        return (_ROMANCE_ONES[tokens.word(i)], i + 1, 1.0) if tokens.word(i + 1) in _TIME_UNITS else None
     return _spelled_words(tokens, i, depth)
 
 
@@ -1207,7 +1268,7 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     if word in _RATE_MARKERS:
         k = j + 1
         divisor = 1.0
-        if word == "per" and (tokens.kinds[k] if k < len(tokens) else "") in ("d", "w"):
+        if word in _PER_WORDS and (tokens.kinds[k] if k < len(tokens) else "") in ("d", "w"):
             counted = _per_count(tokens, k)  # "per thousand units", "per 1,000 bars"
             if counted is not None:
                 return "unit", counted[0], counted[1]
@@ -1887,6 +1948,7 @@ def _starts_amount(tokens: _Tokens, i: int) -> bool:
         word in _ONES
         or word in _TENS
         or word in _GERMAN_ONES
+        or (word in _ROMANCE_ONES and tokens.word(i + 1) in _TIME_UNITS)
         or word in ("a", "half", "quarter", "hundred")
         or word in _CODES_BEFORE
     )
@@ -2061,6 +2123,7 @@ def _context_rate(word: str) -> str | None:
         "yrly",
         "hrly",
         "daily",
+        *_FOREIGN_RATE_WORDS,
     ):
         return _RATE_ADVERBS[word]
     for prefix, rate in _CONTEXT_PREFIXES:
@@ -2214,7 +2277,10 @@ def _per_digits(tokens: _Tokens, k: int) -> float | None:
     number = _number_at(tokens, k) if k < len(tokens) and tokens.kinds[k] == "d" else None
     if number is None or number[0] < 10 or number[0] != int(number[0]):
         return None
-    return number[0] if tokens.word(number[2]) in (":", "is", "=", "at") else None
+    after = number[2]
+    if tokens.word(after) in _COUNT_UNITS and tokens.word(after) not in ("sqft", "sf", "spaces", "stalls"):
+        after += 1 + (tokens.word(after + 1) == ".")  # "Per 1000 Stk.: 1.450,00 €" (sets v11, v12)
+    return number[0] if tokens.word(after) in (":", "is", "=", "at") else None
 
 
 def _prefixed_multiple(tokens: _Tokens, i: int) -> tuple[str, float] | None:
@@ -2253,7 +2319,7 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     if word == "every":  # a label: "Rent every 3 months: 30,000" (not "reviews every 2 years")
         periods = _periods_at(tokens, i + 1)
         return periods[:2] if periods is not None and tokens.word(periods[2]) == ":" else None
-    if word != "per" or tokens.kinds[i - 1 if i > 0 else 0] == "d" or tokens.word(i - 1) in _PERCENT:
+    if word not in _PER_WORDS or tokens.kinds[i - 1 if i > 0 else 0] == "d" or tokens.word(i - 1) in _PERCENT:
         return None
     if tokens.word(i + 1) in _PERIODS:
         return _PERIODS[tokens.word(i + 1)], 1.0
@@ -2420,7 +2486,11 @@ def _find(text: str) -> list[Amount]:
             lump, context, context_token = _word_state(tokens, i, lump, (context, context_token))
             i += 1
             continue
-        phone = _phone_end(tokens, i) if tokens.word(i - 1) != "per" else _per_count_end(tokens, i, context)
+        phone = (
+            _phone_end(tokens, i)
+            if tokens.word(i - 1) not in _PER_WORDS
+            else _per_count_end(tokens, i, context)
+        )
         if phone is not None:
             i = phone  # a phone number, or the count of a rate phrase ("price per 1,000 is $2,300")
             continue
@@ -3174,8 +3244,11 @@ class _Candidate:
 
 # A sentence ends at ".", "!", "?", ";" or a line break before a space, but not at the dot of "i.e.",
 # "e.g.", "vs." or "approx." ("3 months of the $5,500 rent, i.e. $16,500" is one sentence).
+# (a dot before an opening parenthesis closes an abbreviation the parenthesis restates: "Deposit 3 mo. (=
+# USD 36k at 12k/mo)")
 _SENTENCE_END = re.compile(
-    r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bapprox)(?<!\bca)(?<!\bincl)[.!?;\n](?=\s|$)", re.IGNORECASE
+    r"(?<!\bi\.e)(?<!\be\.g)(?<!\bvs)(?<!\bapprox)(?<!\bca)(?<!\bincl)[.!?;\n](?=\s|$)(?![ \t]{1,3}\()",
+    re.IGNORECASE,
 )
 
 
@@ -3951,6 +4024,15 @@ def _named_sum(amount: Amount, keywords: Sequence[int]) -> bool:
 _MONTHS_AT = re.compile(r"\bmonths?(?:'s?)?(?:[ \t]+(?:of[ \t]+)?rent)?[ \t]+at[ \t]{0,3}$", re.IGNORECASE)
 
 
+def _restated_sum(amount: Amount) -> bool:
+    """Whether a bare figure may be a sum restating the months of rent its sentence gives ("Deposit of 3
+    months on the 7,000 rent, so 21,000"): a whole figure in the hundreds or more, with no multiplier."""
+    return amount.kind == "number" and not amount.scaled and amount.high >= 100
+
+
+_RESTATED_SUMS: Callable[[Amount], bool] = _restated_sum
+
+
 def _rent_for(money: Sequence[Amount], k: int, rents: Sequence[Amount], rent_ids: set[int]) -> float | None:
     """The monthly rent a sum is counted in: the one rent its sentence states, or with several, the rent
     right after it or else right before it ("$8,000 if rent is $4,000, or $13,500 if rent is $4,500")."""
@@ -3982,17 +4064,24 @@ def _months_of_rent(
     bounds = [b for b in bounds if b == 0 or b > len(text) or text[b - 1] != ";"]
     added: list[TermAmount] = []
     by_sentence: dict[int, list[Amount]] = {}
+    plain: set[int] = set()  # bare figures read as sums only where they restate the term's months
     for amount in mentions:
+        typed = amount.kind == "money" or _scaled_sum(amount) or _named_sum(amount, keywords[term.name])
         if (
-            (amount.kind == "money" or _scaled_sum(amount) or _named_sum(amount, keywords[term.name]))
+            (typed or _RESTATED_SUMS(amount))
             and not amount.is_range
             and amount.per in (None, "month")
             and amount.high > 0
         ):
             by_sentence.setdefault(bisect.bisect_right(bounds, amount.start) - 1, []).append(amount)
+            if not typed:
+                plain.add(id(amount))
     for s, money in by_sentence.items():
         low, high = bounds[s], bounds[s + 1] if s + 1 < len(bounds) else len(text)
-        if len(money) < 2 or _nearest(keywords[term.name], money[0].start, low, high) is None:
+        # the months the sentence already gives the term: a sum that restates them needs no keyword
+        # ("We hold 3 months, i.e. $27,000 at your rent of $9,000"; sets v11 and v12)
+        held = {r.high for r in results if r.term == term.name and low <= r.start < high}
+        if len(money) < 2 or (_nearest(keywords[term.name], money[0].start, low, high) is None and not held):
             continue
         rents = [
             a
@@ -4012,6 +4101,10 @@ def _months_of_rent(
             if rent is None:
                 continue
             months = round(amount.high / rent, 6)
+            restates = any(abs(months - h) <= 0.01 for h in held)
+            keyworded = _nearest(keywords[term.name], amount.start, low, high) is not None
+            if (id(amount) in plain or not keyworded) and not restates:
+                continue
             if 0 < months <= 24 and abs(months * 2 - round(months * 2)) <= 0.02:  # whole or half months
                 added.append(TermAmount(term.name, months, months, amount.start, amount.end, amount))
     if added:
