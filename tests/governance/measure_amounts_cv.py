@@ -436,6 +436,10 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     "per_words": (("_PER_WORDS", frozenset({"per"})),),
     "restated_sums": (("_RESTATED_SUMS", _never),),
     "romance_numbers": (("_ROMANCE_ONES", {}),),
+    # the grammar of the recurring error classes of sets v10-v12 (2026-11-29): a price beside the quantity
+    # of its own tier, and a total joined to its count by the grammar of its clause
+    "tier_pairs": (("_own_tier", _never), ("_tier_before", _never)),
+    "count_totals": (("_FOR_COUNT_GAP", None),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -479,6 +483,8 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "per_words": ("heldout12", "heldout11"),
     "restated_sums": ("heldout12", "heldout11"),
     "romance_numbers": ("heldout12", "heldout6"),
+    "tier_pairs": ("heldout12", "heldout11"),
+    "count_totals": ("heldout12", "heldout10"),
 }
 
 

@@ -177,13 +177,216 @@ ROOT = Path(__file__).resolve().parents[2]
     ("path", "floor"),
     [
         # set v12: measured blind once at 270/311 (16 spurious, 270/327 counting them); 284/321 after its
-        # forms that recur in another set's errors were fixed, a development figure
-        ("tests/data/gaia/heldout12/amounts.yaml", 284 / 321),
-        # the set whose errors show the same forms, raised where this change raised it
-        ("tests/data/gaia/heldout11/amounts.yaml", 319 / 348),
+        # forms that recur in another set's errors were fixed, a development figure; 289/317 after the
+        # grammar of the recurring classes below (`tier_pairs`, `count_totals`)
+        ("tests/data/gaia/heldout12/amounts.yaml", 289 / 317),
+        # the set whose errors show the same forms, raised where this change raised it (321/348 after
+        # `tier_pairs`)
+        ("tests/data/gaia/heldout11/amounts.yaml", 321 / 348),
     ],
 )
 def test_amount_accuracy_on_the_spent_sets_of_set_v12(path: str, floor: float) -> None:
+    from .measure_detectors import amount_accuracy
+
+    score = amount_accuracy(ROOT / path)
+    assert score.accuracy >= floor - 1e-9, score.errors
+
+
+# -- the grammar of error classes that recur across writers (v10, v11, v12) ------------------------------
+# Wordings written for these tests (none taken from a labelled set): a price beside the quantity of its own
+# tier takes no unit or multiplier from the tier before it (`tier_pairs`: v11, v12), and a total joined to
+# its count by the grammar of its clause is divided by it (`count_totals`: v10, v12).
+GRAMMAR: list[tuple[str, str, str, str, list[float]]] = [
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "Unit price 11.40 for 2k pcs, or 10.95 for 4k.",
+        "unit_price",
+        [11.4, 10.95],
+    ),
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "Unit price 11.40 for 2k pcs, or 10.95 for 4k.",
+        "order_volume",
+        [2000, 4000],
+    ),
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "Pricing: 12.60 (1k), 11.85 (2k), 10.90 (5k).",
+        "unit_price",
+        [12.6, 11.85, 10.9],
+    ),
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "Pricing: 12.60 (1k), 11.85 (2k), 10.90 (5k).",
+        "order_volume",
+        [1000, 2000, 5000],
+    ),
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "We could offer 9.75 at 3k units or 9.40 at 6k.",
+        "unit_price",
+        [9.75, 9.4],
+    ),
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "We could offer 9.75 at 3k units or 9.40 at 6k.",
+        "order_volume",
+        [3000, 6000],
+    ),
+    # near misses: a decimal with no tier of its own still takes the quantity's unit and multiplier
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "Order of 1.5k units, then 2.25 next quarter.",
+        "order_volume",
+        [1500, 2250],
+    ),
+    (
+        "tier pairs v11 v12",
+        "procurement",
+        "We take 2k units, or 3.5 if the price drops.",
+        "order_volume",
+        [2000, 3500],
+    ),
+    ("tier pairs v11 v12", "procurement", "4k units at 11.20, then 10.80 at 8k.", "unit_price", [11.2, 10.8]),
+    # a total for a count: opened by "for", named by its order before a verb of totalling, a product,
+    # and a correction of the total (v10, v12)
+    ("count totals v10 v12", "procurement", "For 500 units we would charge $5,250.", "unit_price", [10.5]),
+    (
+        "count totals v10 v12",
+        "procurement",
+        "For 500 units we would charge $5,250; for 1,000 units, $10,200.",
+        "unit_price",
+        [10.5, 10.2],
+    ),
+    ("count totals v10 v12", "procurement", "The 2,000-unit order comes to $23,000.", "unit_price", [11.5]),
+    (
+        "count totals v10 v12",
+        "procurement",
+        "The 1,000-unit batch comes to $1.1 million. Sorry, I mean $11,000.",
+        "unit_price",
+        [11.0],
+    ),
+    ("count totals v10 v12", "procurement", "1,200 units × $9.50 = $11,400", "unit_price", [9.5, 9.5]),
+    # near misses: a price as written for its tier, another cost for the count, a total and a freight sum
+    (
+        "count totals v10 v12",
+        "procurement",
+        "For 500 units we would charge $10.50 each.",
+        "unit_price",
+        [10.5],
+    ),
+    ("count totals v10 v12", "procurement", "For 800 units we need a deposit of $2,000.", "unit_price", []),
+    ("count totals v10 v12", "procurement", "For 800 units, shipping is $2,000.", "unit_price", []),
+    (
+        "count totals v10 v12",
+        "procurement",
+        "The 2,000-unit order comes to $23,000 plus $400 freight.",
+        "unit_price",
+        [11.5],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("form", "domain", "text", "term", "values"), GRAMMAR, ids=[f"{c[0]}: {c[2][:40]}" for c in GRAMMAR]
+)
+def test_grammar_of_recurring_error_classes(
+    form: str, domain: str, text: str, term: str, values: list[float]
+) -> None:
+    found = highs(domain, text, term)
+    assert same_values(found, values), (form, text, found)
+
+
+GRAMMAR_ADVERSARIAL: list[tuple[str, str, str, str, list[float]]] = [
+    ("Cyrillic o in For", "procurement", "F\u043er 500 units we would charge $5,250.", "unit_price", [10.5]),
+    ("zero-width charge", "procurement", f"For 500 units we would ch{ZW}arge $5,250.", "unit_price", [10.5]),
+    (
+        "soft hyphen sorry",
+        "procurement",
+        f"The 1,000-unit batch comes to $1.1 million. So{SOFT}rry, $11,000.",
+        "unit_price",
+        [11.0],
+    ),
+    (
+        "fullwidth tier",
+        "procurement",
+        "Unit price １１.40 for 2k pcs, or １０.95 for 4k.",
+        "unit_price",
+        [11.4, 10.95],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("dress", "domain", "text", "term", "values"),
+    GRAMMAR_ADVERSARIAL,
+    ids=[c[0] for c in GRAMMAR_ADVERSARIAL],
+)
+def test_grammar_adversarial_variants_read_as_the_plain_text(
+    dress: str, domain: str, text: str, term: str, values: list[float]
+) -> None:
+    found = highs(domain, text, term)
+    assert same_values(found, values), (dress, text, found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "For",
+        "For 500 units we would charge",
+        "3,600 units ×",
+        "3,600 units × $2.35 =",
+        "2.15 (",
+        "$1.1M. Sorry,",
+    ],
+)
+def test_truncated_grammar_forms_read_without_error(text: str) -> None:
+    assert isinstance(term_amounts(load_config("procurement"), text), list)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "For 500 units, $5,250; ",
+        "12 units × $9.50 = $114 ",
+        "2.15 (5k), ",
+        "$1.1M. Sorry, sorry, I mean $11,000 ",
+    ],
+)
+def test_crafted_repetitions_of_the_grammar_forms_are_read_in_linear_time(unit: str) -> None:
+    """8x the text (4 KB -> 32 KB of one form repeated) costs well under the 64x of a quadratic reader."""
+    config = load_config("procurement")
+    term_amounts(config, "$1")
+
+    def cost(size: int) -> float:
+        text = (unit * (size // len(unit) + 1))[:size]
+        began = time.process_time()
+        term_amounts(config, text)
+        return time.process_time() - began
+
+    small, large = cost(4_000), cost(32_000)
+    assert large < 8 * 4 * max(small, 0.02), (small, large)
+
+
+@pytest.mark.parametrize(
+    ("path", "floor"),
+    [
+        # a development figure after `count_totals` (314/331 with it off); heldout11's and heldout12's
+        # floors, raised by this section, are in the test above
+        ("tests/data/gaia/heldout10/amounts.yaml", 316 / 329),
+        # the sets the grammar was not written from stay where they were
+        ("tests/data/gaia/heldout2/amounts.yaml", 200 / 201),
+        ("tests/data/gaia/heldout9/amounts.yaml", 326 / 328),
+    ],
+)
+def test_amount_accuracy_after_the_grammar_of_recurring_classes(path: str, floor: float) -> None:
     from .measure_detectors import amount_accuracy
 
     score = amount_accuracy(ROOT / path)

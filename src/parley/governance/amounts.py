@@ -2513,7 +2513,11 @@ def _find(text: str) -> list[Amount]:
             and not (context is not None and context_token > max(last_end, previous_token))
             else None
         )
-        inherited = _inherit(source, reading) if source is not None and not reading.scaled else None
+        inherited = (
+            _inherit(source, reading)
+            if source is not None and not reading.scaled and not _own_tier(tokens, reading, source)
+            else None
+        )
         if inherited is not None:
             found.append((_amount(tokens, inherited, inherited=True), reading.start_token, reading.end_token))
             last_end = previous_token = reading.end_token
@@ -2737,6 +2741,23 @@ def _may_inherit(
     if tokens.word(reading.start_token - 1) == "of" and _packed(tokens, reading.start_token):
         return False  # "a box of 40 is $480": what a package holds, not a price like the one before
     return not (lump_named and previous is not None and previous.kind == "money")
+
+
+# What joins a price to the quantity of its own tier: "6.85 at 10k", "6.85 for 10k", "2.15 (5k)".
+_TIER_JOINS = frozenset({"at", "for", "@", "("})
+
+
+def _own_tier(tokens: _Tokens, reading: _Reading, source: Amount) -> bool:
+    """Whether a bare figure written to the cent is the price of a tier whose own quantity follows it
+    ("$7.10 per unit for 5k, or 6.85 for 10k", "Quote: 2.40 (1k), 2.15 (5k)"): parallel to the price of
+    the tier before, it takes no unit or multiplier from that tier's quantity (6.85 is no 6,850 units)."""
+    if source.kind != "count" and not (source.kind == "number" and source.scaled):
+        return False
+    end = reading.end_token
+    if tokens.word(end) not in _TIER_JOINS or end + 1 >= len(tokens) or tokens.kinds[end + 1] != "d":
+        return False
+    start = tokens.starts[reading.start_token]
+    return _CENTS_SHAPE.search(tokens.text[start : tokens.ends[end - 1]]) is not None
 
 
 def _names_figure(tokens: _Tokens, k: int, i: int) -> bool:
@@ -3604,14 +3625,22 @@ def _unit_totals(
         by_sentence.setdefault(bisect.bisect_right(bounds, r.start) - 1, set()).add(r.high)
     starts = [r.start for r in counts]
     restated: dict[int, TermAmount | None] = {}
+    corrected: tuple[int, float] | None = None  # the end of the last sum joined to a count, and the count
     for amount in mentions:
         if amount.kind != "money" or amount.per is not None or amount.is_range or amount.incidental:
             continue
         s = bisect.bisect_right(bounds, amount.start) - 1
         count = _count_for(text, counts, starts, amount)
+        totalled = False
+        if count is None:
+            count, totalled = _clause_count(text, counts, starts, amount, corrected)
+        if count is not None:
+            corrected = (amount.end, count)
         # a sum joined to its count and named a total ("Total order value $12,500 for 5,000 units") is
         # a total whatever the size of its quotient (prices range over orders of magnitude)
-        limit = _JOINED_TOTAL_MISFIT if count is not None and _named_total(text, amount) else 1.2
+        limit = (
+            _JOINED_TOTAL_MISFIT if count is not None and (totalled or _named_total(text, amount)) else 1.2
+        )
         if count is None and len(by_sentence.get(s, ())) == 1 and _named_total(text, amount):
             count = next(iter(by_sentence[s]))
         if count is None:
@@ -3672,6 +3701,67 @@ def _count_for(
         if len(gap) <= 24 and _COUNT_FOR_SUM.fullmatch(gap) is not None:
             return counts[k].high
     return None
+
+
+# A count the sum of its clause is for: opened by "for" and followed by the clause's verb of pricing
+# ("For 1,000 units we'd charge $8,400; for 2,000 units, $15,600"), or naming its order before a verb of
+# totalling ("The 10,000-unit PO comes to $1.2 million"); and a sum correcting the sum before it, which
+# is for the same count ("... sorry, $120,000").
+_FOR_BEFORE = re.compile(r"\bfor[ \t]{1,3}$", re.IGNORECASE)
+_FOR_COUNT_GAP: re.Pattern[str] | None = re.compile(
+    r"[ \t]{0,3},?[ \t]{0,3}(?:(?:(?:we|i|they|you)(?:['\u2019](?:d|ll))?[ \t]{1,3}"
+    r"(?:(?:would|will|can|could|do|must)[ \t]{1,3})?(?:charge|quote|bill|invoice|ask|want|need|pay)"
+    r"|(?:it|that|the[ \t]{1,3}(?:price|cost|total|bill))(?:['\u2019]s|[ \t]{1,3}(?:is|would[ \t]{1,3}be|will"
+    r"[ \t]{1,3}be|costs?|comes[ \t]{1,3}to)))[ \t]{1,3}(?:you[ \t]{1,3})?)?$",
+    re.IGNORECASE,
+)
+_ORDER_TOTALS_GAP = re.compile(
+    r"[ \t]{1,3}(?:po|order|run|batch|shipment|lot|invoice|bill)[ \t]{1,3}"
+    r"(?:comes[ \t]{1,3}to|amounts[ \t]{1,3}to|adds[ \t]{1,3}up[ \t]{1,3}to|totals|costs|is)[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+# "3,600 units × $2.35 = $8,460": the sum after "=" of a product is its total
+_PRODUCT_GAP = re.compile(
+    r"[ \t]{0,3}[×x*@][ \t]{0,3}(?:[$€£]|usd|eur)?[ \t]{0,2}\d{1,6}(?:[.,]\d{1,2})?[ \t]{0,3}"
+    r"(?:each|ea|/unit|per[ \t]{1,3}unit)?[ \t]{0,3}=[ \t]{0,3}$",
+    re.IGNORECASE,
+)
+_CORRECTION_GAP = re.compile(
+    r"[ \t.,;:!\u2026-]{0,6}(?:(?:sorry|i[ \t]{1,3}mean[t]?|rather|correction|make[ \t]{1,3}that"
+    r"|that[ \t]{1,3}should[ \t]{1,3}be)[ \t.,:!\u2014-]{0,4}){1,2}$",
+    re.IGNORECASE,
+)
+
+
+def _clause_count(
+    text: str,
+    counts: Sequence[TermAmount],
+    starts: Sequence[int],
+    amount: Amount,
+    corrected: tuple[int, float] | None,
+) -> tuple[float | None, bool]:
+    """The count a sum is the total for by the grammar of its clause (`_FOR_COUNT_GAP`,
+    `_ORDER_TOTALS_GAP`, `_CORRECTION_GAP`), and whether a verb of totalling joins them; (None, False)."""
+    if _FOR_COUNT_GAP is None:
+        return None, False
+    if (
+        corrected is not None
+        and 0 <= amount.start - corrected[0] <= 24
+        and _CORRECTION_GAP.fullmatch(_window(text, corrected[0], amount.start)) is not None
+    ):
+        return corrected[1], True
+    k = bisect.bisect_left(starts, amount.start) - 1
+    if k < 0 or not counts[k].end <= amount.start <= counts[k].end + 48:
+        return None, False
+    gap = _window(text, counts[k].end, amount.start)
+    if len(gap) > 32:
+        return None, False
+    if _ORDER_TOTALS_GAP.fullmatch(gap) is not None or _PRODUCT_GAP.fullmatch(gap) is not None:
+        return counts[k].high, True
+    opened = _FOR_BEFORE.search(_window(text, counts[k].start - 6, counts[k].start)) is not None
+    if opened and _FOR_COUNT_GAP.fullmatch(gap) is not None:
+        return counts[k].high, False
+    return None, False
 
 
 @dataclass(frozen=True, slots=True)
@@ -4587,14 +4677,33 @@ def _count_prices(passage: _Passage, results: list[TermAmount]) -> list[TermAmou
             not _bare(amount)
             or id(amount) in taken
             or _CENTS_SHAPE.search(amount.text) is None
-            or _AT_BEFORE.search(_window(passage.text, amount.start - 6, amount.start)) is None
             or _misfit(price, amount.high) > 2.5
         ):
+            continue
+        if _AT_BEFORE.search(_window(passage.text, amount.start - 6, amount.start)) is None:
+            if _tier_before(passage.text, volumes, amount):
+                added.append(
+                    TermAmount(price.name, amount.low, amount.high, amount.start, amount.end, amount)
+                )
             continue
         k = bisect.bisect_left(volumes, amount.start) - 1  # the last volume before it (linear overall)
         if k >= 0 and volumes[k] >= passage.sentence_start(amount.start):
             added.append(TermAmount(price.name, amount.low, amount.high, amount.start, amount.end, amount))
     return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+
+
+_TIER_AFTER = re.compile(r"[ \t]{1,3}(?:at|for|@)[ \t]{1,3}$|[ \t]{0,3}[@(][ \t]{0,3}$", re.IGNORECASE)
+
+
+def _tier_before(text: str, volumes: Sequence[int], amount: Amount) -> bool:
+    """Whether a bare figure written to the cent is the price of the order volume right after it ("We
+    can do 7.10 at 5k units or 6.85 at 10k", "2.15 (5k)"): the mirror of "5k units at 7.10"."""
+    k = bisect.bisect_left(volumes, amount.end)  # the first volume after it (linear overall)
+    return (
+        k < len(volumes)
+        and volumes[k] - amount.end <= 6
+        and _TIER_AFTER.search(text[amount.end : volumes[k]]) is not None
+    )
 
 
 def _bare_series(passage: _Passage, results: list[TermAmount]) -> list[TermAmount]:
