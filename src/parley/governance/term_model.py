@@ -79,8 +79,9 @@ MODEL_FILE = "term_model.json"
 """The package-data file of the shipped model (under parley/governance/data)."""
 STATED = frozenset({"own", "condition", "old"})
 """The rules' roles of a value the message states (see `term_roles.Role`)."""
-PROMOTABLE = frozenset({"aside", "rejected", "theirs", "total"})
-"""Roles the model may turn into a stated value (not "competing": another party's offer stays one)."""
+PROMOTABLE = frozenset({"aside", "rejected", "theirs", "total", "alt"})
+"""Roles the model may turn into a stated value (not "competing": another party's offer stays one);
+"alt" is a reading of a figure, date or option the rules did not make (`TermReader.with_alternatives`)."""
 _CHOOSABLE = PROMOTABLE | {"own", "old"}
 Policy = Literal["rules_value", "model_value"]
 """Where the rules and the model disagree on a term's value: "rules_value" keeps the rules' value
@@ -114,6 +115,8 @@ def _shape_features(hit: Hit) -> list[str]:
         kind = "zero" if hit.low == 0 and term.shape not in ("enum", "date") else term.shape
         return [*found, f"kind={kind}"]
     found += [f"kind={figure.kind}", f"funit={figure.unit}", f"per={figure.per or figure.context_per}"]
+    if figure.noun is not None:
+        found.append("noun")
     flags = ("scaled", "currency", "per_area", "per_week", "inherited", "cents")
     found += [f"flag={name}" for name in flags if getattr(figure, name)]
     if figure.high != figure.low:
@@ -166,7 +169,7 @@ def message_context(draft: Draft, hits: Sequence[Hit]) -> MessageContext:
         found.append("has_question")
     starts: dict[str, list[int]] = {}
     for h in hits:
-        if h.role != "implied":
+        if h.role not in ("implied", "alt"):
             starts.setdefault(h.term.name, []).append(h.start)
     return MessageContext(tuple(found), {name: tuple(sorted(v)) for name, v in starts.items()})
 
@@ -222,7 +225,9 @@ def _rivals(hits: Sequence[Hit], index: int) -> list[str]:
     """How the value stands against the term's other values in the message (bounded: the nearest
     few hits on each side)."""
     hit = hits[index]
-    near = [h for h in hits[max(0, index - 8) : index + 9] if h is not hit and h.role != "implied"]
+    near = [
+        h for h in hits[max(0, index - 12) : index + 13] if h is not hit and h.role not in ("implied", "alt")
+    ]
     same = [h for h in near if h.term is hit.term]
     found = [f"rival_role={h.role}" for h in same]
     if isinstance(hit.low, float):
@@ -262,6 +267,9 @@ class TermModel:
         drop_below: A value the rules state as the counterparty's own is set aside below this
             probability (0 never sets one aside).
         add_above: A value the rules set aside is stated at or above this probability (over 1 never).
+        alt_above: A reading the rules did not make ("alt") is stated at or above this probability
+            (over 1 never), for a term with no value stated otherwise, from a figure no stated value
+            holds.
         enabled: Whether the term reader consults the model by default.
         policy: How a disagreement on a term's value is settled (`Policy`).
         trained_on: The labelled sets it was fitted on.
@@ -274,6 +282,7 @@ class TermModel:
     enabled: bool = True
     trained_on: tuple[str, ...] = ()
     policy: Policy = "rules_value"
+    alt_above: float = 1.01
 
     def probabilities(self, draft: Draft, hits: Sequence[Hit]) -> dict[int, float]:
         """Index of each candidate hit (`candidates`) → the probability that the message states it."""
@@ -302,13 +311,19 @@ class TermModel:
             if revised[i].role == "own" and p < self.drop_below:
                 demote(i)
         stated_terms = {h.term.name for h in revised if h.role in STATED and h.term is not UNCLAIMED}
+        held = {h.start for h in revised if h.role in STATED and h.term is not UNCLAIMED}
         best: dict[str, tuple[float, int]] = {}
-        for i, p in scores.items():
+        for i, p in sorted(scores.items(), key=lambda item: (-item[1], item[0])):
             hit = revised[i]
             open_term = hit.term.name not in stated_terms or self.policy == "model_value"
-            better = hit.term.name not in best or p > best[hit.term.name][0]
-            if hit.role in _CHOOSABLE and p >= self.add_above and open_term and better:
+            if hit.role == "alt":  # a reading the rules did not make: its own threshold, a figure once
+                if p < self.alt_above or hit.start in held or hit.term.name in stated_terms:
+                    continue
+            elif hit.role not in _CHOOSABLE or p < self.add_above:
+                continue
+            if open_term and hit.term.name not in best:
                 best[hit.term.name] = (p, i)
+                held.add(hit.start)
         for _, i in best.values():
             for j in scores:
                 rival = revised[j]
@@ -316,7 +331,8 @@ class TermModel:
                     demote(j)  # "model_value": the model's pick replaces the rules' (quoted, not lost)
             revised[i] = replace(revised[i], role=_promoted(draft, revised[i]))
         stated = tuple(sorted(name for name, (_, i) in best.items() if hits[i].role not in STATED))
-        return Revision(tuple(revised), tuple(dict.fromkeys(t for t in set_aside if t)), stated)
+        kept = tuple(h for h in revised if h.role != "alt")  # the readings the model did not state
+        return Revision(kept, tuple(dict.fromkeys(t for t in set_aside if t)), stated)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (weights sorted, so the file is the same on every run)."""
@@ -328,6 +344,7 @@ class TermModel:
             "intercept": self.intercept,
             "drop_below": self.drop_below,
             "add_above": self.add_above,
+            "alt_above": self.alt_above,
             "policy": self.policy,
             "weights": dict(sorted(self.weights.items())),
         }
@@ -401,6 +418,7 @@ def parse_term_model(raw: Any, source: str) -> TermModel:
         enabled,
         tuple(str(t) for t in trained),  # type: ignore[reportUnknownVariableType]
         policy,
+        _finite(data, "alt_above", source, 0.0, 1.01) if "alt_above" in data else 1.01,
     )
 
 

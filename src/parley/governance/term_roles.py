@@ -20,7 +20,11 @@ from parley.governance.term_figures import Figure, OptionMention, cues
 from parley.governance.term_vocabulary import TermDef
 
 TermValue = float | str
-Role = Literal["own", "condition", "competing", "theirs", "rejected", "old", "total", "aside", "implied"]
+Role = Literal[
+    "own", "condition", "competing", "theirs", "rejected", "old", "total", "aside", "implied", "alt"
+]
+"""The part a value plays; "alt" is a reading the rules did not make, offered to the trained model only
+(`terms.TermReader.with_alternatives`)."""
 
 
 @dataclass(frozen=True, slots=True)

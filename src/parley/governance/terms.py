@@ -50,6 +50,7 @@ from parley.governance.term_attribution import (
     KeywordIndex,
     attribute,
     attribute_across,
+    convert,
     fallback,
     inherit,
     misfit,
@@ -289,7 +290,11 @@ class TermReader:
             self._last = (key, reading)
             return reading
         reading = _assemble(draft, hits, clauses)
-        revision = model.revise(draft, hits) if model is not None else Revision(tuple(hits))
+        revision = Revision(tuple(hits))
+        if model is not None:
+            every = self.with_alternatives(draft, hits, today=today)
+            revision = model.revise(draft, every)
+            hits = [h for h in every if h.role != "alt"]
         if revision.hits != tuple(hits):
             reading = _with_rule_conditions(
                 _assemble(draft, revision.hits, clauses, revision.set_aside), reading
@@ -317,6 +322,64 @@ class TermReader:
         hits = [_with_role(draft, h, replied_to) for h in self._hits(draft, today, asked)]
         clauses = read_clauses(draft, hits, self.vocabulary)
         return draft, derive(draft, list(clauses.hits), self._by_name), clauses
+
+    def with_alternatives(self, draft: Draft, hits: Sequence[Hit], *, today: date | None = None) -> list[Hit]:
+        """hits with every other reading of the message's figures, dates and option words the rules did
+        not make (role "alt"), in the order of the text, for the trained model to rank (`term_model`):
+        each figure as every numeric term its unit converts to within the term's plausible magnitude
+        (also a figure no term claims or one the rules skipped), each date as every date term, each
+        option the rules passed over (no keyword by it). The rules never state one; the model states
+        one only for a term with no value stated otherwise, from a figure no stated value holds.
+        Linear: a bounded number of readings per figure (one per term of the domain)."""
+        text = draft.text
+        dates = find_dates(text, today)
+        options = find_options(text, self.vocabulary)
+        masked = phone_spans(text) + [
+            (d.start, d.end) for d in dates if any(c.isdigit() for c in text[d.start : d.end])
+        ]
+        masked += [
+            (o.start, o.end) for o in options if o.pattern or any(c.isdigit() for c in text[o.start : o.end])
+        ]
+        form_ends = [f.end for f in condition_form_matches(text.lower())]
+        index = KeywordIndex(draft, self.vocabulary, cues().other_costs, form_ends)
+        figures = find_figures(draft, masked, self._keywords)
+        index.mark_figures([f.start for f in figures], [(f.start, f.end) for f in figures])
+        taken = {(h.term.name, h.start) for h in hits}
+        areas = [f for f in figures if f.kind == "count" and f.unit == "sqft"]
+        found: list[Hit] = []
+
+        def add(
+            term: TermDef, low: TermValue, high: TermValue, start: int, end: int, figure: Figure | None
+        ) -> None:
+            if (term.name, start) not in taken:
+                taken.add((term.name, start))
+                near = index.penalty(term.name, start, end)
+                closeness = 0.1 if near is None else 0.6 if near < 0.5 else 0.5 if near < 1.2 else 0.3
+                found.append(Hit(term, low, high, start, end, closeness, "alt", figure))
+
+        for figure in figures:
+            if figure.per_area:
+                figure = area_figure(figure, areas)
+            for term in self._numeric:
+                converted = convert(term, figure)
+                if converted is not None and misfit(term, converted[1]) <= _ALTERNATIVE_MISFIT:
+                    add(term, converted[0], converted[1], figure.start, figure.end, figure)
+        date_terms = [t for t in self.vocabulary if t.shape == "date"]
+        for mention in dates:
+            for term in date_terms:
+                add(term, mention.value, mention.value, mention.start, mention.end, None)
+        for option in options:
+            term = self._by_name[option.term]
+            if draft.negated_at(option.start) or _NO_AFTER.match(text, option.end):
+                continue
+            value: TermValue = option.value
+            if term.shape != "enum":
+                try:
+                    value = float(option.value)
+                except ValueError:
+                    continue
+            add(term, value, value, option.start, option.end, None)
+        return sorted([*hits, *found], key=lambda h: h.start)
 
     # -- finding values -------------------------------------------------------------------------------
     def _hits(self, draft: Draft, today: date | None, asked: Sequence[str]) -> list[Hit]:
@@ -448,6 +511,9 @@ class TermReader:
         return hits
 
 
+_ALTERNATIVE_MISFIT = 1.0
+"""How far outside a term's usual range (log ratio) a figure may lie to be an alternative reading of it
+(e times the widened range: "$42" is no monthly rent, "8,400" may be)."""
 _NO_AFTER = re.compile(r"[ \t]*[:\u2013\u2014-]?[ \t]*(?:no|not)[ \t]*(?:[.,;!)\n]|$)", re.IGNORECASE)
 """Right after an option: the writer says it does not hold ("ISO 9001 yes, AS9100 no.")."""
 
