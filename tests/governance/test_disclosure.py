@@ -337,10 +337,12 @@ def test_every_spent_source_at_its_development_rate() -> None:
     missed, 0 false alarms), then added as a fifteenth source: 0 missed and 0 false alarms since ("for
     what it's worth" and "incl. freight" no longer take the figure from the term; "the top of what we
     can spend"). Set v10 (gaia-h10, 45 disclosing and 67 not) was measured blind once (3 missed, 1 false
-    alarm), then added as a sixteenth source: 0 missed and 0 false alarms since."""
+    alarm), then added as a sixteenth source: 0 missed and 0 false alarms since. Sets v11 and v12
+    (gaia-h11, gaia-h12) were added on 2026-11-29: their figures are held in test_disclosure_v13.py."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 705 and sum(r.negatives for r in found.values()) == 633
-    earlier = [r for name, r in found.items() if name not in ("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10")]
+    assert sum(r.positives for r in found.values()) == 817 and sum(r.negatives for r in found.values()) == 713
+    later = ("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10", "gaia-h11", "gaia-h12")
+    earlier = [r for name, r in found.items() if name not in later]
     assert sum(len(r.missed) for r in earlier) <= 1
     assert sum(len(r.alarms) for r in earlier) <= 1
     assert len(found["gaia-h7"].missed) == 0 and len(found["gaia-h7"].alarms) <= 1
@@ -439,6 +441,19 @@ FAMILY_SENTENCES = {
     "other_language": [
         ("procurement", "Notre maximum est 14 dollars par unité."),
         ("leasing", "Unser Budget liegt bei 12.000 Euro im Monat."),
+    ],
+    # (issue 14, sets v11 and v12: tests/governance/test_disclosure_v13.py)
+    "threshold": [
+        ("procurement", "Anything above $14 a unit and my CFO starts asking questions."),
+        ("leasing", "Push past 12,000 a month and the whole move is on ice."),
+    ],
+    "line_any_subject": [
+        ("staffing", "85 an hour is our hard line."),
+        ("procurement", "$14 per unit is my line."),
+    ],
+    "anaphoric_top": [
+        ("staffing", "We have a band for this role, and the top of it is $100k."),
+        ("leasing", "The board set a range; the upper end of that is 12k a month."),
     ],
 }
 

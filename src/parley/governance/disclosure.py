@@ -376,12 +376,22 @@ def _owner(config: DomainConfig, before: str, lexicon: Lexicon) -> str | None:
         lowered = lowered[:start] + " " * len(aside) + lowered[start + len(aside) :]
     found = re.findall(r"[\w'-]+", lowered)[-_OWNER_WINDOW - 1 :]
     for index in range(len(found) - 1, max(len(found) - 1 - _OWNER_WINDOW, -1), -1):
-        word = found[index]
+        word, previous = found[index], found[index - 1] if index > 0 else ""
+        if word == "you" and previous in _ADDRESSING:
+            continue  # the one addressed owns nothing: "I should tell you that finance capped us at" (v11)
         if word in theirs:  # "our rates" stays ours, "market rates" does not
-            return "ours" if index > 0 and found[index - 1] in ("our", "my") else "theirs"
-        if word in ours:
-            return "ours"
+            return "ours" if previous in ("our", "my") else "theirs"
+        if word in ours:  # "our client's number" is ours, "your client's number" is not (set v12)
+            return "theirs" if previous in _THEIR_DETERMINERS else "ours"
     return None
+
+
+# Words after which "you" is the one addressed, not a subject or possessor ("let you know", "level with you").
+_ADDRESSING = frozenset(
+    {"tell", "told", "telling", "let", "assure", "remind", "warn", "inform", "promise", "advise", "with"}
+)
+# Determiners of the other side that own a possessor of ours in turn ("your client's", "their company's").
+_THEIR_DETERMINERS = frozenset({"your", "their", "his", "her"})
 
 
 _ARTICLES = frozenset(
