@@ -47,11 +47,14 @@ _NONE_AFTER = (
 """After a term's name: it has none ("Relocation: none", "Sign-on bonus: $0", "Parking? None", "Relo 0");
 without a separator only a zero or "none" ("relocation no problem" is no zero)."""
 _REFUSED_BEFORE = (
-    r"\b(?:don't|do not|won't|will not|can't|cannot|can not|couldn't|could not)\s+"
-    r"(?:do|offer|accept|agree to|commit to|include|provide|give|pay)\s+(?:any\s+)?"
+    r"\b(?:don't|do not|doesn't|does not|won't|will not|can't|cannot|can not|couldn't|could not"
+    r"|(?:not able|unable) to)\s+"
+    r"(?:do|offer|accept|agree to|commit to|include|provide|give|pay|need|require)\s+(?:any\s+|a\s+|an\s+)?"
 )
-"""Before a term's name: the writer refuses any of it ("we don't do late-delivery penalties", "we can't
-commit to any penalty", "we can't offer relocation for this role")."""
+"""Before a term's name: the writer refuses any of it or has no need of it ("we don't do late-delivery
+penalties", "we can't commit to any penalty", "we can't offer relocation for this role", "we can't do a
+relocation package", "we're not able to offer any equity", "he does not need relocation", "we don't need
+a TI allowance"). Not "the": "we don't need the relocation paid upfront" keeps the relocation."""
 _ABSENT_BEFORE = (
     r"\b(?:except(?: for)?|not with|(?:won't|will not|wouldn't|would not|can't|cannot|don't|do not|refuse to)"
     r" (?:sign|accept|agree|proceed|go ahead|close|commit)"
@@ -146,6 +149,41 @@ def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> l
             claimed.add(start)
             hits.append(Hit(term, 0.0, 0.0, start, end, 0.85))
     return hits
+
+
+_REMOVED_VERB = (
+    r"\s+(?:(?:is|are|be|to be|being|gets?|got)\s+)?"
+    r"(?:removed|dropped|deleted|struck|scrapped|waived|taken out)\b"
+)
+"""After a term's name: it goes ("is removed", "to be dropped", "waived")."""
+
+
+@cache
+def _removed_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
+    plurals = "|".join(sorted((_plural(k.lower()) for k in keywords if k.strip()), key=len, reverse=True))
+    return re.compile(rf"\s*(?:[a-z][a-z-]*\s+){{0,3}}?(?:{plurals}){_REMOVED_VERB}")
+
+
+def removed_figures(draft: Draft, hits: Sequence[Hit]) -> list[Hit]:
+    """hits with a term's figure read as 0 where the message asks for the term with that figure to go
+    ("on condition that the 1.5% weekly penalty is removed", "we need the 1% weekly late penalty
+    removed"): the figure names what is dropped, the value asked is none. Only the term's own name
+    right after its figure (at most three words between), then a verb of removal; a bounded window
+    after each figure, so linear."""
+    lowered = draft.text.lower()
+    out: list[Hit] = []
+    for hit in hits:
+        term = hit.term
+        if (
+            hit.figure is not None
+            and not term.negotiated
+            and term.shape in ("money", "count", "duration", "percent")
+            and term.keywords
+            and _removed_pattern(tuple(term.keywords)).match(lowered[hit.end : hit.end + 80])
+        ):
+            hit = replace(hit, low=0.0, high=0.0)
+        out.append(hit)
+    return out
 
 
 def derive(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:

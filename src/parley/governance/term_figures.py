@@ -13,7 +13,7 @@ import calendar
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 from functools import cache
 from typing import Any, Literal
 
@@ -194,6 +194,97 @@ _MONTH_ONLY = re.compile(
 """A month on its own ("in January", "March"); "May" only after a preposition (else it is the verb)."""
 
 
+_WEEKDAY_NAMES = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+_WEEKDAY = "(" + "|".join(_WEEKDAY_NAMES) + ")"
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "last": -1,
+}
+_COUNT_WORDS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10}
+_NTH_DAY_OF = re.compile(
+    r"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+"
+    rf"(?:{_WEEKDAY}|(business|working|work|week)[\s-]?day)\s+(?:of|in)\s+{_MONTH}(?:\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
+)
+"""A weekday counted in a month ("the first Monday in January", "first business day of February")."""
+_HOLIDAYS = {"new year": (1, 1), "christmas": (12, 25)}
+_AFTER_HOLIDAY = re.compile(
+    rf"\b(?:the\s+)?{_WEEKDAY}\s+(?:right\s+|just\s+)?after\s+(?:the\s+)?(new\s+year|christmas)"
+    r"(?:['\u2019]s)?(?:\s+(?:day|eve|holidays?|break))?\b",
+    re.IGNORECASE,
+)
+"""A weekday after a fixed holiday ("the Monday after New Year's", "the Tuesday after Christmas")."""
+_WEEKS_FROM = re.compile(
+    r"\b(\d{1,2}|one|a|two|three|four|five|six|eight|ten)\s+(weeks?|days?)\s+from\s+"
+    rf"(?:(today|now|this\s+week)|(?:next\s+|this\s+|the\s+coming\s+)?{_WEEKDAY})\b",
+    re.IGNORECASE,
+)
+"""A span counted from today or a weekday ("two weeks from today", "10 days from Monday"); not from an
+event ("two weeks from signing" depends on a day not yet known)."""
+
+
+def _next_weekday(after: date, weekday: int, strictly: bool = True) -> date:
+    ahead = (weekday - after.weekday()) % 7
+    return after + timedelta(days=ahead if ahead or not strictly else 7)
+
+
+def _nth_day(year: int, month: int, ordinal: int, weekday: int | None) -> date | None:
+    """The ordinal-th weekday (or, weekday None, the ordinal-th Monday-to-Friday day) of a month."""
+    days = [
+        date(year, month, d)
+        for d in range(1, calendar.monthrange(year, month)[1] + 1)
+        if (
+            date(year, month, d).weekday() == weekday
+            if weekday is not None
+            else date(year, month, d).weekday() < 5
+        )
+    ]
+    if ordinal == -1:
+        return days[-1]
+    return days[ordinal - 1] if ordinal <= len(days) else None
+
+
+def anchored_dates(text: str, today: date | None) -> list[DateMention]:
+    """Dates said by an anchor rather than a figure, resolved against today: a weekday counted in a
+    month, a weekday after a fixed holiday, a span from today or a weekday. Without today, none.
+    Linear: each pattern is a bounded sequence of words, scanned once."""
+    if today is None:
+        return []
+    found: list[DateMention] = []
+    for m in _NTH_DAY_OF.finditer(text):
+        month = _MONTH_NAMES[m.group(4).lower()]
+        year = int(m.group(5)) if m.group(5) else None
+        weekday = _WEEKDAY_NAMES[m.group(2).lower()] if m.group(2) else None
+        for candidate_year in [year] if year else [today.year, today.year + 1]:
+            day = _nth_day(candidate_year, month, _ORDINALS[m.group(1).lower()], weekday)
+            if day is not None and (year or day >= today):
+                found.append(DateMention(day.isoformat(), m.start(), m.end()))
+                break
+    for m in _AFTER_HOLIDAY.finditer(text):
+        month, day_of = _HOLIDAYS[" ".join(m.group(2).lower().split())]
+        holiday = date(today.year, month, day_of)
+        holiday = holiday if holiday >= today else date(today.year + 1, month, day_of)
+        found.append(
+            DateMention(
+                _next_weekday(holiday, _WEEKDAY_NAMES[m.group(1).lower()]).isoformat(), m.start(), m.end()
+            )
+        )
+    for m in _WEEKS_FROM.finditer(text):
+        raw = m.group(1).lower()
+        count = int(raw) if raw.isdigit() else _COUNT_WORDS[raw]
+        start = today if m.group(3) else _next_weekday(today, _WEEKDAY_NAMES[m.group(4).lower()])
+        span = timedelta(weeks=count) if m.group(2).lower().startswith("week") else timedelta(days=count)
+        found.append(DateMention((start + span).isoformat(), m.start(), m.end()))
+    return found
+
+
 def phone_spans(text: str) -> list[tuple[int, int]]:
     """Spans of phone numbers, extensions and codes ("W2", "AS9100"): their digits are no amounts."""
     return [(m.start(), m.end()) for pattern in (_PHONE, _CODE) for m in pattern.finditer(text)]
@@ -246,6 +337,7 @@ def find_dates(text: str, today: date | None) -> list[DateMention]:
         value = _resolve(month, day, year, today) if 1 <= month <= 12 else None
         if value is not None and not any(d.start <= m.start() < d.end for d in found):
             found.append(DateMention(value, m.start(), m.end()))
+    found += [a for a in anchored_dates(text, today) if not any(d.start <= a.start < d.end for d in found)]
     months = {**_MONTH_NAMES, **_FOREIGN_MONTHS}
     for pattern, month_group, day_group in ((_MONTH_DAY, 1, 2), (_DAY_MONTH, 2, 1)):
         for m in pattern.finditer(text):
@@ -263,7 +355,8 @@ def find_dates(text: str, today: date | None) -> list[DateMention]:
     lowered = text.lower()
     for phrase, label in RELATIVE_DATES:
         for m in phrase_pattern(phrase).finditer(lowered):
-            found.append(DateMention(label, m.start(), m.end()))
+            if not any(d.start <= m.start() < d.end or m.start() <= d.start < m.end() for d in found):
+                found.append(DateMention(label, m.start(), m.end()))
     return sorted(found, key=lambda d: d.start)
 
 

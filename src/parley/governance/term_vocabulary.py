@@ -220,6 +220,24 @@ _ABBREVIATIONS: Mapping[str, tuple[str, ...]] = {
     ),
     # The same words in German, French, Spanish and Italian, as the normalised text writes them (without
     # accents): "30 Urlaubstage", "2 mietfreie Monate", "Menge 5.000", "Lieferung in 4 Wochen".
+    # A start or a move-in in German, French, Spanish and Italian, as the normalised text writes them
+    # ("Startdatum 15. Februar", "wenn er im April anfangt", "Debut possible le 4 janvier", "Puedo
+    # empezar el 1 de marzo", "entree le 1er mars", "Queremos entrar el 1 de febrero").
+    "start": (
+        "startdatum",
+        "arbeitsbeginn",
+        "eintritt",
+        "anfangen",
+        "anfangt",
+        "beginnen",
+        "debut",
+        "commencer",
+        "empezar",
+        "comenzar",
+        "incorporarme",
+        "iniziare",
+    ),
+    "move in": ("entree", "entrar", "einziehen"),
     "pto": ("urlaubstage", "urlaub", "conges payes", "vacaciones", "ferie"),
     "rent-free": ("mietfrei", "mietfreie", "mietfreien", "franchise de loyer"),
     "deposit": ("kaution", "depot de garantie"),

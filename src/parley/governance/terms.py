@@ -58,7 +58,7 @@ from parley.governance.term_attribution import (
     quantity_for,
 )
 from parley.governance.term_clauses import ClauseReading, condition_form_matches, read_clauses
-from parley.governance.term_derivation import area_figure, derive, zero_hits
+from parley.governance.term_derivation import area_figure, derive, removed_figures, zero_hits
 from parley.governance.term_figures import (
     DateMention,
     Figure,
@@ -402,7 +402,7 @@ class TermReader:
         hits += self._date_hits(draft, dates, index, asked)
         hits += self._option_hits(draft, options, hits, index)
         hits += zero_hits(draft, self.vocabulary, hits)
-        return sorted(hits, key=lambda h: h.start)
+        return sorted(removed_figures(draft, hits), key=lambda h: h.start)
 
     def _figure_hits(
         self, draft: Draft, figures: Sequence[Figure], index: KeywordIndex, asked: Sequence[str]

@@ -1,0 +1,248 @@
+"""Terms written without a figure that the term reader learnt in its thirteenth round (issue 17).
+
+Each form recurs across writers; the spent term sets it was seen in are named beside it (ht2 =
+heldout_terms2, ...). The sentences below are written for these tests (none is copied from a labelled
+set), and each form has near misses of the same shape that must read otherwise.
+
+- a date said by an anchor, resolved against today: a weekday counted in a month ("the first Monday in
+  January", "the first business day of February") (ht5, ht6, ht7, ht11), a span from today or a
+  weekday ("two weeks from today", "two weeks from Monday"; not "from signing") (ht2, ht11), a weekday
+  after a fixed holiday ("the Monday after New Year's") (ht11; the same anchor grammar);
+- a start or a move-in named in German, French or Spanish ("Startdatum", "anfangt", "debut",
+  "empezar", "entree", "entrar") before a date those languages write (ht7, ht9, ht11);
+- a term the writer has no need of or cannot give ("he does not need relocation", "we don't need a TI
+  allowance", "we can't do a relocation package", "not able to offer any equity"): 0 (ht7, ht11);
+- a term's figure followed by the term's name and a verb of removal ("the 1.5% weekly penalty is
+  removed"): 0 (ht8, ht9);
+- an area in "feet" (or "rsf"/"usf") is square feet, so a rate "per foot" times it is the sum ("TI of
+  $35 a foot on 3,000 feet") (ht2, ht11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+
+import pytest
+
+from parley.governance.config import DomainConfig
+from parley.governance.term_figures import anchored_dates, find_dates
+from parley.governance.terms import TermReader, TermReading
+
+from .linear_time import assert_reads_in_linear_time
+
+DAY = date(2026, 11, 28)  # a Saturday
+
+
+def _read(config: DomainConfig, text: str) -> TermReading:
+    return TermReader(config).read(text, today=DAY)
+
+
+def _matches(read: float | str, expected: float | str) -> bool:
+    if isinstance(expected, str):
+        return read == expected
+    return isinstance(read, int | float) and abs(float(read) - expected) <= 0.005 * max(1.0, abs(expected))
+
+
+# (source sets, domain, message, terms it must state with their values, terms it must not state)
+FORMS: list[tuple[str, str, str, Mapping[str, float | str], tuple[str, ...]]] = [
+    # -- a weekday counted in a month -------------------------------------------------------------------
+    (
+        "ht5,ht6,ht7,ht11",
+        "staffing",
+        "She could start on the first Monday in March.",
+        {"start_date": "2027-03-01"},
+        (),
+    ),
+    ("ht6,ht11", "staffing", "112k, starting the first Monday of January.", {"start_date": "2027-01-04"}, ()),
+    ("ht11", "leasing", "Keys on the first business day of February.", {"move_in": "2027-02-01"}, ()),
+    ("ht5,ht7", "staffing", "Start the last Friday of January, 118k.", {"start_date": "2027-01-29"}, ()),
+    # near misses: a counted weekday that is no start date
+    (
+        "ht5,ht6,ht11",
+        "staffing",
+        "We send contracts out the first Monday of January; 110k base.",
+        {},
+        ("start_date",),
+    ),
+    (
+        "ht11",
+        "leasing",
+        "The rent review is on the first Monday of March; rent 5,200 a month.",
+        {},
+        ("move_in",),
+    ),
+    # -- a span from today or a weekday -----------------------------------------------------------------
+    ("ht2,ht11", "staffing", "He can start three weeks from today.", {"start_date": "2026-12-19"}, ()),
+    ("ht2,ht11", "leasing", "You could move in two weeks from Monday.", {"move_in": "2026-12-14"}, ()),
+    ("ht2", "staffing", "She can start two weeks from signing.", {}, ("start_date",)),
+    (
+        "ht2,ht11",
+        "staffing",
+        "I'll get back to you two weeks from today about the 105k.",
+        {},
+        ("start_date",),
+    ),
+    # -- a weekday after a fixed holiday ----------------------------------------------------------------
+    ("ht11", "staffing", "I could start the Monday after New Year's.", {"start_date": "2027-01-04"}, ()),
+    ("ht11", "staffing", "Happy to begin the Tuesday after Christmas.", {"start_date": "2026-12-29"}, ()),
+    (
+        "ht11",
+        "staffing",
+        "We'll decide the Monday after New Year's; base stays at 104k.",
+        {},
+        ("start_date",),
+    ),
+    # -- a start or move-in named in another language ----------------------------------------------------
+    (
+        "ht11",
+        "staffing",
+        "Puedo comenzar el 15 de marzo, con 95.000 dolares al ano.",
+        {"start_date": "2027-03-15"},
+        (),
+    ),
+    ("ht9", "staffing", "Arbeitsbeginn 1. Februar, Gehalt 98.000 USD.", {"start_date": "2027-02-01"}, ()),
+    ("ht11", "staffing", "Debut possible le 11 janvier.", {"start_date": "2027-01-11"}, ()),
+    ("ht7", "staffing", "Anfangen kann er am 1. April.", {"start_date": "2027-04-01"}, ()),
+    ("ht7,ht11", "leasing", "Loyer 5.000 € par mois, entree le 1er avril.", {"move_in": "2027-04-01"}, ()),
+    ("ht11", "leasing", "Queremos entrar el 15 de enero.", {"move_in": "2027-01-15"}, ()),
+    # near miss: a foreign date with no word of a start
+    ("ht11", "staffing", "Le pago el 1 de marzo, 95.000 dolares al ano.", {}, ("start_date",)),
+    # -- no need of a term, or none can be given: 0 ------------------------------------------------------
+    (
+        "ht7,ht11",
+        "staffing",
+        "He doesn't need relocation; 120k base.",
+        {"relocation": 0, "annual_salary": 120000},
+        (),
+    ),
+    ("ht7", "staffing", "We are not able to offer any equity for this role.", {"equity": 0}, ()),
+    ("ht7", "staffing", "We can't do a signing bonus this year.", {"signing_bonus": 0}, ()),
+    ("ht11", "leasing", "We don't need a TI allowance, we'll take the space as-is.", {"ti_allowance": 0}, ()),
+    # near misses: a need of something else, a figure of the term, a bound
+    ("ht11", "staffing", "I don't need an answer today, relocation of 8k is fine.", {"relocation": 8000}, ()),
+    ("ht11", "staffing", "We don't need the relocation paid upfront; 6k works.", {"relocation": 6000}, ()),
+    ("ht11", "staffing", "I don't need to discuss equity now.", {}, ("equity",)),
+    # -- a figure named for removal: 0 --------------------------------------------------------------------
+    (
+        "ht8,ht9",
+        "procurement",
+        "We accept 3.10, on condition that the 2% weekly penalty is removed.",
+        {"unit_price": 3.10, "late_penalty_pct": 0},
+        (),
+    ),
+    ("ht9", "procurement", "We need the 1% weekly late penalty removed.", {"late_penalty_pct": 0}, ()),
+    # near misses: the penalty stays; another term removed
+    ("ht8,ht9", "procurement", "The 2% weekly penalty stays, price 3.10.", {"late_penalty_pct": 2}, ()),
+    (
+        "ht8",
+        "procurement",
+        "A 2% weekly penalty applies; the early-payment discount is removed.",
+        {"late_penalty_pct": 2},
+        (),
+    ),
+    # -- an area in feet ------------------------------------------------------------------------------------
+    (
+        "ht2,ht11",
+        "leasing",
+        "TI of $40 per foot on 2,500 feet.",
+        {"ti_allowance": 100000, "space_size": 2500},
+        (),
+    ),
+    (
+        "ht2,ht11",
+        "leasing",
+        "TI of $30 a foot on your 4,000 feet.",
+        {"ti_allowance": 120000, "space_size": 4000},
+        (),
+    ),
+]
+
+
+def _config(
+    name: str, staffing: DomainConfig, procurement: DomainConfig, leasing: DomainConfig
+) -> DomainConfig:
+    return {"staffing": staffing, "procurement": procurement, "leasing": leasing}[name]
+
+
+@pytest.mark.parametrize(("sources", "domain", "text", "stated", "absent"), FORMS)
+def test_form(
+    staffing: DomainConfig,
+    procurement: DomainConfig,
+    leasing: DomainConfig,
+    sources: str,
+    domain: str,
+    text: str,
+    stated: Mapping[str, float | str],
+    absent: tuple[str, ...],
+) -> None:
+    reading = _read(_config(domain, staffing, procurement, leasing), text)
+    read = {s.term: s.value for s in reading.terms}
+    for name, value in stated.items():
+        assert name in read and _matches(read[name], value), f"{sources}: {name}={value} in {read}"
+    for name in absent:
+        assert name not in read, f"{sources}: {name} read in {read}"
+
+
+def test_a_bound_after_a_refusal_is_no_zero(staffing: DomainConfig) -> None:
+    # "can't offer a signing bonus above 10k" bounds the bonus; it does not say there is none
+    reading = _read(staffing, "We can't offer a signing bonus above 10k.")
+    assert all(not (s.term == "signing_bonus" and s.value == 0) for s in reading.terms)
+
+
+def test_removed_figure_is_a_condition_of_none(procurement: DomainConfig) -> None:
+    reading = _read(procurement, "We accept 3.10, on condition that the 2% weekly penalty is removed.")
+    assert any(c.term == "late_penalty_pct" and c.value == 0 for c in reading.conditions)
+
+
+def test_anchored_dates_need_today() -> None:
+    assert anchored_dates("the first Monday of January", None) == []
+    assert [d.value for d in find_dates("the first Monday of January", None)] == ["january"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the first Monday of December", "2026-12-07"),  # later this month: this year
+        ("the first Monday of November", "2027-11-01"),  # past: next year
+        ("the second Wednesday of December 2027", "2027-12-08"),  # a year given is kept
+        ("ten days from today", "2026-12-08"),
+        ("two weeks from Monday", "2026-12-14"),
+    ],
+)
+def test_anchors_resolve_against_today(text: str, value: str) -> None:
+    assert [d.value for d in find_dates(text, DAY)] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the fifth Monday of January",  # no ordinal beyond the fourth but "last"
+        "two weeks from signing",
+        "the Monday after the offsite",  # no fixed holiday
+        "first Monday",  # no month
+    ],
+)
+def test_anchor_near_misses_resolve_to_nothing(text: str) -> None:
+    assert not [d for d in find_dates(text, DAY) if d.value[:1].isdigit()]
+
+
+def test_obfuscated_anchor_reads_like_the_plain_one(staffing: DomainConfig) -> None:
+    # A zero-width space and a Cyrillic "о" are folded before the dates are read.
+    reading = _read(staffing, "I could start tw\u200bо weeks from today.")
+    plain = _read(staffing, "I could start two weeks from today.")
+    assert {s.term: s.value for s in reading.terms} == {s.term: s.value for s in plain.terms}
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "the first Monday of January, two weeks from Monday, the Monday after New Year's. ",
+        "first first first second last Monday of of in ",
+        "he doesn't need a the 1% weekly late penalty removed removed ",
+        "two two weeks from from today weeks days from Monday ",
+        "Startdatum 15. Februar entree le 1er mars empezar el 1 de marzo ",
+    ],
+)
+def test_crafted_input_reads_in_linear_time(staffing: DomainConfig, unit: str) -> None:
+    assert_reads_in_linear_time(TermReader(staffing), unit, DAY)
