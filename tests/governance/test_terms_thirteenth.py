@@ -16,6 +16,15 @@ set), and each form has near misses of the same shape that must read otherwise.
   removed"): 0 (ht8, ht9);
 - an area in "feet" (or "rsf"/"usf") is square feet, so a rate "per foot" times it is the sum ("TI of
   $35 a foot on 3,000 feet") (ht2, ht11).
+
+Derived values (the last section below):
+- a yearly figure said to include lump sums stated after it ("year one is $140,000, which includes a
+  $12,000 sign-on"; "135 thousand per annum inclusive of the 10 thousand joining bonus"; "165k total
+  comp in year one, of which 20k can be equity") is a base of the figure less those sums (ht2, ht7,
+  ht11);
+- the price of the whole lot ("14 grand for the lot of 4,000", "Price for the lot is 9,750 USD for
+  1,500 housings", "The whole lot of 2,500 pcs would be 13.5k") is a total, divided by the count of
+  units for the unit price (ht2, ht6, ht9), but not over a count of packages ("12 boxes").
 """
 
 from __future__ import annotations
@@ -246,3 +255,133 @@ def test_obfuscated_anchor_reads_like_the_plain_one(staffing: DomainConfig) -> N
 )
 def test_crafted_input_reads_in_linear_time(staffing: DomainConfig, unit: str) -> None:
     assert_reads_in_linear_time(TermReader(staffing), unit, DAY)
+
+
+# -- derived values: a total less its parts, a lot's total over its count -----------------------------------
+DERIVED: list[tuple[str, str, str, Mapping[str, float | str], tuple[str, ...]]] = [
+    # a yearly figure that includes lump sums: the base is what remains
+    (
+        "ht2",
+        "staffing",
+        "All in, the first year is $150,000, which includes a $10,000 sign-on bonus.",
+        {"annual_salary": 140000, "signing_bonus": 10000},
+        (),
+    ),
+    (
+        "ht7",
+        "staffing",
+        "Pay is 128 thousand per annum inclusive of the 8 thousand signing bonus.",
+        {"annual_salary": 120000, "signing_bonus": 8000},
+        (),
+    ),
+    (
+        "ht11",
+        "staffing",
+        "I'm aiming for 150k total comp in year one, of which 15k could be equity.",
+        {"annual_salary": 135000, "equity": 15000},
+        (),
+    ),
+    (
+        "ht2,ht7",
+        "staffing",
+        "Offer is $132,000 including a $7,000 relocation.",
+        {"annual_salary": 125000},
+        (),
+    ),
+    # near misses: the figure is the base, the parts are not money, or it is a question
+    (
+        "ht2,ht7",
+        "staffing",
+        "Base of 120k, including a 10k signing bonus.",
+        {"annual_salary": 120000, "signing_bonus": 10000},
+        (),
+    ),
+    (
+        "ht2,ht7",
+        "staffing",
+        "We can do 118k plus benefits, including a 5k relocation.",
+        {"annual_salary": 118000, "relocation": 5000},
+        (),
+    ),
+    ("ht11", "staffing", "Is the 115 you offered inclusive of the on-call stipend?", {}, ("annual_salary",)),
+    (
+        "ht",
+        "leasing",
+        "Our best is $7,100 per month, including 8 parking stalls.",
+        {"monthly_rent": 7100},
+        (),
+    ),
+    # adversarial: parts larger than the figure, or excluded, leave the figure as stated
+    (
+        "ht2,ht7",
+        "staffing",
+        "120k, which includes a 90k signing bonus.",
+        {"annual_salary": 120000},
+        (),
+    ),
+    ("ht2,ht7", "staffing", "120k, not including the 10k bonus.", {"annual_salary": 120000}, ()),
+    # the price of the whole lot over its count of units
+    (
+        "ht2",
+        "procurement",
+        "It's 9 grand for the lot of 3,000.",
+        {"unit_price": 3.0, "order_volume": 3000},
+        (),
+    ),
+    (
+        "ht6",
+        "procurement",
+        "Price for the lot is 8,800 USD for 1,100 housings.",
+        {"unit_price": 8.0, "order_volume": 1100},
+        (),
+    ),
+    (
+        "ht9",
+        "procurement",
+        "The whole lot of 4,000 pcs would be 22k.",
+        {"unit_price": 5.5, "order_volume": 4000},
+        (),
+    ),
+    ("ht2,ht9", "procurement", "$8,400 for the lot of 1,000.", {"unit_price": 8.4, "order_volume": 1000}, ()),
+    # near misses: a count of packages, "a lot", "lots of", "per lot"
+    ("ht2,ht9", "procurement", "The lot of 12 boxes would be $960.", {}, ("unit_price",)),
+    ("ht2,ht9", "procurement", "$8,400 for the lot of 3 pallets.", {}, ("unit_price",)),
+    ("ht2,ht6", "procurement", "We sell a lot of these; price is $4.20 each.", {"unit_price": 4.2}, ()),
+    ("ht6", "procurement", "We ship in lots of 500 at $2.00 per unit.", {"unit_price": 2.0}, ()),
+    # adversarial: a zero-width space inside the cue reads like the plain text
+    (
+        "ht2",
+        "procurement",
+        "It's 9 grand for the l\u200bot of 3,000.",
+        {"unit_price": 3.0, "order_volume": 3000},
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(("sources", "domain", "text", "stated", "absent"), DERIVED)
+def test_derived_value(
+    staffing: DomainConfig,
+    procurement: DomainConfig,
+    leasing: DomainConfig,
+    sources: str,
+    domain: str,
+    text: str,
+    stated: Mapping[str, float | str],
+    absent: tuple[str, ...],
+) -> None:
+    test_form(staffing, procurement, leasing, sources, domain, text, stated, absent)
+
+
+@pytest.mark.parametrize(
+    ("domain", "unit"),
+    [
+        ("staffing", "120k, which includes including inclusive of of which a 10k bonus and 5k relo. "),
+        ("staffing", "the whole lot of 1,000 would be 5k for the lot of 2,000 pcs "),
+        ("procurement", "the whole lot of 2,500 pcs would be 13.5k, for the lot of 4,000 lot lot of "),
+    ],
+)
+def test_derived_values_read_in_linear_time(
+    staffing: DomainConfig, procurement: DomainConfig, leasing: DomainConfig, domain: str, unit: str
+) -> None:
+    assert_reads_in_linear_time(TermReader(_config(domain, staffing, procurement, leasing)), unit, DAY)

@@ -189,9 +189,76 @@ def removed_figures(draft: Draft, hits: Sequence[Hit]) -> list[Hit]:
 def derive(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
     """hits with the values the message implies added (parts of totals, implied options) and lump sums
     restated where the message names what they are a multiple of."""
+    hits = _inclusive(draft, hits)
     hits = _totals(draft, hits, terms)
     hits = _restated(hits, terms)
     return _implied(draft, hits, terms)
+
+
+_INCLUSIVE_AFTER = re.compile(
+    r"^[^.;:!?\n]{0,40}?\b(?:inclusive of|including|incl\.|(?:which|that) includes?|of which)\b"
+)
+"""After a base figure: it includes what follows ("135 thousand per annum inclusive of the 10 thousand
+joining bonus", "$140,000, which includes a $12,000 sign-on", "165k total comp in year one, of which
+20k can be equity"). At most 40 characters between, within the sentence: one bounded scan."""
+_NOT_INCLUSIVE = re.compile(r"\b(?:base|plus|and|on top|excluding|not|before|after)\b|\+")
+"""Between the figure and the cue: the figure is the base itself or not the whole ("120k base, including
+a 10k bonus", "120k plus benefits including ...", "120k before the bonus, including ...")."""
+_BASE_BEFORE = re.compile(r"\bbase(?:\s+(?:salary|pay))?(?:\s+(?:of|is|at))?\s*:?\s*[$\u20ac\u00a3]?\s*$")
+"""Before the figure: it is named the base ("base of 120k including ...")."""
+
+
+def _inclusive(draft: Draft, hits: list[Hit]) -> list[Hit]:
+    """hits with a yearly base that the message says includes lump sums it states ("All in, year one is
+    $140,000, which includes a $12,000 sign-on and $8,000 towards relocation" is a base of $120,000):
+    the figure less the money of the lump-sum terms stated after the cue in its sentence. Only a single
+    figure stated in the year (not a range, not a monthly or hourly figure converted), and only when
+    the parts leave a positive base; otherwise the figure stands as read."""
+    text = draft.text.lower()
+    out: list[Hit] = []
+    for hit in hits:
+        out.append(_less_parts(draft, text, hit, hits) or hit)
+    return out
+
+
+def _less_parts(draft: Draft, text: str, hit: Hit, hits: Sequence[Hit]) -> Hit | None:
+    term, figure = hit.term, hit.figure
+    if (
+        not (term.negotiated and term.shape == "money" and term.unit == "year")
+        or hit.role not in ("own", "condition")
+        or figure is None
+        or figure.kind not in ("money", "number")
+        or figure.per not in (None, "year")
+        or not isinstance(hit.low, float)
+        or hit.low != hit.high
+    ):
+        return None
+    sentence = draft.sentence_at(hit.start)
+    if sentence is None:
+        return None
+    found = _INCLUSIVE_AFTER.match(text[hit.end : min(sentence.end, hit.end + 60)])
+    if (
+        found is None
+        or _NOT_INCLUSIVE.search(found.group(0))
+        or _BASE_BEFORE.search(text[max(sentence.start, hit.start - 30) : hit.start])
+    ):
+        return None
+    cue_end = hit.end + found.end()
+    parts = [
+        float(h.low)
+        for h in hits
+        if cue_end <= h.start < sentence.end
+        and h.term.shape == "money"
+        and h.term.unit is None
+        and not h.term.negotiated
+        and h.role in ("own", "condition")
+        and isinstance(h.low, float)
+        and h.low == h.high
+    ]
+    value = hit.low - sum(parts)
+    if not parts or value <= 0 or value < sum(parts):
+        return None
+    return replace(hit, low=value, high=value)
 
 
 def _totals(draft: Draft, hits: list[Hit], terms: Mapping[str, TermDef]) -> list[Hit]:
@@ -248,6 +315,13 @@ def _remainder(
     return None
 
 
+_PACKAGES = re.compile(
+    r"(?:box|pallet|carton|crate|container|case|reel|lot|batch|shipment|load|drum|bag|roll|tray|bundle"
+    r"|pack|kit|set|truck|release|delivery|deliverie)(?:e?s)?"
+)
+"""Nouns that count packages or deliveries, not units: a total over such a count is no unit price."""
+
+
 def _per_unit(total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef]) -> Hit | None:
     counts = [
         h for h in parts if h.term.shape == "count" and h.term.unit == "units" and isinstance(h.low, float)
@@ -255,6 +329,10 @@ def _per_unit(total: Hit, parts: Sequence[Hit], terms: Mapping[str, TermDef]) ->
     price = next((t for t in terms.values() if t.shape == "money" and t.unit == "unit"), None)
     if not counts or price is None or any(h.term is price for h in parts) or float(counts[-1].low) <= 0:
         return None
+    figure = counts[-1].figure
+    noun = (figure.unit or figure.noun) if figure is not None else None
+    if noun is not None and _PACKAGES.fullmatch(noun):
+        return None  # "the lot of 12 boxes would be $960": a price per box, not per unit
     value = round(float(total.low) / float(counts[-1].low), 4)
     return Hit(price, value, value, total.start, total.end, 0.85, "own")
 
