@@ -187,10 +187,12 @@ def test_many_ratings_are_read_quickly(tmp_path: Path) -> None:
             rating("big", {"strategicness": 1 + index % 4, "fairness": 3, "naturalness": 4}, by=f"r{index}")
         )
     game_run(tmp_path, "big", 10.0, 3, lines)
-    started = time.monotonic()
+    started = time.process_time()  # CPU time (the report runs in this process): other processes do not count
     code, out, _ = invoke("report", "ratings", str(tmp_path), "--json")
     assert code == 0 and json.loads(out)["ratings"] == 20_000
-    assert time.monotonic() - started < 20
+    # A guard against quadratic work over the ratings (2e8 pairs for 20,000, tens of seconds): the
+    # report costs about 0.3 s of CPU. Speed targets live in benchmarks/.
+    assert time.process_time() - started < 20
 
 
 def test_the_json_is_strict(rated: Path) -> None:

@@ -180,9 +180,11 @@ def test_crafted_text_at_the_limit_is_classified_in_well_under_a_second(staffing
     size = moderator.max_chars
     for unit in ("$1,", "we ", "ignore your ", "Is your budget a limit? ", "Q: a A: ", "reply 'yes' "):
         text = (unit * size)[:size]
-        began = time.perf_counter()
+        began = time.process_time()  # CPU time: other processes on a shared machine do not count
         moderator.classify(text)
-        assert time.perf_counter() - began < 3.0, unit  # about 0.5 s on the 2-core CI machine
+        # A hang guard against backtracking: at most 0.16 s of CPU for these units (a full scan of a
+        # megabyte costs 7 s), so 3 s is met only by a blow-up. Speed targets live in benchmarks/.
+        assert time.process_time() - began < 3.0, unit
 
 
 def _negotiating(config: DomainConfig) -> Delegate:

@@ -19,6 +19,7 @@ from parley.governance.escalation import EscalationRequest
 from parley.governance.term_clauses import condition_form_matches, names_term, read_clauses
 from parley.governance.terms import Condition, TermReader, TermReading
 
+from .linear_time import HANG_GUARD_SECONDS, assert_grows_linearly
 from .measure_terms import DEV, KINDS, classify, main
 
 DAY = date(2026, 11, 27)
@@ -235,21 +236,16 @@ def test_a_hidden_marker_still_attaches_its_condition(staffing: DomainConfig, te
 
 
 def test_condition_forms_scan_in_linear_time() -> None:
-    def elapsed(n: int) -> float:
-        text = "make it 105, and throw in a car and we sign, but only at dawn; " * n
-        start = time.perf_counter()
-        condition_form_matches(text)
-        return time.perf_counter() - start
-
-    small, large = elapsed(2_000), elapsed(16_000)
-    assert large < 8 * 4 * max(small, 1e-3)  # 8x the text, well under quadratic (64x)
+    unit = "make it 105, and throw in a car and we sign, but only at dawn; "
+    # 8x the text costs at most 32x the CPU time (5x-8x measured), well under quadratic (64x).
+    assert_grows_linearly(condition_form_matches, unit, 2_000 * len(unit), 8, slack=4.0)
 
 
 def test_a_huge_message_is_read_in_bounded_time(staffing: DomainConfig) -> None:
     text = "We can do 101k provided the relocation is 8k and we have a deal. " * 20_000  # 1.3 MB
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on a shared machine do not count
     reading = _read(staffing, text)
-    assert time.perf_counter() - start < 30
+    assert time.process_time() - start < HANG_GUARD_SECONDS  # a hang guard: about 2.5 s of CPU
     assert reading.unread and reading.conditions  # not read, its conditions still quoted
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from llm_market import market_parties
 
+from linear_growth import assert_grows_linearly
 from parley.domain.utility import LinearAdditiveUtility
 from parley.llm import PrivateNumbers, check_message
 from parley.llm.leaks import stated_numbers
@@ -174,13 +173,8 @@ def test_normalised_utilities_stated_as_points_out_of_100_leak() -> None:
 
 
 def test_time_is_linear_in_the_message_length() -> None:
+    # One long sentence (the worst case for per-sentence work), 11 KB then 8x that: linear costs ~8x
+    # the CPU time, quadratic ~64x; the bound is 24x (CPU time: other processes on the machine do not count).
     chunk = "I'll take 2 food and 1 water, you take the firewood, and we are 6 people with 12 kids "
-
-    def seconds(repeats: int) -> float:
-        text = chunk * repeats  # one long sentence: the worst case for per-sentence work
-        start = time.perf_counter()
-        assert not check_message(text, CAMPER).leaked
-        return time.perf_counter() - start
-
-    small, large = min(seconds(125) for _ in range(3)), min(seconds(1000) for _ in range(2))
-    assert large < 20 * small, (small, large)  # linear: ~8x; quadratic: ~64x
+    assert not check_message(chunk * 1000, CAMPER).leaked
+    assert_grows_linearly(lambda text: check_message(text, CAMPER), chunk, 125 * len(chunk), 8, slack=3.0)

@@ -401,9 +401,10 @@ def test_malformed_governance_and_conversation_records_are_untyped(kind: str, da
 
 def test_huge_and_disguised_text_parses_as_text_in_bounded_time() -> None:
     huge = "\u200b" + "\u0430" * 2_000_000  # zero-width space, then Cyrillic a
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other processes on a shared machine do not count
     message = parse_payload("counterparty_message", {"text": huge, "rationale": "inbound"})
-    assert message == CounterpartyMessage(huge, "inbound") and time.perf_counter() - started < 1.0
+    # A hang guard: the text is taken whole (under 1 ms); only per-character work that blows up meets 1 s.
+    assert message == CounterpartyMessage(huge, "inbound") and time.process_time() - started < 1.0
     assert isinstance(parse_payload("counterparty_message", {"text": [huge]}), UntypedPayload)
 
 
