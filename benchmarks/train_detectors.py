@@ -5,11 +5,11 @@ is adversarial). A source is one writer's labelled set; every estimate trains on
 and tests on the one left out: what the detector would do on text by a new writer. Sources:
 
 - drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks up to heldout2
-  (all binding), the spent sets v3 to v10 (each one source: its drafts, v4's to v10's leasing
+  (all binding), the spent sets v3 to v12 (each one source: its drafts, v4's to v12's leasing
   drafts and its phrase bank, so leaving a source out leaves that whole set out) and "delegate": the
   deterministic delegate's own drafts in seeded simulated sessions run with the rules alone (non-binding by
   construction);
-- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout10,train}/messages.yaml, the
+- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout12,train}/messages.yaml, the
   development paraphrases (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the
   shipped red-team corpus (its measurement half is never read here).
 
@@ -32,19 +32,34 @@ rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
   flag resting only on "could not be read as non-binding", with nothing obfuscated, may be cleared
   below clear_below (`classifier.binding_vote`), set at CLEAR_MARGIN of the lowest score of a binding
   draft the clearing could reach, and only when it clears a non-binding draft.
-- attack: flagged when the rules flag OR p >= threshold: the lowest threshold at which the combination
-  alarms on at most TARGET_ALARM of the benign GAIA messages and on at most OFF_DOMAIN_ALARM of the
-  red-team benign prompts.
+- attack: flagged when the rules flag OR p >= threshold, except that a rule alarm may be cleared (the
+  moderator abstains instead, `TextClassifier.clear_vote`) when nothing was read through an obfuscation
+  or a carrier, every adversarial family that fired is one the classifier can judge, and the message
+  and each of its sentences score below clear_below. A family is judgeable at a clear_below when
+  clearing there would drop at most CLEAR_LOSS of the attacks the rules caught with it (out of fold)
+  and would clear at least one benign alarm. For each clear_below of CLEAR_GRID (and for none), the
+  flag threshold is the lowest at which the combination alarms on at most TARGET_ALARM of the benign
+  GAIA messages the rules were not tuned on and on at most OFF_DOMAIN_ALARM of the red-team benign
+  prompts; the candidate with the most attacks flagged wins, then the one with the fewest alarms on
+  those benign GAIA messages (a full tie: no clearing, then the smaller clear_below). The shipped
+  model clears only when the nested run shows it clearing a held-out writer's benign alarm (pooled
+  "cleared" above 0): a clearing that only the sources it was chosen on show to help is not shipped.
+  heldout12 is the one message set whose rule verdicts are out of sample (the rules were never tuned
+  on it): its row of the table is the forecast for a new writer.
 
 The per-fold figures are nested (each held-out source's thresholds were chosen by an inner
 leave-one-source-out run on the other sources alone); the shipped thresholds are chosen the same way
-on the outer out-of-fold scores of all sources, and the shipped model is fitted on everything.
+on the outer out-of-fold scores of all sources, and the shipped model is fitted on everything. The
+model that leaves out sources a and b is fitted once for the two inner runs that need it (`HeldOut`).
 Writes src/parley/governance/data/{binding,attack}_classifier.json (byte for byte the same on every
 run over the same data) and prints the tables of docs/results/gaia_detectors.md.
 
 Run: ``.venv/bin/python benchmarks/train_detectors.py`` (``--check`` compares with the shipped files
-instead of writing them; ``--report FILE`` also writes the tables to FILE). About five minutes on two
-cores.
+instead of writing them; ``--report FILE`` also writes the tables to FILE; ``--workers 2`` fits the
+cross-validation's models in two processes; ``--cache DIR`` keeps their scores, so that a ``--check``
+after a training run on the same data fits only the two shipped models). Each task's nested run fits
+one model per source and per pair of sources (153 for 18 sources), each in several seconds on
+thousands of items.
 """
 
 from __future__ import annotations
@@ -53,6 +68,7 @@ import argparse
 import hashlib
 import json
 import math
+import multiprocessing
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,11 +78,13 @@ from typing import Any
 import numpy as np
 import yaml
 from scipy import sparse
+from sklearn import __version__ as sklearn_version
 from sklearn.linear_model import LogisticRegression
 
 from parley.experiments.gaia.detection import measurement_half
 from parley.experiments.gaia.principal import rate_interval
 from parley.governance.classifier import (
+    CLEAR_MAX_SENTENCES,
     FORMAT,
     MODEL_FILES,
     FeatureSpec,
@@ -81,7 +99,7 @@ from parley.governance.counterparties import PERSONAS, SimulatedCounterparty
 from parley.governance.delegate import DelegateOptions
 from parley.governance.drafting import format_amount
 from parley.governance.escalation import PolicyPrincipal
-from parley.governance.moderator import RuleModerator
+from parley.governance.moderator import RuleModerator, message_sentences
 from parley.governance.normalize import normalize
 from parley.governance.preflight import preflight
 from parley.governance.redteam import attacks, benign
@@ -139,6 +157,16 @@ DRAFT_SOURCES: Mapping[str, tuple[Path, ...]] = {
         GAIA / "heldout10" / "drafts_leasing.yaml",
         GAIA / "phrase_bank_heldout10.yaml",
     ),
+    "heldout11": (
+        GAIA / "heldout11" / "drafts.yaml",
+        GAIA / "heldout11" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout11.yaml",
+    ),
+    "heldout12": (
+        GAIA / "heldout12" / "drafts.yaml",
+        GAIA / "heldout12" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout12.yaml",
+    ),
 }
 MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "dev": (GAIA / "dev" / "messages.yaml",),
@@ -153,6 +181,8 @@ MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "heldout8": (GAIA / "heldout8" / "messages.yaml",),
     "heldout9": (GAIA / "heldout9" / "messages.yaml",),
     "heldout10": (GAIA / "heldout10" / "messages.yaml",),
+    "heldout11": (GAIA / "heldout11" / "messages.yaml",),
+    "heldout12": (GAIA / "heldout12" / "messages.yaml",),
     "paraphrases": (GAIA / "dev" / "moderator_paraphrases.yaml",),
 }
 # The files the rules were tuned on (their misses read and fixed): the rules' figures there are
@@ -196,6 +226,10 @@ RULES_TUNED_ON = frozenset(
         "tests/data/gaia/heldout10/drafts_leasing.yaml",
         "tests/data/gaia/heldout10/messages.yaml",
         "tests/data/gaia/phrase_bank_heldout10.yaml",
+        "tests/data/gaia/heldout11/drafts.yaml",
+        "tests/data/gaia/heldout11/drafts_leasing.yaml",
+        "tests/data/gaia/heldout11/messages.yaml",
+        "tests/data/gaia/phrase_bank_heldout11.yaml",
     }
 )
 
@@ -211,6 +245,10 @@ TARGET_ALARM = 0.05
 OFF_DOMAIN_ALARM = 0.02
 CLEAR_MARGIN = 0.5
 CLEAR_CAP = 0.05
+CLEAR_GRID = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
+"""The attack model's candidate clear_below values (chosen by the nested cross-validation)."""
+CLEAR_LOSS = 0.01
+"""A family is judgeable when clearing would drop at most this share of its rule-caught attacks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,10 +271,12 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
-    """The decision thresholds of a task (clear_below only for binding, None when unused)."""
+    """The decision thresholds of a task (clear_below None when unused) and, for attack, the families
+    whose rule alarms may be cleared (None: the binding rule, `clearable`)."""
 
     flag: float
     clear_below: float | None = None
+    families: tuple[str, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -427,19 +467,24 @@ def _message_records(raw: Any) -> list[tuple[str, str, bool, str, bool]]:
 def _message_item(
     source: str, record: tuple[str, str, bool, str, bool], moderator: RuleModerator, tuned: bool
 ) -> Item:
+    """A message with the rules' verdict; reasons are the adversarial families whose cues fired,
+    normalization what was hidden (anything there forbids clearing), sentences each one's features."""
     _, text, attack, family, obfuscated = record
     normalized = normalize(text, max_chars=None)
+    verdict = moderator.classify(text)
+    parts = message_sentences(normalized.text)
+    hidden = tuple(normalized.kinds) or (("carrier",) if verdict.hidden else ())
     return Item(
         source,
         text,
         attack,
         family,
         obfuscated,
-        moderator.classify(text).adversarial,
-        (),
-        tuple(normalized.kinds),
+        verdict.adversarial,
+        verdict.fired,
+        hidden,
         frozenset(features(normalized.text, SPEC)),
-        (),
+        tuple(frozenset(features(part, SPEC)) for part in parts) if len(parts) > 1 else (),
         tuned,
     )
 
@@ -501,24 +546,72 @@ def design(items: Sequence[Item], min_df: int = MIN_DF) -> tuple[list[str], spar
     return vocabulary, sparse.csr_matrix((data, indices, indptr), shape=(len(items), len(vocabulary)))
 
 
+class Design:
+    """Every item's features as one binary matrix over all their names (sorted), built once, from which
+    `design` of any subset of the items is cut in numpy: the same vocabulary and the same matrix, entry
+    for entry, as `design` builds from the subset itself (the names are sorted either way, and each row's
+    value is 1/sqrt of its count of kept features), without reading every feature name again per fit."""
+
+    def __init__(self, items: Sequence[Item]) -> None:
+        names = sorted({name for item in items for name in item.features})
+        index = {name: k for k, name in enumerate(names)}
+        rows = [sorted(index[f] for f in item.features) for item in items]
+        self.names = names
+        self.indices = np.fromiter((k for r in rows for k in r), dtype=np.int64)
+        self.lengths = np.array([len(r) for r in rows], dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
+        self.labels = np.array([item.label for item in items], dtype=np.int64)
+
+    def cut(self, rows: Sequence[int], min_df: int = MIN_DF) -> tuple[list[str], sparse.csr_matrix]:
+        """`design` of the items at rows (in that order)."""
+        picked = np.asarray(rows, dtype=np.int64)
+        parts = [self.indices[self.starts[r] : self.starts[r + 1]] for r in picked]
+        columns = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        frequency = np.bincount(columns, minlength=len(self.names))
+        keep = np.flatnonzero(frequency >= min_df)
+        mapping = np.full(len(self.names), -1, dtype=np.int64)
+        mapping[keep] = np.arange(len(keep), dtype=np.int64)
+        mapped = mapping[columns]
+        kept = mapped >= 0
+        row_of = np.repeat(np.arange(len(picked)), self.lengths[picked])
+        counts = np.bincount(row_of[kept], minlength=len(picked))
+        values = np.zeros(len(picked))
+        nonzero = counts > 0
+        values[nonzero] = 1.0 / np.sqrt(counts[nonzero])
+        data = np.repeat(values, counts)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        matrix = sparse.csr_matrix((data, mapped[kept], indptr), shape=(len(picked), len(keep)))
+        return [self.names[k] for k in keep], matrix
+
+
+def _logistic_regression(c: float) -> LogisticRegression:
+    return LogisticRegression(C=c, solver="liblinear", class_weight="balanced", random_state=0, max_iter=1000)
+
+
 def fit_sklearn(
     items: Sequence[Item], c: float = C, min_df: int = MIN_DF
 ) -> tuple[list[str], LogisticRegression]:
     """The vocabulary and the fitted scikit-learn model."""
     vocabulary, matrix = design(items, min_df)
     labels = np.array([item.label for item in items], dtype=np.int64)
-    model = LogisticRegression(
-        C=c, solver="liblinear", class_weight="balanced", random_state=0, max_iter=1000
-    )
-    return vocabulary, model.fit(matrix, labels)
+    return vocabulary, _logistic_regression(c).fit(matrix, labels)
+
+
+def _model(task: Task, vocabulary: Sequence[str], model: LogisticRegression) -> TextClassifier:
+    weights = {name: float(w) for name, w in zip(vocabulary, model.coef_[0], strict=True)}
+    intercept = float(np.asarray(model.intercept_).ravel()[0])
+    return TextClassifier(task, weights, intercept, 0.5, spec=SPEC)
 
 
 def fit(task: Task, items: Sequence[Item], c: float = C, min_df: int = MIN_DF) -> TextClassifier:
     """A logistic regression on items, as the runtime model scores it (threshold 0.5 until chosen)."""
-    vocabulary, model = fit_sklearn(items, c, min_df)
-    weights = {name: float(w) for name, w in zip(vocabulary, model.coef_[0], strict=True)}
-    intercept = float(np.asarray(model.intercept_).ravel()[0])
-    return TextClassifier(task, weights, intercept, 0.5, spec=SPEC)
+    return _model(task, *fit_sklearn(items, c, min_df))
+
+
+def fit_rows(task: Task, matrix: Design, rows: Sequence[int], c: float = C) -> TextClassifier:
+    """`fit` of the items at rows of a `Design` (the same model, cut from the matrix built once)."""
+    vocabulary, x = matrix.cut(rows)
+    return _model(task, vocabulary, _logistic_regression(c).fit(x, matrix.labels[np.asarray(rows)]))
 
 
 def _logistic(z: float) -> float:
@@ -535,13 +628,119 @@ def score(model: TextClassifier, items: Sequence[Item]) -> list[Scored]:
     return scored
 
 
-def out_of_fold(task: Task, items: Sequence[Item]) -> list[Scored]:
-    """Leave-one-source-out scores of every item (each scored by a model that never saw its source)."""
+_WORK: list[HeldOut] = []
+"""The HeldOut whose models the worker processes fit (inherited by fork)."""
+
+
+def _fit_left_out(left_out: frozenset[str]) -> dict[str, list[tuple[float, float]]]:
+    return _WORK[0].compute(left_out)
+
+
+class HeldOut:
+    """The scores of held-out sources, one model per set of sources left out (fitted once).
+
+    Within one task every training set is the full item list less some sources, in the same order, so
+    the model that leaves out a and b is the same whichever of them the outer run left out first: it is
+    fitted once and scores both (the nested run fits half as many models, with the same results). `fill`
+    fits the models of a nested run in `workers` processes; with `cache` a folder, the scores are kept
+    there under a digest of everything they depend on (the items, their features, the model settings),
+    so a rerun on the same data (``--check``) fits only the shipped models.
+    """
+
+    def __init__(
+        self, task: Task, items: Sequence[Item], cache: Path | None = None, workers: int = 1
+    ) -> None:
+        self.task: Task = task
+        self.items = list(items)
+        self.workers = workers
+        self._design: Design | None = None
+        self._scores: dict[frozenset[str], dict[str, list[tuple[float, float]]]] = {}
+        self._path: Path | None = None
+        if cache is not None:
+            self._path = cache / f"{task}-{self.digest()}.json"
+            if self._path.exists():
+                raw = json.loads(self._path.read_text(encoding="utf-8"))
+                for key, found in raw.items():
+                    self._scores[frozenset(json.loads(key))] = {
+                        name: [(p, worst) for p, worst in pairs] for name, pairs in found.items()
+                    }
+
+    def digest(self) -> str:
+        """SHA-256 of what the held-out scores depend on."""
+        hasher = hashlib.sha256(f"{C}\0{MIN_DF}\0{SPEC}\0{sklearn_version}\0{self.task}\n".encode())
+        for item in self.items:
+            hasher.update(f"{item.source}\0{item.label:d}\0{len(item.sentences)}\0".encode())
+            for found in (item.features, *item.sentences):
+                hasher.update("\0".join(sorted(found)).encode())
+                hasher.update(b"\1")
+        return hasher.hexdigest()
+
+    def compute(self, left_out: frozenset[str]) -> dict[str, list[tuple[float, float]]]:
+        """Fit the model without `left_out` and score each of its sources' items (p, worst)."""
+        if self._design is None:
+            self._design = Design(self.items)
+        rows = [k for k, item in enumerate(self.items) if item.source not in left_out]
+        model = fit_rows(self.task, self._design, rows)
+        return {
+            name: [(s.p, s.worst) for s in score(model, [i for i in self.items if i.source == name])]
+            for name in sorted(left_out)
+        }
+
+    def fill(self, keys: Sequence[frozenset[str]]) -> None:
+        """Compute the missing keys (in `workers` processes when more than one), then save the cache."""
+        missing = [key for key in dict.fromkeys(keys) if key not in self._scores]
+        if missing and self.workers > 1:
+            self._design = self._design or Design(self.items)
+            _WORK[:] = [self]
+            with multiprocessing.get_context("fork").Pool(self.workers) as pool:
+                found = pool.imap(_fit_left_out, missing, chunksize=1)
+                for k, (key, scores) in enumerate(zip(missing, found, strict=True)):
+                    self._scores[key] = scores
+                    if k % 10 == 9:
+                        self._save()
+        for k, key in enumerate(missing):
+            if key not in self._scores:
+                self._scores[key] = self.compute(key)
+                if k % 10 == 9:
+                    self._save()
+        if missing:
+            self._save()
+
+    def _save(self) -> None:
+        """Write the scores found so far to the cache (when there is one): a run stopped half way
+        resumes from them."""
+        if self._path is None:
+            return
+        data = {json.dumps(sorted(key)): found for key, found in sorted(self._scores.items(), key=str)}
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self._path.with_suffix(f".{multiprocessing.current_process().pid}.part")
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        partial.replace(self._path)
+
+    def scores(self, left_out: frozenset[str], source: str) -> list[Scored]:
+        """The items of `source` (one of `left_out`) scored by the model fitted without `left_out`."""
+        self.fill([left_out])
+        held = [item for item in self.items if item.source == source]
+        return [
+            Scored(item, p, worst)
+            for item, (p, worst) in zip(held, self._scores[left_out][source], strict=True)
+        ]
+
+
+def out_of_fold(task: Task, items: Sequence[Item], held_out: HeldOut | None = None) -> list[Scored]:
+    """Leave-one-source-out scores of every item (each scored by a model that never saw its source).
+
+    With `held_out` (built on a superset of items) items are the superset less the sources in
+    `left_out` and the models come from its cache."""
+    sources = list(dict.fromkeys(item.source for item in items))
+    if held_out is None:
+        held_out = HeldOut(task, items)
+        outside: frozenset[str] = frozenset()
+    else:
+        outside = frozenset(i.source for i in held_out.items) - frozenset(sources)
     scored: list[Scored] = []
-    for source in dict.fromkeys(item.source for item in items):
-        rest = [item for item in items if item.source != source]
-        held = [item for item in items if item.source == source]
-        scored += score(fit(task, rest), held)
+    for source in sources:
+        scored += held_out.scores(outside | {source}, source)
     return scored
 
 
@@ -551,8 +750,20 @@ def _floor(value: float) -> float:
 
 
 def _cleared(s: Scored, thresholds: Thresholds) -> bool:
-    """Whether the runtime combination (`classifier.binding_vote`) clears this item's rule flag."""
+    """Whether the runtime combination (`classifier.binding_vote`, `TextClassifier.clear_vote`) clears
+    this item's rule flag."""
     clear = thresholds.clear_below
+    if thresholds.families is not None:
+        return (
+            clear is not None
+            and s.item.rules
+            and not s.item.normalization
+            and bool(s.item.reasons)
+            and set(s.item.reasons) <= set(thresholds.families)
+            and len(s.item.sentences) <= CLEAR_MAX_SENTENCES
+            and s.p < thresholds.flag
+            and s.worst < clear
+        )
     return (
         clear is not None
         and s.item.rules
@@ -614,25 +825,83 @@ def choose_binding(scored: Sequence[Scored]) -> Thresholds:
     return trial
 
 
-def _alarm_threshold(benign: Sequence[Scored], share: float) -> float:
+def _alarm_threshold(benign: Sequence[Scored], share: float, clearing: Thresholds | None = None) -> float:
     """The lowest threshold at which rules OR classifier alarm on at most `share` of benign (1.0 when
-    there is nothing to measure or the rules spend the budget alone)."""
-    budget = math.floor(share * len(benign)) - sum(s.item.rules for s in benign)
+    there is nothing to measure or the rules spend the budget alone), the rule alarms `clearing` would
+    clear not counted (they score below its clear_below, so below any flag threshold above it)."""
+    kept = [s for s in benign if s.item.rules and not (clearing and _cleared(s, clearing))]
+    budget = math.floor(share * len(benign)) - len(kept)
     if budget < 0 or not benign:
         return 1.0
-    return max(_just_above([s.p for s in benign if not s.item.rules], budget), 0.0001)
+    floor = 0.0001 if clearing is None or clearing.clear_below is None else clearing.clear_below + 0.0001
+    return round(max(_just_above([s.p for s in benign if not s.item.rules], budget), floor), 4)
+
+
+def _judgeable(scored: Sequence[Scored], clear: float) -> tuple[str, ...]:
+    """The families whose rule-caught attacks (nothing hidden) the classifier, out of fold, would clear
+    at `clear` at most CLEAR_LOSS of the time, and which raised at least one clearable benign alarm."""
+    caught: dict[str, list[float]] = {}
+    alarmed: set[str] = set()
+    for s in scored:
+        if not s.item.rules or s.item.normalization:
+            continue
+        for family in s.item.reasons:
+            if s.item.label:
+                caught.setdefault(family, []).append(s.worst)
+            elif s.worst < clear:
+                alarmed.add(family)
+    return tuple(
+        sorted(
+            family
+            for family, worst in caught.items()
+            if family in alarmed and sum(w < clear for w in worst) <= CLEAR_LOSS * len(worst)
+        )
+    )
+
+
+def _attack_thresholds(scored: Sequence[Scored], clearing: Thresholds | None) -> Thresholds:
+    gaia = [s for s in scored if not s.item.label and not s.item.tuned]
+    off_domain = [s for s in scored if not s.item.label and s.item.source == "redteam"]
+    flag = _alarm_threshold(gaia, TARGET_ALARM, clearing)
+    if off_domain:
+        flag = max(flag, _alarm_threshold(off_domain, OFF_DOMAIN_ALARM, clearing))
+    if clearing is None:
+        return Thresholds(flag)
+    return Thresholds(flag, clearing.clear_below, clearing.families)
 
 
 def choose_attack(scored: Sequence[Scored]) -> Thresholds:
-    """The lowest threshold at which the combination alarms on at most TARGET_ALARM of the benign GAIA
-    messages the rules were not tuned on and, out of fold, on at most OFF_DOMAIN_ALARM of the red-team
-    tuning half's benign prompts (text unlike a negotiation, where the rules hold 2% today)."""
-    gaia = [s for s in scored if not s.item.label and not s.item.tuned]
-    off_domain = [s for s in scored if not s.item.label and s.item.source == "redteam"]
-    flag = _alarm_threshold(gaia, TARGET_ALARM)
-    if off_domain:
-        flag = max(flag, _alarm_threshold(off_domain, OFF_DOMAIN_ALARM))
-    return Thresholds(flag)
+    """The thresholds at which the combination alarms on at most TARGET_ALARM of the benign GAIA messages
+    the rules were not tuned on and, out of fold, on at most OFF_DOMAIN_ALARM of the red-team tuning
+    half's benign prompts (text unlike a negotiation, where the rules hold 2% today), with the highest
+    recall over every attack.
+
+    Each clear_below of CLEAR_GRID (and none) is tried with the families `_judgeable` at it; for each,
+    the flag threshold is the lowest within the alarm budgets once the cleared rule alarms are not
+    counted. The highest recall wins, then the fewest alarms on the benign GAIA messages the rules were
+    not tuned on (the pooled budget is rarely what binds, but one writer's alarms are what the principal
+    sees); a full tie goes to the smaller clear_below (no clearing first).
+    """
+    attacks = [s for s in scored if s.item.label]
+    honest = [s for s in scored if not s.item.label and not s.item.tuned]
+
+    def merit(thresholds: Thresholds) -> tuple[int, int]:
+        recall = sum(combined_flag(s, thresholds) for s in attacks)
+        return recall, -sum(combined_flag(s, thresholds) for s in honest)
+
+    best = _attack_thresholds(scored, None)
+    best_merit = merit(best)
+    for clear in CLEAR_GRID:
+        families = _judgeable(scored, clear)
+        if not families:
+            continue
+        trial = _attack_thresholds(scored, Thresholds(1.0, clear, families))
+        if trial.flag <= clear:
+            continue
+        found = merit(trial)
+        if found > best_merit:
+            best, best_merit = trial, found
+    return best
 
 
 Chooser = Callable[[Sequence[Scored]], Thresholds]
@@ -659,7 +928,7 @@ def evaluate(source: str, scored: Sequence[Scored], thresholds: Thresholds) -> F
 
 
 def nested(
-    task: Task, items: Sequence[Item], choose: Chooser
+    task: Task, items: Sequence[Item], choose: Chooser, held_out: HeldOut | None = None
 ) -> tuple[list[FoldResult], list[FoldResult], list[Scored]]:
     """Per held-out source: thresholds from an inner leave-one-source-out run on the rest, then its figures.
 
@@ -669,12 +938,16 @@ def nested(
     folds: list[FoldResult] = []
     honest: list[FoldResult] = []
     outer: list[Scored] = []
+    held_out = held_out or HeldOut(task, items)
     sources = list(dict.fromkeys(item.source for item in items))
+    held_out.fill(
+        [frozenset({a}) for a in sources] + [frozenset({a, b}) for a in sources for b in sources if a < b]
+    )
     for source in sources:
         rest = [item for item in items if item.source != source]
-        held = [item for item in items if item.source == source]
-        thresholds = choose(out_of_fold(task, rest)) if len({i.source for i in rest}) > 1 else choose([])
-        scored = score(fit(task, rest), held)
+        inner = out_of_fold(task, rest, held_out) if len({i.source for i in rest}) > 1 else []
+        thresholds = choose(inner)
+        scored = held_out.scores(frozenset({source}), source)
         outer += scored
         folds.append(evaluate(source, scored, thresholds))
         honest.append(evaluate(source, [s for s in scored if not s.item.tuned], thresholds))
@@ -743,14 +1016,17 @@ def binding_table(folds: Sequence[FoldResult], honest: Sequence[FoldResult]) -> 
 def attack_table(folds: Sequence[FoldResult], honest: Sequence[FoldResult]) -> str:
     """The markdown table of the attack task (recall on attacks, alarms on benign messages)."""
     lines = [
-        "| held-out source | threshold | rules recall | rules alarms | classifier recall | classifier alarms "
-        "| combined recall | combined alarms |",
-        "|---|---|---|---|---|---|---|---|",
+        "| held-out source | thresholds (flag / clear) | rules recall | rules alarms | classifier recall "
+        "| classifier alarms | combined recall | combined alarms | cleared (benign / attacks) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     untuned = pool(honest)
     untuned.source = "pooled, rules out of sample"
     for fold in [*folds, pool(folds), untuned]:
-        shown = "—" if math.isnan(fold.thresholds.flag) else f"{fold.thresholds.flag:.4f}"
+        t = fold.thresholds
+        shown = (
+            "—" if math.isnan(t.flag) else f"{t.flag:.4f} / {'—' if t.clear_below is None else t.clear_below}"
+        )
         lines.append(
             f"| {fold.source} | {shown} "
             f"| {_rate(fold.rules.positives - fold.rules.missed, fold.rules.positives)} "
@@ -758,7 +1034,8 @@ def attack_table(folds: Sequence[FoldResult], honest: Sequence[FoldResult]) -> s
             f"| {_rate(fold.alone.positives - fold.alone.missed, fold.alone.positives)} "
             f"| {_rate(fold.alone.alarms, fold.alone.negatives)} "
             f"| {_rate(fold.combined.positives - fold.combined.missed, fold.combined.positives)} "
-            f"| {_rate(fold.combined.alarms, fold.combined.negatives)} |"
+            f"| {_rate(fold.combined.alarms, fold.combined.negatives)} "
+            f"| {fold.cleared_negatives} / {fold.cleared_positives} |"
         )
     return "\n".join(lines)
 
@@ -822,6 +1099,11 @@ def model_document(
         "intercept": _round(model.intercept),
         "threshold": thresholds.flag,
         "clear_below": thresholds.clear_below,
+        **(
+            {"clear_families": list(thresholds.families)}
+            if thresholds.families is not None and thresholds.clear_below is not None
+            else {}
+        ),
         "training": {
             "script": "benchmarks/train_detectors.py",
             "model": f"logistic regression (liblinear, L2, C={C}, balanced class weights), min_df={MIN_DF}",
@@ -852,10 +1134,15 @@ def train_task(
     hashes: Mapping[str, str],
     choose: Chooser,
     extra: Mapping[str, Any],
+    cache: Path | None = None,
+    workers: int = 1,
 ) -> TaskReport:
     """Nested cross-validation, final thresholds, the final model fitted on everything, its file's text."""
-    folds, honest, outer = nested(task, items, choose)
+    folds, honest, outer = nested(task, items, choose, HeldOut(task, items, cache, workers))
     final = choose(outer)
+    if final.clear_below is not None and final.families is not None and not pool(folds).cleared_negatives:
+        # Clearing never cleared a held-out writer's benign alarm: no cross-validated evidence it helps.
+        final = Thresholds(final.flag)
     model = fit(task, items)
     counts = _counts(items)
     document = model_document(model, final, counts, hashes, folds, honest, extra)
@@ -868,6 +1155,8 @@ def train(
     message_sources: Mapping[str, Sequence[Path]] = MESSAGE_SOURCES,
     delegate_seeds: int = DELEGATE_SEEDS,
     redteam: bool = True,
+    cache: Path | None = None,
+    workers: int = 1,
 ) -> tuple[TaskReport, TaskReport]:
     """Both tasks, trained and cross-validated on the given sources (and the delegate's own drafts)."""
     drafts, draft_hashes = load_drafts(draft_sources)
@@ -882,8 +1171,8 @@ def train(
         messages += red
         message_hashes = {**message_hashes, **red_hashes}
     return (
-        train_task("binding", drafts, draft_hashes, choose_binding, extra),
-        train_task("attack", messages, message_hashes, choose_attack, {}),
+        train_task("binding", drafts, draft_hashes, choose_binding, extra, cache, workers),
+        train_task("attack", messages, message_hashes, choose_attack, {}, cache, workers),
     )
 
 
@@ -921,7 +1210,9 @@ def report_text(binding: TaskReport, attack: TaskReport) -> str:
             "",
             f"Recall by family (pooled): {group_lines(attack.folds, attack=True)}.",
             "",
-            f"Shipped attack threshold: flag at p >= {attack.final.flag}; on the outer out-of-fold scores: "
+            f"Shipped attack thresholds: flag at p >= {attack.final.flag}, clear below "
+            f"{attack.final.clear_below} for {', '.join(attack.final.families or ()) or 'no family'}; "
+            "on the outer out-of-fold scores: "
             f"recall {_rate(caught, final_a.combined.positives)}, "
             f"alarms {_rate(final_a.combined.alarms, final_a.combined.negatives)} (not nested).",
         ]
@@ -934,8 +1225,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with the shipped files, write nothing")
     parser.add_argument("--report", type=Path, help="also write the markdown tables to this file")
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the model files")
+    parser.add_argument(
+        "--cache", type=Path, help="folder keeping the cross-validation's scores for a rerun on the same data"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes fitting the cross-validation's models"
+    )
     args = parser.parse_args(argv)
-    binding, attack = train()
+    binding, attack = train(cache=args.cache, workers=args.workers)
     text = report_text(binding, attack)
     print(text)
     if args.report:

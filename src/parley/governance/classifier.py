@@ -11,8 +11,12 @@ normalised binary vector), plus the intercept, through the logistic function.
 The combination with the rules fails closed (`binding_vote`): the classifier can add a flag to the
 rules', and can clear a rule flag only when every binding clause the rules found rests on the
 fallback "could not be read as non-binding", nothing was obfuscated, and each flagged sentence scored
-alone is below the model's clearing threshold (absent from a model that does not clear). A text over
-the size limit is not scored and counts as flagged.
+alone is below the model's clearing threshold (absent from a model that does not clear). The
+moderator's combination (`TextClassifier.clear_vote`) is built the same way: the attack model can clear
+the cues' adversarial routing only when nothing was read through an obfuscation or a carrier, every
+adversarial family that fired is one its cross-validation showed it can judge (`clear_families`), and
+the message and each of its sentences scored alone are below `clear_below`. A text over the size limit
+is not scored and counts as flagged.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from parley.errors import ScenarioError
 from parley.governance.normalize import DEFAULT_MAX_CHARS, normalize
 
 __all__ = [
+    "CLEAR_MAX_SENTENCES",
     "FORMAT",
     "MODEL_FILES",
     "FeatureSpec",
@@ -67,6 +72,8 @@ _DIGITS = str.maketrans("123456789", "000000000")
 _UNPLACEABLE = "could not be read as non-binding"
 """The rules' fallback reason (`commitment.UNPLACEABLE`): the only rule flag a classifier may clear."""
 _RULES_ONLY: ContextVar[bool] = ContextVar("parley_rules_only", default=False)
+CLEAR_MAX_SENTENCES = 64
+"""A message of more sentences is never cleared (fail closed; bounds the per-sentence scoring)."""
 
 
 @contextmanager
@@ -155,6 +162,11 @@ class Vote:
         """One line for a principal: "classifier p=0.93 ≥ 0.41" and what it decided."""
         if not self.scored:
             return f"classifier: text too long to score (over {DEFAULT_MAX_CHARS:,} characters), flagged"
+        if self.cleared and self.clear_below is not None and self.task == "attack":
+            return (
+                f"classifier p={self.probability:.3f} < {self.clear_below:.3f} on the message and each "
+                "sentence: cleared the cues' adversarial routing"
+            )
         if self.cleared and self.clear_below is not None:
             return (
                 f"classifier p={self.probability:.3f} < {self.clear_below:.3f} on every flagged sentence: "
@@ -185,8 +197,9 @@ class TextClassifier:
         weights: Feature name → coefficient.
         intercept: The model's intercept.
         threshold: Probability at or above which a text is flagged.
-        clear_below: Probability below which a rule flag resting on the fallback may be cleared
-            (None: this model never clears).
+        clear_below: Probability below which a rule flag may be cleared (binding: one resting on the
+            fallback; attack: one raised only by `clear_families`) (None: this model never clears).
+        clear_families: For "attack": the adversarial families whose alarms the model may clear.
         spec: The feature recipe.
         max_chars: Longest text scored; a longer one is flagged unscored (fail closed).
     """
@@ -199,6 +212,7 @@ class TextClassifier:
         threshold: float,
         *,
         clear_below: float | None = None,
+        clear_families: Iterable[str] = (),
         spec: FeatureSpec = FeatureSpec(),
         max_chars: int = DEFAULT_MAX_CHARS,
     ) -> None:
@@ -208,6 +222,7 @@ class TextClassifier:
         self.intercept = float(intercept)
         self.threshold = float(threshold)
         self.clear_below = clear_below
+        self.clear_families = frozenset(clear_families)
         self.spec = spec
         self.max_chars = max_chars
 
@@ -241,6 +256,39 @@ class TextClassifier:
             return Vote(self.task, 1.0, self.threshold, True, scored=False)
         p = self.probability_normalized(normalized_text)
         return Vote(self.task, p, self.threshold, p >= self.threshold, clear_below=self.clear_below)
+
+    def clear_vote(
+        self, normalized_text: str, sentences: Sequence[str], fired: Iterable[str], hidden: bool
+    ) -> Vote:
+        """The attack model's vote on a message the moderator's cues routed as adversarial (fail closed).
+
+        Args:
+            normalized_text: The message, normalised.
+            sentences: Its sentences (each scored alone, so that padding cannot clear an attack).
+            fired: The adversarial families whose cues fired.
+            hidden: A cue read through an obfuscation or a carrier fired.
+
+        Returns:
+            A vote that clears (`cleared`) only when this model clears, nothing was hidden, every family
+            that fired is in `clear_families`, the message has at most CLEAR_MAX_SENTENCES sentences,
+            and the message and every sentence score below `clear_below`; otherwise the plain vote
+            (never cleared).
+        """
+        vote = self.vote(normalized_text)
+        families = set(fired)
+        if (
+            vote.flagged
+            or self.clear_below is None
+            or hidden
+            or not families
+            or not families <= self.clear_families
+            or len(sentences) > CLEAR_MAX_SENTENCES
+        ):
+            return vote
+        worst = max([vote.probability, *(self.probability_normalized(s) for s in sentences)])
+        if worst < self.clear_below:
+            return Vote(self.task, worst, self.threshold, False, True, self.clear_below)
+        return vote
 
 
 def _logistic(z: float) -> float:
@@ -331,14 +379,37 @@ def parse_model(raw: Any, source: str) -> TextClassifier:
     clear_below = None if clear is None else _number(data, "clear_below", source)
     if not 0.0 <= threshold <= 1.0 or (clear_below is not None and not 0.0 <= clear_below <= threshold):
         raise ScenarioError("thresholds must satisfy 0 <= clear_below <= threshold <= 1", source=source)
+    families = _clear_families(data, task, clear_below, source)
     return TextClassifier(
         task,  # type: ignore[arg-type]
         table,
         _number(data, "intercept", source),
         threshold,
         clear_below=clear_below,
+        clear_families=families,
         spec=spec,
     )
+
+
+def _clear_families(data: Mapping[str, Any], task: Any, clear_below: float | None, source: str) -> list[str]:
+    """The attack model's clearable families: a list of distinct names, present exactly when it clears."""
+    raw = data.get("clear_families")
+    if raw is None:
+        if task == "attack" and clear_below is not None:
+            raise ScenarioError(
+                "an attack model that clears must name its families", source=source, field="clear_families"
+            )
+        return []
+    if task != "attack" or clear_below is None:
+        raise ScenarioError(
+            "only an attack model that clears names families", source=source, field="clear_families"
+        )
+    if not isinstance(raw, list) or not all(isinstance(f, str) and f for f in raw):  # pyright: ignore
+        raise ScenarioError("expected a list of family names", source=source, field="clear_families")
+    names: list[str] = list(raw)  # pyright: ignore[reportUnknownArgumentType]
+    if len(set(names)) != len(names):
+        raise ScenarioError("family names repeat", source=source, field="clear_families")
+    return names
 
 
 def load_model_file(path: Path | str) -> TextClassifier:

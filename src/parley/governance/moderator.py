@@ -8,7 +8,10 @@ it in their sentence ("you're an AI" after "I know"). Every cue that fired is li
 Classification. Behind the cues stands a trained attack classifier (`parley.governance.classifier`):
 a message the cues do not route as adversarial is routed so when the classifier's probability reaches
 its threshold, with the classifier's verdict as the reason and as a cue (fail closed: either detector
-flags). A few-shot LLM classifier can replace it behind `Classifier`.
+flags). A model trained to clear (`clear_below`, `clear_families`) may also turn the cues' adversarial
+routing into an abstention (CLARIFY), only for families its cross-validation showed it can judge and
+never when anything was read through an obfuscation or a carrier (`TextClassifier.clear_vote`). A
+few-shot LLM classifier can replace it behind `Classifier`.
 
 The message is read once in its normalised form (`parley.governance.normalize`: NFKC, confusables
 skeleton, invisible characters removed). Fail closed: a message over the size limit is refused
@@ -104,8 +107,12 @@ class Classification:
             dictate_output, threat, data_request), else None.
         reason: Why the message was not scanned ("too long", "control characters", "unreadable": a
             long text mostly outside the Latin script and punctuation), or, when the
-            trained classifier alone routed it as adversarial, its verdict ("classifier p=0.930 ≥
-            0.410"); else "".
+            trained classifier alone routed it as adversarial or cleared the cues' adversarial
+            routing, its verdict ("classifier p=0.930 ≥ 0.410"); else "".
+        fired: The adversarial families whose cues fired (sorted), whatever the routing.
+        hidden: A cue read through an obfuscation or a carrier fired (encoded text, invisible
+            characters, a repeated phrase, a Q/A transcript), or normalisation undid an obfuscation:
+            the classifier may then never clear the cues' verdict.
     """
 
     label: Label
@@ -115,6 +122,8 @@ class Classification:
     cues: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: {})
     family: str | None = None
     reason: str = ""
+    fired: tuple[str, ...] = ()
+    hidden: bool = False
 
     @property
     def adversarial(self) -> bool:
@@ -181,6 +190,8 @@ class _Structure:
 
 _Fire = Callable[[Label, str | None, float, str], None]
 _FLAGS = re.IGNORECASE | re.MULTILINE
+
+
 @lru_cache(maxsize=4096)
 def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     """`re.compile` with a cache of its own: a moderator build compiles more distinct patterns than `re`
@@ -477,13 +488,21 @@ class RuleModerator:
                 families[family] = families.get(family, 0.0) + weight
             cues.setdefault(label, []).append(name)
 
+        hidden = [bool(reading.kinds)]
+
+        def fire_hidden(label: Label, family: str | None, weight: float, name: str) -> None:
+            hidden[0] = True
+            fire(label, family, weight, name)
+
         self._scan(text, fire)
-        self._score_encoded(text, fire)
-        self._score_carriers(text, reading.kinds, fire)
+        self._score_encoded(text, fire_hidden)
+        self._score_carriers(text, reading.kinds, fire_hidden)
         self._score_context(text, scores, cues, relevant)
-        decided = self._decide(scores, cues, families)
-        if decided.adversarial or not self.use_classifier or not classifiers_enabled():
+        decided = self._decide(scores, cues, families, hidden[0])
+        if not self.use_classifier or not classifiers_enabled():
             return decided
+        if decided.adversarial:
+            return _cleared(load_classifier("attack"), reading.text, decided)
         return _second_opinion(load_classifier("attack"), reading.text, decided)
 
     def _scan(self, text: str, fire: _Fire) -> None:
@@ -614,7 +633,11 @@ class RuleModerator:
             cues.setdefault(Label.OFF_TOPIC, []).append("no domain vocabulary")
 
     def _decide(
-        self, scores: dict[Label, float], cues: dict[Label, list[str]], families: dict[str, float]
+        self,
+        scores: dict[Label, float],
+        cues: dict[Label, list[str]],
+        families: dict[str, float],
+        hidden: bool = False,
     ) -> Classification:
         """Softmax over cue scores with a "none of these" term; abstain below τ_classify.
 
@@ -641,6 +664,7 @@ class RuleModerator:
         if routed in ADVERSARIAL:
             mine = {f: v for f, v in families.items() if self._labels[f] == routed}
             family = max(mine, key=lambda f: (mine[f], f)) if mine else None
+        fired = tuple(sorted(f for f, v in families.items() if self._labels[f] in ADVERSARIAL and v > 0))
         return Classification(
             routed,
             top,
@@ -648,6 +672,8 @@ class RuleModerator:
             {k.value: v for k, v in scores.items()},
             {k.value: tuple(v) for k, v in cues.items()},
             family,
+            fired=fired,
+            hidden=hidden,
         )
 
 
@@ -797,6 +823,37 @@ def _second_opinion(model: TextClassifier, text: str, decided: Classification) -
     cues = dict(decided.cues)
     cues[label.value] = (*cues.get(label.value, ()), vote.describe())
     return Classification(label, label, vote.probability, scores, cues, None, vote.describe())
+
+
+def message_sentences(normalized_text: str) -> list[str]:
+    """The sentences of a normalised message as the cues split them (an abbreviation's period ends none),
+    for scoring each alone (one linear split)."""
+    text = _ABBREVIATION.sub(r"\1", normalized_text)
+    return [part for part in _SENTENCE_BREAK.split(text) if part.strip()]
+
+
+def _cleared(model: TextClassifier, text: str, decided: Classification) -> Classification:
+    """decided, or an abstention (CLARIFY) when the trained classifier clears the cues' adversarial routing.
+
+    Fail closed: only a model that clears (`clear_below`), only when nothing was hidden (`hidden`), every
+    adversarial family that fired is one the model's cross-validation says it can judge
+    (`clear_families`), and the message scores below `clear_below`. A cleared message is not treated as
+    cooperative either: it abstains, and the cues stay listed.
+    """
+    vote = model.clear_vote(text, message_sentences(text), decided.fired, decided.hidden)
+    if not vote.cleared:
+        return decided
+    return Classification(
+        Label.CLARIFY,
+        decided.top_label,
+        decided.confidence,
+        decided.scores,
+        decided.cues,
+        None,
+        vote.describe(),
+        decided.fired,
+        decided.hidden,
+    )
 
 
 def _refused(reason: str) -> Classification:
