@@ -441,6 +441,12 @@ BLIND_ROUNDS = (
     # in-sample gains on heldout11 (moderator 211 -> 219, alarms 10 -> 4; amounts) did not carry to
     # this writer, as the moderator's leave-one-writer-out figures (unchanged) had said.
     BlindRound("heldout12", (294, 296, 228, 122), 311, 90, 3, 25, 199, 13, 270, 3, 1),
+    # v13 (committed untouched in 3509f5d, measured once at 7334513): FN 3/295 = 1.02% (0.3-2.9%) and
+    # FP 30/295 = 10.2% (7.2-14.1%), both targets missed by a hair; obfuscated 55/55, moderator 212/230
+    # = 92.2% (88.0-95.0%) with 5/120 = 4.2% alarms (both met; the round-12 code already gave 208 and
+    # 5 on this writer), amounts 280/317 (round-12 code 277), disclosure 5/54 missed, 0/41 false
+    # alarms; rules alone FN 10, FP 34, moderator 186/230 with 5 alarms.
+    BlindRound("heldout13", (295, 295, 230, 120), 317, 95, 3, 30, 212, 5, 280, 5, 0),
 )
 
 

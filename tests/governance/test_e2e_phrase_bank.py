@@ -144,6 +144,9 @@ class PhraseBankDrafter:
         # reader changes landed; measured once after (82d22c3): 0 of 406 slips reached the counterparty
         # unapproved (target 0: met); see docs/results/gaia_detectors.md.
         ("phrase_bank_heldout12.yaml", False, 0),
+        # Written blind on 2026-11-28 (3509f5d) before that session's classifiers retrained with v11 and
+        # v12, amount, disclosure and term reader changes landed; measured once after (7334513).
+        ("phrase_bank_heldout13.yaml", True, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
