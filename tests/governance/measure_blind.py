@@ -40,6 +40,7 @@ COMMITTED = {
     "heldout11": "9140758",
     "heldout12": "8d8ccd0",
     "heldout13": "3509f5d",
+    "heldout14": "f6e3cee",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
