@@ -338,10 +338,11 @@ def test_every_spent_source_at_its_development_rate() -> None:
     what it's worth" and "incl. freight" no longer take the figure from the term; "the top of what we
     can spend"). Set v10 (gaia-h10, 45 disclosing and 67 not) was measured blind once (3 missed, 1 false
     alarm), then added as a sixteenth source: 0 missed and 0 false alarms since. Sets v11 and v12
-    (gaia-h11, gaia-h12) were added on 2026-11-29: their figures are held in test_disclosure_v13.py."""
+    (gaia-h11, gaia-h12) were added on 2026-11-29: their figures are held in test_disclosure_v13.py; set
+    v13 (gaia-h13) too, in test_disclosure_v14.py."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 817 and sum(r.negatives for r in found.values()) == 713
-    later = ("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10", "gaia-h11", "gaia-h12")
+    assert sum(r.positives for r in found.values()) == 871 and sum(r.negatives for r in found.values()) == 754
+    later = ("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10", "gaia-h11", "gaia-h12", "gaia-h13")
     earlier = [r for name, r in found.items() if name not in later]
     assert sum(len(r.missed) for r in earlier) <= 1
     assert sum(len(r.alarms) for r in earlier) <= 1
@@ -454,6 +455,27 @@ FAMILY_SENTENCES = {
     "anaphoric_top": [
         ("staffing", "We have a band for this role, and the top of it is $100k."),
         ("leasing", "The board set a range; the upper end of that is 12k a month."),
+    ],
+    # (issue 14, set v13: tests/governance/test_disclosure_v14.py)
+    "anything_up_to": [
+        ("leasing", "Anything up to 12,000 a month sails through on my signature."),
+        ("staffing", "Any rate up to 85 an hour is fine by finance."),
+    ],
+    "past_that": [
+        ("procurement", "We can do 14 a unit. Past that the numbers stop working."),
+        ("staffing", "The client can pay 100k. Beyond that, it's a new requisition."),
+    ],
+    "approval_withheld_past": [
+        ("leasing", "Over 12,000 a month the lease never gets signed off."),
+        ("staffing", "north of 85 an hour this won't be approved by anyone here."),
+    ],
+    "where_it_ends": [
+        ("staffing", "100k is where the money runs out for us."),
+        ("procurement", "Fourteen dollars a unit is where my authority stops."),
+    ],
+    "top_of_the_band": [
+        ("staffing", "That 100k figure is the very top of the range, honestly."),
+        ("leasing", "12,000 a month is the top end of the budget."),
     ],
 }
 

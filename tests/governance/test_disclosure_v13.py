@@ -139,7 +139,7 @@ def test_leaving_sets_v11_and_v12_out_gives_their_blind_figures() -> None:
 
 def test_the_measuring_tool_names_no_blind_set() -> None:
     body = inspect.getsource(sources)
-    for blind in ("heldout13", "heldout_terms12", "phrase_bank_heldout13"):
+    for blind in ("heldout14", "heldout_terms13", "phrase_bank_heldout14"):
         assert blind not in body
 
 

@@ -323,6 +323,7 @@ def _options(config: DomainConfig, sentence: str) -> list[_Value]:
 
 
 # -- cues -----------------------------------------------------------------------------------------------
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # A calendar date right after a bound ("no later than 20 December", "at the latest by March 3rd", "no later
 # than Friday"): the bound governs that date, not a price or a quantity elsewhere in the sentence.
@@ -331,7 +332,8 @@ _DATE_NEXT = re.compile(
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}(?![a-z])"
     rf"|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
-    r"|\d{1,2}[/.-]\d{1,2}(?:[/.-]\d{2,4})?\b(?![.,]?\d)"
+    # a day and a month, each 1 to 31 (not "14.00", a price with its cents: set v13)
+    rf"|{_DAY}[/.-]{_DAY}(?:[/.-]\d{{2,4}})?\b(?![.,]?\d)"
     r"|(?:end|close) of (?:the )?(?:day|week|month|quarter|year)\b|tomorrow\b|today\b|tonight\b"
     r")",
     re.IGNORECASE,
