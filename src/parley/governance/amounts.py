@@ -294,6 +294,8 @@ _FOREIGN_RATE_WORDS = {
     **dict.fromkeys(("annuel", "annuelle", "anual", "annuale", "annuo", "anuales"), "year"),
     **dict.fromkeys(("mensuel", "mensuelle", "mensual", "mensile", "mensal"), "month"),
     **dict.fromkeys(("hebdomadaire", "semanal", "settimanale"), "week"),
+    # (issue 14, sets v12 and v13) a day rate divided by its stated hours: "Tarif journalier 560 €"
+    **dict.fromkeys(("journalier", "journalière", "diario", "diaria", "giornaliero", "täglich"), "day"),
 }
 _RATE_ADVERBS = {
     "hourly": "hour",
@@ -393,6 +395,10 @@ _TIME_UNITS = {
     "mois": "months",
     "mensilità": "months",
     "mensualités": "months",
+    # (issue 14, sets v12 and v13) the hours a day rate is for: "bei 8 Stunden", "base 7 heures"
+    "stunden": "hours",
+    "heures": "hours",
+    "horas": "hours",
 }
 _COUNT_UNITS = {
     "unit": "units",
@@ -2553,10 +2559,78 @@ def _find(text: str) -> list[Amount]:
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
-    return _half_durations(
+    return _rent_multiples(
         tokens.text,
-        _compound_durations(tokens.text, _bounded_ranges(tokens.text, _type_compared(tokens, found))),
+        _half_durations(
+            tokens.text,
+            _compound_durations(tokens.text, _bounded_ranges(tokens.text, _type_compared(tokens, found))),
+        ),
     )
+
+
+# (issue 14, sets v12 and v13) a sum counted in months of rent written as a multiple of the monthly rent
+# ("2.5x monthly rent", "deposit = 3x monthly") or in quarters of it ("one quarter's rent": 3 months; not
+# "a quarter of the rent", a fraction).
+# Flat patterns over bounded gaps.
+_RENT_TIMES = re.compile(
+    r"\b(\d{1,2}(?:[.,]\d{1,2})?)[ \t]{0,2}[x×][ \t]{0,3}(?:the[ \t]{1,3})?"
+    r"(?:monthly(?:[ \t]{1,3}rent)?|months?['’]?s?[ \t]{1,3}rent|rent)\b",
+    re.IGNORECASE,
+)
+_QUARTERS_RENT = re.compile(
+    r"\b(a|one|two|three|four|1|2|3|4)[ \t]{1,3}quarters?['’]?s?[ \t]{1,3}rent\b",
+    re.IGNORECASE,
+)
+
+
+def _count_of_phrase(amount: Amount) -> bool:
+    """Whether a reading inside a multiple of the rent is only its count ("two", "two quarters")."""
+    return amount.kind == "number" or (amount.kind == "count" and amount.unit == "quarters")
+
+
+_COUNT_OF_PHRASE: Callable[[Amount], bool] = _count_of_phrase
+_QUARTER_COUNTS = {"a": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0}
+
+
+def _rent_multiples(text: str, found: list[Amount]) -> list[Amount]:
+    """found with each multiple of the monthly rent that no other reading covers added as months."""
+    starts = [a.start for a in found]
+    added: list[Amount] = []
+    for pattern in (_RENT_TIMES, _QUARTERS_RENT):
+        for m in pattern.finditer(text):
+            k = bisect.bisect_left(starts, m.end()) - 1
+            # a bare number word inside the phrase is its count ("two quarters' rent"), read here
+            if (
+                k >= 0
+                and found[k].end > m.start()
+                and not (_COUNT_OF_PHRASE(found[k]) and found[k].start >= m.start())
+            ):
+                continue
+            word = m.group(1).lower()
+            if pattern is _QUARTERS_RENT:
+                value = 3.0 * _QUARTER_COUNTS.get(word, 0.0) if not word.isdigit() else 3.0 * float(word)
+            else:
+                value = float(word.replace(",", "."))
+            if 0 < value <= 24:
+                added.append(
+                    Amount(
+                        value,
+                        value,
+                        "duration",
+                        m.start(),
+                        m.end(),
+                        m.group(),
+                        unit="months",
+                        figure_end=m.end(),
+                    )
+                )
+    if not added:
+        return found
+    covered = [(a.start, a.end) for a in added]
+    kept = [
+        a for a in found if not (a.kind == "number" and any(s <= a.start and a.end <= e for s, e in covered))
+    ]
+    return sorted([*kept, *added], key=lambda a: a.start)
 
 
 # One period and a fraction: "a month and a half", "one year and a half", "a month and a quarter"
@@ -3534,6 +3608,18 @@ _PER_SPAN_GAP = re.compile(r"[ \t]{0,3}(?:per|a|an|each|every|for[ \t]{1,3}(?:an
 _SPAN_PERIOD = re.compile(r"[ \t-]{0,3}(?:week|day|shift)\b", re.IGNORECASE)
 
 
+# (issue 14, sets v12 and v13) hours a day written after a bare figure: "0.75k per day, 7.5 h/day".
+_H_PER_DAY = re.compile(r"[ \t]{0,2}h(?:rs?|ours)?[ \t]{0,2}/[ \t]{0,2}(?:day|d|tag)\b", re.IGNORECASE)
+
+
+def _hours_a_day(text: str, amount: Amount) -> bool:
+    """Whether a bare figure counts the hours of a day ("7.5 h/day")."""
+    return amount.kind == "number" and not amount.scaled and _H_PER_DAY.match(text, amount.end) is not None
+
+
+_HOURS_A_DAY: Callable[[str, Amount], bool] = _hours_a_day
+
+
 def _per_hours(
     terms: Sequence[BoundaryTerm],
     text: str,
@@ -3552,8 +3638,9 @@ def _per_hours(
         if amount.kind != "money" or amount.is_range:
             continue
         if (
-            following.kind != "duration"
-            or following.unit != "hours"
+            not (
+                (following.kind == "duration" and following.unit == "hours") or _HOURS_A_DAY(text, following)
+            )
             or following.is_range
             or following.high <= 0
         ):
