@@ -134,11 +134,24 @@ _PARTIAL_BEFORE = re.compile(
 )
 
 
+_PART_BEFORE = re.compile(
+    r"\b(?:the|our|your|their)\s+(?:first|initial|opening)\s+(?!(?:\d+|one|two|three|four|six|twelve)\s+"
+    r"(?:days?|weeks?|months?|years?)\b)[\w,.-]+(?:\s+(?:is|are|be|gets?|was|were|[a-z]+ed)){0,2}"
+    r"(?:\s+(?:within|in|by))?\s+$"
+)
+"""A part of the deal as the condition's subject ("on condition that the first invoice is paid within 15
+days", "the first order is prepaid", "ships the first 6,000 within four weeks"): the time or the way
+it names is that part's, not the term's."""
+
+
 def names_term(draft: Draft, hit: Hit, start: int, end: int) -> bool:
     """Whether the condition [start, end) names hit's term with hit's value (see the module docstring)."""
     text = draft.text.lower()
     keywords = {k.lower() for k in hit.term.keywords}
     before = text[max(start, hit.start - 30) : hit.start]
+    timed = hit.figure is None or hit.figure.kind == "duration"
+    if timed and _PART_BEFORE.search(text[max(start, hit.start - 48) : hit.start]):
+        return False
     if hit.figure is None and hit.term.shape == "enum":
         return not _PARTIAL_BEFORE.search(before)  # "pay half up front" is no prepayment
     if hit.term.shape == "date":

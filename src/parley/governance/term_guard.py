@@ -209,8 +209,10 @@ def _grammar() -> tuple[_Family, ...]:
 
 
 def _found(family: _Family, text: str) -> Iterator[Construction]:
+    marks = [name for name in family.pattern.groupindex if name == "at" or name.startswith("at_")]
     for match in family.pattern.finditer(text):
-        at = match.start("at") if "at" in family.pattern.groupindex and match.group("at") else None
+        # A rule marks where its construction stands with a group "at" (or "at_...": one name a rule).
+        at = next((match.start(name) for name in marks if match.group(name)), None)
         if at is None:
             at = match.start() + len(match.group(0)) - len(match.group(0).lstrip(" .;:!?,(\n"))
         yield Construction(at, family.name, family.scope)
@@ -314,7 +316,7 @@ def _merged(windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-_ASKS_NOTHING = frozenset({"consequence", "ellipsis", "restriction"})
+_ASKS_NOTHING = frozenset({"consequence", "ellipsis", "restriction", "precondition"})
 """Families that condition nothing in a question ("Is 7,200 including CAM or is that extra?")."""
 
 
