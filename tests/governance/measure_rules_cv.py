@@ -1,8 +1,8 @@
 """Per-source false negatives and false positives of the binding RULES ALONE (the classifier off).
 
 Every spent labelled draft source is read: the GAIA draft sets (tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,train}/drafts.yaml and heldout4/ ...
-heldout10/ drafts_leasing.yaml, each by a different writer), the phrase banks up to heldout10 (every
+heldout3,heldout4,...,heldout13,train}/drafts.yaml and heldout4/ ... heldout13/ drafts_leasing.yaml, each
+by a different writer), the phrase banks up to heldout13 (every
 phrasing binding; each template is filled for each of the three domains, as the end-to-end test fills
 it), and the engineer's labelled sets
 (src/parley/governance/data/commitment_drafts*.yaml). The disclosure sets carry no binding label and
@@ -63,6 +63,12 @@ GAIA_SETS = (
     "heldout9/drafts_leasing",
     "heldout10/drafts",
     "heldout10/drafts_leasing",
+    "heldout11/drafts",
+    "heldout11/drafts_leasing",
+    "heldout12/drafts",
+    "heldout12/drafts_leasing",
+    "heldout13/drafts",
+    "heldout13/drafts_leasing",
     "train/drafts",
 )
 BANKS = (
@@ -77,6 +83,9 @@ BANKS = (
     "phrase_bank_heldout8",
     "phrase_bank_heldout9",
     "phrase_bank_heldout10",
+    "phrase_bank_heldout11",
+    "phrase_bank_heldout12",
+    "phrase_bank_heldout13",
 )
 ENGINEER_SETS = ("", "_heldout", "_heldout2", "_heldout3", "_heldout4")
 

@@ -862,6 +862,7 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         )
     if (
         _dated_promise(tokens, subject, k, lemma)  # "..., we sign next week"
+        or _timed_promise(tokens, subject, k, lemma)  # "we'll countersign by Thursday"
         or lemma == "waive"
         or (lemma == "release" and any(t.text == "from" for t in tokens[k + 1 : k + 6]))
     ):
@@ -1268,6 +1269,54 @@ def _dated_promise(tokens: Sequence[Word], subject: int | None, k: int, lemma: s
     if subject is None or lemma not in _PROMISED or tokens[subject].text not in ("we", "i"):
         return False
     return k + 1 < len(tokens) and tokens[k + 1].text in _WHEN and tokens[k].text == lemma
+
+
+_SIGNING = frozenset(["sign", "countersign"])
+_TIME_WORDS = frozenset(
+    [
+        *_WHEN,
+        *_SHORT_DAYS,
+        "by",
+        "on",
+        "before",
+        "within",
+        "the",
+        "same",
+        "day",
+        "this",
+        "week",
+        "morning",
+        "afternoon",
+        "evening",
+        "end",
+        "of",
+        "close",
+        "business",
+        "saturday",
+        "sunday",
+        "first",
+        "thing",
+        "right",
+        "away",
+        "immediately",
+        "straight",
+        "hours",
+        "days",
+        "24",
+        "48",
+    ]
+)
+
+
+def _timed_promise(tokens: Sequence[Word], subject: int | None, k: int, lemma: str) -> bool:
+    """Our side's promise, in the future, to sign with only a time after the verb ("we'll countersign by
+    Thursday", "we'll countersign the same day"): the document is the one under negotiation."""
+    if not rule_on("timed promise v14") or lemma not in _SIGNING:
+        return False
+    if not _bare_promise(tokens, subject, k, lemma):
+        return False
+    rest = [t.text for t in tokens[k + 1 :] if t.text[:1].isalnum()]
+    return bool(rest) and all(w in _TIME_WORDS for w in rest)
 
 
 def _elliptical_binds(tokens: Sequence[Word], k: int, lemma: str, word: str) -> bool:
@@ -1960,8 +2009,32 @@ def _cue(draft: Draft, clause: Clause) -> tuple[str, str, int] | None:
         stated = _stated_terms(draft, clause)
         if stated is not None:
             return stated[0], UNPLACEABLE, stated[1]
+    standing = _offer_standing(draft, clause)
+    if standing is not None:
+        return standing, "fixed expression", clause.start
     nominal = _nominal_assent(draft, clause) if rule_on("assent as a noun") else None
     return None if nominal is None else (nominal[0], "commitment verb", nominal[1])
+
+
+# A firm offer split over two clauses: ours named in the first, declared to stand in the second ("that's
+# our offer and it stands until Friday"; spent v13 staffing writer, and the v8 phrase bank's "the offer
+# ... stands"). Both flat and anchored: linear.
+_STANDS = re.compile(r"^\W*(?:and\s+|but\s+)?it\s+(?:still\s+)?(?:stands|holds|remains open|is open)\b")
+_OUR_OFFER = re.compile(
+    r"\b(?:that's|that is|this is|here's|here is|it's|it is)\s+(?:our|my)\s+(?:[\w-]+\s+)?offer\W*$"
+)
+
+
+def _offer_standing(draft: Draft, clause: Clause) -> str | None:
+    """An "it stands" after a clause that names the offer as ours, in the same sentence."""
+    if not rule_on("firm offer v14") or not _STANDS.search(clause.lowered):
+        return None
+    clauses = draft.sentences[clause.sentence].clauses
+    k = index_in(clauses, clause)
+    before = clauses[k - 1] if k > 0 else None
+    if before is None or before.mood != "statement" or not _OUR_OFFER.search(before.lowered):
+        return None  # not ours, or ours only in a condition ("if that's our offer and it stands, ...")
+    return clause.lowered.strip()
 
 
 # Our assent as a noun heading a clause without a verb of its own, the object of the clause before it
