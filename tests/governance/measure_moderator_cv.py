@@ -1,8 +1,8 @@
 """The moderator's RULES ALONE on every spent labelled message source, and a leave-one-writer-out estimate.
 
 A source is one writer's labelled set of inbound messages: tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,train}/messages.yaml
-(heldout4 to heldout11 are spent since their one blind measurement), the
+heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,
+train}/messages.yaml (heldout4 to heldout13 are spent since their one blind measurement), the
 development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing domain as their tests
 do) and the tuning half of the shipped red-team corpus ("redteam": its measurement half is never read
 here). The next blind sets are never read: only the paths listed in SOURCES are opened.
@@ -114,6 +114,8 @@ PATHS: Mapping[str, Path] = {
     "heldout9": GAIA / "heldout9" / "messages.yaml",
     "heldout10": GAIA / "heldout10" / "messages.yaml",
     "heldout11": GAIA / "heldout11" / "messages.yaml",
+    "heldout12": GAIA / "heldout12" / "messages.yaml",
+    "heldout13": GAIA / "heldout13" / "messages.yaml",
     "train": GAIA / "train" / "messages.yaml",
     "paraphrases": GAIA / "dev" / "moderator_paraphrases.yaml",
 }

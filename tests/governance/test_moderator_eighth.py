@@ -240,7 +240,7 @@ def test_the_new_cues_name_heldout7_and_leave_with_it() -> None:
 def test_the_left_out_run_reads_heldout7_and_no_blind_set() -> None:
     """heldout7 is spent (a development source now); the next blind sets are never opened."""
     assert PATHS["heldout7"].parent.name == "heldout7"
-    blind = ("heldout12", "heldout_terms11", "phrase_bank_heldout12", "scenarios")
+    blind = ("heldout14", "heldout_terms13", "phrase_bank_heldout14", "scenarios")
     assert not any(b in path.as_posix() for path in SOURCES_READ for b in blind)
 
 

@@ -383,9 +383,9 @@ def test_the_measurement_prints_counts_per_source(capsys: pytest.CaptureFixture[
 
 
 def test_the_measurement_reads_no_blind_set() -> None:
-    # heldout7 to heldout11 are spent since their one blind measurement (development sources now); the
-    # next blind sets are heldout12, heldout_terms11 and phrase_bank_heldout12.
-    blind = ("heldout12", "heldout_terms11", "phrase_bank_heldout12")
+    # heldout7 to heldout13 are spent since their one blind measurement (development sources now); the
+    # next blind sets are heldout14, heldout_terms13 and phrase_bank_heldout14.
+    blind = ("heldout14", "heldout_terms13", "phrase_bank_heldout14")
     assert SOURCES_READ and all(not any(b in Path(p).as_posix() for b in blind) for p in SOURCES_READ)
 
 

@@ -255,8 +255,8 @@ def test_heldout8_is_a_source_and_no_blind_set_is_read() -> None:
     assert PATHS["heldout8"].parent.name == "heldout8"
     assert "heldout8" in SOURCES
     for path in SOURCES_READ:
-        assert path.parent.name != "heldout12" and "heldout_terms11" not in str(path)
-        assert "phrase_bank_heldout12" not in path.name
+        assert path.parent.name != "heldout14" and "heldout_terms13" not in str(path)
+        assert "phrase_bank_heldout14" not in path.name
 
 
 def test_many_sentences_are_read_in_linear_time(judges: dict[str, RuleModerator]) -> None:

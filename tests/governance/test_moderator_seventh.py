@@ -244,11 +244,12 @@ def test_the_new_cues_name_their_sources_and_leave_with_them() -> None:
 
 def test_the_left_out_run_never_reads_the_next_blind_sets() -> None:
     # heldout7 and heldout8 are spent since their one measurement (development sources of the eighth
-    # and ninth rounds; heldout9 and heldout10 of the tenth, heldout11 of the twelfth); the next blind
-    # sets are heldout12, heldout_terms11 and phrase_bank_heldout12.
+    # and ninth rounds; heldout9 and heldout10 of the tenth, heldout11 of the twelfth, heldout12 and
+    # heldout13 of the fourteenth); the next blind sets are heldout14, heldout_terms13 and
+    # phrase_bank_heldout14.
     assert "heldout6" in PATHS and "heldout7" in PATHS
-    assert all(path.parent.name != "heldout12" for path in PATHS.values())
-    assert not any("heldout12" in str(path) or "heldout_terms11" in str(path) for path in PATHS.values())
+    assert all(path.parent.name != "heldout14" for path in PATHS.values())
+    assert not any("heldout14" in str(path) or "heldout_terms13" in str(path) for path in PATHS.values())
 
 
 @pytest.mark.parametrize(

@@ -371,13 +371,13 @@ def test_the_second_batch_names_v10_and_another_writer_and_leaves_with_them() ->
 
 def test_heldout9_and_heldout10_are_sources_and_no_blind_set_is_read() -> None:
     """heldout9 and heldout10 are spent (development sources, named one by one); the next blind sets
-    (heldout12, heldout_terms11, phrase_bank_heldout12) are never opened."""
+    (heldout14, heldout_terms13, phrase_bank_heldout14 since the fourteenth round) are never opened."""
     for spent in ("heldout9", "heldout10"):
         assert PATHS[spent].parent.name == spent
         assert spent in SOURCES
     for path in SOURCES_READ:
-        assert path.parent.name != "heldout12" and "heldout_terms11" not in str(path)
-        assert "phrase_bank_heldout12" not in path.name
+        assert path.parent.name != "heldout14" and "heldout_terms13" not in str(path)
+        assert "phrase_bank_heldout14" not in path.name
 
 
 @pytest.mark.parametrize(

@@ -148,6 +148,7 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         "g4_not_figure",
         "g5_budget_property",
         "g5_fixed_or_open",
+        "g6_options_offer",
     ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")

@@ -369,9 +369,9 @@ def test_the_new_items_name_at_least_two_writers_and_leave_with_each() -> None:
 
 def test_heldout11_is_a_source_and_no_blind_set_is_read() -> None:
     """heldout11 is spent (a development source, named like the others); the next blind sets
-    (heldout12, heldout_terms11, phrase_bank_heldout12) are never opened."""
+    (heldout14, heldout_terms13, phrase_bank_heldout14 since the fourteenth round) are never opened."""
     assert PATHS["heldout11"].parent.name == "heldout11" and "heldout11" in SOURCES
-    blind = ("heldout12", "heldout_terms11", "phrase_bank_heldout12")
+    blind = ("heldout14", "heldout_terms13", "phrase_bank_heldout14")
     assert not any(b in path.as_posix() for path in SOURCES_READ for b in blind)
 
 
