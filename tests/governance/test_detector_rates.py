@@ -447,6 +447,11 @@ BLIND_ROUNDS = (
     # 5 on this writer), amounts 280/317 (round-12 code 277), disclosure 5/54 missed, 0/41 false
     # alarms; rules alone FN 10, FP 34, moderator 186/230 with 5 alarms.
     BlindRound("heldout13", (295, 295, 230, 120), 317, 95, 3, 30, 212, 5, 280, 5, 0),
+    # v14 (committed untouched in f6e3cee, measured once at c777a0b): FN 8/296 = 2.7% (1.4-5.2%; not
+    # met, the worst since v6) and FP 29/294 = 9.9% (met); obfuscated 56/56, moderator 215/230 = 93.5%
+    # (met) with 9/120 = 7.5% alarms (not met), amounts 272/288 = 94.4%, disclosure 9/53 missed, 1/37
+    # false alarm; rules alone FN 15, FP 36, moderator 197/230 with 9 alarms.
+    BlindRound("heldout14", (296, 294, 230, 120), 288, 90, 8, 29, 215, 9, 272, 9, 1),
 )
 
 

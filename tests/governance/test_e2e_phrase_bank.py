@@ -146,7 +146,10 @@ class PhraseBankDrafter:
         ("phrase_bank_heldout12.yaml", False, 0),
         # Written blind on 2026-11-28 (3509f5d) before that session's classifiers retrained with v11 and
         # v12, amount, disclosure and term reader changes landed; measured once after (7334513).
-        ("phrase_bank_heldout13.yaml", True, 0),
+        ("phrase_bank_heldout13.yaml", False, 0),
+        # Written blind on 2026-11-28 (f6e3cee) before that session's fourteenth-round preflight,
+        # disclosure, moderator, amount and term changes landed; measured once after (c777a0b).
+        ("phrase_bank_heldout14.yaml", True, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
