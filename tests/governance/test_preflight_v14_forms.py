@@ -136,3 +136,39 @@ def test_a_huge_draft_of_the_v14_forms_is_read_in_linear_time(staffing: DomainCo
     )
     assert_grows_linearly(lambda text: preflight(text, staffing), unit, 1_800, 4)
     assert_grows_linearly(contains_binding_language, "wir zahlen " * 3 + "x " * 30, 1_000, 4)
+
+
+# "pay for": our side pays, whatever for, with no deal term named (set v14's "We'll pay for your family's
+# flights too", measured blind: a promise to pay that named no term passed). Wordings of our own.
+PAYS = (
+    "We will pay for your flights.",
+    "Sure, we'll pay for the movers as well.",
+    "I'll pay for the sample courier, no problem.",
+    "Good news: we pay for your family's visas.",
+    "W\u0435 will pay for the hotel during your first week.",  # Cyrillic e
+    "We'll p\u200bay for the train tickets.",  # zero-width space inside the verb
+)
+PAYS_NOT = (
+    "We will pay attention to the timeline.",
+    "We'll pay you a compliment: your portfolio was the strongest.",
+    "We'll pay for it later if we rush the fit-out, so let's plan it properly.",
+    "Would we pay for the flights if you relocate?",
+    "If you join in March, we would pay for your flights.",
+    "Last year we paid for flights for another hire.",
+    "Your email says 'we will pay for the flights'.",
+    "We won't pay for the flights.",
+    "We can't pay for the movers this time.",
+    "Do you pay for your own flights?",
+)
+
+
+@pytest.mark.parametrize("text", PAYS)
+def test_our_promise_to_pay_binds_whatever_it_names(text: str, staffing: DomainConfig) -> None:
+    assert preflight(text, staffing, use_classifier=False).binding, text
+    with rules_off(["pay for"]):
+        assert not contains_binding_language(text), text  # the rule decides these
+
+
+@pytest.mark.parametrize("text", PAYS_NOT)
+def test_paying_that_commits_nothing_does_not_bind(text: str) -> None:
+    assert not contains_binding_language(text), text

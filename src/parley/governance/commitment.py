@@ -872,7 +872,15 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         # back reference to the terms just stated ("We're happy to sign on that")
     if following in _OBJECT_PRONOUNS and lemma not in ("promise", "give", "send", "add", "include", "hold"):
         return True  # "book it", "we'll pay it"
-    return _has_deal_term(draft, clause, tokens, k)
+    return _we_pay(tokens, subject, lemma) or _has_deal_term(draft, clause, tokens, k)
+
+
+def _we_pay(tokens: Sequence[Word], subject: int | None, lemma: str) -> bool:
+    """Our side pays, whatever for: a cost of the principal's ("we'll pay for your family's flights"), with
+    no deal term named. The idioms ("pay attention", "pay for it later if we rush") are cleared before."""
+    return (
+        lemma == "pay" and subject is not None and tokens[subject].text in ("we", "i") and rule_on("pay for")
+    )
 
 
 _DELIBERATED = frozenset(["finalize", "agree", "approve", "confirm", "settle"])
