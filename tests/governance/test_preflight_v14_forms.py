@@ -172,3 +172,43 @@ def test_our_promise_to_pay_binds_whatever_it_names(text: str, staffing: DomainC
 @pytest.mark.parametrize("text", PAYS_NOT)
 def test_paying_that_commits_nothing_does_not_bind(text: str) -> None:
     assert not contains_binding_language(text), text
+
+
+# "agreed future term": an agreement that a deal term will be so (set v14's "We agree that the rent review
+# will be upwards-only …" passed: "agree that" read as sharing a view). Wordings of our own.
+AGREED_TERMS = (
+    "We agree that the deposit will be held in escrow until completion.",
+    "We agree that the warranty will run for 24 months from delivery.",
+    "Fine - we agree the relocation will be paid in two installments.",
+    "We agr\u200bee that the rent review will follow CPI.",  # zero-width space inside the verb
+)
+VIEWS = (
+    "We agree that the market will be tough this year.",
+    "We agree that the rent will probably go up next year in this market.",
+    "We agree it will be a tough negotiation.",
+    "Do we agree that the deposit will be three months?",
+    "We agree that timelines slip.",
+)
+
+
+DECIDED_BY_THE_RULE = (
+    "We agree that the rent review will follow CPI.",
+    "We agr\u200bee that the rent review will follow CPI.",
+    "We agree that the service charge will be capped at last year's level.",
+)
+
+
+@pytest.mark.parametrize("text", AGREED_TERMS + DECIDED_BY_THE_RULE)
+def test_an_agreement_that_a_term_will_be_so_binds(text: str) -> None:
+    assert contains_binding_language(text), text
+
+
+@pytest.mark.parametrize("text", DECIDED_BY_THE_RULE)
+def test_the_agreed_future_term_rule_decides_its_rows(text: str) -> None:
+    with rules_off(["agreed future term"]):
+        assert not contains_binding_language(text), text
+
+
+@pytest.mark.parametrize("text", VIEWS)
+def test_an_agreement_with_a_view_does_not_bind(text: str) -> None:
+    assert not contains_binding_language(text), text

@@ -846,7 +846,12 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
             if not a.incidental and (a.kind != "count" or a.unit in terms)
         ]  # a figure of the deal, not "four rounds" or "the first 90 days"
         future_figure = _FIGURE.search(clause.lowered) and _FUTURE_MARK.search(clause.lowered)
-        return bool(amounts) or "shall" in clause.lowered or bool(future_figure)
+        return (
+            bool(amounts)
+            or "shall" in clause.lowered
+            or bool(future_figure)
+            or _agreed_future_term(clause, tokens, k, lemma)
+        )
     if lemma == "agree" and following == "with":
         return _has_deal_term(draft, clause, tokens, k + 1)
     ordered = _bare_order(tokens, subject, k, lemma)  # "ship Monday.", "ship fri, 1200 units @ 13.10"
@@ -873,6 +878,21 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
     if following in _OBJECT_PRONOUNS and lemma not in ("promise", "give", "send", "add", "include", "hold"):
         return True  # "book it", "we'll pay it"
     return _we_pay(tokens, subject, lemma) or _has_deal_term(draft, clause, tokens, k)
+
+
+_LIKELIHOOD = re.compile(r"\b(?:probably|likely|possibly|perhaps|maybe|might|may|expect|predict)\b")
+
+
+def _agreed_future_term(clause: Clause, tokens: Sequence[Word], k: int, lemma: str) -> bool:
+    """An agreement that a deal term will be so ("we agree that the rent review will be upwards-only"): a
+    term settled ahead, not a view ("we agree that the market will be tough", "... will probably go up")."""
+    return (
+        lemma == "agree"
+        and rule_on("agreed future term")
+        and bool(_FUTURE_MARK.search(clause.lowered))
+        and not _LIKELIHOOD.search(clause.lowered)
+        and any(w.text in lexicon().deal_terms for w in tokens[k + 1 :])  # a term named, not a count
+    )
 
 
 def _we_pay(tokens: Sequence[Word], subject: int | None, lemma: str) -> bool:

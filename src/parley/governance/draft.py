@@ -132,6 +132,7 @@ RULES = (
     "commitment in another language v14",
     "timed promise v14",
     "pay for",
+    "agreed future term",
 )
 """The grammar rules learnt from the spent sixth, seventh and eighth blind sets (each one a form, not a
 phrase), by name: each can be switched off (`rules_off`) to measure its share, as `clause_mood.only_forms`
