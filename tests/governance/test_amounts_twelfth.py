@@ -7,7 +7,6 @@ truncated forms at the end of a text; bounded work on crafted input; floors on t
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from parley.governance.amounts import find_amounts, term_amounts
 from parley.governance.config import load_config
 
-from .amount_checks import highs, same_values
+from .amount_checks import assert_reads_repetition_linearly, highs, same_values
 
 # (form and the sets whose errors show it, domain, text, term, the term's values in text order)
 FORMS: list[tuple[str, str, str, str, list[float]]] = [
@@ -222,17 +221,7 @@ CRAFTED = [
 def test_crafted_repetitions_of_the_v11_forms_are_read_in_linear_time(domain: str, unit: str) -> None:
     """8x the text (4 KB -> 32 KB of one form repeated) costs well under the 64x of a quadratic reader
     (CPU time: the machine is shared)."""
-    config = load_config(domain)
-    term_amounts(config, "$1")  # build the folding tables outside the timing
-
-    def cost(size: int) -> float:
-        text = (unit * (size // len(unit) + 1))[:size]
-        began = time.process_time()
-        term_amounts(config, text)
-        return time.process_time() - began
-
-    small, large = cost(4_000), cost(32_000)
-    assert large < 8 * 4 * max(small, 0.02), (small, large)
+    assert_reads_repetition_linearly(domain, unit)
 
 
 # -- the spent sets (development figures: the change was written from their errors) -------------------------
