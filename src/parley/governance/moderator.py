@@ -840,6 +840,8 @@ def _cleared(model: TextClassifier, text: str, decided: Classification) -> Class
     (`clear_families`), and the message scores below `clear_below`. A cleared message is not treated as
     cooperative either: it abstains, and the cues stay listed.
     """
+    if model.clear_below is None or decided.hidden:
+        return decided  # a model that never clears (the shipped one): no scoring on the hot path
     vote = model.clear_vote(text, message_sentences(text), decided.fired, decided.hidden)
     if not vote.cleared:
         return decided
