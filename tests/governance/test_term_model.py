@@ -26,6 +26,7 @@ from parley.governance.term_model import (
 )
 from parley.governance.terms import TermReader, TermReading
 
+from .blind_sets import NEXT_BLIND
 from .linear_time import assert_reads_in_linear_time
 
 SHIPPED = Path(term_model.__file__).parent / "data" / term_model.MODEL_FILE
@@ -45,8 +46,8 @@ SPENT_SETS = (
     "heldout_terms11",
 )
 """The spent term sets the model trains on (benchmarks/train_term_reader.py SETS); the next blind set,
-heldout_terms13, is never among them."""
-BLIND_TERM_SET = "heldout_terms13"
+tests.governance.blind_sets.NEXT_BLIND, is never among them."""
+BLIND_TERM_SET = next(name for name in NEXT_BLIND if name.startswith("heldout_terms"))
 DEMOTE_ALL = TermModel({"role=own": -30.0, "role=condition": -30.0}, 0.0, 0.5, 1.01)
 """Sets aside every value it may: what the combination still guarantees when the model is wrong."""
 PROMOTE_ALL = TermModel({"role=aside": 30.0, "role=rejected": 30.0}, -5.0, 0.0, 0.5)

@@ -1,0 +1,12 @@
+"""The blind sets being written for the next measurement, named once.
+
+Tests and measuring tools that guard "the next blind sets are never read" import NEXT_BLIND from
+here, so a new round changes one line instead of every guard. The names are substrings of the
+sets' paths under tests/data/gaia/: a folder of drafts, messages and amounts, a folder of term
+messages and a phrase bank.
+"""
+
+from __future__ import annotations
+
+NEXT_BLIND: tuple[str, ...] = ("heldout15", "heldout_terms14", "phrase_bank_heldout15")
+"""Never opened, listed or measured on until the lead's one measurement."""
