@@ -41,6 +41,7 @@ COMMITTED = {
     "heldout12": "8d8ccd0",
     "heldout13": "3509f5d",
     "heldout14": "f6e3cee",
+    "heldout15": "16921a5",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
