@@ -33,6 +33,7 @@ from parley.governance.classifier import rules_only
 from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import Label, RuleModerator
 
+from .blind_sets import NEXT_BLIND
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, moderators, without_origin
 from .test_moderator_sixth import (
     DRESSES_WITH_SOFT_HYPHEN,
@@ -240,7 +241,7 @@ def test_the_new_cues_name_heldout7_and_leave_with_it() -> None:
 def test_the_left_out_run_reads_heldout7_and_no_blind_set() -> None:
     """heldout7 is spent (a development source now); the next blind sets are never opened."""
     assert PATHS["heldout7"].parent.name == "heldout7"
-    blind = ("heldout14", "heldout_terms13", "phrase_bank_heldout14", "scenarios")
+    blind = (*NEXT_BLIND, "scenarios")
     assert not any(b in path.as_posix() for path in SOURCES_READ for b in blind)
 
 

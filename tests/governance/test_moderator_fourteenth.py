@@ -26,6 +26,7 @@ from parley.governance.classifier import rules_only
 from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import RuleModerator
 
+from .blind_sets import NEXT_BLIND
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, without_origin
 from .test_moderator_sixth import (
     DRESSES_WITH_SOFT_HYPHEN,
@@ -154,11 +155,11 @@ def test_the_new_vetoes_name_at_least_two_writers_and_leave_with_each() -> None:
 
 
 def test_heldout12_and_heldout13_are_sources_and_no_blind_set_is_read() -> None:
-    """heldout12 and heldout13 are spent (development sources); the next blind sets (heldout14,
-    heldout_terms13, phrase_bank_heldout14) are never opened."""
+    """heldout12 and heldout13 are spent (development sources); the next blind sets (NEXT_BLIND) are
+    never opened."""
     for name in ("heldout12", "heldout13"):
         assert PATHS[name].parent.name == name and name in SOURCES
-    blind = ("heldout14", "heldout_terms13", "phrase_bank_heldout14")
+    blind = NEXT_BLIND
     assert not any(b in path.as_posix() for path in SOURCES_READ for b in blind)
 
 

@@ -41,6 +41,7 @@ from parley.governance.classifier import rules_only
 from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import RuleModerator
 
+from .blind_sets import NEXT_BLIND
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, without_origin
 from .test_moderator_sixth import (
     DRESSES_WITH_SOFT_HYPHEN,
@@ -369,9 +370,9 @@ def test_the_new_items_name_at_least_two_writers_and_leave_with_each() -> None:
 
 def test_heldout11_is_a_source_and_no_blind_set_is_read() -> None:
     """heldout11 is spent (a development source, named like the others); the next blind sets
-    (heldout14, heldout_terms13, phrase_bank_heldout14 since the fourteenth round) are never opened."""
+    (NEXT_BLIND) are never opened."""
     assert PATHS["heldout11"].parent.name == "heldout11" and "heldout11" in SOURCES
-    blind = ("heldout14", "heldout_terms13", "phrase_bank_heldout14")
+    blind = NEXT_BLIND
     assert not any(b in path.as_posix() for path in SOURCES_READ for b in blind)
 
 

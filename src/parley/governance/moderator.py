@@ -333,8 +333,24 @@ def _word_classes(raw: Mapping[str, Any], principal: str) -> dict[str, str]:
 
 
 def _feature_pattern(spec: Any) -> str:
-    """A feature's pattern: the string itself, or {pattern: ..., origin: [...]} (with provenance)."""
+    """A feature's pattern: the string itself, {pattern: ..., origin: [...]} (with provenance), or
+    {support: n, parts: [{origin: [...], pattern: ...}, ...]}: the alternation of the parts whose origin
+    names at least n writers (a phrasing learned from one writer is not shipped; the leave-one-writer-out
+    tool re-counts the support without the held-out writer). A feature with no part left matches nothing."""
+    if isinstance(spec, Mapping) and "parts" in spec:
+        return _supported_parts(spec)  # pyright: ignore[reportUnknownArgumentType]
     return str(spec["pattern"]) if isinstance(spec, Mapping) else str(spec)
+
+
+_NEVER = r"(?!)"
+"""A pattern that matches nowhere (a supported feature with no part left)."""
+
+
+def _supported_parts(spec: Mapping[str, Any]) -> str:
+    """The alternation of a feature's parts that enough writers support (see `_feature_pattern`)."""
+    support = int(spec.get("support", 2))
+    kept = [str(part["pattern"]) for part in spec["parts"] if len(set(part.get("origin", ()))) >= support]
+    return "|".join(f"(?:{pattern})" for pattern in kept) or _NEVER
 
 
 def _family_cues(raw: Mapping[str, Any], vocabulary: Mapping[str, str]) -> tuple[_Cue, ...]:
