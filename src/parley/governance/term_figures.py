@@ -483,7 +483,7 @@ _WORD_VALUES = {w: float(i) for i, w in enumerate(ONES_WORDS)} | {
 }
 _WORD_COUNT = re.compile(r"\b(" + "|".join(ONES_WORDS) + r"|half a|half an)\b", re.IGNORECASE)
 _DURATION = re.compile(
-    r"\b(\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*"
+    r"\b(\d+(?:\.\d+)?|an?|" + "|".join((*ONES_WORDS[1:], *TENS_WORDS)) + r")\s*"
     r"(?:(calendar|business|working)\s+)?(days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
@@ -625,6 +625,9 @@ _LOT_BEFORE = re.compile(
 )
 """Before a bare number: it counts what is ordered ("for the lot of 4,000", "the batch of 2,500")."""
 _WORKDAYS_AFTER = re.compile(r"^\s*(calendar|business|working|work)\s+days?\b")
+_FOREIGN_WEEKS = frozenset({"semana", "semanas", "semaine", "semaines", "settimana", "settimane"})
+"""(issue 17, sets v5 and v13) weeks in Spanish, Portuguese, French and Italian counted by a number
+("entrega 5 semanas", "lead time 9 semanas", "délai 6 semaines"): a span of weeks, not a count."""
 _CENTS = re.compile(r"^\D*\d+[.,]\d{2}(?!\d)")
 """A figure written with two decimals ("2.90", "3,05"): money, not a count or a span of time."""
 
@@ -683,6 +686,8 @@ def _figure(draft: Draft, amount: Amount, keywords: frozenset[str]) -> Figure:
     workdays = _WORKDAYS_AFTER.match(after) if kind == "number" and amount.per is None else None
     if workdays is not None:  # "15 working days", "45 calendar days"
         kind, unit, noun = "duration", "days" if workdays.group(1) == "calendar" else "workdays", None
+    if kind == "count" and unit is not None and unit.lower() in _FOREIGN_WEEKS and amount.per is None:
+        kind, unit, noun = "duration", "weeks", None
     if kind in ("duration", "count") and amount.end == amount.figure_end:
         counted = _noun_after(text, amount.end, keywords) or _counted_later(text, amount.end, keywords)
         if (inherited and counted is not None) or cents:

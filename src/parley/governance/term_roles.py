@@ -19,6 +19,14 @@ from parley.governance.draft import Clause, Draft
 from parley.governance.term_figures import Figure, OptionMention, cues
 from parley.governance.term_vocabulary import TermDef
 
+_PRICED_FOR = re.compile(
+    r"\byour\s+(?:\w+\s+)?(?:price|prices|pricing|quote|quotation|offer|bid)\s+(?:for|on)\s+(?:the\s+|a\s+|an\s+)?$",
+    re.IGNORECASE,
+)
+"""(issue 17, sets heldout_terms, v7 and v13) A count right after "price for" is the quantity to be priced
+("your best price for 2,000 units", "your quote for 20,000 pieces?"): the volume put forward, neither the
+principal's figure quoted back nor one a question asks about."""
+
 TermValue = float | str
 Role = Literal[
     "own", "condition", "competing", "theirs", "rejected", "old", "total", "aside", "implied", "alt"
@@ -94,15 +102,16 @@ def role(draft: Draft, hit: Hit) -> Role:
         return "rejected"  # "not $9.51", "base goes from 104k to 109k"
     if hit.figure is not None and (c.search("cap_before", before) or c.search("equivalent_before", before)):
         return "aside"  # "1% per week up to a maximum of 5%", "$70/hour, which works out to 145k a year"
+    priced = hit.term.shape == "count" and _PRICED_FOR.search(before) is not None
     if is_question(sentence.text) and (
-        _asks_about(clause, before, after)
+        (_asks_about(clause, before, after) and not priced)
         or _opens_with_condition(draft, clause)
         or _asks_yes_no(draft.sentences[clause.sentence].text)
     ):
         return "aside"
     money = hit.term.shape == "money"
     if (
-        (c.search("theirs_before", before) or (money and c.search("theirs_money", before)))
+        ((c.search("theirs_before", before) and not priced) or (money and c.search("theirs_money", before)))
         and not c.search("accepting_before", before)
         and not c.search("accepting_after", after)
     ) or c.search("theirs_after", after):

@@ -1,0 +1,251 @@
+"""Terms the reader missed in its fifteenth round, read as open classes (issue 17).
+
+Missed terms were the weak side of blind set v13 (heldout_terms13: recall 0.840). Over the fourteen spent
+term sets the recurring misses were grouped by form; each form below was seen in at least two writers'
+sets (named beside it: ht = heldout_terms, ht4 = heldout_terms4, ...) and is read as a class of wordings,
+not one set's words. The sentences are written for these tests (none is copied from a labelled set), and
+each form has near misses of the same shape that must not read the term.
+
+- a span of time in number words above twelve, or weeks in Spanish, Portuguese, French or Italian: "lead
+  time is fourteen calendar days", "entrega 5 semanas", "délai 6 semaines" (ht4, ht5, ht13);
+- the days to pay tied to "pay" or written as a word after "payment": "payment sixty days", "we pay at
+  60 days", "we need thirty days to pay" (ht9, ht12, ht13);
+- a deposit and the balance before shipment, and prepayment in other languages: "30% deposit, 70% before
+  shipment", "pagamento antecipado", "Vorauskasse" (ht11, ht12, ht13);
+- the quantity a price is asked for: "your best price for 2,000 units", a question or not (ht, ht7, ht13);
+- where the role is worked, as remote days: "the role is onsite", "based on site", "onsite from day one"
+  (none), "full remote", "100% remoto" (all five days) (ht4, ht5, ht11, ht13).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from parley.governance.config import DomainConfig
+from parley.governance.terms import TermReader, TermReading
+
+from .linear_time import assert_reads_in_linear_time
+
+DAY = date(2026, 11, 28)
+
+
+def _read(config: DomainConfig, text: str) -> TermReading:
+    return TermReader(config).read(text, today=DAY)
+
+
+def _values(reading: TermReading) -> dict[str, object]:
+    return {t.term: t.value for t in reading.terms}
+
+
+# (source sets, domain, message, term, value)
+FORMS: list[tuple[str, str, str, str, object]] = [
+    # a span of time in number words above twelve; weeks in Romance languages
+    ("ht4", "procurement", "Our lead time is fifteen calendar days from the PO.", "lead_time", 15 / 7),
+    ("ht4", "procurement", "Lead time runs twenty-one days from order.", "lead_time", 3.0),
+    (
+        "ht13",
+        "procurement",
+        "Confirmamos: lead time 7 semanas, preço USD 12.40 por unidade.",
+        "lead_time",
+        7.0,
+    ),
+    ("ht5", "procurement", "Precio 3,10 USD por pieza, entrega 6 semanas.", "lead_time", 6.0),
+    ("ht5", "procurement", "Prix 4,20 USD la pièce, livraison 8 semaines.", "lead_time", 8.0),
+    # the days to pay
+    (
+        "ht9",
+        "procurement",
+        "Price eight twenty, payment ninety days, warranty a year.",
+        "payment_terms",
+        "net90",
+    ),
+    (
+        "ht12",
+        "procurement",
+        "We pay at 90 days as long as the invoices are correct.",
+        "payment_terms",
+        "net90",
+    ),
+    (
+        "ht13",
+        "procurement",
+        "Eleven dollars a unit, and we need sixty days to pay.",
+        "payment_terms",
+        "net60",
+    ),
+    # a deposit and the balance before shipment; prepayment in other languages
+    (
+        "ht11",
+        "procurement",
+        "Price 2,40 USD, payment 40% advance, 60% before shipment.",
+        "payment_terms",
+        "prepayment",
+    ),
+    (
+        "ht12",
+        "procurement",
+        "price 1,90 usd, payment 20% deposit and 80% prior to delivery.",
+        "payment_terms",
+        "prepayment",
+    ),
+    (
+        "ht13",
+        "procurement",
+        "can do 0.31 usd, TT 50% deposit 50% before loading. ok?",
+        "payment_terms",
+        "prepayment",
+    ),
+    (
+        "ht13",
+        "procurement",
+        "Preço USD 14.20 por unidade, pagamento antecipado.",
+        "payment_terms",
+        "prepayment",
+    ),
+    ("ht13", "procurement", "Precio 9,80 USD por pieza, pago anticipado.", "payment_terms", "prepayment"),
+    (
+        "ht13",
+        "procurement",
+        "Preis 6,10 USD pro Stück, Lieferung gegen Vorauskasse.",
+        "payment_terms",
+        "prepayment",
+    ),
+    # the quantity a price is asked for
+    ("ht", "procurement", "Could you send your best price for 4,000 units?", "order_volume", 4000.0),
+    (
+        "ht7",
+        "procurement",
+        "We would like your best quote for 12,000 pieces by Friday.",
+        "order_volume",
+        12000.0,
+    ),
+    ("ht13", "procurement", "Please share your pricing for 7,500 units.", "order_volume", 7500.0),
+    # where the role is worked, as remote days
+    (
+        "ht11",
+        "staffing",
+        "We can do $64 per hour; the role is onsite at our Dallas plant.",
+        "remote_days",
+        0.0,
+    ),
+    (
+        "ht5",
+        "staffing",
+        "The base goes to 109k and the position remains fully onsite in Denver.",
+        "remote_days",
+        0.0,
+    ),
+    ("ht4", "staffing", "Monthly salary USD 6,800; the job is based on site in Accra.", "remote_days", 0.0),
+    ("ht13", "staffing", "I'd want 8k for the move if I'm expected onsite from day one.", "remote_days", 0.0),
+    ("ht5", "staffing", "Full remote works for us, and 121k is our number.", "remote_days", 5.0),
+    ("ht13", "staffing", "Acepto 95k siempre que el puesto sea 100% remoto.", "remote_days", 5.0),
+    ("ht11", "staffing", "Acepto 95k siempre que el puesto sea 100% remoto.", "location", "remote"),
+    ("ht13", "staffing", "I need 98k, siempre que sea trabajo remoto 100%.", "remote_days", 5.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "domain", "text", "term", "value"), FORMS, ids=[f"{f[0]}-{f[3]}-{f[2][:30]}" for f in FORMS]
+)
+def test_each_form_reads_its_term(
+    source: str, domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    read = _values(_read(config, text))
+    assert term in read, (source, read)
+    got = read[term]
+    if isinstance(value, float):
+        assert isinstance(got, float) and abs(got - value) <= 0.05 * max(1.0, value), (source, read)
+    else:
+        assert got == value, (source, read)
+
+
+# (domain, message, term, a value it must not read (None: the term is not read at all))
+NEAR_MISSES: list[tuple[str, str, str, object]] = [
+    # a count of something else, not weeks
+    ("procurement", "Price 3,10 USD por pieza, 6 piezas de muestra.", "lead_time", None),
+    # days to pay restated as a rate or a fact about the past, not the term
+    (
+        "procurement",
+        "Last year we had to pay at 30 days and it hurt our cash flow badly.",
+        "payment_terms",
+        "prepayment",
+    ),
+    # a deposit with the balance after delivery is not prepayment
+    (
+        "procurement",
+        "Price 2,40 USD, payment 30% deposit, 70% after delivery.",
+        "payment_terms",
+        "prepayment",
+    ),
+    ("procurement", "Price 2,40 USD, payment 30% advance, balance net 60.", "payment_terms", "prepayment"),
+    # a quantity a question asks about stays asked about
+    ("procurement", "Is 2,000 units really your minimum for that price?", "order_volume", None),
+    # the principal's figure quoted back stays theirs
+    ("procurement", "Your price of $4.10 is above what the market pays.", "unit_price", None),
+    # a stage of onsite work, an onsite interview: no remote-days term
+    (
+        "staffing",
+        "We allow 3 days from home after probation (first 3 months fully onsite).",
+        "remote_days",
+        0.0,
+    ),
+    ("staffing", "We'd like to schedule a full onsite interview next week.", "remote_days", None),
+    ("staffing", "Full remote is not something we can offer; 2 days from home at most.", "remote_days", 5.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "value"), NEAR_MISSES, ids=[n[1][:40] for n in NEAR_MISSES]
+)
+def test_near_misses_do_not_read_the_term(
+    domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    read = _values(_read(config, text))
+    if value is None:
+        assert term not in read, read
+    else:
+        assert read.get(term) != value, read
+
+
+# Obfuscated variants (a Cyrillic letter, a soft hyphen, full-width digits) read as the plain text does.
+ADVERSARIAL: list[tuple[str, str, str, object]] = [
+    ("staffing", "The r\u043ele is \u043ensite at our Dallas plant, $64 per hour.", "remote_days", 0.0),
+    ("staffing", "Full re\u00admote works for us, and 121k is our number.", "remote_days", 5.0),
+    (
+        "procurement",
+        "Price 2,40 USD, payment 40% adv\u0430nce, 60% before shipment.",
+        "payment_terms",
+        "prepayment",
+    ),
+    ("procurement", "Precio 3,10 USD por pieza, entrega \uff16 semanas.", "lead_time", 6.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "value"), ADVERSARIAL, ids=[a[1][:40] for a in ADVERSARIAL]
+)
+def test_obfuscated_forms_read_as_plain(
+    domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    read = _values(_read(config, text))
+    assert read.get(term) == value, read
+
+
+@pytest.mark.parametrize(
+    ("domain", "unit"),
+    [
+        ("procurement", "lead time fourteen calendar days 9 semanas entrega 5 semanas "),
+        ("procurement", "payment 30% deposit 30% deposit 30% deposit 70% before "),
+        ("procurement", "we pay at 60 days we need thirty days to pay payment sixty "),
+        ("procurement", "your best price for your best price for 2,000 units? "),
+        ("staffing", "the role is onsite based on site 100% remoto remoto 100% full remote "),
+    ],
+)
+def test_the_new_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert_reads_in_linear_time(TermReader(config), unit, DAY)
