@@ -2041,7 +2041,58 @@ def _cue(draft: Draft, clause: Clause) -> tuple[str, str, int] | None:
     if standing is not None:
         return standing, "fixed expression", clause.start
     nominal = _nominal_assent(draft, clause) if rule_on("assent as a noun") else None
+    if nominal is None and rule_on("decision structure v15"):
+        return _decision_structure(clause)
     return None if nominal is None else (nominal[0], "commitment verb", nominal[1])
+
+
+# The structure the blind misses of v10-v14 share, as a stricter default (a method, not a phrase list):
+# a declarative clause in which our side (we / I / our role noun) decides, approves or confirms, or
+# declares the terms final, or tells the counterparty to go ahead with the deal's object (production,
+# the deed, the contract, the order), or in which our role noun takes on a cost. Such a clause binds
+# unless its own clause is an allowed non-binding frame (questions, conditions, reports and hedges are
+# read before this, and the allow-list of `clause_mood` still applies after). Negated or pending clauses
+# ("we haven't decided", "don't ship until ...") are left to the other rules. Every pattern is flat or of
+# bounded repetition: linear in the clause.
+_DECISION_GATE = re.compile(
+    r"\b(?:not|never|no|n't|nor|yet|until|unless|if|whether|once|before|when|wait|hold off|pending)\b|n't\b"
+)
+_DEAL_OBJECTS = (
+    r"(?:mass |full |bulk |series )?production|(?:renewal |lease |title )?deed|contract|lease|agreement|"
+    r"paperwork|purchase order|po|order|offer letter|shipment|documents|docs"
+)
+_GO_AHEAD = re.compile(
+    r"(?:^|[^\w\s'\u2019]\s*|\b(?:approved|confirmed|agreed|ok|okay|so|now|please|pls|kindly)\s+)"
+    r"(?:go (?:ahead )?(?:to|into|with)|proceed (?:to|with)|move (?:to|into|ahead with)|prepare|draw up|"
+    r"issue|raise|release|start|begin|send (?:over |us |me )?)\s+(?:(?:the|a|an|our|this|that|your|my)\s+)?"
+    r"(?:[\w-]+\s+){0,2}?(?:" + _DEAL_OBJECTS + r")\b"
+)
+_DECIDED = re.compile(
+    r"\b(?:we|i)(?:'ve|\s+have)?\s+(?:(?:now|just|finally|officially|both|all|hereby)\s+)?"
+    r"(?:decided to (?:renew|accept|sign|go with|proceed|take|extend|award)|confirm|approve|approved|accept|"
+    r"finali[sz]ed?)\s+(?!receipt\b|that\b|you\b|your\b|we\b)(?:[\w-]+\s+){0,3}?(?:[a-z]*\d|incoterms?|fob|fca|cif|exw|ddp|dap|rent|price|rate|"
+    r"salary|term|terms|lease|renewal|offer|deal|order|fee|deposit|payment|net[\s-]?\d+)"
+)
+_FINAL = re.compile(
+    r"\b(?:that's|that is|this is|it's|it is|(?:the|our|my) (?:offer|price|rate|terms|deal|number|figure)"
+    r" (?:is|are))\s+(?:now\s+|all\s+)?(?:final|settled|locked(?: in)?|done|set in stone)\b"
+)
+_ROLE_TAKES_ON = re.compile(
+    r"\bthe (?:tenant|buyer|company|employer|purchaser|lessee|client)\s+(?:will|shall|agrees to|is to)\s+"
+    r"(?:bear|cover|pay|absorb|meet|fund|take on|carry)\b"
+)
+
+
+def _decision_structure(clause: Clause) -> tuple[str, str, int] | None:
+    """(cue, reason, offset) of a decision, a go-ahead, a finality mark or a cost our role takes on."""
+    lowered = clause.lowered
+    if _DECISION_GATE.search(lowered):
+        return None
+    for pattern in (_GO_AHEAD, _DECIDED, _FINAL, _ROLE_TAKES_ON):
+        found = pattern.search(lowered)
+        if found is not None:
+            return found.group(0).strip(), "commitment verb", clause.start + found.start()
+    return None
 
 
 # A firm offer split over two clauses: ours named in the first, declared to stand in the second ("that's

@@ -133,6 +133,7 @@ RULES = (
     "timed promise v14",
     "pay for",
     "agreed future term",
+    "decision structure v15",
 )
 """The grammar rules learnt from the spent sixth, seventh and eighth blind sets (each one a form, not a
 phrase), by name: each can be switched off (`rules_off`) to measure its share, as `clause_mood.only_forms`
