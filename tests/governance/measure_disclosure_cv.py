@@ -11,9 +11,9 @@ Run from the repository root:
   must help on another source (or change nothing) to stay.
 
 Every source here is spent (development data): the figures are development figures. Each spent set is
-named explicitly (sets v5 to v13, heldout5/ to heldout13/, were each measured blind once on 2026-11-28
-and are development data since); the next blind sets (heldout14/, heldout_terms13/,
-phrase_bank_heldout14.yaml and later) are never read here.
+named explicitly (sets v5 to v14, heldout5/ to heldout14/, were each measured blind once on 2026-11-28
+and are development data since); the next blind sets (heldout15/, heldout_terms14/,
+phrase_bank_heldout15.yaml and later) are never read here.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def sources() -> dict[str, list[Item]]:
         "gaia-h11": _gaia_drafts("heldout11") + _gaia_drafts("heldout11", "drafts_leasing.yaml"),
         "gaia-h12": _gaia_drafts("heldout12") + _gaia_drafts("heldout12", "drafts_leasing.yaml"),
         "gaia-h13": _gaia_drafts("heldout13") + _gaia_drafts("heldout13", "drafts_leasing.yaml"),
+        "gaia-h14": _gaia_drafts("heldout14") + _gaia_drafts("heldout14", "drafts_leasing.yaml"),
     }
     return found
 
@@ -120,6 +121,8 @@ MECHANISMS: dict[str, Callable[[disclosure.Lexicon], disclosure.Lexicon]] = {
     "asides": lambda x: replace(x, asides=disclosure.Phrases.of(())),
     "valued": lambda x: replace(x, valued=()),
     "unread": lambda x: replace(x, numbers=_NEVER),
+    # round 15 (2026-11-29): a figure at a private limit that no safe frame places is held (fail closed)
+    "bare_limit": lambda x: replace(x, bare_margin=-1.0),
 }
 
 
@@ -219,6 +222,8 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "top_of_the_band": ("gaia-h13",),
     "cents_not_date": ("gaia-h13",),
     "dollar_anchor": ("gaia-h13",),
+    # (2026-11-29) the inverted frame, written when the misses of set v14 were read
+    "bare_limit": ("gaia-h14",),
 }
 
 

@@ -166,6 +166,8 @@ class Lexicon:
     valued: tuple[re.Pattern[str], ...]
     followers: frozenset[str]
     unread_units: frozenset[str]
+    bare_margin: float = -1.0
+    safe_frames: tuple[tuple[str, re.Pattern[str]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +268,12 @@ def lexicon() -> Lexicon:
         patterns("valued"),
         frozenset(words("figure_followers")),
         frozenset(words("unread_units")),
+        float(raw.get("bare_margin", -1.0)),
+        tuple(
+            (str(frame), re.compile(p, re.IGNORECASE))
+            for frame, group in raw.get("safe_frames", {}).items()
+            for p in group
+        ),
     )
 
 
@@ -719,6 +727,8 @@ def find_disclosures_in(
         sentence = _Sentence(part.text, part.start, draft, claimed=claimed)
         figures = _figures(config, sentence, found, starts)
         finding = _disclosure(config, sentence, figures, limits, cues, earlier)
+        if finding is None:
+            finding = _bare_limit(sentence, figures, limits, cues)
         if finding is not None:
             findings.append(finding)
         if figures:
@@ -763,3 +773,40 @@ def _on_the_table(figures: Sequence[_Value], cue: _Cue, earlier: _Value | None) 
     ("We can do $14 per unit; that's our ceiling"), else the last one of an earlier sentence."""
     before = [v for v in figures if v.start < cue.start]
     return before[-1] if before else earlier
+
+
+BARE = "(limit-valued figure)"
+"""The cue of a finding for a figure at a private limit that no frame places as anything but our bound."""
+
+
+def safe_frame(sentence: _Sentence, start: int, lexicon: Lexicon) -> str | None:
+    """The frame that places the figure at start (relative to the sentence) as something other than our
+    bound, if any (`safe_frames` in data/disclosure.yaml): a question (read over the sentence), our offer
+    or acceptance, the counterparty's ask or quote, a market fact or another deal (read over the figure's
+    clause). Each pattern is searched once over a bounded span, so the cost is linear in the clause."""
+    del start  # the frame is read over the whole sentence (a clause is too short: "Agreed: 12,000 a month")
+    for frame, pattern in lexicon.safe_frames:
+        if pattern.search(sentence.text):
+            return frame
+    return None
+
+
+def _bare_limit(
+    sentence: _Sentence, figures: Sequence[_Value], overrides: Limits, lexicon: Lexicon
+) -> DisclosureFinding | None:
+    """Fail closed by structure: the first figure of the sentence at a private limit (within
+    `bare_margin` of it) that no safe frame of its clause places as an offer, a question, their ask, a
+    market fact or another deal: a limit stated bare ("Fourteen bucks a piece is the roof for us", "le
+    plafond pour ce poste, c'est 100 000 par an") discloses it whatever words frame it."""
+    if lexicon.bare_margin < 0:
+        return None
+    for value in figures:
+        if not isinstance(value.value, float):
+            continue
+        limit = _private_limit(value.term, value.value, overrides)
+        if (
+            _within(value.value, limit, lexicon.bare_margin)
+            and safe_frame(sentence, value.start, lexicon) is None
+        ):
+            return DisclosureFinding(sentence.text, BARE, "figure", value.term.name, value.value, limit)
+    return None
