@@ -1089,6 +1089,9 @@ def _number_at(tokens: _Tokens, i: int) -> tuple[float, float | None, int, float
     tenths = _tenths_shorthand(tokens, i)
     if tenths is not None:  # so many thousand: "ninety-two five" is 92,500
         return tenths * 1000.0, None, i + 4, 1000.0, False
+    teens = _teens_shorthand(tokens, i)
+    if teens is not None:  # so many thousand: "eleven-five" is 11,500
+        return teens * 1000.0, None, i + 3, 1000.0, False
     found = _spelled(tokens, i) if i < len(tokens) else None
     if found is None:
         return None
@@ -1132,9 +1135,27 @@ def _hundred_shorthand(tokens: _Tokens, i: int) -> tuple[float, int] | None:
         value, after = 100.0 + _ONES[second], i + 3
     else:
         return None
-    if tokens.word(after) in _CLOCK_AFTER or tokens.word(i - 1) in ("at", "by", "until", "till", "from"):
+    if tokens.word(after) in _CLOCK_AFTER or (
+        tokens.word(i - 1) in ("at", "by", "until", "till", "from") and not _figure_at(tokens, i)
+    ):
         return None
     return value, after
+
+
+# Words before "at" that make what follows a figure, not a time ("the band tops out at one-ten", "we
+# opened at one fifteen", "capped at one twenty"): limits and offers (the error form of sets v12 and v14).
+_FIGURE_AT = frozenset(
+    {
+        *("out", "opened", "open", "opening", "capped", "cap", "caps", "max", "maxes", "maxed", "topped"),
+        *("settle", "settled", "landed", "land", "start", "started", "starting", "stuck", "pegged"),
+        *("priced", "offered", "offer", "budgeted", "came", "come", "coming", "sits", "sitting", "stays"),
+    }
+)
+
+
+def _figure_at(tokens: _Tokens, i: int) -> bool:
+    """Whether the spoken figure at token i follows "at" after a limit or offer word (`_FIGURE_AT`)."""
+    return tokens.word(i - 1) == "at" and tokens.word(i - 2) in _FIGURE_AT
 
 
 # What may follow the spoken "one twenty" written with a space (a figure, not "one twenty-foot container"
@@ -1159,7 +1180,7 @@ def _spaced_hundred(tokens: _Tokens, i: int) -> tuple[float, int] | None:
     if tokens.word(after) == "-" and tokens.glued(after) and tokens.glued(after + 1) and 1.0 <= unit < 10.0:
         value, after = value + unit, after + 2  # "one twenty-five"
     following = tokens.word(after)
-    if tokens.word(i - 1) in _SPACED_BEFORE_NOT or following in _CLOCK_AFTER:
+    if (tokens.word(i - 1) in _SPACED_BEFORE_NOT and not _figure_at(tokens, i)) or following in _CLOCK_AFTER:
         return None
     closes = after >= len(tokens) or (
         tokens.kinds[after] == "p" and following not in ("-", "/", ":", "'", "’", "$", "€", "£")
@@ -1181,6 +1202,26 @@ def _tenths_shorthand(tokens: _Tokens, i: int) -> float | None:
     if following in _ONES or following in _TENS or following in ("hundred", "-", *_SCALES, *_TIME_UNITS):
         return None
     return tens + unit + tenth / 10.0
+
+
+def _teens_shorthand(tokens: _Tokens, i: int) -> float | None:
+    """Spoken shorthand for so many thousand and some hundreds below twenty thousand: "eleven-five" (11.5
+    thousand, a rent of 11,500), "fourteen-five": a teens word hyphened to a lone ones word that no number
+    word, scale, hyphen or noun of time follows (the error form of sets v12 and v14)."""
+    teen, tenth = _ONES.get(tokens.word(i), 0.0), _ONES.get(tokens.word(i + 2), 0.0)
+    if not (_SPOKEN_TEENS and 11.0 <= teen < 20.0 and 1.0 <= tenth < 10.0):
+        return None
+    if tokens.word(i + 1) != "-" or not (tokens.glued(i + 1) and tokens.glued(i + 2)):
+        return None
+    following = tokens.word(i + 3)
+    if tokens.glued(i + 3) or following in _ONES or following in _TENS:
+        return None
+    if following in ("hundred", "-", "/", ":", *_SCALES, *_TIME_UNITS, *_CLOCK_AFTER):
+        return None
+    return teen + tenth / 10.0
+
+
+_SPOKEN_TEENS = True  # `_teens_shorthand` on (a switch of the measure's --ablation)
 
 
 def _scale_after(tokens: _Tokens, i: int, has_currency: bool, spelled: bool = False) -> tuple[float, int]:
@@ -2774,12 +2815,18 @@ _OTHER_COSTS = (
 )
 # The reader's tokens split "fit-out" and "sign-on" at the hyphen: "fit" and "sign" stand for them.
 _LUMP_SUM_WORDS = frozenset({*_OTHER_COSTS, "sign", "fit", "lump", "upfront", "once", "kaution"})
+_HALF_NOUNS = {
+    "sign": "on",
+    "fit": "out",
+}  # the first halves of "sign-on" and "fit-out", read with the second
 
 
 def _lump_sum(tokens: _Tokens, i: int) -> bool:
     """Whether the word at token i names a sum paid once or another cost ("deposit", "fee", "one-time",
     "lump sum"): "one-time" and "one-off" are read as three tokens."""
     word = tokens.words[i]
+    if word in _HALF_NOUNS:  # "sign-on", "fit out"; not "we'd sign for seven", "a good fit"
+        return tokens.word(i + 1) in ("-", _HALF_NOUNS[word])
     if word in _LUMP_SUM_WORDS:
         return True
     return word in ("time", "off") and tokens.word(i - 1) == "-" and tokens.word(i - 2) == "one"
@@ -2814,7 +2861,13 @@ def _may_inherit(
         return False  # "a break at year five", "from month 6": a point in time, not a length
     if tokens.word(reading.start_token - 1) == "of" and _packed(tokens, reading.start_token):
         return False  # "a box of 40 is $480": what a package holds, not a price like the one before
-    return not (lump_named and previous is not None and previous.kind == "money")
+    return not (lump_named and previous is not None and previous.kind in _NAMED_NOT_INHERITED)
+
+
+# The kinds of amount whose type a figure named by another cost or sum does not take: money ("a lump sum of
+# 10,000" after a salary) and durations ("Lease 5 years; deposit is 3", "Term 5 years, fit-out 40": the 3
+# is no lease term of 36 months; a spurious term misread, 2026-11-29).
+_NAMED_NOT_INHERITED = frozenset({"money", "duration"})
 
 
 # What joins a price to the quantity of its own tier: "6.85 at 10k", "6.85 for 10k", "2.15 (5k)".
@@ -3078,7 +3131,8 @@ def convert_duration(value: float, unit: str, to: str) -> float | None:
 # Money that is not the term under negotiation when named right beside it ("a $5,000 signing bonus").
 _OTHER_MONEY = (
     *_OTHER_COSTS,
-    *("sign-on", "fit-out", "move-in", "set-up", "per diem", "service charge", "charges", "cam", "payroll"),
+    *("sign-on", "fit-out", "fit out", "move-in", "set-up", "per diem", "service charge", "charges", "cam"),
+    "payroll",
     *("ti", "tenant improvement", "improvement allowance"),
     *("worth", "nebenkosten", "in total", "total", "overall"),
 )
@@ -3437,6 +3491,7 @@ def term_amounts(
     results = _bare_series(
         passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others))
     )
+    results = _carried_durations(passage, results, keywords, others)
     return _restated_weeks(text, results)
 
 
@@ -4556,9 +4611,17 @@ def _attribute(
     if other is not None and other_after:
         other = None  # the cost named after it belongs to the next item ("$94K, plus a target bonus")
     own = _nearest(keywords[best.term.name], position, low_bound, high_bound)
-    if best.term.kind == "money" and other is not None and (own is None or other < own):
-        return None
-    return best
+    if other is None or (own is not None and other >= own):
+        return best
+    # another cost named nearer than the term's own keyword: no price of the term, and no bare figure of
+    # any term ("Lease 5 years; fit-out 40" is no lease term of 40 months)
+    bare = amount.kind == "number" and amount.per is None
+    return None if best.term.kind == "money" or (bare and best.term.kind in _OTHER_NAMES_BARE) else best
+
+
+# The kinds of term whose bare figure another cost named nearer than the term's keyword takes from it
+# (a spurious lease term misread, 2026-11-29).
+_OTHER_NAMES_BARE = frozenset({"duration"})
 
 
 _PERIOD_SIBLING_RATIO = math.log(1.5)  # a sibling sum within a factor of 1.5 is a sum for the same period
@@ -4745,6 +4808,84 @@ def _bare_siblings(
                 )
                 break
     return _restate(results, restated)
+
+
+# -- a bare follow-up figure that carries the duration of the figure before it ------------------------------
+# "a 15 yr lease? no way. max 10." is 120 months; "Eighteen months is too short; we want 48." is 48: a bare
+# figure (no unit, rate or currency) that no term took inherits the term and the unit of the nearest
+# duration attributed before it in the same message, when nothing between them names another term or cost
+# and the converted value lies near the term's band (the error form of sets v10, v13 and v14).
+_CARRY_REACH = 120  # characters from the attributed duration to the bare figure that carries its unit
+_CLAUSE_MARKS = (";", ",", ".", "?", "!", "\u2014")  # where the clause of a carried figure starts
+_CARRY_MISFIT = math.log(3.0)  # how far outside the term's band a carried figure may lie (a move past it)
+
+
+def _carries_duration(
+    passage: _Passage,
+    amount: Amount,
+    sibling: TermAmount,
+    keywords: dict[str, list[int]],
+    others: Sequence[int],
+) -> bool:
+    """Whether nothing between an attributed duration and a bare figure after it names another term, nothing
+    in the figure's own clause names another cost ("too short for the fit-out; we want 48" is the term's),
+    the figure is a whole or half number and no date, percentage or count (`_SKIPPED_BARE`)."""
+    if amount.start - sibling.end > _CARRY_REACH or _SKIPPED_BARE(passage.text, amount):
+        return False
+    if amount.high * 2 != int(amount.high * 2) or amount.low != amount.high:
+        return False
+    window = passage.text[sibling.end : amount.start]  # at most _CARRY_REACH characters
+    clause = sibling.end + max(window.rfind(mark) for mark in _CLAUSE_MARKS) + 1  # its own clause
+    if _nearest(others, amount.start, clause, amount.end + 12) is not None:
+        return False
+    return not any(
+        _nearest(offsets, amount.start, sibling.end, amount.end + 12) is not None
+        for name, offsets in keywords.items()
+        if name != sibling.term
+    )
+
+
+def _carried_durations(
+    passage: _Passage, results: list[TermAmount], keywords: dict[str, list[int]], others: Sequence[int]
+) -> list[TermAmount]:
+    """Add each bare figure no term took after an attributed duration (a lease term, a deposit in months)
+    as a figure of the same term in the same unit (`_carries_duration`); one pass over the mentions."""
+    durations = {t.name: t for t in passage.terms if t.kind == "duration" or t.unit in ("months", "years")}
+    if not durations or not results:
+        return results
+    taken = {id(r.mention) for r in results}
+    ordered = sorted(results, key=lambda r: r.start)
+    starts = [r.start for r in ordered]
+    added: list[TermAmount] = []
+    for amount in passage.mentions:
+        if not _bare(amount) or id(amount) in taken or amount.high <= 0:
+            continue
+        k = bisect.bisect_left(starts, amount.start) - 1  # the nearest attributed figure before it
+        if k < 0:
+            continue
+        sibling = ordered[k]
+        term = durations.get(sibling.term)
+        if (
+            term is None
+            or sibling.mention.kind != "duration"
+            or sibling.mention.high <= 0
+            or not _carries_duration(passage, amount, sibling, keywords, others)
+        ):
+            continue
+        rate = sibling.high / sibling.mention.high
+        if _misfit(term, amount.high * rate) > _CARRY_MISFIT:
+            continue
+        added.append(
+            TermAmount(
+                term.name,
+                round(amount.low * rate, 6),
+                round(amount.high * rate, 6),
+                amount.start,
+                amount.end,
+                amount,
+            )
+        )
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
 
 _AT_BEFORE = re.compile(r"(?:\bat|@)[ \t]{0,3}$", re.IGNORECASE)
