@@ -249,3 +249,114 @@ def test_obfuscated_forms_read_as_plain(
 def test_the_new_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:
     config: DomainConfig = request.getfixturevalue(domain)
     assert_reads_in_linear_time(TermReader(config), unit, DAY)
+
+
+# --- Part 2 of the fifteenth round: office days, an imperative handing over the deal, days to pay
+# counted from the invoice date. Sources: office days as a compound noun (ht9 "min 3 office days", ht10
+# "three office days a week"); "<imperative> and the order is yours" (ht13; "if ..., the order is
+# yours" in ht12 is read by the parse's "if"); "due forty-five (45) days from the date of invoice" (ht12;
+# "days from invoice" was read already, ht5/ht7). Sentences written for these tests.
+
+# (source sets, domain, message, term, value)
+FORMS_PART2: list[tuple[str, str, str, str, object]] = [
+    ("ht9, ht10", "staffing", "We could go to 131 with 3 office days a week.", "remote_days", 2.0),
+    ("ht9, ht10", "staffing", "The team works four onsite days a week.", "remote_days", 1.0),
+    ("ht9, ht10", "staffing", "Fine by us: two office days, salary 118k.", "remote_days", 3.0),
+    (
+        "ht12",
+        "procurement",
+        "Invoices are payable 45 days from the date of invoice.",
+        "payment_terms",
+        "net45",
+    ),
+    (
+        "ht12",
+        "procurement",
+        "Payment shall be due sixty (60) days from the date of the invoice.",
+        "payment_terms",
+        "net60",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "domain", "text", "term", "value"), FORMS_PART2, ids=[f[2][:40] for f in FORMS_PART2]
+)
+def test_part2_forms_read_the_term(
+    source: str, domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    read = _values(_read(config, text))
+    assert read.get(term) == value, (source, read)
+
+
+# (source sets, domain, message, term, value): the imperative is the condition of the handover
+HANDOVERS: list[tuple[str, str, str, str, object]] = [
+    ("ht13", "procurement", "Beat $1.20 a unit and the whole 12k order is yours.", "unit_price", 1.2),
+    ("ht13", "procurement", "Give us net 60 and the contract is yours.", "payment_terms", "net60"),
+    ("ht13", "leasing", "Match $9,800 a month and it's yours.", "monthly_rent", 9800.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "domain", "text", "term", "value"), HANDOVERS, ids=[h[2][:40] for h in HANDOVERS]
+)
+def test_imperative_before_a_handover_is_a_condition(
+    source: str, domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    reading = _read(config, text)
+    assert _values(reading).get(term) == value, (source, reading)
+    assert any(c.term == term and c.value == value for c in reading.conditions), (source, reading)
+
+
+NEAR_MISSES_PART2: list[tuple[str, str, str, str]] = [
+    # a statement joined to a handover is no imperative: nothing is a condition
+    ("procurement", "The price is $1.20 and the order is yours.", "unit_price", "condition"),
+    # office counts of something else than days
+    ("staffing", "We have 3 office locations and the salary is 120k.", "remote_days", "term"),
+    ("staffing", "Our 4 office managers report to the COO.", "remote_days", "term"),
+]
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "what"), NEAR_MISSES_PART2, ids=[n[1][:40] for n in NEAR_MISSES_PART2]
+)
+def test_part2_near_misses(
+    domain: str, text: str, term: str, what: str, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    reading = _read(config, text)
+    if what == "condition":
+        assert not any(c.term == term for c in reading.conditions), reading
+    else:
+        assert term not in _values(reading), reading
+
+
+ADVERSARIAL_PART2: list[tuple[str, str, str, object]] = [
+    ("staffing", "We could go to 131 with 3 \u043effice days a week.", "remote_days", 2.0),
+    ("procurement", "Payment due 45 days from the d\u0430te of invoice.", "payment_terms", "net45"),
+]
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "value"), ADVERSARIAL_PART2, ids=[a[1][:40] for a in ADVERSARIAL_PART2]
+)
+def test_part2_obfuscated_forms_read_as_plain(
+    domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert _values(_read(config, text)).get(term) == value
+
+
+@pytest.mark.parametrize(
+    ("domain", "unit"),
+    [
+        ("staffing", "3 office days 4 onsite days two in-office days office "),
+        ("procurement", "match $1.20 and the order match $1.20 and the order is "),
+        ("procurement", "payment due 45 days from the date of payment due (45) "),
+    ],
+)
+def test_part2_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert_reads_in_linear_time(TermReader(config), unit, DAY)

@@ -63,9 +63,11 @@ _FIGURE_COST = 1.5
 """What a keyword costs per other figure between it and the figure ("$140K plus $40K in RSUs")."""
 _OFFICE = re.compile(
     r"\b(?:in|at|from) (?:the |our )?(?:office|building|hq|headquarters)\b"
-    r"|\bon-?site\b|\bin[- ]person\b|\bin-office\b"
+    r"|\bon-?site\b|\bin[- ]person\b|\bin-office\b|\b(?:in[- ])?office days?\b|\bdays? in office\b"
 )
 _REMOTE = re.compile(r"\bremote(?:ly)?\b|\bfrom home\b|\bwfh\b|\bhome[- ]office\b")
+_OFFICE_NOUNS = frozenset({"office", "in-office", "onsite", "on-site"})
+_OFFICE_DAYS = re.compile(r"[ -]+(?:in[- ])?(?:office|on-?site)[ -]+days?\b")
 _WORK_WEEK = 5.0
 """Working days in a week: days in the office leave the rest remote."""
 _PERCENT_PERIODS = {
@@ -250,6 +252,14 @@ class KeywordIndex:
         text = self._draft.text
         return any(k_end <= start and not text[k_end:start].strip(" :") for _, k_end in self.spans[term])
 
+    def office_noun(self, figure: Figure) -> bool:
+        """Whether a count is of days in the office written as a compound ("3 office days", "two
+        in-office days a week", "4 onsite days")."""
+        return (
+            figure.noun in _OFFICE_NOUNS
+            and _OFFICE_DAYS.match(self._draft.text.lower(), figure.end) is not None
+        )
+
     def office_days(self, start: int, end: int) -> bool:
         """Whether the days at [start, end) are days in the office ("1 day in the office", "onsite 3
         days"): an office phrase stands nearer to them than any word of remote work, in their sentence."""
@@ -428,6 +438,9 @@ _GENERIC_NOUNS = frozenset(
 
 def _candidate(term: TermDef, figure: Figure, index: KeywordIndex) -> tuple[float, Attributed] | None:
     keywords = {k.lower() for k in term.keywords}
+    if term.unit == "days/week" and figure.kind == "number" and index.office_noun(figure):
+        # "3 office days": days in the office, converted to remote days below
+        figure = replace(figure, kind="duration", unit="days", noun=None)
     noun_keyword = figure.noun is not None and figure.noun in keywords
     if noun_keyword or figure.scaled:
         figure = replace(figure, noun=None)  # "24 PTO days", "the 12k signing bonus"
