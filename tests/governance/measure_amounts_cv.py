@@ -484,6 +484,20 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     # "one-ten" after "tops out at", "opened at" (a figure, not a time)
     "spoken_teens": (("_SPOKEN_TEENS", False),),
     "figure_at": (("_FIGURE_AT", frozenset[str]()),),
+    # part 3 of round 15 (2026-11-29), forms recurring in sets v12-v14's errors: a deposit in money over
+    # the rent of the next or previous sentence, a range or a yearly rent ("Kaltmiete" a rent too); a
+    # pay per day over its hours ("Tagessatz 680 € bei 8 Stunden", "1,200 for a 10-hour day"); a
+    # rent-free period named before its figure; a count joined to its total by a verb of totalling
+    "deposit_neighbours": (
+        ("_NEIGHBOUR_RENTS", False),
+        (
+            "_RENT_BEFORE",
+            re.compile(r"\b(?:rent|miete)\w{0,3}[ \t]{0,3}(?:(?:of|is|at|:)[ \t]{0,3})?$", re.I),
+        ),
+    ),
+    "day_pay_forms": (("_DAY_PAY_FORMS", False), ("_DAY_RATE_WORDS", frozenset[str]())),
+    "free_before": (("_FREE_BEFORE_ON", False),),
+    "count_total_verbs": (("_COUNT_TOTALS_GAP", None),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -535,6 +549,10 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "named_not_durations": ("heldout14",),
     "spoken_teens": ("heldout14", "heldout12"),
     "figure_at": ("heldout14", "heldout12"),
+    "deposit_neighbours": ("heldout14", "heldout13", "heldout12"),
+    "day_pay_forms": ("heldout14",),
+    "free_before": ("heldout14", "heldout12"),
+    "count_total_verbs": ("heldout14", "heldout13"),
 }
 
 

@@ -2355,6 +2355,8 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
     rate = _context_rate(word)
     if rate is not None:
         return rate, 1.0
+    if word in _DAY_RATE_WORDS:
+        return "day", 1.0  # "Tagessatz 680 € bei 8 Stunden" (a pay per day, sets v13 and v14)
     if word in _MULTIPLE_ADVERBS:
         return _MULTIPLE_ADVERBS[word]
     if word in ("day", "hour", "week", "month", "year") and tokens.word(i + 1) == "rate":
@@ -3502,6 +3504,7 @@ def _not_a_term_figure(text: str, amount: Amount) -> bool:
         amount.incidental
         or _counts_other(text, amount)
         or _free_after(text, amount)
+        or (_FREE_BEFORE_ON and _free_before(text, amount))
         or _EQUIPMENT_HELD(text, amount)
         or _CAPACITY(text, amount)
     )
@@ -3674,6 +3677,37 @@ def _hours_a_day(text: str, amount: Amount) -> bool:
 
 _HOURS_A_DAY: Callable[[str, Amount], bool] = _hours_a_day
 
+# (issue 14, sets v13 and v14) a pay per day named by its German noun: "Tagessatz 680 €", "Tageshonorar".
+_DAY_RATE_WORDS = frozenset({"tagessatz", "tagessatze", "tageshonorar", "tagespauschale", "tagesrate"})
+# hours written "h" or "Std" after a bare figure, with no period after them ("auf Basis von 8 h.")
+_H_AFTER = re.compile(r"[ \t]{0,2}(?:h|hrs?|std)\b(?![ \t]{0,2}/)", re.IGNORECASE)
+
+
+def _bare_hours(text: str, amount: Amount) -> bool:
+    """Whether a bare figure is hours written "h" ("Tagessatz €1.000 auf Basis von 8 h")."""
+    # the figure may take the rate of the noun before it ("Tagessatz ... 8 h" reads 8 per day), no currency
+    return (
+        amount.kind in ("number", "money")
+        and amount.currency is None
+        and not amount.scaled
+        and _H_AFTER.match(text, amount.end) is not None
+    )
+
+
+def _bare_day_pay(text: str, amount: Amount, following: Amount) -> bool:
+    """Whether a bare figure in the hundreds is the pay of the period named after its hours ("I charge
+    1,200 for a 10-hour day"): the grammar of `_PER_SPAN_GAP` and `_SPAN_PERIOD` types it."""
+    return (
+        amount.kind == "number"
+        and not amount.scaled
+        and amount.high >= 100
+        and _PER_SPAN_GAP.fullmatch(_window(text, amount.end, following.start)) is not None
+        and _SPAN_PERIOD.match(_window(text, following.end, following.end + 12)) is not None
+    )
+
+
+_DAY_PAY_FORMS = True  # `_bare_hours` and `_bare_day_pay` on (a switch of the measure's --ablation)
+
 
 def _per_hours(
     terms: Sequence[BoundaryTerm],
@@ -3690,11 +3724,15 @@ def _per_hours(
         return results
     added: list[TermAmount] = []
     for amount, following in pairwise(mentions):
-        if amount.kind != "money" or amount.is_range:
+        if amount.is_range or (
+            amount.kind != "money" and not (_DAY_PAY_FORMS and _bare_day_pay(text, amount, following))
+        ):
             continue
         if (
             not (
-                (following.kind == "duration" and following.unit == "hours") or _HOURS_A_DAY(text, following)
+                (following.kind == "duration" and following.unit == "hours")
+                or _HOURS_A_DAY(text, following)
+                or (_DAY_PAY_FORMS and amount.per in ("day", "week") and _bare_hours(text, following))
             )
             or following.is_range
             or following.high <= 0
@@ -3776,6 +3814,8 @@ def _unit_totals(
         totalled = False
         if count is None:
             count, totalled = _clause_count(text, counts, starts, amount, corrected)
+        elif _COUNT_TOTALS_GAP is not None:
+            totalled = _totalled_after_count(text, counts, starts, amount)
         if count is not None:
             corrected = (amount.end, count)
         # a sum joined to its count and named a total ("Total order value $12,500 for 5,000 units") is
@@ -3862,6 +3902,28 @@ _ORDER_TOTALS_GAP = re.compile(
     r"(?:comes[ \t]{1,3}to|amounts[ \t]{1,3}to|adds[ \t]{1,3}up[ \t]{1,3}to|totals|costs|is)[ \t]{1,3}$",
     re.IGNORECASE,
 )
+# (issue 14, sets v13 and v14) a count joined to its sum by a verb of totalling, with the goods or the
+# document between them: "The lot of 250 chairs comes to $31,250", "For 2,400 units the invoice would
+# come to $30,000" (not "for 2,400 units the price is $12.50": "is" alone states a price).
+_COUNT_TOTALS_GAP: re.Pattern[str] | None = re.compile(
+    r"[ \t]{0,3},?[ \t]{0,3}(?:[a-z]{2,14}s[ \t]{1,3}|(?:the|this|that|your|our)[ \t]{1,3}"
+    r"(?:invoice|order|bill|total|quote|cost)(?:[ \t]{1,3}(?:would|will|should|could))?[ \t]{1,3})?"
+    r"(?:comes?|amounts?|adds?[ \t]{1,3}up)[ \t]{1,3}to[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+
+
+def _totalled_after_count(
+    text: str, counts: Sequence[TermAmount], starts: Sequence[int], amount: Amount
+) -> bool:
+    """Whether a sum follows its count by a verb of totalling (`_COUNT_TOTALS_GAP`: "250 chairs comes to")."""
+    k = bisect.bisect_left(starts, amount.start) - 1
+    if _COUNT_TOTALS_GAP is None or k < 0 or not counts[k].end <= amount.start <= counts[k].end + 48:
+        return False
+    gap = _window(text, counts[k].end, amount.start)
+    return len(gap) <= 32 and _COUNT_TOTALS_GAP.fullmatch(gap) is not None
+
+
 # "3,600 units × $2.35 = $8,460": the sum after "=" of a product is its total
 _PRODUCT_GAP = re.compile(
     r"[ \t]{0,3}[×x*@][ \t]{0,3}(?:[$€£]|usd|eur)?[ \t]{0,2}\d{1,6}(?:[.,]\d{1,2})?[ \t]{0,3}"
@@ -3899,6 +3961,8 @@ def _clause_count(
     if len(gap) > 32:
         return None, False
     if _ORDER_TOTALS_GAP.fullmatch(gap) is not None or _PRODUCT_GAP.fullmatch(gap) is not None:
+        return counts[k].high, True
+    if _COUNT_TOTALS_GAP is not None and _COUNT_TOTALS_GAP.fullmatch(gap) is not None:
         return counts[k].high, True
     opened = _FOR_BEFORE.search(_window(text, counts[k].start - 6, counts[k].start)) is not None
     if opened and _FOR_COUNT_GAP.fullmatch(gap) is not None:
@@ -4221,7 +4285,7 @@ def _term_totals(passage: _Passage, results: list[TermAmount]) -> list[TermAmoun
 
 
 # A figure named the rent right before or after it ("rent of $6,000", "$5,000 rent", "5.000 € Monatsmiete").
-_RENT_BEFORE = re.compile(r"\b(?:rent|miete)\w{0,3}[ \t]{0,3}(?:(?:of|is|at|:)[ \t]{0,3})?$", re.IGNORECASE)
+_RENT_BEFORE = re.compile(r"(?:\brent|miete)\w{0,3}[ \t]{0,3}(?:(?:of|is|at|:)[ \t]{0,3})?$", re.IGNORECASE)
 _RENT_AFTER = re.compile(r"[ \t]{0,3}(?:monthly[ \t]+)?(?:rent|\w{0,6}miete)", re.IGNORECASE)
 # A deposit waived: "no deposit", "no security deposit", "deposit: none", "deposit waived".
 _NO_DEPOSIT = re.compile(
@@ -4265,15 +4329,55 @@ def _restated_sum(amount: Amount) -> bool:
 _RESTATED_SUMS: Callable[[Amount], bool] = _restated_sum
 
 
+def _monthly(rent: Amount) -> float:
+    """A rent's monthly value: a rent for a year in twelfths ("Annual rent 144,000" is 12,000 a month)."""
+    return rent.high / 12 if rent.per == "year" else rent.high
+
+
 def _rent_for(money: Sequence[Amount], k: int, rents: Sequence[Amount], rent_ids: set[int]) -> float | None:
     """The monthly rent a sum is counted in: the one rent its sentence states, or with several, the rent
     right after it or else right before it ("$8,000 if rent is $4,000, or $13,500 if rent is $4,500")."""
-    if len({a.high for a in rents}) == 1:
-        return rents[0].high
+    if len({_monthly(a) for a in rents}) == 1:
+        return _monthly(rents[0])
     for j in (k + 1, k - 1):
         if 0 <= j < len(money) and id(money[j]) in rent_ids:
-            return money[j].high
+            return _monthly(money[j])
     return None
+
+
+def _rents_in(text: str, money: Sequence[Amount]) -> list[Amount]:
+    """The sums of a sentence that are a rent: a monthly figure, one a rent keyword names right before
+    or after, or a sum after months "at" it; never a range (a deposit "between $20,000 and $30,000")."""
+    return [
+        a
+        for a in money
+        if not a.is_range
+        and (
+            a.per == "month"
+            or _RENT_BEFORE.search(_window(text, a.start - 24, a.start)) is not None
+            or (a.per is None and _MONTHS_AT.search(_window(text, a.start - 24, a.start)) is not None)
+            or (a.per is None and _RENT_AFTER.match(_window(text, a.end, a.end + 24)) is not None)
+        )
+    ]
+
+
+def _neighbour_rent(rents_of: dict[int, list[Amount]], s: int, named: Callable[[int], bool]) -> list[Amount]:
+    """The rent a sentence with a deposit in money and no rent borrows from the sentence right after or
+    right before it ("Security deposit: $18,000. Monthly rent: $9,000."; "Deposit $10,000. Monthly rent
+    $5,000."): that sentence's one monthly rent, when it names no deposit itself and only one neighbour
+    states a rent (sets v13 and v14)."""
+    found: list[Amount] = []
+    for n in (s + 1, s - 1):
+        rents = rents_of.get(n, [])
+        if not rents or named(n):
+            continue
+        if len({_monthly(a) for a in rents}) != 1 or found:
+            return []
+        found = list(rents)
+    return found
+
+
+_NEIGHBOUR_RENTS = True  # `_neighbour_rent` and deposits as ranges on (a switch of the measure's --ablation)
 
 
 def _months_of_rent(
@@ -4299,46 +4403,58 @@ def _months_of_rent(
     plain: set[int] = set()  # bare figures read as sums only where they restate the term's months
     for amount in mentions:
         typed = amount.kind == "money" or _scaled_sum(amount) or _named_sum(amount, keywords[term.name])
+        yearly_rent = (
+            amount.per == "year"
+            and _RENT_BEFORE.search(_window(text, amount.start - 24, amount.start)) is not None
+        )
         if (
             (typed or _RESTATED_SUMS(amount))
-            and not amount.is_range
-            and amount.per in (None, "month")
+            and (not amount.is_range or (_NEIGHBOUR_RENTS and amount.kind == "money"))
+            and (amount.per in (None, "month") or (_NEIGHBOUR_RENTS and yearly_rent))
             and amount.high > 0
         ):
             by_sentence.setdefault(bisect.bisect_right(bounds, amount.start) - 1, []).append(amount)
             if not typed:
                 plain.add(id(amount))
+
+    def span(s: int) -> tuple[int, int]:
+        return bounds[s], bounds[s + 1] if s + 1 < len(bounds) else len(text)
+
+    def named(s: int) -> bool:
+        return _nearest(keywords[term.name], bounds[s], *span(s)) is not None
+
+    rents_of = {s: _rents_in(text, money) for s, money in by_sentence.items()}
     for s, money in by_sentence.items():
-        low, high = bounds[s], bounds[s + 1] if s + 1 < len(bounds) else len(text)
+        low, high = span(s)
         # the months the sentence already gives the term: a sum that restates them needs no keyword
         # ("We hold 3 months, i.e. $27,000 at your rent of $9,000"; sets v11 and v12)
         held = {r.high for r in results if r.term == term.name and low <= r.start < high}
-        if len(money) < 2 or (_nearest(keywords[term.name], money[0].start, low, high) is None and not held):
+        rents = rents_of[s]
+        borrowed = not rents and _NEIGHBOUR_RENTS and named(s)
+        if borrowed:
+            rents = _neighbour_rent(rents_of, s, named)
+        elif len(money) < 2 or (
+            _nearest(keywords[term.name], money[0].start, low, high) is None and not held
+        ):
             continue
-        rents = [
-            a
-            for a in money
-            if a.per == "month"
-            or _RENT_BEFORE.search(_window(text, a.start - 24, a.start)) is not None
-            or _MONTHS_AT.search(_window(text, a.start - 24, a.start)) is not None
-            or _RENT_AFTER.match(_window(text, a.end, a.end + 24)) is not None
-        ]
         if not rents:
             continue
         rent_ids = {id(a) for a in rents}
         for k, amount in enumerate(money):
-            if id(amount) in rent_ids or amount.per is not None:
+            if id(amount) in rent_ids or amount.per is not None or (borrowed and id(amount) in plain):
                 continue
-            rent = _rent_for(money, k, rents, rent_ids)
+            rent = _monthly(rents[0]) if borrowed else _rent_for(money, k, rents, rent_ids)
             if rent is None:
                 continue
             months = round(amount.high / rent, 6)
+            least = round(amount.low / rent, 6)
             restates = any(abs(months - h) <= 0.01 for h in held)
             keyworded = _nearest(keywords[term.name], amount.start, low, high) is not None
             if (id(amount) in plain or not keyworded) and not restates:
                 continue
-            if 0 < months <= 24 and abs(months * 2 - round(months * 2)) <= 0.02:  # whole or half months
-                added.append(TermAmount(term.name, months, months, amount.start, amount.end, amount))
+            # whole or half months, each end of a range too
+            if all(0 < m <= 24 and abs(m * 2 - round(m * 2)) <= 0.02 for m in (least, months)):
+                added.append(TermAmount(term.name, least, months, amount.start, amount.end, amount))
     if added:
         restated = {id(a.mention) for a in added}
         kept = [r for r in results if not (r.term != term.name and id(r.mention) in restated)]
@@ -4535,6 +4651,33 @@ def _free_after(text: str, amount: Amount) -> bool:
     """Whether a figure counts a rent-free period (`_FREE_PERIOD` right after its digits, whatever type
     a figure compared with it gave it: "No rent for 4 free months, deposit 3 months")."""
     return amount.currency is None and _FREE_PERIOD.match(text, amount.figure_end) is not None
+
+
+# (issue 14, sets v12 and v14) a rent-free period named before its figure in the same clause: "Rent-free
+# period of 2 months", "Rent-free: two months", "if the rent-free goes to 3 months" (not "3 months
+# rent-free and a deposit of 2 months": a term's keyword between them names the figure).
+_FREE_BEFORE = re.compile(
+    r"(?:\brent[ \t-]?free|\bfree[ \t]+rent|mietfrei\w{0,2})\b([^.;!?\d]{0,28})$", re.IGNORECASE
+)
+# what may stand between the period's name and its figure ("The first 4 months are rent-free on a 5-year
+# lease" names the lease's figure)
+_FREE_TO_FIGURE = re.compile(
+    r"(?:[ \t]{1,3}period)?[ \t]{0,3}(?::|(?:of|is|for|at|to|goes[ \t]{1,3}to|stays[ \t]{1,3}at"
+    r"|would[ \t]{1,3}be|will[ \t]{1,3}be|up[ \t]{1,3}to|von|bis)[ \t]{1,3})?[ \t]{0,3}"
+    r"(?:(?:about|another|just|only|up[ \t]{1,3}to)[ \t]{1,3})?",
+    re.IGNORECASE,
+)
+
+
+def _free_before(text: str, amount: Amount) -> bool:
+    """Whether a figure with no currency is the length of a rent-free period named before it."""
+    if amount.currency is not None:
+        return False
+    found = _FREE_BEFORE.search(_window(text, amount.start - 48, amount.start))
+    return found is not None and _FREE_TO_FIGURE.fullmatch(found.group(1)) is not None
+
+
+_FREE_BEFORE_ON = True  # `_free_before` on (a switch of the measure's --ablation)
 
 
 def _other_has_figure(others: Sequence[int], starts: Sequence[int], amount: Amount) -> bool:
