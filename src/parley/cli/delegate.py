@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Generator, Sequence
@@ -130,6 +131,17 @@ def _utf8(text: str, what: str) -> str:
     return text
 
 
+def _lines(content: str) -> list[str]:
+    """The non-blank lines of content, split on newline only (one trailing carriage return dropped).
+
+    `str.splitlines` would also split on U+2028, U+2029, NEL, vertical tab and form feed, cutting a
+    draft in two ("We acc\u2028ept."); inside a line the normaliser reads those characters. Only
+    spaces and tabs are trimmed: a line of control characters is a draft, and is checked.
+    """
+    lines = (line[:-1] if line.endswith("\r") else line for line in content.split("\n"))
+    return [trimmed for trimmed in (line.strip(" \t") for line in lines) if trimmed]
+
+
 def _texts(single: str | None, file: Path | None, what: str) -> list[str]:
     if single is None and file is None:
         fail(f"give --{what} TEXT or --file PATH (one {what} per line)")
@@ -139,13 +151,15 @@ def _texts(single: str | None, file: Path | None, what: str) -> list[str]:
     if file is not None:
         from parley.cli.common import is_file
 
+        if os.path.isdir(file):
+            fail(f"{file}: is a directory, not a file")
         if not is_file(file):
             fail(f"{file}: no such file")
         try:
             content = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             fail(f"{file}: not UTF-8 text (byte {error.start})")
-        lines = [line.strip() for line in content.splitlines() if line.strip()]
+        lines = _lines(content)
         if not lines:
             fail(f"{file}: no {what} in it (one {what} per line)")
         texts += lines
@@ -484,6 +498,8 @@ def open_store(db: Path) -> SessionStore:
     from parley.cli.common import is_file
     from parley.governance.store import SessionStore
 
+    if os.path.isdir(db):
+        fail(f"{db}: is a directory, not a delegate database")
     if not is_file(db):
         fail(f"{db}: no such database")
     if db.stat().st_size == 0:  # (SQLite would take it for an empty database and write its tables)
@@ -777,12 +793,16 @@ def classify_command(
 ) -> None:
     """Run the moderator on counterparty messages."""
     from parley.governance.moderator import RuleModerator
+    from parley.governance.preflight import ECHOED_CHARS
 
     moderator = RuleModerator(_config(config))
     for text in _texts(message, file, "message"):
         result = moderator.classify(text)
         if as_json:
-            typer.echo(json.dumps({"message": text, **result.to_json()}))
+            echoed = {"message": text[:ECHOED_CHARS], "message_chars": len(text)}
+            if len(text) <= moderator.max_chars:
+                echoed = {"message": text}
+            typer.echo(json.dumps({**echoed, **result.to_json()}))
             continue
         note = f" (top guess {result.top_label.value})" if result.label.value == "clarify" else ""
         console.print(

@@ -34,12 +34,12 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Protocol
 
 from parley.governance.classifier import TextClassifier, classifiers_enabled, load_classifier
 from parley.governance.config import DomainConfig, load_yaml_data
-from parley.governance.normalize import normalize
+from parley.governance.normalize import HIDDEN_TEXT, normalize
 from parley.governance.text import Literals, first_literals, phrase_pattern, required_literals
 from parley.governance.values import find_money
 
@@ -605,6 +605,8 @@ class RuleModerator:
 
     def _score_carriers(self, text: str, kinds: tuple[str, ...], fire: _Fire) -> None:
         """Linear checks done in code: invisible characters, token flooding, Q/A transcripts."""
+        if not HIDDEN_TEXT.isdisjoint(kinds):  # a carrier of hidden text is an attack, whatever it says
+            fire(Label.PROMPT_INJECTION, "instructions", self._decisive, "instructions: hidden text carrier")
         if "zero_width" in kinds:
             fire(Label.PROMPT_INJECTION, "instructions", 2.0, "instructions: invisible characters")
         repeats = _longest_repeat(
@@ -872,6 +874,18 @@ def _cleared(model: TextClassifier, text: str, decided: Classification) -> Class
         decided.fired,
         decided.hidden,
     )
+
+
+@cache
+def max_message_chars() -> int:
+    """The configured longest counterparty message (moderator.yaml's max_chars): a longer one is
+    refused before any scan, by `session.reply` and by the delegate's screening (issue 14)."""
+    return int(load_yaml_data("moderator.yaml")["max_chars"])
+
+
+def refused_too_long() -> Classification:
+    """The verdict on a message over the size limit, refused unscanned (adversarial, fail closed)."""
+    return _refused(TOO_LONG)
 
 
 def _refused(reason: str) -> Classification:

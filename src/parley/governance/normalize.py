@@ -6,17 +6,22 @@ noticing: Cyrillic "і" for Latin "i", a zero-width space or a soft hyphen insid
 
 1. Size: a text over the limit (default 20,000 characters) is refused with `TextRefused` before any
    scan, so a crafted megabyte never reaches the detectors.
-2. Control characters (Unicode Cc except newline, carriage return and tab) are removed and
+2. Text hidden in invisible carriers is decoded for analysis and reported: Unicode TAG characters
+   (U+E0020-U+E007E spell ASCII, "ASCII smuggling") and runs of variation selectors (each one a byte,
+   "emoji smuggling"). A draft carrying hidden text is not sendable; an inbound one is adversarial.
+3. Line and paragraph separators (U+2028, U+2029, NEL, vertical tab, form feed) read as a space; one
+   inside a word is reported as a split word and step 9 rejoins the key word ("acc\u2028ept").
+4. Control characters (Unicode Cc except newline, carriage return and tab) are removed and
    reported: a draft that holds one is not sendable (the preflight asks the principal).
-3. Invisible format characters (Unicode Cf: zero-width spaces and joiners, bidi controls, word
+5. Invisible format characters (Unicode Cf: zero-width spaces and joiners, bidi controls, word
    joiners, the BOM, the soft hyphen; also the combining grapheme joiner and variation selectors)
    are removed.
-4. Unicode NFKC folds compatibility forms (fullwidth "ａｃｃｅｐｔ", mathematical letters, ligatures,
+6. Unicode NFKC folds compatibility forms (fullwidth "ａｃｃｅｐｔ", mathematical letters, ligatures,
    non-breaking spaces).
-5. The confusables skeleton (Unicode TR#39) maps letters of other scripts that look Latin to the
+7. The confusables skeleton (Unicode TR#39) maps letters of other scripts that look Latin to the
    Latin letter (`data/confusables.yaml`); diacritics are dropped from Latin letters.
-6. Typographic quotes become ASCII quotes; carriage returns become newlines.
-7. Split words are joined: runs of single letters separated by single spaces, dots or hyphens
+8. Typographic quotes become ASCII quotes; carriage returns become newlines.
+9. Split words are joined: runs of single letters separated by single spaces, dots or hyphens
    ("a c c e p t", "a.g.r.e.e") and fragments of a commitment word ("con firm", "ag-ree").
 
 Every step is a single C-level pass (regular expressions without nested repetition, `translate`,
@@ -38,6 +43,7 @@ from parley.governance.config import load_yaml_data
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
+    "HIDDEN_TEXT",
     "Change",
     "ChangeKind",
     "Normalized",
@@ -50,7 +56,18 @@ __all__ = [
 DEFAULT_MAX_CHARS = 20_000
 """Longest text analysed; longer drafts and messages are refused before any scan."""
 
-ChangeKind = Literal["control", "zero_width", "soft_hyphen", "compatibility", "homoglyph", "split_word"]
+ChangeKind = Literal[
+    "tag_characters",
+    "variation_selector_text",
+    "control",
+    "zero_width",
+    "soft_hyphen",
+    "compatibility",
+    "homoglyph",
+    "split_word",
+]
+HIDDEN_TEXT: frozenset[ChangeKind] = frozenset({"tag_characters", "variation_selector_text"})
+"""The kinds that mean the text carried hidden text (decoded for analysis; never sendable unread)."""
 
 
 class TextRefused(ScenarioError):
@@ -72,7 +89,8 @@ class Change:
     """One kind of change normalisation made (or of character it found).
 
     Attributes:
-        kind: "control", "zero_width", "soft_hyphen", "compatibility", "homoglyph" or "split_word".
+        kind: "tag_characters", "variation_selector_text", "control", "zero_width", "soft_hyphen",
+            "compatibility", "homoglyph" or "split_word".
         count: How many characters (or, for split words, how many words) were affected.
         sample: The first affected text, escaped for display.
     """
@@ -111,6 +129,12 @@ class Normalized:
         return "control" in self.kinds
 
     @property
+    def has_hidden_text(self) -> bool:
+        """Whether the original carried text in invisible characters (TAG characters, variation
+        selector runs): the checks read it decoded; such a draft is not sendable."""
+        return not HIDDEN_TEXT.isdisjoint(self.kinds)
+
+    @property
     def has_non_text(self) -> bool:
         """Whether the original held characters that are not text (a UTF-16 surrogate, U+FFFD): a draft
         holding them is not sendable unread; an inbound message is read as it is."""
@@ -119,7 +143,23 @@ class Normalized:
 
 # -- character classes ----------------------------------------------------------------------------------
 # Cc except \t \n \r.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
+# Characters that break a line other than newline and carriage return: read as a space. The C0/C1 ones
+# are reported as control.
+_SEPARATOR = re.compile("[\x0b\x0c\x85\u2028\u2029]")
+_SEPARATOR_IN_WORD = re.compile("(?<=[^\\W_])[\x0b\x0c\x85\u2028\u2029]+(?=[^\\W_])")
+_SEPARATOR_CONTROL = re.compile("[\x0b\x0c\x85]")
+# TAG characters: U+E0020-U+E007E spell ASCII; the rest of the block (language tag, cancel tag,
+# unassigned) carries nothing and is removed. A subdivision flag (black flag, lowercase tags, cancel
+# tag: England, Scotland, Wales) is an emoji, not a carrier: its tags are dropped unreported.
+_TAG = re.compile("[\U000e0000-\U000e007f]+")
+_TAG_FLAG = re.compile("(?<=\U0001f3f4)[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+_TAG_TABLE = {
+    code: (chr(code - 0xE0000) if 0xE0020 <= code <= 0xE007E else None) for code in range(0xE0000, 0xE0080)
+}
+# Two or more variation selectors in a row carry bytes (one selector follows a character legitimately):
+# U+FE00-U+FE0F are bytes 0-15, U+E0100-U+E01EF bytes 16-255.
+_SELECTOR_RUN = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # What is not text: a UTF-16 surrogate on its own (`well_formed` joins the pairs first) and U+FFFD, the
 # mark a decoder leaves where bytes were not text.
@@ -130,7 +170,7 @@ _INVISIBLE = re.compile(
     "[\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]"
+    "\U000e0100-\U000e01ef]"
 )
 _SOFT_HYPHEN = "\u00ad"
 # Letters NFKC folds to ASCII that a detector would otherwise miss: fullwidth forms, enclosed and
@@ -196,8 +236,13 @@ class _Log:
         self.changes: list[Change] = []
 
     def add(self, kind: ChangeKind, count: int, sample: str) -> None:
-        if count:
-            self.changes.append(Change(kind, count, _escape(sample)))
+        if not count:
+            return
+        for index, change in enumerate(self.changes):  # one entry per kind
+            if change.kind == kind:
+                self.changes[index] = Change(kind, change.count + count, change.sample)
+                return
+        self.changes.append(Change(kind, count, _escape(sample)))
 
 
 def _strip(pattern: re.Pattern[str], text: str, kind: ChangeKind, log: _Log) -> str:
@@ -207,6 +252,47 @@ def _strip(pattern: re.Pattern[str], text: str, kind: ChangeKind, log: _Log) -> 
     stripped, count = pattern.subn("", text)
     log.add(kind, count, first.group(0))
     return stripped
+
+
+def _decode_selectors(text: str, log: _Log) -> str:
+    """Runs of variation selectors decoded as the UTF-8 bytes they carry."""
+    first = _SELECTOR_RUN.search(text)
+    if first is None:
+        return text
+
+    def decoded(match: re.Match[str]) -> str:
+        codes = (ord(c) for c in match.group(0))
+        data = bytes(c - 0xFE00 if c <= 0xFE0F else c - 0xE0100 + 16 for c in codes)
+        return data.decode("utf-8", "replace")
+
+    result, count = _SELECTOR_RUN.subn(decoded, text)
+    log.add("variation_selector_text", count, first.group(0))
+    return result
+
+
+def _decode_tags(text: str, log: _Log) -> str:
+    """TAG characters decoded as the ASCII they spell (subdivision flags aside)."""
+    if _TAG.search(text) is None:
+        return text
+    text = _TAG_FLAG.sub("", text)
+    first = _TAG.search(text)
+    if first is None:
+        return text
+    count = sum(len(run) for run in _TAG.findall(text))
+    log.add("tag_characters", count, first.group(0))
+    return text.translate(_TAG_TABLE)
+
+
+def _break_lines(text: str, log: _Log) -> str:
+    """Line breaks other than newline read as a space; one between two letters is reported as a split
+    word, and the fragment joiner below rejoins a key word ("acc\u2028ept" reads "accept")."""
+    controls = _SEPARATOR_CONTROL.findall(text)
+    if controls:
+        log.add("control", len(controls), controls[0])
+    inside = _SEPARATOR_IN_WORD.findall(text)
+    if inside:
+        log.add("split_word", len(inside), inside[0])
+    return _SEPARATOR.sub(" ", text) if _SEPARATOR.search(text) else text
 
 
 def _fold(text: str, log: _Log) -> str:
@@ -376,6 +462,10 @@ def normalize(text: str, *, max_chars: int | None = DEFAULT_MAX_CHARS) -> Normal
     check_size(text, max_chars)
     log = _Log()
     result = text.replace("\r\n", "\n")
+    if not result.isascii():
+        result = _decode_selectors(result, log)
+        result = _decode_tags(result, log)
+    result = _break_lines(result, log)
     result = _strip(_CONTROL, result, "control", log)
     result = _strip(_INVISIBLE, result, "zero_width", log)
     if _SOFT_HYPHEN in result:

@@ -7,7 +7,8 @@ of the principal's private limits (information hiding), and -- for a drafter tha
 meant to write -- the text against its declared intent and terms.
 
 It fails closed: a draft over the size limit is refused before any scan, a draft holding control
-characters is never sendable, and a mismatch between the text and the drafter's declaration goes to
+characters or hidden text (TAG characters, variation selector runs) is never sendable, and a
+mismatch between the text and the drafter's declaration goes to
 the principal. Behind the binding rules stands a trained classifier (`classifier.binding_vote`): a
 draft is binding when the rules say so or the classifier's probability reaches its threshold, and a
 non-binding rewrite is sent only if the classifier does not flag it either. The classifier clears a
@@ -42,6 +43,8 @@ from parley.governance.normalize import DEFAULT_MAX_CHARS, TextRefused, normaliz
 __all__ = [
     "CLASSIFIER",
     "CONTROL_CHARACTERS",
+    "ECHOED_CHARS",
+    "HIDDEN_TEXT",
     "NOT_TEXT",
     "DeclaredIntent",
     "DeclaredTerm",
@@ -55,6 +58,12 @@ DraftIntent = Literal["ask", "explore", "counter", "summarise", "close"]
 """What a drafter says its message does."""
 CONTROL_CHARACTERS = "contains control characters"
 """The reason a draft holding control characters (NUL included) goes to the principal."""
+UNREADABLE = "could not be read as non-binding"
+"""The reason a draft with no readable text (only control or invisible characters) counts as binding."""
+ECHOED_CHARS = 300
+"""Characters of a refused (over-limit) draft echoed in its JSON: a 5 MB draft is not copied whole."""
+HIDDEN_TEXT = "carries hidden text in invisible characters (TAG characters or variation selectors)"
+"""The reason a draft carrying invisible text (read decoded by the checks) goes to the principal."""
 NOT_TEXT = "contains characters that are not text (a lone UTF-16 surrogate or U+FFFD)"
 """The reason a draft holding what a decoder could not read goes to the principal."""
 CLASSIFIER = "classifier"
@@ -224,8 +233,9 @@ class PreflightResult:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
+        echoed = {"draft": self.draft[:ECHOED_CHARS], "draft_chars": len(self.draft)}
         return {
-            "draft": self.draft,
+            **(echoed if self.refused else {"draft": self.draft}),
             "binding": self.binding,
             "commitments": [
                 {"sentence": c.sentence, "cue": c.cue, "reason": c.reason} for c in self.commitments
@@ -447,6 +457,8 @@ def preflight_draft(
     """Algorithm 5 on a draft already parsed (`draft.parse` with the domain's non-binding phrases)."""
     limits = overrides or {}
     problems: list[str] = []
+    if parsed.normalized.has_hidden_text:
+        problems.append(HIDDEN_TEXT)
     if parsed.normalized.has_control:
         problems.append(CONTROL_CHARACTERS)
     if parsed.normalized.has_non_text:
@@ -466,6 +478,8 @@ def preflight_draft(
         found = []
     cleared = (*reading.cleared, *by_classifier)
     flagged = [CommitmentFinding(parsed.text, vote.describe(), CLASSIFIER)] if vote and vote.flagged else []
+    if not parsed.text.strip() and parsed.original.strip():  # only control or invisible characters
+        found.append(CommitmentFinding(parsed.original, "", UNREADABLE))
     commitments = () if allow_binding else (*found, *flagged)
     unread = parsed.too_many_figures
     if unread:
@@ -489,7 +503,8 @@ def preflight_draft(
         binding = bool(found) or bool(flagged)
         problems += _declaration_problems(declared, parsed, attributed, binding, allow_binding)
     binding_blocks = bool(commitments) and config.boundary.forbid_binding_language
-    rewrite = rewrite_draft(parsed, found) if binding_blocks and found else None
+    readable = bool(parsed.text.strip())
+    rewrite = rewrite_draft(parsed, found) if binding_blocks and found and readable else None
     if rewrite is not None and vote is not None and _flags_rewrite(rewrite):
         rewrite = None  # the rewrite would still read as binding to the classifier: the principal decides
     blocked = binding_blocks or bool(breaches or topics or disclosures or problems)
