@@ -1,6 +1,6 @@
 """Outgoing-draft analysis on adversarial text (issue 14): normalise, parse and preflight in linear time.
 
-Three crafted texts of 1 MB ("$1," repeated, "we " repeated, random Unicode) go through
+Crafted texts of 1 MB ("$1," repeated, "we " repeated, random Unicode, "-" and "1-" repeated) go through
 `normalize`, `draft.parse_normalized` and the whole `preflight` (which normalises and parses again,
 then runs every check) with the size limit raised to let them in; the same texts with the default
 limit are refused before any scan. Target: each full preflight of 1 MB in at most 1 s.
@@ -33,6 +33,8 @@ def crafted(size: int, seed: int = 0) -> dict[str, str]:
         '"we " repeated': ("we " * size)[:size],
         "random unicode": "".join(chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(size)),
         '"we accept $1, " repeated': ("we accept $1, " * size)[:size],
+        '"-" repeated': "-" * size,  # red team 15: one disclosure pattern backtracked over the dashes
+        '"1-" repeated': ("1-" * size)[:size],
     }
 
 

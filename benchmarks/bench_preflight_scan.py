@@ -87,6 +87,8 @@ def crafted(size: int = SIZE, seed: int = 0) -> dict[str, str]:
         ),
         '"$1," repeated': repeated("$1,", size),
         '"we " repeated': repeated("we ", size),
+        '"-" repeated': repeated("-", size),  # red team 15: 19,990 dashes took 19.6 s (a bound pattern)
+        '"1-" repeated': repeated("1-", size),
         "random printable unicode": printable_unicode(size, random.Random(seed)),
         "nested quotation marks": repeated(
             "You wrote \"she said 'we accept \u201cthe terms\u201d' and 'we agree'\" and we will pay. ", size

@@ -333,7 +333,8 @@ def test_approving_one_offer_declines_the_others_and_is_audited(staffing: Domain
     log = store.load_events(outcome.portfolio_id)
     linked = [e.data for e in log if e.kind == "member_decision"]
     assert {d["session_id"] for d in linked} == set(outcome.ranking)
-    assert all(d.decided_by == f"dana via {request}" for sid in outcome.ranking for d in store.decisions(sid))
+    assert all(d.decided_by == "dana" for sid in outcome.ranking for d in store.decisions(sid))
+    assert {d["request_id"] for d in linked} == {c.request_id for c in outcome.candidates if c.held}
     assert [e.kind for e in log][-2:] == ["state_transition", "session_ended"]
     again = decide(store, outcome.portfolio_id, request_id=request, option="D", decided_by="dana")
     assert again.replayed and again.state == State.AGREE
@@ -369,7 +370,12 @@ def test_an_offer_answered_in_its_session_makes_the_recommendation_stale(staffin
     outcome = _run(staffing, store, 0, parties=parties, principal=StoredPrincipal())
     assert outcome.pending is not None
     best = outcome.pending.options[0].parameters
-    decide(store, best["session_id"], request_id=best["request_id"], option="C", decided_by="dana")
+    with pytest.raises(ScenarioError, match="held by portfolio"):  # (decided through the portfolio only)
+        decide(store, best["session_id"], request_id=best["request_id"], option="C", decided_by="dana")
+    decide(  # (as a store written before that refusal could hold it: answered in its session)
+        store, best["session_id"], request_id=best["request_id"], option="C", decided_by="dana",
+        through="an older parley",
+    )  # fmt: skip
     with pytest.raises(StaleDecision, match="no longer waits for approval"):
         decide(store, outcome.portfolio_id, request_id=outcome.pending.request_id, option="A")
     assert store.open_request(outcome.portfolio_id) == outcome.pending  # nothing was applied

@@ -255,6 +255,13 @@ class Suggestion:
         }
 
 
+def owned_by(name: str, principal: str) -> bool:
+    """Whether a memory entry decided by name is principal's: its own name, or "PRINCIPAL via REQUEST"
+    as decisions made through a portfolio recommendation were stored before (matched, not migrated:
+    entries are on the audited memory chain; see `SessionStore.memory_rows`)."""
+    return name == principal or name.startswith(f"{principal} via ")
+
+
 def suggest(
     config: DomainConfig, request: EscalationRequest, remembered: Sequence[Remembered], principal: str
 ) -> Suggestion | None:
@@ -267,7 +274,7 @@ def suggest(
         principal: Whose decisions to use.
     """
     window = config.memory.window
-    fresh = [r for r in remembered if not r.stale and r.entry.principal == principal]
+    fresh = [r for r in remembered if not r.stale and owned_by(r.entry.principal, principal)]
     term = request.boundary_at_risk.get("term")
     approvals = [r for r in fresh if isinstance(term, str) and term in r.entry.approved][:window]
     same = [r for r in fresh if r.entry.trigger == request.trigger.value][:window]

@@ -23,11 +23,12 @@ from parley.governance.counterparties import Counterparty, DetachedCounterparty,
 from parley.governance.critic import Critic
 from parley.governance.delegate import Delegate, DelegateOptions, Step
 from parley.governance.drafting import Drafter, format_amount
-from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal
+from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal, Trigger
 from parley.governance.extraction import Extractor
 from parley.governance.machine import State
 from parley.governance.memory import PrincipalMemory
-from parley.governance.moderator import Classifier
+from parley.governance.moderator import Classifier, max_message_chars
+from parley.governance.normalize import check_size
 from parley.governance.store import SessionStore
 from parley.protocol.clock import Clock, FakeClock
 from parley.protocol.governed import DelegateMessage
@@ -411,6 +412,7 @@ def decide(
     principal: Principal | None = None,
     clock: Clock | None = None,
     on_message: Callable[[str, str], None] | None = None,
+    through: str | None = None,
 ) -> SessionOutcome:
     """Answer one escalation request of a paused session and resume it from storage.
 
@@ -426,6 +428,8 @@ def decide(
         principal: Who answers any later escalations (default: none, the session pauses again).
         clock: Clock for timestamps.
         on_message: Message callback.
+        through: The portfolio recommendation this decision applies (set by the portfolio only): a
+            portfolio member's final approval is decided through its portfolio, never on its own.
 
     Returns:
         Where the session stands; `replayed` is set when this exact decision was already applied.
@@ -467,12 +471,56 @@ def decide(
     ):
         return replace(runner.outcome(), replayed=True)
     assert request is not None  # (pending names it)
+    if through is None and request.trigger == Trigger.FINAL_APPROVAL:
+        _check_not_held(store, session_id)
     if chosen is not None and request.option(chosen).effect == "raise_limit":
         _check_raise(runner.delegate.config, request, confirm_limit)
     the_clock = clock or FakeClock()
     decision = Decision(request.request_id, chosen, guidance, decided_by, the_clock.now())
     step = runner.apply(decision)
-    return runner.run(principal or StoredPrincipal(), step)
+    return runner.run(_deciding(store, session_id, principal), step)
+
+
+def portfolio_of(store: SessionStore, session_id: str) -> str | None:
+    """The portfolio session_id is a member of, if any (a scan of the stored portfolios)."""
+    rows = store.execute("SELECT session_id FROM sessions WHERE persona = ?", (PORTFOLIO_KIND,))
+    for (portfolio_id,) in rows:
+        if session_id in portfolio_members(store.load_session(str(portfolio_id))):
+            return str(portfolio_id)
+    return None
+
+
+def _deciding(store: SessionStore, session_id: str, principal: Principal | None) -> Principal:
+    """Who answers a session's later escalations: principal (default: none, it pauses), except that a
+    portfolio member's final approval is held for its portfolio even when the member plays on alone."""
+    who = principal or StoredPrincipal()
+    if portfolio_of(store, session_id) is None:
+        return who
+    from parley.governance.portfolio import OfferHold  # (it builds on this module)
+
+    return OfferHold(who)
+
+
+def _check_not_held(store: SessionStore, session_id: str) -> None:
+    """Refuse a direct decision on a portfolio member's final approval: its offer is held for the
+    portfolio's comparison, and only the portfolio's recommendation decides it (so one role is never
+    committed twice, in whatever order or at the same time the two are answered)."""
+    owner = portfolio_of(store, session_id)
+    if owner is None:
+        return
+    waiting = store.open_request(owner)
+    where = (
+        f"answer its request {waiting.request_id} (parley delegate decide {owner} --request "
+        f"{waiting.request_id} --option ...)"
+        if waiting is not None
+        else f"resume {owner} to compare the offers"
+    )
+    raise ScenarioError(
+        f"the offer of {session_id} is held by portfolio {owner}; it is decided through the portfolio: "
+        f"{where}",
+        source=store.path,
+        field="session",
+    )
 
 
 RAISE_CONFIRM_RATIO = 1.5
@@ -533,7 +581,7 @@ def resume_session(
     sent = [e.payload for e in delegate.trajectory if e.kind == "delegate_message"]
     texts = [message.text for message in sent if isinstance(message, DelegateMessage)]
     last = texts[-1] if texts else None
-    return runner.run(principal or StoredPrincipal(), Step(last, delegate.state, delegate.pending))
+    return runner.run(_deciding(store, session_id, principal), Step(last, delegate.state, delegate.pending))
 
 
 def reply(
@@ -548,8 +596,11 @@ def reply(
     """Feed one inbound counterparty message to a stored session and run until it needs the next one.
 
     Raises:
+        TextRefused: message is over the configured size (moderator.yaml's max_chars): refused with
+            a one-line error before the session is loaded or the message scanned (issue 14).
         ScenarioError: if the session is paused for a decision or has ended.
     """
+    check_size(message, max_message_chars())
     runner = load_runner(store, session_id, clock=clock, on_message=on_message)
     state = runner.delegate.state
     if state == State.ESCALATE or runner.delegate.machine.terminal:
@@ -561,4 +612,4 @@ def reply(
     runner.counterparty = DetachedCounterparty(runner.counterparty.name)
     step = runner.delegate.receive(message)
     runner.persist()
-    return runner.run(principal or StoredPrincipal(), step)
+    return runner.run(_deciding(store, session_id, principal), step)

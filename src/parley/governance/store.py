@@ -121,6 +121,12 @@ def _open(target: str) -> sqlite3.Connection:
     return connection
 
 
+_OWNED = "(?1 IS NULL OR principal=?1 OR substr(principal, 1, length(?1) + 5) = ?1 || ' via ')"
+"""A memory row's principal matches ?1: its name, or "NAME via REQUEST" as decisions made through a
+portfolio recommendation were stored before they kept the principal's own name (matched, not
+migrated: the stored entries are on the audited memory chain)."""
+
+
 class SessionStore:
     """All persistent delegate data in one SQLite file (or ":memory:").
 
@@ -366,7 +372,7 @@ class SessionStore:
         """(entry JSON, chain, seq) of the stored memory entries, oldest first, optionally filtered
         (unchecked: `PrincipalMemory.entries` checks them against the chain)."""
         rows = self._connection.execute(
-            "SELECT entry, chain, seq FROM principal_memory WHERE (?1 IS NULL OR principal=?1) "
+            f"SELECT entry, chain, seq FROM principal_memory WHERE {_OWNED} "
             "AND (?2 IS NULL OR domain=?2) ORDER BY decided_at, request_id",
             (principal, domain),
         )
@@ -379,7 +385,7 @@ class SessionStore:
             ids = [
                 str(r[0])
                 for r in db.execute(
-                    "SELECT request_id FROM principal_memory WHERE (?1 IS NULL OR principal=?1) "
+                    f"SELECT request_id FROM principal_memory WHERE {_OWNED} "
                     "AND (?2 IS NULL OR domain=?2) ORDER BY decided_at, request_id",
                     (principal, domain),
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import warnings
 from collections.abc import Callable, Iterable
@@ -74,9 +75,22 @@ def is_negated(text: str, position: int, window_words: int = 5) -> bool:
     return _NEGATORS.search(" ".join(words)) is not None
 
 
+@lru_cache(maxsize=512)
+def _phrase_starts(text: str, phrases: tuple[str, ...]) -> tuple[int, ...]:
+    """Sorted start offsets of phrases in text: one scan per text and phrase set, however many
+    positions are then looked up (a text of many figures asks once per figure)."""
+    return tuple(start for start, _ in find_phrases(text, phrases))
+
+
 def keyword_distance(text: str, position: int, keywords: Iterable[str]) -> int | None:
-    """Characters between position and the nearest keyword in text, or None if no keyword occurs."""
-    distances = [abs(start - position) for start, _ in find_phrases(text, keywords)]
+    """Characters between position and the nearest keyword in text, or None if no keyword occurs.
+
+    The keywords' offsets are found once per text (cached) and the nearest looked up by bisection,
+    so asking for every figure of a text stays linear in it (issue 14: "$1,$1,…" was quadratic).
+    """
+    starts = _phrase_starts(text, tuple(keywords))
+    at = bisect.bisect_left(starts, position)
+    distances = [abs(start - position) for start in starts[max(0, at - 1) : at + 1]]
     return min(distances) if distances else None
 
 

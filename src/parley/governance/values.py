@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from parley.governance.amounts import Amount, find_amounts
 
-_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+# A figure starts where a digit run starts: tried inside a run ("1111…") each start rescanned the rest
+# of the run, quadratic in it (red team 15); a group of thousands starts after no digit and no comma.
+_NUMBER = r"((?<![\d,])\d{1,3}(?:,\d{3})+|(?<!\d)\d+(?:\.\d+)?)"
 _QUANTITY = re.compile(
     _NUMBER + r"\s*(units?|pieces?|pcs|bars?|sq\.?\s?ft|square feet|sqft|sf\b|parking spaces|spaces|stalls|"
     r"months?(?:'|’)?\s+(?:of\s+rent|rent|deposit|security))",
@@ -42,7 +44,7 @@ _WORD_NUMBERS = {
     "a": 1,
 }
 _DURATION = re.compile(
-    r"(\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten|twelve)[\s-]*(day|week|month|year)s?",
+    r"((?<!\d)\d+(?:\.\d+)?|one|two|three|four|five|six|eight|ten|twelve)[\s-]*(day|week|month|year)s?",
     re.IGNORECASE,
 )
 _DAYS_PER = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
@@ -74,7 +76,7 @@ RELATIVE_DATES: tuple[tuple[str, str], ...] = (
     ("next quarter", "next_quarter"),
 )
 _OVERLAP = re.compile(
-    r"(\d+|one|two|three|four|five|six|eight)[\s-]*(?:hours?|hrs?)(?:\s+of)?\s+(?:of\s+)?overlap"
+    r"((?<!\d)\d+|one|two|three|four|five|six|eight)[\s-]*(?:hours?|hrs?)(?:\s+of)?\s+(?:of\s+)?overlap"
     r"|overlap(?:\s+(?:of|by))?\s+(\d+|one|two|three|four|five|six|eight)[\s-]*(?:hours?|hrs?)",
     re.IGNORECASE,
 )

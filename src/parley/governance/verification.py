@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -136,20 +136,30 @@ def check_claim(verifier: Verifier, claim: Claim, *, timeout: float) -> Verifica
         return _unverified("empty claim: nothing to check", source)
     if len(text) > MAX_CLAIM_CHARS:
         return _unverified(f"claim too long to check (over {MAX_CLAIM_CHARS:,} characters)", source)
+    answer = _bounded(lambda: verifier.verify(Claim(claim.field, claim.label, text)), timeout, source)
+    if answer is None:
+        return _unverified(f"verifier timed out after {timeout:g}s", source)
+    return _accepted(answer[0], source)
+
+
+def _bounded(call: Callable[[], object], timeout: float, source: str) -> list[object] | None:
+    """call's result (or the exception it raised) in a one-item list, or None when it did not return
+    within timeout seconds. It runs in a daemon thread that is abandoned then (a hung plugin cannot
+    stall the session); a thread ended by SystemExit yields a RuntimeError."""
     answer: list[object] = []
 
     def run() -> None:
         try:
-            answer.append(verifier.verify(Claim(claim.field, claim.label, text)))
+            answer.append(call())
         except Exception as error:  # any failure of a plugin is "unverified", never a crash
             answer.append(error)
 
     worker = threading.Thread(target=run, name=f"parley-verifier-{source}", daemon=True)
     worker.start()
     worker.join(timeout)
-    if not answer:
-        return _unverified(f"verifier timed out after {timeout:g}s", source)
-    return _accepted(answer[0], source)
+    if worker.is_alive():
+        return None
+    return answer or [RuntimeError("the verifier's thread exited")]
 
 
 def _accepted(answer: object, source: str) -> VerificationResult:
@@ -350,23 +360,28 @@ def load_verifier(spec: str, *, timeout: float = 5.0) -> Verifier:
         return http_verifier(argument, timeout=timeout)
     for point in _entry_points():
         if point.name == name:
-            return _from_entry_point(point, argument)
+            return _from_entry_point(point, argument, timeout=timeout)
     known = ", ".join(sorted({"registry", "http", *(p.name for p in _entry_points())}))
     raise ScenarioError(f"unknown verifier {name!r}; expected one of {known}", field="verifier")
 
 
-def _from_entry_point(point: importlib.metadata.EntryPoint, argument: str) -> Verifier:
-    try:
-        factory = point.load()
-        verifier = factory(argument)
-    except ScenarioError:
-        raise
-    except Exception as error:  # a broken plugin is the plugin's fault: one line naming it
+def _from_entry_point(point: importlib.metadata.EntryPoint, argument: str, *, timeout: float) -> Verifier:
+    """The plugin's verifier, its import and factory bounded by timeout seconds (issue 17: a plugin
+    that hangs while loading fails like one that hangs while checking)."""
+    answer = _bounded(lambda: point.load()(argument), timeout, _clean(point.name, 80))
+    if answer is None:
         raise ScenarioError(
-            f"verifier {point.name!r} could not be loaded from {point.value} ({type(error).__name__}: "
-            f"{_clean(str(error), 120)})",
+            f"verifier {point.name!r} did not load from {point.value} within {timeout:g}s", field="verifier"
+        )
+    verifier = answer[0]
+    if isinstance(verifier, ScenarioError):
+        raise verifier
+    if isinstance(verifier, Exception):  # a broken plugin is the plugin's fault: one line naming it
+        raise ScenarioError(
+            f"verifier {point.name!r} could not be loaded from {point.value} ({type(verifier).__name__}: "
+            f"{_clean(str(verifier), 120)})",
             field="verifier",
         ) from None
     if not callable(getattr(verifier, "verify", None)):
         raise ScenarioError(f"verifier {point.name!r} has no verify(claim) method", field="verifier")
-    return verifier
+    return cast("Verifier", verifier)  # (it has a verify method: checked above)

@@ -25,7 +25,13 @@ from parley.governance.drafting import Intent
 from parley.governance.escalation import Trigger
 from parley.governance.extraction import ExtractionContext, FieldReading, apply_reading
 from parley.governance.machine import Action, State
-from parley.governance.moderator import ADVERSARIAL, Classification, Label
+from parley.governance.moderator import (
+    ADVERSARIAL,
+    Classification,
+    Label,
+    max_message_chars,
+    refused_too_long,
+)
 from parley.governance.offers import describe
 from parley.governance.stcc import screening_question, total_entropy
 from parley.governance.terms import TermReading, reader_for
@@ -36,7 +42,16 @@ _EPOCH_CLOCK = 1e9
 
 
 def process(core: DelegateCore, message: str) -> Step:
-    """Update the ledger from message, label it, and route to the next move."""
+    """Update the ledger from message, label it, and route to the next move.
+
+    A message over the moderator's size limit is refused before any scan (no term reading, no
+    extraction): labelled adversarial ("too long") and routed as such (issue 14).
+    """
+    if len(message) > getattr(core.moderator, "max_chars", max_message_chars()):
+        refused = refused_too_long()
+        core.memory.last_label = refused.label
+        core.record("moderator_label", refused.to_json(), f"label {refused.label.value}")
+        return _route(core, message, refused, False)
     before = total_entropy(core.config, core.tci)
     reading = _read_terms(core, message)
     readings, resolved, updated = _extract(core, message, reading)

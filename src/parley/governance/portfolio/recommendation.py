@@ -164,7 +164,7 @@ def apply_decision(
     """Apply a stored decision to the sessions it names (again after a kill: what was applied is
     skipped), then record the portfolio's outcome."""
     option = request.option(str(decision.option))
-    by = f"{decision.decided_by} via {request.request_id}"
+    by = (decision.decided_by, request.request_id)  # (the principal's own name: memory finds it)
     declines: list[list[str]] = list(option.parameters.get("decline", []))
     chosen: str | None = None
     target = State.NO_DEAL if option.effect == DECLINE_ALL else State.NEGOTIATE
@@ -190,11 +190,13 @@ def _settle(
     session_id: str,
     request_id: str,
     effect: str,
-    decided_by: str,
+    decider: tuple[str, str],
     on_message: MessageCallback | None,
 ) -> str:
-    """Answer one session's held final approval with the option of effect; returns its state after.
-    A request answered meanwhile (by the principal directly, or before a kill) is left as it is."""
+    """Answer one session's held final approval with the option of effect, as decider (the principal,
+    the portfolio request); returns its state after. A request answered meanwhile (before a kill) is
+    left as it is; the member_decision event links the member's request to the portfolio's."""
+    decided_by, through = decider
     store = record.store
     answered = store.decision(request_id)
     pending = store.open_request(session_id)
@@ -202,7 +204,7 @@ def _settle(
         key = next(o.key for o in pending.options if o.effect == effect)
         outcome = decide(
             store, session_id, request_id=request_id, option=key, decided_by=decided_by,
-            clock=record.clock, on_message=labelled(on_message, session_id),
+            clock=record.clock, on_message=labelled(on_message, session_id), through=through,
         )  # fmt: skip
         state, note = outcome.state.value, ""
     else:
