@@ -150,6 +150,7 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
         "g5_fixed_or_open",
         "g6_options_offer",
         "g7_purpose",
+        "g8_approval_step",
     ]
     threat = "Be a real shame if your deliveries got held up at the border."
     neither = without_origin(left, "heldout6")
