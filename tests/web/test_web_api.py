@@ -498,3 +498,88 @@ def test_a_portfolio_recommendation_is_answered_from_the_inbox(
     again = decide(option="A")  # a repeated request (a double click, a second tab) changes nothing
     assert again.status_code in (200, 409), again.text
     assert client.get(f"/api/sessions/{outcome.ranking[0]}").json()["state"] == "AGREE"
+
+
+def _async_session(db: Path) -> str:
+    store = SessionStore(db)
+    try:
+        runner, _ = start_session(
+            load_config("staffing"),
+            DetachedCounterparty(),
+            store,
+            config_source="staffing",
+            clock=FakeClock(START),
+        )
+        return runner.delegate.session_id
+    finally:
+        store.close()
+
+
+def test_a_reply_being_analysed_holds_up_no_other_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14: the console holds no write lock during text analysis. The first reply is held inside its
+    analysis until the second session's reply has finished: with a console-wide lock around the analysis
+    the second would wait for the first, and the first would wait out its timeout."""
+    import parley.web.app as web_app
+
+    db = tmp_path / "two.db"
+    first, second = _async_session(db), _async_session(db)
+    assert first != second
+    token = add_principal(db)
+    second_done, first_waited = threading.Event(), []
+    analyse = web_app.reply
+
+    def slow_reply(store: SessionStore, session_id: str, message: str, **kwargs: Any) -> Any:
+        if session_id == first:
+            first_waited.append(second_done.wait(timeout=60))
+        return analyse(store, session_id, message, **kwargs)
+
+    monkeypatch.setattr(web_app, "reply", slow_reply)
+    codes: dict[str, int] = {}
+    with TestClient(create_app(db, clock=FakeClock(START + 5))) as client:
+        sign_in(client, token)
+
+        def send(session_id: str) -> None:
+            response = client.post(
+                f"/api/sessions/{session_id}/reply", json={"message": "I am a U.S. citizen."}
+            )
+            codes[session_id] = response.status_code
+            if session_id == second:
+                second_done.set()
+
+        threads = [threading.Thread(target=send, args=(session_id,)) for session_id in (first, second)]
+        threads[0].start()
+        threads[1].start()
+        for thread in threads:
+            thread.join(timeout=120)
+    assert first_waited == [True]
+    assert codes == {first: 200, second: 200}
+
+
+def test_two_replies_racing_on_one_session_commit_one(tmp_path: Path) -> None:
+    """Without a console lock, the store's version check decides a race on one session: one reply is
+    committed, the other is refused with 409 and writes nothing."""
+    db = tmp_path / "race.db"
+    session_id = _async_session(db)
+    token = add_principal(db)
+    codes: list[int] = []
+    with TestClient(create_app(db, clock=FakeClock(START + 5))) as client:
+        sign_in(client, token)
+        before = client.get(f"/api/sessions/{session_id}").json()["version"]
+
+        def send(text: str) -> None:
+            codes.append(client.post(f"/api/sessions/{session_id}/reply", json={"message": text}).status_code)
+
+        threads = [
+            threading.Thread(target=send, args=(t,)) for t in ("I am a U.S. citizen.", "I hold a green card.")
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        detail = client.get(f"/api/sessions/{session_id}").json()
+        assert client.get(f"/api/sessions/{session_id}/audit").json()["ok"]
+    assert sorted(codes) in ([200, 200], [200, 409])
+    counterparty_lines = [e for e in detail["transcript"] if e["speaker"] == "counterparty"]
+    assert len(counterparty_lines) == codes.count(200) and detail["version"] > before

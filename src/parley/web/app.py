@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hmac
 import re
-import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
@@ -480,7 +479,10 @@ def _add_sign_in_routes(
 
 
 def _add_routes(app: FastAPI, db_path: Path, clock: Clock, assets: dict[str, bytes]) -> None:
-    lock = threading.Lock()
+    # No console-wide write lock: a decision or a reply reads a message, drafts and preflights (text
+    # analysis) and then commits with the version it read (`SessionStore.save_step`), so two writers of
+    # one session get one 200 and one 409 "changed meanwhile", and writers of different sessions never
+    # wait for each other's analysis (issue 14: the write lock is never held during text analysis).
 
     @app.get("/api/health")
     def health(request: Request) -> Health:
@@ -523,12 +525,12 @@ def _add_routes(app: FastAPI, db_path: Path, clock: Clock, assets: dict[str, byt
     @app.post("/api/sessions/{session_id}/decide", responses=_WRITE_ERRORS)
     def decide_route(session_id: str, body: DecideBody, signed_in: SignedInPrincipal) -> StepResult:
         """Answer the request `request_id` of a session last seen at `version`, as the signed-in principal."""
-        with lock, _opened(db_path) as store:
+        with _opened(db_path) as store:
             return _decide(store, session_id, body, signed_in.principal, clock)
 
     @app.post("/api/sessions/{session_id}/reply", responses=_WRITE_ERRORS)
     def reply_route(session_id: str, body: ReplyBody, signed_in: SignedInPrincipal) -> StepResult:
-        with lock, _opened(db_path) as store:
+        with _opened(db_path) as store:
             return _reply(store, session_id, body, clock)
 
     @app.get("/", include_in_schema=False)
