@@ -360,3 +360,122 @@ def test_part2_obfuscated_forms_read_as_plain(
 def test_part2_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:
     config: DomainConfig = request.getfixturevalue(domain)
     assert_reads_in_linear_time(TermReader(config), unit, DAY)
+
+
+# --- Part 3 of the fifteenth round: office days by weekday, rent waived or abated, a minimum run.
+# Sources: a span or list of weekdays in the office or at home counts remote days ("in the office Tuesday
+# to Thursday" ht8, "Tue-Thu in the office, Mon/Fri from home" ht12, "fully onsite, Mon-Fri" ht5); one
+# weekday from home as a habit counts one ("remote Fridays" ht6, "keep Fridays as a work-from-home day"
+# ht13); months of rent waived or abated are free months ("waive the first month" ht10, "waive the first
+# three months' rent" ht11, "Base Rent abated for the first three (3) months" ht12); "minimum run" names
+# the order volume (ht11). Sentences written for these tests.
+
+# (source sets, domain, message, term, value)
+FORMS_PART3: list[tuple[str, str, str, str, object]] = [
+    ("ht8", "staffing", "We need her in the office Monday to Wednesday; base 121k.", "remote_days", 2.0),
+    ("ht8, ht12", "staffing", "Salary 118k, Tues-Thurs at our Denver office.", "remote_days", 2.0),
+    ("ht12", "staffing", "Hybrid: Mon/Wed/Fri in the office, the rest from home.", "remote_days", 2.0),
+    ("ht12", "staffing", "He can work Mon & Fri from home; salary 104k.", "remote_days", 2.0),
+    ("ht5", "staffing", "Strictly onsite, Monday through Friday, salary 99k.", "remote_days", 0.0),
+    ("ht6, ht13", "staffing", "Base 112k and remote Fridays.", "remote_days", 1.0),
+    ("ht6, ht13", "staffing", "She'd keep Mondays as a work-from-home day at 108k.", "remote_days", 1.0),
+    ("ht6, ht13", "staffing", "Every Friday from home, base 115k.", "remote_days", 1.0),
+    ("ht10", "leasing", "Rent 6,200 and we'll waive the first month.", "free_months", 1.0),
+    (
+        "ht11",
+        "leasing",
+        "The landlord waives the first two months' rent on a five-year lease.",
+        "free_months",
+        2.0,
+    ),
+    (
+        "ht12, ht13",
+        "leasing",
+        "Base Rent abated for the first four (4) months of the Term.",
+        "free_months",
+        4.0,
+    ),
+    ("ht11", "procurement", "Price $0.21 per label, minimum run 40,000.", "order_volume", 40000.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "domain", "text", "term", "value"), FORMS_PART3, ids=[f[2][:40] for f in FORMS_PART3]
+)
+def test_part3_forms_read_the_term(
+    source: str, domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    read = _values(_read(config, text))
+    assert read.get(term) == value, (source, read)
+
+
+def test_part3_weekdays_in_a_condition_are_its_value(staffing: DomainConfig) -> None:
+    """ht8: "Unless he can be in the office Tuesday to Thursday, ..." makes 2 remote days a condition."""
+    reading = _read(staffing, "Unless she can be in the office Monday to Wednesday, the offer lapses.")
+    assert _values(reading).get("remote_days") == 2.0, reading
+    assert any(c.term == "remote_days" and c.value == 2.0 for c in reading.conditions), reading
+
+
+# (domain, message, term): the term is not read
+NEAR_MISSES_PART3: list[tuple[str, str, str]] = [
+    # one weekday in the office says nothing of the other days (ht6: "Fridays are in the office")
+    ("staffing", "Fridays are in the office for the team lunch.", "remote_days"),
+    # one weekday at home once is no habit
+    ("staffing", "I'm working from home on Friday, let's talk then.", "remote_days"),
+    # weekdays with no place of work
+    ("staffing", "We can talk Tuesday to Thursday, any time after 10.", "remote_days"),
+    # a span written backwards is no span of the working week
+    ("staffing", "Thursday to Monday in the office is our trade-show rota.", "remote_days"),
+    # a place and a weekday of a meeting, not of work
+    ("staffing", "Meet Tuesday at the office? Salary 120k.", "remote_days"),
+    # the deposit or a fee is waived, not rent
+    ("leasing", "We can waive the deposit if your client prepays six months of rent.", "free_months"),
+    ("leasing", "Rent is abated until the first of the month; term 36 months.", "free_months"),
+    # a run of shifts, not of parts
+    ("procurement", "We run 3 shifts and the price is $2.10.", "order_volume"),
+]
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term"), NEAR_MISSES_PART3, ids=[n[1][:40] for n in NEAR_MISSES_PART3]
+)
+def test_part3_near_misses(domain: str, text: str, term: str, request: pytest.FixtureRequest) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert term not in _values(_read(config, text))
+
+
+def test_part3_negated_weekdays_read_nothing(staffing: DomainConfig) -> None:
+    reading = _read(staffing, "She will not be in the office Tuesday to Thursday.")
+    assert _values(reading).get("remote_days") != 2.0, reading
+
+
+ADVERSARIAL_PART3: list[tuple[str, str, str, object]] = [
+    # homoglyphs and zero-width characters in the day names and the place
+    ("staffing", "We need her in the \u043effice Tu\u200besday to Thursday; base 121k.", "remote_days", 2.0),
+    ("staffing", "Base 112k and rem\u043ete Frid\u0430ys.", "remote_days", 1.0),
+    ("leasing", "Rent 6,200 and we'll w\u0430ive the first month.", "free_months", 1.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "term", "value"), ADVERSARIAL_PART3, ids=[a[1][:40] for a in ADVERSARIAL_PART3]
+)
+def test_part3_obfuscated_forms_read_as_plain(
+    domain: str, text: str, term: str, value: object, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert _values(_read(config, text)).get(term) == value
+
+
+@pytest.mark.parametrize(
+    ("domain", "unit"),
+    [
+        ("staffing", "Mon/Tue/Wed/Thu/Fri/Mon-Tue in the office remote Fridays Tuesday to "),
+        ("staffing", "in the Austin office, Mon, Tue, Wed and Thu and Fri or Mon "),
+        ("leasing", "waive the first month abated for the first (3) months waive the first "),
+    ],
+)
+def test_part3_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert_reads_in_linear_time(TermReader(config), unit, DAY)

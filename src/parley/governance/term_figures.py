@@ -393,6 +393,7 @@ def find_options(text: str, terms: Iterable[TermDef]) -> list[OptionMention]:
                 value = option.replace("{1}", group) if group is not None else option
                 hits.append(OptionMention(term.name, value, m.start(), m.end(), pattern=True))
         hits += _payment_days(text, term)
+        hits += _weekday_days(text, term)
     hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
     kept: list[OptionMention] = []
     for hit in hits:
@@ -448,6 +449,87 @@ def _without_prospects(text: str, mentions: list[OptionMention]) -> list[OptionM
             if m.term == none.term and m.value != "none" and none.end <= m.start < end
         }
     return [m for i, m in enumerate(mentions) if i not in dropped]
+
+
+_DAY_ABBREVIATIONS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
+_WORKDAY_INDEX = {name: i for name, i in _WEEKDAY_NAMES.items() if i < 5} | _DAY_ABBREVIATIONS
+_WORKDAY = r"(?:" + "|".join(sorted(_WORKDAY_INDEX, key=len, reverse=True)) + r")s?\b\.?"
+_WORKDAY_SET = re.compile(
+    rf"\b({_WORKDAY})(?:\s*(?:-|\u2013|\u2014|to|through|thru|till|until)\s*({_WORKDAY})"
+    rf"|((?:\s*(?:/|,|&|\+|and|or)\s*{_WORKDAY}){{1,4}}))?",
+    re.IGNORECASE,
+)
+"""Working days named as a set: a span ("Tue-Thu", "Tuesday to Thursday"), a list ("Mon/Fri", "Monday,
+Wednesday and Friday") or one day."""
+_WORKDAY_WORD = re.compile(_WORKDAY, re.IGNORECASE)
+_AT_OFFICE = (
+    r"(?:in|at|into)\s+(?:the\s+|our\s+)?(?:[a-z]+\s+){0,2}(?:office|building|hq|headquarters|site)\b"
+    r"|on-?\s?site\b|in-office\b|in[- ]person\b"
+)
+_AT_HOME = r"(?:from|at)\s+home\b|remote(?:ly)?\b|wfh\b|work[- ]from[- ]home\b|home[- ]?office\b"
+_DAYS_THEN_PLACE = re.compile(
+    rf"(?:\s+(?:are|is|will\s+be|stay|as\s+an?|as)\b)?\s*(?:\(\s*)?(?:(?P<office>{_AT_OFFICE})|(?P<home>{_AT_HOME}))",
+    re.IGNORECASE,
+)
+"""After a set of working days, where they are worked ("Tue-Thu in the Austin office", "Fridays as a
+work-from-home day")."""
+_PLACE_THEN_DAYS = re.compile(
+    rf"(?:(?P<office>{_AT_OFFICE})|(?P<home>{_AT_HOME}))(?:\s+(?:on|every|each))?[\s,:(]*$",
+    re.IGNORECASE,
+)
+"""Before a set of working days, where they are worked ("in the office Tuesday to Thursday", "remote
+Fridays", "fully onsite, Mon-Fri")."""
+_EVERY = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
+_PLACE_REACH = 40
+"""How far before a set of days its place may be written (characters): bounded, so reading is linear."""
+
+
+def _weekday_days(text: str, term: TermDef) -> list[OptionMention]:
+    """Days of a working week named by weekday, as the count of remote days (a term counted in
+    days/week): a span or list of days in the office leaves the rest of the five remote ("in the office
+    Tuesday to Thursday": 2), days from home count themselves ("Mon/Fri from home": 2, "remote Fridays":
+    1). One weekday in the office says nothing of the others ("Fridays are in the office": none), and
+    one weekday from home counts only as a habit (plural, or after "every").
+    Linear: each set of days is matched once, its place looked up within a bounded reach."""
+    if term.unit != "days/week":
+        return []
+    found: list[OptionMention] = []
+    for m in _WORKDAY_SET.finditer(text):
+        first = _WORKDAY_INDEX[_day_key(m.group(1))]
+        if m.group(2):
+            last = _WORKDAY_INDEX[_day_key(m.group(2))]
+            if last <= first:
+                continue
+            count = last - first + 1
+        elif m.group(3):
+            days = {first} | {
+                _WORKDAY_INDEX[_day_key(d.group(0))] for d in _WORKDAY_WORD.finditer(m.group(3))
+            }
+            count = len(days)
+        else:
+            count = 1
+        after = _DAYS_THEN_PLACE.match(text, m.end())
+        before = _PLACE_THEN_DAYS.search(text, max(0, m.start() - _PLACE_REACH), m.start())
+        place = after or before
+        if place is None:
+            continue
+        office = place.group("office") is not None
+        if count == 1:
+            habit = _day_key(m.group(1)) != m.group(1).lower().rstrip(".") or (
+                _EVERY.search(text, max(0, m.start() - 8), m.start()) is not None
+            )
+            if office or not habit:
+                continue
+        value = 5 - count if office else count
+        start, end = (m.start(), place.end()) if after is not None else (place.start(), m.end())
+        found.append(OptionMention(term.name, str(value), start, end, pattern=True))
+    return found
+
+
+def _day_key(raw: str) -> str:
+    """The index key of a weekday as written ("Tuesdays", "Thu.", "tues")."""
+    key = raw.lower().rstrip(".")
+    return key if key in _WORKDAY_INDEX else key[:-1]
 
 
 _DAY_WORDS = {"thirty": "30", "forty-five": "45", "forty five": "45", "sixty": "60", "ninety": "90"}
