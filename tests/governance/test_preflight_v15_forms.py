@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from parley.governance.commitment import contains_binding_language
-from parley.governance.config import DomainConfig
+from parley.governance.config import DomainConfig, load_config
 from parley.governance.draft import ON_TRIAL, RULES, rules_off
 from parley.governance.preflight import preflight
 
@@ -90,3 +90,108 @@ def test_a_huge_draft_of_the_v15_forms_is_read_in_linear_time(staffing: DomainCo
     unit = "Sample approved, go to mass production. I confirm Incoterms FCA Ningbo. That's final. "
     assert_grows_linearly(lambda text: preflight(text, staffing), unit, 1_800, 4)
     assert_grows_linearly(contains_binding_language, "go to " * 40 + "x " * 30, 1_000, 4)
+
+
+# --- Part 2 (round 15): false alarms by the frame of the clause that fires -------------------------------
+# The shipped false alarms of the spent sets (229) were sorted by the frame of the clause whose cue fires.
+# Two frames are read as non-binding in their own clause, each kept only where the leave-one-writer-out
+# check supports it (the one set left out, the other still clears its own false alarm):
+# - a condition on a future approval by our own side, an inverted "should" opening the sentence (sets v10
+#   and v11: a disclaimer of the lexicon);
+# - a limit our approver sets or approves (sets v13 and v14: a limit word of `limits_v10`).
+# Neither adds a miss on any spent source; the binding rows beside them (and their obfuscated variants)
+# still bind.
+
+APPROVAL_PENDING = [
+    # set v10 procurement
+    "Should our principal approve the budget, we'd be ready to order around 5,000 units in January.",
+    # set v11 procurement
+    "Should our principal approve it, we'd be ready to place an order for 4,000 units at around 13.",
+    # set v11 leasing
+    "Should our board approve the budget in January, we would then be able to discuss a 7-year term.",
+    "Should my manager sign off, we could look at 96k.",
+]
+
+APPROVER_LIMIT = [
+    # set v14 procurement
+    ("Heads up: finance set a hard stop at 14 per unit for this category.", "procurement"),
+    # set v13 procurement
+    ("For transparency, finance has set 14.00 per piece as the hard maximum for this SKU.", "procurement"),
+    # set v13 staffing
+    ("Our hiring plan was approved at 100,000 max for this level.", "staffing"),
+]
+
+# near misses that must still bind: the approval is the counterparty's, the commitment stands in its own
+# sentence or beside the limit, or the verb is our side's approval of the deal; obfuscated variants
+STILL_BINDING = [
+    ("Should the supplier approve the change, we will order 5,000 units.", "procurement"),
+    ("We accept 12.10 per unit. Should our board approve, we may extend.", "procurement"),
+    ("We accept 12.10 per unit. Sh\u043euld our board approve, we may extend.", "procurement"),
+    ("Finance set the price at 14 per unit, our max, and we accept it.", "procurement"),
+    ("Fin\u0430nce set a hard stop at 14 per unit, so we accept 13.", "procurement"),
+    ("Our board has approved the 14 per unit price; please send the contract.", "procurement"),
+    ("Finance approved the order at 14 per unit.", "procurement"),
+    ("We approved 14 per unit, the maximum we discussed.", "procurement"),
+]
+
+
+@pytest.fixture
+def configs() -> dict[str, DomainConfig]:
+    return {name: load_config(name) for name in ("staffing", "procurement", "leasing")}
+
+
+@pytest.mark.parametrize("text", APPROVAL_PENDING)
+def test_a_condition_on_our_future_approval_does_not_bind(text: str) -> None:
+    assert not contains_binding_language(text), text
+
+
+@pytest.mark.parametrize(("text", "domain"), APPROVER_LIMIT)
+def test_a_limit_our_approver_set_does_not_bind(
+    text: str, domain: str, configs: dict[str, DomainConfig]
+) -> None:
+    assert not preflight(text, configs[domain], use_classifier=False).binding, text
+
+
+def test_the_approver_limit_is_a_limit_word_of_v10() -> None:
+    text, domain = APPROVER_LIMIT[0]
+    with rules_off(["limit words v10"]):
+        assert preflight(text, load_config(domain), use_classifier=False).binding
+
+
+@pytest.mark.parametrize(("text", "domain"), STILL_BINDING)
+def test_the_near_misses_of_the_new_frames_still_bind(
+    text: str, domain: str, configs: dict[str, DomainConfig]
+) -> None:
+    assert preflight(text, configs[domain], use_classifier=False).binding, text
+
+
+def test_the_new_frames_are_read_in_linear_time() -> None:
+    assert_grows_linearly(contains_binding_language, "should our " + "board " * 50 + "x ", 1_000, 4)
+    unit = "finance set " + "a " * 30 + "; "
+    assert_grows_linearly(contains_binding_language, unit, 1_000, 4)
+
+
+# --- Part 2 (round 15): a right or a fee our side gives up (the decision structure's fifth form) ----------
+# Two writers' shipped misses: set v12 leasing ("we give that up in exchange for the three free months")
+# and the train set ("Fablecraft Studios hereby waives the background-check fee").
+WAIVED = [
+    "No need to keep the first-refusal right open \u2014 we give that up in exchange for two free months.",
+    "Harbour Labs hereby waives the placement fee we normally charge.",
+    "We waive the early-termination fee.",
+    "W\u0435 w\u0430ive the deposit top-up.",  # confusable letters
+]
+WAIVED_NEAR_MISSES = [
+    "We won't give up the parking space.",
+    "We give up on this one, thanks.",
+    "I give up trying to reach you by phone!",
+]
+
+
+@pytest.mark.parametrize("text", WAIVED)
+def test_a_right_or_fee_we_give_up_binds(text: str) -> None:
+    assert contains_binding_language(text), text
+
+
+@pytest.mark.parametrize("text", WAIVED_NEAR_MISSES)
+def test_a_refused_or_idle_give_up_does_not_bind(text: str) -> None:
+    assert not contains_binding_language(text), text

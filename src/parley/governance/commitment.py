@@ -2082,13 +2082,22 @@ _ROLE_TAKES_ON = re.compile(
     r"(?:bear|cover|pay|absorb|meet|fund|take on|carry)\b"
 )
 
+# A right or a fee our side gives up, in the first person or performatively (round 15 part 2; the shipped
+# misses of set v12 leasing "we give that up in exchange for the three free months" and of the train set
+# "Fablecraft Studios hereby waives the background-check fee"): two writers.
+_WAIVED = re.compile(
+    r"\b(?:(?:we|i)\s+(?:hereby\s+)?"
+    r"(?:waive|forgo|forego|give (?:that|it|this|them) up|give up (?:the|our|my|any)\b)|"
+    r"hereby\s+(?:waives?|forgoes|gives? up))\b"
+)
+
 
 def _decision_structure(clause: Clause) -> tuple[str, str, int] | None:
     """(cue, reason, offset) of a decision, a go-ahead, a finality mark or a cost our role takes on."""
     lowered = clause.lowered
     if _DECISION_GATE.search(lowered):
         return None
-    for pattern in (_GO_AHEAD, _DECIDED, _FINAL, _ROLE_TAKES_ON):
+    for pattern in (_GO_AHEAD, _DECIDED, _FINAL, _ROLE_TAKES_ON, _WAIVED):
         found = pattern.search(lowered)
         if found is not None:
             return found.group(0).strip(), "commitment verb", clause.start + found.start()
