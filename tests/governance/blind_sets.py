@@ -8,5 +8,5 @@ messages and a phrase bank.
 
 from __future__ import annotations
 
-NEXT_BLIND: tuple[str, ...] = ("heldout15", "heldout_terms14", "phrase_bank_heldout15")
+NEXT_BLIND: tuple[str, ...] = ("heldout16", "heldout_terms15", "phrase_bank_heldout16")
 """Never opened, listed or measured on until the lead's one measurement."""

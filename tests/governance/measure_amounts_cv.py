@@ -1,7 +1,11 @@
 """Amount reading per source and per form on the spent GAIA amount sets (issue 14, amounts).
 
-Reads tests/data/gaia/{dev,heldout,heldout2,heldout4,...,heldout13}/amounts.yaml (all thirteen are
-development data now, each named here: the next blind set, heldout14/, is never read; set v13 was measured
+Reads tests/data/gaia/{dev,heldout,heldout2,heldout4,...,heldout14}/amounts.yaml (all fourteen are
+development data now, each named here: the next blind sets, tests/governance/blind_sets.NEXT_BLIND, are
+never read; set v15 was measured blind once on 2026-11-29, 281/312, and is not a source yet; set v14 was
+measured blind once on 2026-11-28, 272/288, and its recurring error forms were fixed (`carry_over`,
+`named_not_durations`, `spoken_teens`, `figure_at`, `deposit_neighbours`, `day_pay_forms`, `free_before`,
+`count_total_verbs` in `--ablation`); set v13 was measured
 blind once on 2026-11-28, 280/317 with 13 spurious, and its error forms that recur in set v12's errors were
 fixed (`day_hours`, `rent_multiples` in `--ablation`); set v12 was measured
 blind once on 2026-11-28, 270/311 with 16 spurious, and its error forms that recur in another set's errors

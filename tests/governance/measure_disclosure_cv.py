@@ -12,8 +12,8 @@ Run from the repository root:
 
 Every source here is spent (development data): the figures are development figures. Each spent set is
 named explicitly (sets v5 to v14, heldout5/ to heldout14/, were each measured blind once on 2026-11-28
-and are development data since); the next blind sets (heldout15/, heldout_terms14/,
-phrase_bank_heldout15.yaml and later) are never read here.
+and are development data since); the next blind sets (tests/governance/blind_sets.NEXT_BLIND;
+heldout15/ was measured once on 2026-11-29 and is not a source yet) are never read here.
 """
 
 from __future__ import annotations

@@ -452,6 +452,14 @@ BLIND_ROUNDS = (
     # (met) with 9/120 = 7.5% alarms (not met), amounts 272/288 = 94.4%, disclosure 9/53 missed, 1/37
     # false alarm; rules alone FN 15, FP 36, moderator 197/230 with 9 alarms.
     BlindRound("heldout14", (296, 294, 230, 120), 288, 90, 8, 29, 215, 9, 272, 9, 1),
+    # v15 (committed untouched in 16921a5, measured once at 8221011): FN 6/296 = 2.0% (0.9-4.4%) and
+    # FP 36/294 = 12.2% (9.0-16.5%), neither met; obfuscated 55/55, moderator 220/230 = 95.7% (met)
+    # with 8/120 = 6.7% alarms (not met), amounts 281/312 = 90.1%, disclosure 7/53 missed, 0/40 false
+    # alarms; rules alone FN 16, FP 38, moderator 198/230 with 7 alarms. The code before the round
+    # (3521455, counted after) gave FN 6, FP 35, moderator 218 with 9 alarms, amounts 281, disclosure 7:
+    # the round's rule changes and the classifiers retrained with v13 and v14 moved nothing on the
+    # binding side of this writer.
+    BlindRound("heldout15", (296, 294, 230, 120), 312, 93, 6, 36, 220, 8, 281, 7, 0),
 )
 
 

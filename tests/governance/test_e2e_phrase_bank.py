@@ -149,7 +149,11 @@ class PhraseBankDrafter:
         ("phrase_bank_heldout13.yaml", False, 0),
         # Written blind on 2026-11-28 (f6e3cee) before that session's fourteenth-round preflight,
         # disclosure, moderator, amount and term changes landed; measured once after (c777a0b).
-        ("phrase_bank_heldout14.yaml", True, 0),
+        ("phrase_bank_heldout14.yaml", False, 0),
+        # Written blind on 2026-11-29 (16921a5) before that session's fifteenth-round preflight,
+        # moderator, amount, term reader and red-team changes and the classifiers retrained with v13 and
+        # v14 landed; measured once after.
+        ("phrase_bank_heldout15.yaml", True, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
