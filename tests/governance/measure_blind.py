@@ -42,6 +42,7 @@ COMMITTED = {
     "heldout13": "3509f5d",
     "heldout14": "f6e3cee",
     "heldout15": "16921a5",
+    "heldout16": "9842c9b",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
