@@ -2,7 +2,8 @@
 
 Reads tests/data/gaia/{dev,heldout,heldout2,heldout4,...,heldout14}/amounts.yaml (all fourteen are
 development data now, each named here: the next blind sets, tests/governance/blind_sets.NEXT_BLIND, are
-never read; set v15 was measured blind once on 2026-11-29, 281/312, and is not a source yet; set v14 was
+never read; set v15 was measured blind once on 2026-11-29, 281/312 with 12 spurious, a source since, and
+the form its errors share with sets v13 and v14 was fixed (`range_scales` in `--ablation`); set v14 was
 measured blind once on 2026-11-28, 272/288, and its recurring error forms were fixed (`carry_over`,
 `named_not_durations`, `spoken_teens`, `figure_at`, `deposit_neighbours`, `day_pay_forms`, `free_before`,
 `count_total_verbs` in `--ablation`); set v13 was measured
@@ -87,6 +88,7 @@ SOURCES = (
     "heldout12",
     "heldout13",
     "heldout14",
+    "heldout15",
     "forms",
     "fresh",
     "v5",
@@ -502,6 +504,9 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     "day_pay_forms": (("_DAY_PAY_FORMS", False), ("_DAY_RATE_WORDS", frozenset[str]())),
     "free_before": (("_FREE_BEFORE_ON", False),),
     "count_total_verbs": (("_COUNT_TOTALS_GAP", None),),
+    # sixteenth round (2026-11-29), the form of sets v13-v15's errors: a range's low end takes its high
+    # end's multiplier ("85 bis 90 Tausend", "between eight and nine hundred units")
+    "range_scales": (("_RANGE_SCALES", False),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -557,6 +562,7 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "day_pay_forms": ("heldout14",),
     "free_before": ("heldout14", "heldout12"),
     "count_total_verbs": ("heldout14", "heldout13"),
+    "range_scales": ("heldout15", "heldout14", "heldout13"),
 }
 
 

@@ -25,7 +25,7 @@ from parley.governance.delegate import Delegate, DelegateOptions, Step
 from parley.governance.drafting import Drafter, format_amount
 from parley.governance.escalation import Decision, EscalationRequest, Principal, StoredPrincipal, Trigger
 from parley.governance.extraction import Extractor
-from parley.governance.machine import State
+from parley.governance.machine import TERMINAL, State
 from parley.governance.memory import PrincipalMemory
 from parley.governance.moderator import Classifier, max_message_chars
 from parley.governance.normalize import check_size
@@ -472,7 +472,8 @@ def decide(
         return replace(runner.outcome(), replayed=True)
     assert request is not None  # (pending names it)
     if through is None and request.trigger == Trigger.FINAL_APPROVAL:
-        _check_not_held(store, session_id)
+        effect = request.option(chosen).effect if chosen is not None else None
+        _check_not_held(store, session_id, declining=effect == "decline")
     if chosen is not None and request.option(chosen).effect == "raise_limit":
         _check_raise(runner.delegate.config, request, confirm_limit)
     the_clock = clock or FakeClock()
@@ -501,13 +502,31 @@ def _deciding(store: SessionStore, session_id: str, principal: Principal | None)
     return OfferHold(who)
 
 
-def _check_not_held(store: SessionStore, session_id: str) -> None:
+def _check_not_held(store: SessionStore, session_id: str, *, declining: bool = False) -> None:
     """Refuse a direct decision on a portfolio member's final approval: its offer is held for the
     portfolio's comparison, and only the portfolio's recommendation decides it (so one role is never
-    committed twice, in whatever order or at the same time the two are answered)."""
+    committed twice, in whatever order or at the same time the two are answered).
+
+    Once the portfolio has ended nothing decides through it any more, so an offer that reached its final
+    approval after that is released to a direct decision: in full when the portfolio approved no member
+    and no other member was approved on its own, otherwise (the role is committed) to a decline only."""
     owner = portfolio_of(store, session_id)
     if owner is None:
         return
+    if str(store.load_session(owner)["state"]) in {s.value for s in TERMINAL}:
+        committed = [
+            member
+            for member in (owner, *portfolio_members(store.load_session(owner)))
+            if member != session_id and str(store.load_session(member)["state"]) == State.AGREE.value
+        ]
+        if not committed or declining:
+            return
+        raise ScenarioError(
+            f"portfolio {owner} has ended with an offer approved ({committed[0]}): the offer of {session_id} "
+            "can only be declined now (choose its Decline option)",
+            source=store.path,
+            field="session",
+        )
     waiting = store.open_request(owner)
     where = (
         f"answer its request {waiting.request_id} (parley delegate decide {owner} --request "

@@ -68,11 +68,40 @@ def clause_end(text: str, position: int) -> int:
     return match.start() if match else len(text)
 
 
+_WORD = re.compile(r"\S+")
+_TAIL = 8  # characters before a position whose breaks are read as text[:position] reads them
+
+
+@lru_cache(maxsize=64)
+def _negation_index(text: str) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Where text's clause breaks end, its words start, and its negators start and end: one scan each
+    per text, however many positions `is_negated` then asks about (a message of many option phrases
+    asks once per phrase; rescanning from the start each time was quadratic)."""
+    breaks = [match.end() for match in _CLAUSE_BREAK.finditer(text)]
+    words = [match.start() for match in _WORD.finditer(text)]
+    negators = list(_NEGATORS.finditer(text))
+    return breaks, words, [m.start() for m in negators], [m.end() for m in negators]
+
+
 def is_negated(text: str, position: int, window_words: int = 5) -> bool:
-    """Whether a negator governs the word at position (same clause, at most window_words before it)."""
-    clause = text[clause_start(text, position) : position]
-    words = clause.split()[-window_words:]
-    return _NEGATORS.search(" ".join(words)) is not None
+    """Whether a negator governs the word at position (same clause, at most window_words before it).
+
+    A negator counts when it lies wholly between position and the later of the clause's start and the
+    start of the window_words-th word before position. The offsets are found once per text (cached)
+    and looked up by bisection, so asking about every hit of a text stays linear in it."""
+    breaks, words, negator_starts, negator_ends = _negation_index(text)
+    # the clause holds position: it starts after the last break that ends at or before position
+    k = bisect.bisect_right(breaks, position) - 1
+    start = breaks[k] if k >= 0 else 0
+    # read as text[:position] reads, a comma just before position is a break even before three digits
+    for match in _CLAUSE_BREAK.finditer(text, max(0, position - _TAIL), position):
+        start = max(start, match.end())
+    last = bisect.bisect_left(words, position) - 1  # the last word starting before position
+    if last < 0:
+        return False
+    start = max(start, words[max(0, last - window_words + 1)])
+    n = bisect.bisect_left(negator_starts, start)
+    return n < len(negator_starts) and negator_ends[n] <= position
 
 
 @lru_cache(maxsize=512)

@@ -365,9 +365,28 @@ def load_verifier(spec: str, *, timeout: float = 5.0) -> Verifier:
     raise ScenarioError(f"unknown verifier {name!r}; expected one of {known}", field="verifier")
 
 
+_FAILED_PLUGINS: dict[tuple[str, str, str, float], ScenarioError] = {}
+"""Plugins that failed to load in this run, by entry point, argument and timeout: a later claim gets the
+same error at once instead of loading the plugin again (and waiting up to the timeout each time)."""
+
+
 def _from_entry_point(point: importlib.metadata.EntryPoint, argument: str, *, timeout: float) -> Verifier:
     """The plugin's verifier, its import and factory bounded by timeout seconds (issue 17: a plugin
-    that hangs while loading fails like one that hangs while checking)."""
+    that hangs while loading fails like one that hangs while checking). A failure is remembered for the
+    run (`_FAILED_PLUGINS`) and raised again without a second attempt."""
+    key = (point.name, point.value, argument, timeout)
+    failed = _FAILED_PLUGINS.get(key)
+    if failed is not None:
+        raise failed
+    try:
+        return _load_entry_point(point, argument, timeout=timeout)
+    except ScenarioError as error:
+        _FAILED_PLUGINS[key] = error
+        raise
+
+
+def _load_entry_point(point: importlib.metadata.EntryPoint, argument: str, *, timeout: float) -> Verifier:
+    """One attempt at loading and building the plugin's verifier (`_from_entry_point`)."""
     answer = _bounded(lambda: point.load()(argument), timeout, _clean(point.name, 80))
     if answer is None:
         raise ScenarioError(
