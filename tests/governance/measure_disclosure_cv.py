@@ -11,9 +11,9 @@ Run from the repository root:
   must help on another source (or change nothing) to stay.
 
 Every source here is spent (development data): the figures are development figures. Each spent set is
-named explicitly (sets v5 to v14, heldout5/ to heldout14/, were each measured blind once on 2026-11-28
-and are development data since); the next blind sets (tests/governance/blind_sets.NEXT_BLIND;
-heldout15/ was measured once on 2026-11-29 and is not a source yet) are never read here.
+named explicitly (sets v5 to v15, heldout5/ to heldout15/, were each measured blind once on 2026-11-28
+or 2026-11-29 and are development data since); the next blind sets (tests/governance/blind_sets.NEXT_BLIND:
+heldout16/ and its phrase bank) are never read here.
 """
 
 from __future__ import annotations
@@ -84,6 +84,7 @@ def sources() -> dict[str, list[Item]]:
         "gaia-h12": _gaia_drafts("heldout12") + _gaia_drafts("heldout12", "drafts_leasing.yaml"),
         "gaia-h13": _gaia_drafts("heldout13") + _gaia_drafts("heldout13", "drafts_leasing.yaml"),
         "gaia-h14": _gaia_drafts("heldout14") + _gaia_drafts("heldout14", "drafts_leasing.yaml"),
+        "gaia-h15": _gaia_drafts("heldout15") + _gaia_drafts("heldout15", "drafts_leasing.yaml"),
     }
     return found
 

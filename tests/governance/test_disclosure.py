@@ -341,8 +341,11 @@ def test_every_spent_source_at_its_development_rate() -> None:
     (gaia-h11, gaia-h12) were added on 2026-11-29: their figures are held in test_disclosure_v13.py; set
     v13 (gaia-h13) too, in test_disclosure_v14.py."""
     found = {name: errors(items) for name, items in sources().items()}
-    assert sum(r.positives for r in found.values()) == 924 and sum(r.negatives for r in found.values()) == 791
-    later = ("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10", "gaia-h11", "gaia-h12", "gaia-h13", "gaia-h14")
+    assert sum(r.positives for r in found.values()) == 977 and sum(r.negatives for r in found.values()) == 831
+    later = (
+        *("gaia-h7", "gaia-h8", "gaia-h9", "gaia-h10", "gaia-h11", "gaia-h12", "gaia-h13", "gaia-h14"),
+        "gaia-h15",  # added in round 16 (2026-11-29): its figures are held in test_disclosure_v16.py
+    )
     earlier = [r for name, r in found.items() if name not in later]
     assert sum(len(r.missed) for r in earlier) <= 1
     assert sum(len(r.alarms) for r in earlier) <= 1
