@@ -5,6 +5,7 @@ load is not loaded again for each claim."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -19,6 +20,7 @@ from typer.testing import CliRunner
 from linear_growth import assert_grows_linearly
 from parley.cli.app import app
 from parley.errors import ParleyError
+from parley.governance import session as session_module
 from parley.governance import verification
 from parley.governance.amounts import find_amounts
 from parley.governance.config import DomainConfig, load_config
@@ -177,3 +179,48 @@ def test_a_plugin_that_failed_to_load_is_not_loaded_again_for_each_claim() -> No
     for delegate in delegates:
         (event,) = delegate.trajectory.of_kind("claim_verification")
         assert event.data["status"] == "unverified" and "did not load" in str(event.data["detail"])
+
+
+def _approve(db: Path, session: str, request: str, outcomes: dict[str, str]) -> None:
+    """One decider with its own connection: approve session's held offer (option A)."""
+    store = SessionStore(db)
+    try:
+        decide(store, session, request_id=request, option="A")
+        outcomes[session] = "approved"
+    except ParleyError as error:
+        outcomes[session] = str(error)
+    finally:
+        store.close()
+
+
+def test_two_direct_approvals_at_once_of_an_ended_portfolio_commit_the_role_once(
+    held: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two deciders (processes, web requests) approve two members of a portfolio that ended with no deal
+    at the same moment: both pass the up-front check (forced here: each waits for the other after it), and
+    still exactly one commits the role; the other gets a one-line refusal naming the portfolio."""
+    check = session_module._check_not_held  # pyright: ignore[reportPrivateUsage] (the interleaving is forced after it)
+    barrier = threading.Barrier(2, timeout=10)
+
+    def checked_together(*args: Any, **kwargs: Any) -> None:
+        check(*args, **kwargs)
+        with contextlib.suppress(threading.BrokenBarrierError):  # (the other failed before: go on alone)
+            barrier.wait()
+
+    monkeypatch.setattr(session_module, "_check_not_held", checked_together)
+    for attempt in range(3):
+        barrier.reset()
+        (tmp_path / str(attempt)).mkdir()
+        db, offers = _ended(held, tmp_path / str(attempt), "NO_DEAL")
+        outcomes: dict[str, str] = {}
+        deciders = [threading.Thread(target=_approve, args=(db, *offer, outcomes)) for offer in offers[:2]]
+        for decider in deciders:
+            decider.start()
+        for decider in deciders:
+            decider.join(60)
+        states = {session: _state(db, session) for session, _ in offers[:2]}
+        assert sorted(states.values()) == ["AGREE", "ESCALATE"], (attempt, states, outcomes)
+        (refused,) = [s for s, state in states.items() if state == "ESCALATE"]
+        message = outcomes[refused]
+        assert PORTFOLIO in message and len(message.strip().splitlines()) == 1, message
+        assert [s for s, o in outcomes.items() if o == "approved"] == [s for s in states if s != refused]

@@ -12,7 +12,9 @@ escalation request are stored in one transaction (see `SessionStore.save_step`).
 
 from __future__ import annotations
 
+import json
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -121,9 +123,15 @@ class SessionRunner:
         if delegate.recall is None:  # escalations consult the principal's memory in this store
             delegate.recall = PrincipalMemory(store)
 
-    def persist(self, decision: Decision | None = None) -> None:
+    def persist(
+        self, decision: Decision | None = None, *, check: Callable[[sqlite3.Connection], None] | None = None
+    ) -> None:
         """Commit one step: the decision behind it, the snapshot, new events with their audit entries,
         the seal when the session ended and the escalation request it opened, all or nothing.
+
+        Args:
+            decision: The principal's decision behind the step, if any.
+            check: A condition checked inside the write transaction (`SessionStore.save_step`).
 
         Raises:
             StaleDecision: if another process changed the session since this runner read it.
@@ -149,6 +157,7 @@ class SessionRunner:
             expected_version=self.version,
             decision=decision,
             request=opened,
+            check=check,
         )
         delegate.mark_flushed()
 
@@ -203,10 +212,11 @@ class SessionRunner:
         self.persist()
         return following
 
-    def apply(self, decision: Decision) -> Step:
-        """Resume the delegate with a decision and store both in one transaction."""
+    def apply(self, decision: Decision, *, check: Callable[[sqlite3.Connection], None] | None = None) -> Step:
+        """Resume the delegate with a decision and store both in one transaction (in which check, if
+        given, is run first)."""
         step = self.delegate.resume(decision)
-        self.persist(decision)
+        self.persist(decision, check=check)
         return step
 
     def outcome(self) -> SessionOutcome:
@@ -471,14 +481,18 @@ def decide(
     ):
         return replace(runner.outcome(), replayed=True)
     assert request is not None  # (pending names it)
+    claim: Callable[[sqlite3.Connection], None] | None = None
     if through is None and request.trigger == Trigger.FINAL_APPROVAL:
         effect = request.option(chosen).effect if chosen is not None else None
         _check_not_held(store, session_id, declining=effect == "decline")
+        owner = portfolio_of(store, session_id)
+        if owner is not None and effect != "decline":  # checked again where it is committed
+            claim = _role_free(store.path, owner, session_id, request.request_id)
     if chosen is not None and request.option(chosen).effect == "raise_limit":
         _check_raise(runner.delegate.config, request, confirm_limit)
     the_clock = clock or FakeClock()
     decision = Decision(request.request_id, chosen, guidance, decided_by, the_clock.now())
-    step = runner.apply(decision)
+    step = runner.apply(decision, check=claim)
     return runner.run(_deciding(store, session_id, principal), step)
 
 
@@ -540,6 +554,49 @@ def _check_not_held(store: SessionStore, session_id: str, *, declining: bool = F
         source=store.path,
         field="session",
     )
+
+
+def _role_free(
+    path: str, owner: str, session_id: str, request_id: str
+) -> Callable[[sqlite3.Connection], None]:
+    """The check, run inside the transaction that commits a direct (non-decline) final approval of a
+    member of portfolio owner, that the portfolio has still ended and no other member (nor the portfolio)
+    has agreed: writers are serialised there, so of two such approvals made at once (two processes, two
+    web requests) exactly one commits the role. It fails closed: a portfolio or member it cannot read
+    refuses the approval too; nothing is written then."""
+
+    def refuse(why: str) -> StaleDecision:
+        return StaleDecision(
+            f"the offer of {session_id} was not approved: portfolio {owner} {why}",
+            pending=request_id,
+            source=path,
+        )
+
+    def check(db: sqlite3.Connection) -> None:
+        def state(session: str) -> str:
+            row = db.execute("SELECT state FROM sessions WHERE session_id = ?", (session,)).fetchone()
+            if row is None:
+                raise refuse(f"could not be checked (no session {session})")
+            return str(row[0])
+
+        try:
+            row = db.execute("SELECT state, snapshot FROM sessions WHERE session_id = ?", (owner,)).fetchone()
+            if row is None:
+                raise refuse("could not be checked (it is not stored)")
+            members = [str(member["session_id"]) for member in json.loads(str(row[1]))["members"]]
+            if session_id not in members:
+                raise refuse(f"could not be checked (it does not list {session_id})")
+            if str(row[0]) not in {s.value for s in TERMINAL}:
+                raise refuse("has not ended: the offer is decided through the portfolio")
+            committed = [s for s in (owner, *members) if s != session_id and state(s) == State.AGREE.value]
+        except (sqlite3.Error, ValueError, KeyError, TypeError) as error:
+            raise refuse(f"could not be checked ({type(error).__name__})") from None
+        if committed:
+            raise refuse(
+                f"has an offer approved meanwhile ({committed[0]}), so only its Decline option is open now"
+            )
+
+    return check
 
 
 RAISE_CONFIRM_RATIO = 1.5

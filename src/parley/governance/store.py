@@ -212,6 +212,7 @@ class SessionStore:
         expected_version: int | None = None,
         decision: Decision | None = None,
         request: EscalationRequest | None = None,
+        check: Callable[[sqlite3.Connection], None] | None = None,
     ) -> int:
         """Persist one step atomically and return the session's new version.
 
@@ -228,6 +229,9 @@ class SessionStore:
             expected_version: The version the caller read; None for a session not stored yet.
             decision: The principal's decision that produced this step (closes its request).
             request: The escalation request this step opened, if any.
+            check: Called with the connection inside the write transaction, before anything is
+                written (writers are serialised there): a condition on other sessions that must still
+                hold when the step commits; whatever it raises aborts the step.
 
         Raises:
             StaleDecision: if the session changed since the caller read it, or the decision's request
@@ -245,6 +249,8 @@ class SessionStore:
                     pending=self._open_request_id(db, session_id),
                     source=self.path,
                 )
+            if check is not None:
+                check(db)
             answered = self._close_request(db, session_id, decision) if decision is not None else None
             version = (current or 0) + 1
             db.execute(
