@@ -297,12 +297,21 @@ def uncovered_conditions(
         index = bisect.bisect_left(offsets, check)
         if index < len(offsets) and offsets[index] < end:
             continue
-        windows.append((start, end))
+        windows.append((start, _announced(draft, end)))
     quotes = [
         Quote(start, _cut(draft.text[start:end]) if i < MAX_QUOTED else "")
         for i, (start, end) in enumerate(_merged(windows))
     ]
     return _bounded(quotes, "conditional clauses")
+
+
+def _announced(draft: Draft, end: int) -> int:
+    """end, or the end of its sentence when a colon follows it: what the colon announces is what the
+    clause before it names ("we need to add one thing: the sign-off from our parent company")."""
+    if not draft.text[end : end + 3].lstrip(" ").startswith(":"):
+        return end
+    sentence = draft.sentence_at(end)
+    return max(end, sentence.end) if sentence is not None else end
 
 
 def _merged(windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
