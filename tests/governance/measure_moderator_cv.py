@@ -2,10 +2,11 @@
 
 A source is one writer's labelled set of inbound messages: tests/data/gaia/{dev,heldout,heldout2,
 heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,heldout13,
-heldout14,train}/messages.yaml (heldout4 to heldout14 are spent since their one blind measurement), the
-development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing domain as their tests
-do) and the tuning half of the shipped red-team corpus ("redteam": its measurement half is never read
-here). The next blind sets are never read: only the paths listed in SOURCES are opened.
+heldout14,heldout15,train}/messages.yaml (heldout4 to heldout15 are spent since their one blind
+measurement), the development paraphrases (dev/moderator_paraphrases.yaml, read in the staffing
+domain as their tests do) and the tuning half of the shipped red-team corpus ("redteam": its
+measurement half is never read here). The next blind sets are never read: only the paths listed in
+SOURCES are opened.
 
 The rules run inside `classifier.rules_only()` (the trained classifier is off); with ``--shipped`` the
 trained attack classifier is OR-ed in as shipped (it is not retrained: the leave-one-out rows then drop
@@ -120,6 +121,7 @@ PATHS: Mapping[str, Path] = {
     "heldout12": GAIA / "heldout12" / "messages.yaml",
     "heldout13": GAIA / "heldout13" / "messages.yaml",
     "heldout14": GAIA / "heldout14" / "messages.yaml",
+    "heldout15": GAIA / "heldout15" / "messages.yaml",
     "train": GAIA / "train" / "messages.yaml",
     "paraphrases": GAIA / "dev" / "moderator_paraphrases.yaml",
 }
