@@ -507,6 +507,9 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     # sixteenth round (2026-11-29), the form of sets v13-v15's errors: a range's low end takes its high
     # end's multiplier ("85 bis 90 Tausend", "between eight and nine hundred units")
     "range_scales": (("_RANGE_SCALES", False),),
+    # sixteenth round part 2 (2026-11-29), the carry-over form of sets v13 and v15's errors: a bare
+    # follow-up figure takes the money term and rate of the attributed money figure before it (within 2x)
+    "money_carry": (("_MONEY_CARRY_ON", False), ("_CENTS_NOT_SCALED", False)),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -563,6 +566,7 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "free_before": ("heldout14", "heldout12"),
     "count_total_verbs": ("heldout14", "heldout13"),
     "range_scales": ("heldout15", "heldout14", "heldout13"),
+    "money_carry": ("heldout15", "heldout13"),
 }
 
 

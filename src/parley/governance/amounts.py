@@ -2537,6 +2537,19 @@ def _compared_next(tokens: _Tokens, k: int) -> bool:
 _SPELLED_HUNDREDS_FROM = 100.0  # a bare spelled number of three words or more above this is read
 
 
+# A figure written to the cent ("list is 11.20") after a figure with a multiplier ("10k units") is a price,
+# not that many thousands of the figure's unit, when a price written to the cent came before them ("9.90
+# if you commit to 10k units; list is 11.20"; but "1.5k units, then 2.25 next quarter" is 2,250 units):
+# the money carry-over of set v15, `money_carry`.
+_CENT_FIGURE = re.compile(r"[0-9]{1,3}\.[0-9]{2}")
+_CENTS_NOT_SCALED = True
+
+
+def _cents_figure(tokens: _Tokens, reading: _Reading) -> bool:
+    """Whether a reading opens with a figure written to the cent ("11.20", "9.90 per unit")."""
+    return _CENTS_NOT_SCALED and _CENT_FIGURE.fullmatch(tokens.words[reading.start_token]) is not None
+
+
 def _find(text: str) -> list[Amount]:
     tokens = _tokenise(text)
     found: list[tuple[Amount, int, int]] = []  # each amount with its first token and the token after it
@@ -2548,7 +2561,8 @@ def _find(text: str) -> list[Amount]:
     carried: Amount | None = None  # the typed amount of the sentence before, for a bare answer
     asked = False  # that sentence ended with "?"
     last_end = -2  # the token after the last amount found
-    lump = -1  # the last lump-sum noun read
+    # the last lump-sum noun read; whether a price written to the cent was read ("9.90 ... 10k units; 11.20")
+    lump, cents_seen = -1, False
     context_token = -1  # where the sentence's rate word stands
     while i < n:
         if tokens.breaks[i] and not (tokens.kinds[i] == "p" and tokens.words[i] in _SENTENCE_ENDS):
@@ -2594,7 +2608,10 @@ def _find(text: str) -> list[Amount]:
         )
         inherited = (
             _inherit(source, reading)
-            if source is not None and not reading.scaled and not _own_tier(tokens, reading, source)
+            if source is not None
+            and not reading.scaled
+            and not _own_tier(tokens, reading, source)
+            and not (source.scaled and cents_seen and _cents_figure(tokens, reading))
             else None
         )
         if inherited is not None:
@@ -2628,7 +2645,10 @@ def _find(text: str) -> list[Amount]:
             _apply_context(reading, context, bare)
         amount = _amount(tokens, reading)
         found.append((amount, reading.start_token, reading.end_token))
-        last_end = reading.end_token
+        last_end, cents_seen = (
+            reading.end_token,
+            cents_seen or (amount.kind in ("money", "number") and _cents_figure(tokens, reading)),
+        )
         if amount.kind != "number" or amount.scaled:
             previous, previous_token = amount, reading.end_token
         i = max(reading.end_token, i + 1)
@@ -3524,6 +3544,7 @@ def term_amounts(
         passage, _count_prices(passage, _bare_siblings(passage, results, keywords, others))
     )
     results = _carried_durations(passage, results, keywords, others)
+    results = _carried_money(passage, results, keywords, others)
     return _restated_weeks(text, results)
 
 
@@ -5057,6 +5078,112 @@ def _carried_durations(
                 amount.end,
                 amount,
             )
+        )
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+
+
+# -- a bare follow-up figure that carries the money term of the figure before it --------------------------
+# "Can you do 65 an hour? I'm at 70", "68 an hour but for a 12-month commitment I can do 63", "9.90 if you
+# commit to 10k units; list is 11.20": a bare figure (no unit, rate or currency, or a type it only inherited
+# from a figure no term took) that no term took inherits the term and the rate of the nearest money figure
+# attributed before it in the same message, when its value lies within a factor of 2 of that figure's, no
+# other cost is named in its own clause and no other term's keyword stands between them outside the figures
+# that keyword names (the error form of sets v13 and v15; a general rule, not a phrase list).
+_MONEY_CARRY_RATIO = math.log(2.0)  # the carried figure's value within 0.5x-2x of the figure before it
+_MONEY_CARRY_BACK = 3  # attributed figures looked back over for the nearest money figure
+# a word before the figure that makes it a count, a label or a point in time rather than a money move
+# ("9.90 for 12", "a box of 12", "in 30", "net 30", "room 12")
+_NOT_CARRIED_AFTER = frozenset(
+    {"for", "of", "x", "\u00d7", "in", "on", "by", "every", "after", "within", "net", "#", "no", "number",
+     "room", "unit", "suite", "floor", "month", "year", "week", "day", "per", "each", "times", "top", "first"}
+)  # fmt: skip
+_MONEY_CARRY_ON = True  # `_carried_money` on (the `money_carry` switch of the measure's --ablation)
+
+
+def _carry_candidate(amount: Amount) -> bool:
+    """A figure that may carry a money term: bare, or typed only by inheritance as a count or a duration
+    from a figure before it, without a multiplier ("a 12-month commitment I can do 63")."""
+    if amount.high <= 0 or amount.incidental or amount.low != amount.high:
+        return False
+    return _bare(amount) or (
+        amount.inherited
+        and amount.kind in ("count", "duration")
+        and not amount.scaled
+        and amount.currency is None
+    )
+
+
+def _carries_money(
+    passage: _Passage,
+    amount: Amount,
+    sibling: TermAmount,
+    keywords: dict[str, list[int]],
+    others: Sequence[int],
+    spans: Sequence[tuple[int, int]],
+) -> bool:
+    """Whether a candidate figure follows the attributed money figure sibling closely, names no other cost
+    in its own clause, is no count of its own noun (`_SKIPPED_BARE`) and no other term's keyword stands
+    between them except inside an attributed figure ("10k units")."""
+    if amount.start - sibling.end > _CARRY_REACH or amount.start < sibling.end:
+        return False
+    if _SKIPPED_BARE(passage.text, amount):
+        return False
+    before = passage.text[max(sibling.end, amount.start - 12) : amount.start].split()
+    if before and before[-1].lower().strip(".,:;()") in _NOT_CARRIED_AFTER:
+        return False
+    if amount.end < len(passage.text) and passage.text[amount.end : amount.end + 1] in ("%", "/", "-", ":"):
+        return False
+    window = passage.text[sibling.end : amount.start]  # at most _CARRY_REACH characters
+    clause = sibling.end + max(window.rfind(mark) for mark in _CLAUSE_MARKS) + 1
+    if _nearest(others, amount.start, clause, amount.end + 12) is not None:
+        return False
+    for name, offsets in keywords.items():
+        if name == sibling.term:
+            continue
+        k = bisect.bisect_left(offsets, sibling.end)
+        while k < len(offsets) and offsets[k] <= amount.end + 12:
+            if not any(low <= offsets[k] < high for low, high in spans):
+                return False
+            k += 1
+    return True
+
+
+def _carried_money(
+    passage: _Passage, results: list[TermAmount], keywords: dict[str, list[int]], others: Sequence[int]
+) -> list[TermAmount]:
+    """Add each candidate figure no term took after an attributed money figure as a figure of the same
+    term at the same rate (`_carries_money`), within a factor of 2 of it; one pass over the mentions."""
+    money = {t.name: t for t in passage.terms if t.kind == "money"}
+    if not _MONEY_CARRY_ON or not money or not results:
+        return results
+    taken = {id(r.mention) for r in results}
+    ordered = sorted(results, key=lambda r: r.start)
+    starts = [r.start for r in ordered]
+    added: list[TermAmount] = []
+    for amount in passage.mentions:
+        if id(amount) in taken or not _carry_candidate(amount):
+            continue
+        k = bisect.bisect_left(starts, amount.start) - 1
+        sibling = next(
+            (
+                ordered[j]
+                for j in range(k, max(-1, k - _MONEY_CARRY_BACK), -1)
+                if ordered[j].term in money and ordered[j].mention.kind in ("money", "number")
+            ),
+            None,
+        )
+        if sibling is None or sibling.mention.high <= 0 or sibling.high <= 0:
+            continue
+        spans = [(r.start, r.end) for r in ordered[max(0, k - _MONEY_CARRY_BACK) : k + 1]]
+        if not _carries_money(passage, amount, sibling, keywords, others, spans):
+            continue
+        rate = sibling.high / sibling.mention.high
+        value = amount.high * rate
+        if abs(math.log(value / sibling.high)) > _MONEY_CARRY_RATIO:
+            continue
+        term = money[sibling.term]
+        added.append(
+            TermAmount(term.name, round(value, 6), round(value, 6), amount.start, amount.end, amount)
         )
     return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
