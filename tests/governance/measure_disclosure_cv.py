@@ -12,8 +12,9 @@ Run from the repository root:
 
 Every source here is spent (development data): the figures are development figures. Each spent set is
 named explicitly (sets v5 to v15, heldout5/ to heldout15/, were each measured blind once on 2026-11-28
-or 2026-11-29 and are development data since); the next blind sets (tests/governance/blind_sets.NEXT_BLIND:
-heldout16/ and its phrase bank) are never read here.
+or 2026-11-29 and are development data since); the next blind sets
+(tests/governance/blind_sets.NEXT_BLIND; heldout16/ was measured once on 2026-11-29 and is not a source
+yet) are never read here.
 """
 
 from __future__ import annotations

@@ -460,6 +460,12 @@ BLIND_ROUNDS = (
     # the round's rule changes and the classifiers retrained with v13 and v14 moved nothing on the
     # binding side of this writer.
     BlindRound("heldout15", (296, 294, 230, 120), 312, 93, 6, 36, 220, 8, 281, 7, 0),
+    # v16 (committed untouched in 9842c9b, measured once at 1ad15a3): FN 3/295 = 1.02% (0.35-2.95%; the
+    # target missed by a hair, as on v13) and FP 25/295 = 8.5% (met); obfuscated 55/55, moderator 213/230
+    # = 92.6% (met) with 5/120 = 4.2% alarms (met), amounts 299/311 = 96.1% (the best blind figure, not
+    # met), disclosure 2/53 missed, 0/37 false alarms; rules alone FN 9, FP 28, moderator 194/230 with 5
+    # alarms. The code before the round (adac697, counted after) gave exactly the same counts.
+    BlindRound("heldout16", (295, 295, 230, 120), 311, 90, 3, 25, 213, 5, 299, 2, 0),
 )
 
 

@@ -152,8 +152,14 @@ class PhraseBankDrafter:
         ("phrase_bank_heldout14.yaml", False, 0),
         # Written blind on 2026-11-29 (16921a5) before that session's fifteenth-round preflight,
         # moderator, amount, term reader and red-team changes and the classifiers retrained with v13 and
-        # v14 landed; measured once after.
-        ("phrase_bank_heldout15.yaml", True, 0),
+        # v14 landed; measured once after (8221011): 0 of 404 slips reached the counterparty unapproved.
+        ("phrase_bank_heldout15.yaml", False, 0),
+        # Written blind on 2026-11-29 (9842c9b) before that session's sixteenth-round disclosure,
+        # moderator, amount, term reader and reliability changes landed; measured once after (1ad15a3): 1 of
+        # 402 slips reached the counterparty unapproved ("It would be our pleasure to confirm $14 per unit.",
+        # target 0: not met). Fixed after (a courtesy that carries the act binds): 0 of 402 since
+        # (development, not an estimate).
+        ("phrase_bank_heldout16.yaml", True, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

@@ -195,3 +195,35 @@ def test_a_right_or_fee_we_give_up_binds(text: str) -> None:
 @pytest.mark.parametrize("text", WAIVED_NEAR_MISSES)
 def test_a_refused_or_idle_give_up_does_not_bind(text: str) -> None:
     assert not contains_binding_language(text), text
+
+
+# -- after the sixteenth measurement: a courtesy that carries the act (phrase bank v16) ---------------------
+# The one slip of the v16 end-to-end run ("It would be our pleasure to confirm $14 per unit.") reached the
+# counterparty unapproved: "would" read as a hypothesis. A courtesy ("our pleasure", "an honour", "a
+# privilege") to confirm, accept, sign, order or pay carries the act; no spent source has the form, so it
+# adds no false alarm there.
+COURTESY = [
+    "It would be our pleasure to confirm $14 per unit.",
+    "It would be our pleasure to accept your offer.",
+    "It'd be an honour to accept 95k and start on the 3rd.",
+    "It will be a privilege to sign the lease at 9,800 a month.",
+    "It w\u043euld be our pleasure to c\u043enfirm $14 per unit.",  # Cyrillic o twice
+    "It would be our pleas\u200bure to confirm $14 per unit.",  # a zero-width space
+]
+COURTESY_NEAR_MISSES = [
+    "It would be a pleasure to meet you next week.",
+    "It would be our pleasure to discuss $14 per unit on a call.",
+    "It would be our pleasure to confirm receipt of your offer.",
+    "It would be our pleasure to confirm whether the slot is free.",
+]
+
+
+@pytest.mark.parametrize("text", COURTESY)
+def test_a_courtesy_that_carries_the_act_binds(text: str) -> None:
+    result = preflight(text, load_config("procurement"))
+    assert result.binding and result.requires_approval
+
+
+@pytest.mark.parametrize("text", COURTESY_NEAR_MISSES)
+def test_a_courtesy_with_no_deal_act_does_not_bind(text: str) -> None:
+    assert not preflight(text, load_config("procurement")).binding
