@@ -224,3 +224,45 @@ def test_two_direct_approvals_at_once_of_an_ended_portfolio_commit_the_role_once
         message = outcomes[refused]
         assert PORTFOLIO in message and len(message.strip().splitlines()) == 1, message
         assert [s for s, o in outcomes.items() if o == "approved"] == [s for s in states if s != refused]
+
+
+def test_finding_a_members_portfolio_loads_only_portfolios_that_name_it(
+    held: tuple[Path, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every reply, decision and resume asks which portfolio holds the session: with many stored
+    portfolios only those whose snapshot names it are loaded (a copy of the portfolio that names other
+    members is never parsed), and the member is still found."""
+    db, offers = _ended(held, tmp_path, "ESCALATE")
+    with sqlite3.connect(db) as connection:
+        (snapshot,) = connection.execute(
+            "SELECT snapshot FROM sessions WHERE session_id = ?", (PORTFOLIO,)
+        ).fetchone()
+        other = json.loads(snapshot)
+        other["members"] = [{"session_id": "somebody-else-s9-9"}]
+        for n in range(20):
+            connection.execute(
+                "INSERT INTO sessions SELECT ?, config, persona, seed, state, ?, created, updated, version "
+                "FROM sessions WHERE session_id = ?",
+                (f"other-portfolio-{n}", json.dumps(other), PORTFOLIO),
+            )
+    store = SessionStore(db)
+    loaded: list[str] = []
+    load = store.load_session
+
+    def counted(session_id: str) -> dict[str, Any]:
+        loaded.append(session_id)
+        return load(session_id)
+
+    monkeypatch.setattr(store, "load_session", counted)
+    try:
+        member = offers[0][0]
+        assert session_module.portfolio_of(store, member) == PORTFOLIO
+        assert loaded == [PORTFOLIO]
+        loaded.clear()
+        assert session_module.portfolio_of(store, "somebody-else-s9-9") == "other-portfolio-0"
+        assert loaded == ["other-portfolio-0"]
+        loaded.clear()
+        assert session_module.portfolio_of(store, "nobody-s0-0") is None
+        assert loaded == []
+    finally:
+        store.close()

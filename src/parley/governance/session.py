@@ -497,8 +497,13 @@ def decide(
 
 
 def portfolio_of(store: SessionStore, session_id: str) -> str | None:
-    """The portfolio session_id is a member of, if any (a scan of the stored portfolios)."""
-    rows = store.execute("SELECT session_id FROM sessions WHERE persona = ?", (PORTFOLIO_KIND,))
+    """The portfolio session_id is a member of, if any. Every reply, decision and resume asks, so SQLite
+    keeps only the portfolios whose stored snapshot names the id (as `save_step` wrote it, JSON-quoted)
+    and only those are loaded and checked; the rest are never parsed."""
+    rows = store.execute(
+        "SELECT session_id FROM sessions WHERE persona = ? AND instr(snapshot, ?) > 0",
+        (PORTFOLIO_KIND, json.dumps(session_id)),
+    )
     for (portfolio_id,) in rows:
         if session_id in portfolio_members(store.load_session(str(portfolio_id))):
             return str(portfolio_id)
