@@ -5,11 +5,11 @@ is adversarial). A source is one writer's labelled set; every estimate trains on
 and tests on the one left out: what the detector would do on text by a new writer. Sources:
 
 - drafts: tests/data/gaia/{dev,heldout,heldout2,train}/drafts.yaml, the phrase banks up to heldout2
-  (all binding), the spent sets v3 to v14 (each one source: its drafts, v4's to v14's leasing
+  (all binding), the spent sets v3 to v16 (each one source: its drafts, v4's to v16's leasing
   drafts and its phrase bank, so leaving a source out leaves that whole set out) and "delegate": the
   deterministic delegate's own drafts in seeded simulated sessions run with the rules alone (non-binding by
   construction);
-- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout14,train}/messages.yaml, the
+- messages: tests/data/gaia/{dev,heldout,heldout2,heldout3,...,heldout16,train}/messages.yaml, the
   development paraphrases (dev/moderator_paraphrases.yaml) and "redteam": the tuning half of the
   shipped red-team corpus (its measurement half is never read here).
 
@@ -44,7 +44,7 @@ rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
   those benign GAIA messages (a full tie: no clearing, then the smaller clear_below). The shipped
   model clears only when the nested run shows it clearing a held-out writer's benign alarm (pooled
   "cleared" above 0): a clearing that only the sources it was chosen on show to help is not shipped.
-  Since the fifteenth round the rules have been tuned on every spent heldoutN set (v12 to v14 were each
+  Since the fifteenth round the rules have been tuned on every spent heldoutN set (v12 to v16 were each
   read and fixed after their one measurement), so RULES_TUNED_ON names them all: the rules' verdicts are
   out of sample only on heldout2, train, the delegate's drafts and the red-team half, and the thresholds
   rest on those.
@@ -179,6 +179,16 @@ DRAFT_SOURCES: Mapping[str, tuple[Path, ...]] = {
         GAIA / "heldout14" / "drafts_leasing.yaml",
         GAIA / "phrase_bank_heldout14.yaml",
     ),
+    "heldout15": (
+        GAIA / "heldout15" / "drafts.yaml",
+        GAIA / "heldout15" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout15.yaml",
+    ),
+    "heldout16": (
+        GAIA / "heldout16" / "drafts.yaml",
+        GAIA / "heldout16" / "drafts_leasing.yaml",
+        GAIA / "phrase_bank_heldout16.yaml",
+    ),
 }
 MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "dev": (GAIA / "dev" / "messages.yaml",),
@@ -197,6 +207,8 @@ MESSAGE_SOURCES: Mapping[str, tuple[Path, ...]] = {
     "heldout12": (GAIA / "heldout12" / "messages.yaml",),
     "heldout13": (GAIA / "heldout13" / "messages.yaml",),
     "heldout14": (GAIA / "heldout14" / "messages.yaml",),
+    "heldout15": (GAIA / "heldout15" / "messages.yaml",),
+    "heldout16": (GAIA / "heldout16" / "messages.yaml",),
     "paraphrases": (GAIA / "dev" / "moderator_paraphrases.yaml",),
 }
 # The files the rules were tuned on (their misses read and fixed): the rules' figures there are
@@ -256,6 +268,14 @@ RULES_TUNED_ON = frozenset(
         "tests/data/gaia/heldout14/drafts_leasing.yaml",
         "tests/data/gaia/heldout14/messages.yaml",
         "tests/data/gaia/phrase_bank_heldout14.yaml",
+        "tests/data/gaia/heldout15/drafts.yaml",
+        "tests/data/gaia/heldout15/drafts_leasing.yaml",
+        "tests/data/gaia/heldout15/messages.yaml",
+        "tests/data/gaia/phrase_bank_heldout15.yaml",
+        "tests/data/gaia/heldout16/drafts.yaml",
+        "tests/data/gaia/heldout16/drafts_leasing.yaml",
+        "tests/data/gaia/heldout16/messages.yaml",
+        "tests/data/gaia/phrase_bank_heldout16.yaml",
     }
 )
 
