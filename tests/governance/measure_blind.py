@@ -43,6 +43,7 @@ COMMITTED = {
     "heldout14": "f6e3cee",
     "heldout15": "16921a5",
     "heldout16": "9842c9b",
+    "heldout17": "9ad88ed",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
