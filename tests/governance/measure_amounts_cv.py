@@ -89,6 +89,7 @@ SOURCES = (
     "heldout13",
     "heldout14",
     "heldout15",
+    "heldout16",
     "forms",
     "fresh",
     "v5",
@@ -510,6 +511,9 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     # sixteenth round part 2 (2026-11-29), the carry-over form of sets v13 and v15's errors: a bare
     # follow-up figure takes the money term and rate of the attributed money figure before it (within 2x)
     "money_carry": (("_MONEY_CARRY_ON", False), ("_CENTS_NOT_SCALED", False)),
+    # round 19 (2026-11-29), the form of sets v13, v15 and v16's errors: a total over the one count of
+    # its sentence (or of the next), named a total by a word anywhere in that sentence
+    "sentence_totals": (("_SENTENCE_TOTALS", False),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -567,6 +571,7 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "count_total_verbs": ("heldout14", "heldout13"),
     "range_scales": ("heldout15", "heldout14", "heldout13"),
     "money_carry": ("heldout15", "heldout13"),
+    "sentence_totals": ("heldout16", "heldout15", "heldout13"),
 }
 
 

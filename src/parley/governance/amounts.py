@@ -3855,6 +3855,13 @@ def _unit_totals(
     for r in counts:
         by_sentence.setdefault(bisect.bisect_right(bounds, r.start) - 1, set()).add(r.high)
     starts = [r.start for r in counts]
+    money_in: dict[int, int] = {}  # the sums of money written in each sentence
+    figures_in: dict[int, int] = {}  # and the figures of any kind
+    for amount in mentions:
+        k = bisect.bisect_right(bounds, amount.start) - 1
+        figures_in[k] = figures_in.get(k, 0) + 1
+        if amount.kind == "money" and not amount.incidental:
+            money_in[k] = money_in.get(k, 0) + 1
     restated: dict[int, TermAmount | None] = {}
     corrected: tuple[int, float] | None = None  # the end of the last sum joined to a count, and the count
     for amount in mentions:
@@ -3876,6 +3883,10 @@ def _unit_totals(
         )
         if count is None and len(by_sentence.get(s, ())) == 1 and _named_total(text, amount):
             count = next(iter(by_sentence[s]))
+        if _misfit(price, amount.high) > 1.2:  # too large for a price: a total over its sentence's count
+            named = _sentence_total_count(text, bounds, by_sentence, money_in, figures_in, s)
+            count = named if count is None else count
+            limit = _JOINED_TOTAL_MISFIT if named is not None and count == named else limit
         if count is None:
             continue
         value = round(amount.high / count, 6)
@@ -3890,6 +3901,53 @@ def _unit_totals(
     kept = [r for r in results if not (r.term == price.name and id(r.mention) in restated)]
     added = [r for r in restated.values() if r is not None]
     return sorted([*kept, *added], key=lambda r: (r.start, r.end))
+
+
+# (issue 14, round 19) the form of sets v13, v15 and v16's errors: a total over a count, named a total
+# by a word anywhere in its sentence rather than beside the figures ("The order of 250 monitors totals
+# 43,750 USD", "Total for 500 chairs: 61.250 €", "the lot of 1,200 chairs for 57,600 dollars"), or
+# named a total in a sentence the one with its count follows ("Total for the order: 96,000 USD.
+# Quantity 8,000.").
+_SENTENCE_TOTALS = True  # `_sentence_total_count` on (a switch of the measure's --ablation)
+_TOTAL_CUE = re.compile(
+    r"\b(?:total(?:s|led|ling|ed|ing)?|lot|altogether|in[ \t]{1,3}all|all[ \t-]{1,3}in)\b", re.IGNORECASE
+)
+_TOTAL_CUE_REACH = 240  # characters of a sentence read for the cue (a longer sentence is not one clause)
+
+
+def _sentence_total_count(
+    text: str,
+    bounds: Sequence[int],
+    by_sentence: dict[int, set[float]],
+    money_in: dict[int, int],
+    figures_in: dict[int, int],
+    s: int,
+) -> float | None:
+    """The one order quantity of the sentence of a sum too large for a price, when that sentence names a
+    total (`_TOTAL_CUE`) and writes no other sum; or, when it writes no count, of the next sentence when
+    that one writes one count and no sum. Each sentence is read once (it holds a single sum); None."""
+    if not _SENTENCE_TOTALS or money_in.get(s, 0) != 1:
+        return None
+    start = bounds[s] if 0 <= s < len(bounds) else 0
+    end = bounds[s + 1] if s + 1 < len(bounds) else len(text)
+    if end - start > _TOTAL_CUE_REACH:
+        return None
+    sentence = _window(text, start, end)
+    if "%" in sentence or _TOTAL_CUE.search(sentence) is None:  # a share of a total is not its price
+        return None
+    own = by_sentence.get(s, set())
+    if len(own) == 1:
+        return next(iter(own))
+    following = by_sentence.get(s + 1, set())
+    if own or len(following) != 1 or money_in.get(s + 1, 0) != 0 or figures_in.get(s, 0) != 1:
+        return None
+    # the next sentence a label of the quantity ("Quantity 8,000.", "Qty: 8,000 pcs"), not a clause
+    after = bounds[s + 2] if s + 2 < len(bounds) else len(text)
+    label = _QUANTITY_LABEL.match(_window(text, end, min(after, end + 24)).lstrip())
+    return next(iter(following)) if label is not None else None
+
+
+_QUANTITY_LABEL = re.compile(r"(?:order[ \t]{1,3})?(?:quantity|qty|volume|units|pcs|pieces)\b|\d", re.I)
 
 
 # A sum joined to the count it is for: "$4,200 for 1,000 pcs", "1,000 pcs for $4,200", "2,000 comes to
