@@ -42,6 +42,8 @@ from datetime import date
 from functools import cache
 from typing import Any, Literal
 
+from parley.governance.condition_net import REASON as NET_REASON
+from parley.governance.condition_net import active_net
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.draft import Clause, Draft, parse
 from parley.governance.normalize import TextRefused
@@ -142,6 +144,7 @@ class Condition:
         text: The condition as written ("provided the relocation package of 20k is included").
         quoted: Whether it is a conditional clause the reader could not read and only quotes (fail
             closed: the principal reads it as written).
+        source: What quoted it when not the rules ("condition net": the learned clause net).
     """
 
     term: str
@@ -149,11 +152,13 @@ class Condition:
     high: float | None = None
     text: str = ""
     quoted: bool = False
+    source: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         data: dict[str, Any] = {"term": self.term, "value": self.value, "text": self.text}
         data = {**data, "high": self.high} if self.high is not None else data
+        data = {**data, "source": self.source} if self.source else data
         return {**data, "quoted": True} if self.quoted else data
 
 
@@ -233,7 +238,14 @@ class TermReading:
         return cls(
             tuple(stated(t) for t in data.get("terms", [])),
             tuple(
-                Condition(c["term"], c["value"], c.get("high"), c["text"], bool(c.get("quoted", False)))
+                Condition(
+                    c["term"],
+                    c["value"],
+                    c.get("high"),
+                    c["text"],
+                    bool(c.get("quoted", False)),
+                    str(c.get("source", "")),
+                )
                 for c in data.get("conditions", [])
             ),
             bool(data.get("question", False)),
@@ -264,7 +276,7 @@ class TermReader:
         self._numeric = [t for t in self.vocabulary if t.shape not in ("enum", "date")]
         self._negotiated = [t for t in self.vocabulary if t.negotiated]
         self._keywords = [k for t in self.vocabulary for k in t.keywords]
-        self._last: tuple[tuple[str, date | None, tuple[str, ...], int], TermReading] | None = None
+        self._last: tuple[tuple[str, date | None, tuple[str, ...], int, int], TermReading] | None = None
 
     def term(self, name: str) -> TermDef:
         """The term called name (KeyError if the domain has none)."""
@@ -280,7 +292,7 @@ class TermReader:
             asked: Fields the delegate just asked about (a bare figure in the answer is theirs).
         """
         model = self.model
-        key = (message, today, tuple(asked), id(model))
+        key = (message, today, tuple(asked), id(model), id(active_net()))
         if self._last is not None and self._last[0] == key:
             return self._last[1]  # the delegate and its extractor read the same message
         try:
@@ -673,6 +685,13 @@ def _assemble(
         Condition("other", None, None, q.text, quoted=True)
         for q in uncovered_conditions(draft, covered, stated=[h.start for h in own])
     ]
+    net = active_net()
+    if net is not None and not draft.unread:  # fail closed: a clause the learned net finds conditional
+        said = [c.text for c in conditions]
+        conditions += [
+            Condition("other", None, None, text, quoted=True, source=NET_REASON)
+            for text in net.uncovered((c.text for c in draft.clauses()), said)
+        ]
     conditions = _distinct_quotes(conditions)
     if len(conditions) > MAX_QUOTED:  # a message of hundreds of conditions: the principal reads it whole
         left = len(conditions) - MAX_QUOTED + 1

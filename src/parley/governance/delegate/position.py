@@ -51,7 +51,8 @@ def describe_term(config: DomainConfig, term: str, value: TermValue | None, high
 def _condition_text(config: DomainConfig, condition: Condition) -> str:
     said = condition.text.strip()
     if condition.quoted:
-        return f'"{said}" (not read by the delegate: check it yourself)'
+        found = f", flagged by the {condition.source}" if condition.source else ""
+        return f'"{said}" (not read by the delegate{found}: check it yourself)'
     if condition.term == "other":
         return f'"{said}"'
     stated = describe_term(config, condition.term, condition.value, condition.high)
