@@ -514,6 +514,18 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     # round 19 (2026-11-29), the form of sets v13, v15 and v16's errors: a total over the one count of
     # its sentence (or of the next), named a total by a word anywhere in that sentence
     "sentence_totals": (("_SENTENCE_TOTALS", False),),
+    # round 19b (2026-11-29), the form of sets v12-v16's errors: the spoken "one twenty" with no move
+    # word, before "if"/"for", after "we're at", or before a verb, attributed like a move in thousands
+    "spoken_figures": (("_SPOKEN_FIGURES", False),),
+    # round 19b: a pay band names a salary range in bare thousands ("band ... 110 to 125"), sets v13, v15
+    "pay_band_words": (("_PAY_BAND_WORDS", False),),
+    # round 19b: a sum for one whole period ("84k flat for the year", "Rent for a year: $84,000"), sets
+    # v11 and v14
+    "whole_period_sums": (("_WHOLE_PERIOD_SUMS", False),),
+    # round 19b: hours named before the pay they are for ("10-hour shifts at $600 per shift"), v12 and v15
+    "hours_before_pay": (("_HOURS_BEFORE_PAY", False),),
+    # round 19b: a bare sum the deposit names right after it ("6,600 deposit"), set v15
+    "named_after": (("_NAMED_AFTER_REACH", 0),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -572,6 +584,11 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "range_scales": ("heldout15", "heldout14", "heldout13"),
     "money_carry": ("heldout15", "heldout13"),
     "sentence_totals": ("heldout16", "heldout15", "heldout13"),
+    "spoken_figures": ("heldout16", "heldout15", "heldout14", "heldout13", "heldout12"),
+    "pay_band_words": ("heldout15", "heldout13"),
+    "whole_period_sums": ("heldout14", "heldout11"),
+    "hours_before_pay": ("heldout15", "heldout12"),
+    "named_after": ("heldout15",),
 }
 
 

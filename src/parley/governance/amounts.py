@@ -1158,8 +1158,34 @@ _FIGURE_AT = frozenset(
 
 
 def _figure_at(tokens: _Tokens, i: int) -> bool:
-    """Whether the spoken figure at token i follows "at" after a limit or offer word (`_FIGURE_AT`)."""
-    return tokens.word(i - 1) == "at" and tokens.word(i - 2) in _FIGURE_AT
+    """Whether the spoken figure at token i follows "at" after a limit or offer word (`_FIGURE_AT`), or
+    after a person's "'re" or "'m" ("we're at one ten", "I'm at one twenty": where a side stands, with
+    `_SPOKEN_FIGURES`)."""
+    if tokens.word(i - 1) != "at":
+        return False
+    before = tokens.word(i - 2)
+    if before in _FIGURE_AT:
+        return True
+    return (
+        _SPOKEN_FIGURES
+        and before in ("re", "m")
+        and tokens.word(i - 3) in ("'", "\u2019")
+        and tokens.word(i - 4) in ("we", "they", "you", "i")
+    )
+
+
+# The spoken figure of one hundred and some (issue 14: sets v12, v13, v14, v15 and v16 say a salary in
+# thousands so, "one twenty", with no move word before it): read before the words of a condition or a
+# purpose ("one twenty if the equity is decent", "one twenty-five for the right person"), after where a
+# side stands ("we're at one ten"), not counting a verb ("one twenty works for me"), and attributed like a
+# move to the one money term paid in tens of thousands whose band holds it in thousands (`_moves`).
+_SPOKEN_FIGURES = True  # a switch of the measure's --ablation (`spoken_figures`)
+_SPOKEN_MORE_FOLLOWERS = frozenset({"if", "for", "unless", "but", "sounds", "seems"})
+_SPOKEN_SHAPE = re.compile(
+    r"one[ \t-]{1,3}(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b",
+    re.IGNORECASE,
+)
 
 
 # What may follow the spoken "one twenty" written with a space (a figure, not "one twenty-foot container"
@@ -1189,7 +1215,9 @@ def _spaced_hundred(tokens: _Tokens, i: int) -> tuple[float, int] | None:
     closes = after >= len(tokens) or (
         tokens.kinds[after] == "p" and following not in ("-", "/", ":", "'", "’", "$", "€", "£")
     )
-    return (value, after) if closes or following in _SPACED_FOLLOWERS else None
+    if closes or following in _SPACED_FOLLOWERS:
+        return value, after
+    return (value, after) if _SPOKEN_FIGURES and following in _SPOKEN_MORE_FOLLOWERS else None
 
 
 def _tenths_shorthand(tokens: _Tokens, i: int) -> float | None:
@@ -1293,6 +1321,34 @@ def _cents_after(tokens: _Tokens, i: int) -> tuple[float, int]:
     return value / 100.0, after
 
 
+# A sum for one whole period (issue 14: sets v11 and v14 name a year's rent so): after the sum, "84k flat
+# for the year", "$84,000 for the full year", "9,000 for a whole quarter" (not "7,000 for a year", which
+# may be a month's rent for a year's term); before it, a sum's noun labels it: "Rent for a year, paid
+# upfront: $84,000", "Total for the year: $78,000". A switch of the measure's --ablation
+# (`whole_period_sums`).
+_WHOLE_PERIOD_SUMS = True
+_WHOLE_ADJECTIVES = frozenset({"full", "whole", "entire"})
+_WHOLE_PERIOD_NOUNS = frozenset({"rent", "total", "salary", "pay", "cost", "costs", "price", "sum", "fee"})
+
+
+def _whole_period(tokens: _Tokens, j: int, label: bool) -> tuple[str, float, int] | None:
+    """A whole period named at token j, "for the (full) year", "for a whole quarter" (with `label`, also
+    "for a year"): (period, divisor, index after), or None."""
+    if not _WHOLE_PERIOD_SUMS or tokens.word(j) != "for" or tokens.word(j + 1) not in ("the", "a"):
+        return None
+    k = j + 2
+    whole = tokens.word(k) in _WHOLE_ADJECTIVES
+    k += whole
+    if not (whole or label or tokens.word(j + 1) == "the"):
+        return None
+    period = tokens.word(k)
+    if period in ("year", "month"):
+        return _PERIODS[period], 1.0, k + 1
+    if period == "quarter":
+        return *_MULTIPLE_PERIODS[period], k + 1
+    return None
+
+
 def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     """A rate after an amount: (period or "unit", divisor, index after). "/hr", "per unit", "a month",
     "annually", "each", "pro Stück", "p.a.", "per thousand units"."""
@@ -1300,6 +1356,9 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     for _ in range(2):
         if tokens.word(j) in _FILLERS and tokens.word(j + 1) not in _PERIODS:
             j += 1
+    whole = _whole_period(tokens, j, label=False)
+    if whole is not None:
+        return whole
     if tokens.word(j) in _PAYMENT_VERBS and _period_word(tokens, j + 1):
         j += 1
     if _per_slash(tokens, j) and tokens.word(j + 2) in _PERIODS:
@@ -1971,6 +2030,7 @@ def _read(tokens: _Tokens, i: int, step: bool = False) -> _Reading | None:
                 "less",
                 "tops",
                 "maximum",
+                *(("works", "sounds", "seems") if _SPOKEN_FIGURES else ()),  # "one twenty works for me"
                 # verbs of a price or a sum ("A dozen costs $30", "2,000 comes to $9,800")
                 "costs",
                 "sells",
@@ -2391,6 +2451,10 @@ def _context_at(tokens: _Tokens, i: int) -> tuple[str, float] | None:
         return _MULTIPLE_ADVERBS[word]
     if word in ("day", "hour", "week", "month", "year") and tokens.word(i + 1) == "rate":
         return _PERIODS.get(word, word), 1.0  # "Day rate 720", "Month rate: 9,000"
+    if word in _WHOLE_PERIOD_NOUNS:
+        whole = _whole_period(tokens, i + 1, label=True)
+        if whole is not None and tokens.word(whole[2]) in (",", ":", "is", "comes", "totals", "was"):
+            return whole[:2]  # "Rent for a year, paid upfront: $84,000"
     if word == "year" and (_year_label(tokens, i + 1) or _ordinal_year(tokens, i)):
         return "year", 1.0  # a label: "Year one: $90,000; year-two rent $62.4k" (each year's sum)
     if word == "half" and tokens.word(i + 1) == "-" and tokens.word(i + 2) == "year":
@@ -3532,9 +3596,11 @@ def term_amounts(
             results.append(
                 TermAmount(chosen.term.name, chosen.low, chosen.high, amount.start, amount.end, amount)
             )
-    results = _moves(terms, text, mentions, results)
+    results = _band_ranges(terms, text, mentions, _moves(terms, text, mentions, results))
     results = _unit_totals(terms, text, mentions, bounds, results)
-    results = _per_hours(terms, text, mentions, bounds, results)
+    results = _hours_before_pay(
+        terms, text, mentions, bounds, _per_hours(terms, text, mentions, bounds, results)
+    )
     passage = _Passage(terms, text, mentions, bounds)
     results = _term_totals(passage, _package_prices(passage, _tier_volumes(passage, results)))
     results = _packed_volumes(passage, _volume_rates(passage, results))
@@ -3644,6 +3710,7 @@ def _moves(
         move = _MOVE_BEFORE.search(before) is not None
         if not (
             move
+            or (_SPOKEN_FIGURES and _SPOKEN_SHAPE.match(amount.text) is not None)
             or _DO_BEFORE.search(before) is not None
             or _BOUND_AFTER.match(_window(text, amount.end, amount.end + _MOVE_WINDOW)) is not None
         ):
@@ -3672,6 +3739,49 @@ def _moves(
         for a, term in zip(moved, chosen, strict=True)
         if term is not None
     ]
+    return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
+
+
+# A range in bare thousands a pay band names (issue 14: "The band for this level is 110 to 125", sets v13
+# and v15; writers of sets v5-v16 name a salary's band so): the one yearly money term whose band holds it
+# in thousands, when no term took it. A range only: a single figure after "band" ("The band tops out at
+# 100") stays unread. A switch of the measure's --ablation (`pay_band_words`).
+_PAY_BAND_WORDS = True
+_BAND_BEFORE = re.compile(r"\bband\b[^.;!?\d$€£]{0,32}$", re.IGNORECASE)
+
+
+def _band_ranges(
+    terms: Sequence[BoundaryTerm], text: str, mentions: Sequence[Amount], results: list[TermAmount]
+) -> list[TermAmount]:
+    """Add a bare range a pay band names to the yearly money term in thousands (`_PAY_BAND_WORDS`)."""
+    if not _PAY_BAND_WORDS:
+        return results
+    yearly = [t for t in terms if t.kind == "money" and t.unit == "year" and _band(t) is not None]
+    if len(yearly) != 1:
+        return results
+    term = yearly[0]
+    taken = {id(r.mention) for r in results}
+    added: list[TermAmount] = []
+    for amount in mentions:
+        if (
+            not amount.is_range
+            or amount.kind != "number"
+            or amount.scaled
+            or amount.per is not None
+            or amount.incidental
+            or id(amount) in taken
+            or _BAND_BEFORE.search(_window(text, amount.start - 40, amount.start)) is None
+        ):
+            continue
+        # either end near the term's band, within a factor of 1.65 ("110 to 125" for a band of 80-100k)
+        readings = [
+            r
+            for r in _bare_readings(term, amount)[1:]
+            if min(_misfit(term, r[0]), _misfit(term, r[1])) <= 0.5
+        ]
+        if readings:
+            low, high, _ = readings[0]
+            added.append(TermAmount(term.name, low, high, amount.start, amount.end, amount))
     return sorted([*results, *added], key=lambda r: (r.start, r.end)) if added else results
 
 
@@ -3812,6 +3922,57 @@ def _per_hours(
     if not added:
         return results
     # the pay itself is no hourly figure once divided ("$3,200 per 40-hour week" is 80 an hour)
+    divided = {id(r.mention) for r in added}
+    kept = [r for r in results if not (r.term == hourly.name and id(r.mention) in divided)]
+    return sorted([*kept, *added], key=lambda r: (r.start, r.end))
+
+
+# Hours named before the pay they are for (issue 14: sets v12 and v15, the mirror of `_per_hours`): "10-hour
+# shifts at $600 per shift", "A half day is 4 hours at $300". The pay divided by the hours is the hourly
+# rate when the quotient lies near the hourly term's band (within a factor of 1.6) and the pay as written
+# lies far outside it (past a factor of e): "40 hours at $55" stays 55. A switch of the measure's
+# --ablation (`hours_before_pay`).
+_HOURS_BEFORE_PAY = True
+_HOURS_THEN_PAY = re.compile(
+    r"[ \t-]{0,3}(?:(?:shifts?|days?)[ \t]{1,3})?(?:at|for|costs?|paid|pays|is|=)[ \t]{1,3}$", re.IGNORECASE
+)
+_PAY_PERIOD_AFTER = re.compile(
+    r"[ \t]{0,3}(?:(?:per|a|an|each)[ \t]{1,3}(?:shift|day)\b|[.;,!?)]|$)", re.IGNORECASE
+)
+
+
+def _hours_before_pay(
+    terms: Sequence[BoundaryTerm],
+    text: str,
+    mentions: Sequence[Amount],
+    bounds: Sequence[int],
+    results: list[TermAmount],
+) -> list[TermAmount]:
+    """Add the hourly rate of a pay stated after the hours it is for (`_HOURS_BEFORE_PAY`)."""
+    hourly = next((t for t in terms if t.kind == "money" and t.unit == "hour"), None)
+    if not _HOURS_BEFORE_PAY or hourly is None:
+        return results
+    added: list[TermAmount] = []
+    for hours, amount in pairwise(mentions):
+        if (
+            hours.kind != "duration"
+            or hours.unit != "hours"
+            or hours.is_range
+            or not 1.0 <= hours.high <= 24.0
+            or amount.kind != "money"
+            or amount.per is not None
+            or amount.is_range
+            or amount.start - hours.end > _HOURS_REACH
+            or bisect.bisect_right(bounds, hours.start) != bisect.bisect_right(bounds, amount.start)
+            or _HOURS_THEN_PAY.search(_window(text, hours.end, amount.start)) is None
+            or _PAY_PERIOD_AFTER.match(_window(text, amount.end, amount.end + 16)) is None
+        ):
+            continue
+        rate = round(amount.high / hours.high, 6)
+        if _misfit(hourly, rate) <= 0.5 and _misfit(hourly, amount.high) > 1.0:
+            added.append(TermAmount(hourly.name, rate, rate, amount.start, amount.end, amount))
+    if not added:
+        return results
     divided = {id(r.mention) for r in added}
     kept = [r for r in results if not (r.term == hourly.name and id(r.mention) in divided)]
     return sorted([*kept, *added], key=lambda r: (r.start, r.end))
@@ -4414,14 +4575,24 @@ def _scaled_sum(amount: Amount) -> bool:
 _NAMED_SUM_REACH = 14  # characters from the term's keyword to the bare figure it names ("deposit of 12,000")
 
 
+# A bare sum the deposit names right after it, as "$12,000 deposit" names a sum with its currency ("Rent
+# 3,300/mo and 6,600 deposit": set v15; writers of sets v6-v16 name a deposit in money so). A switch of the
+# measure's --ablation (`named_after`): 0 switches it off.
+_NAMED_AFTER_REACH = 3  # characters from the bare figure's end to the keyword after it
+
+
 def _named_sum(amount: Amount, keywords: Sequence[int]) -> bool:
-    """Whether a bare figure in the hundreds or more is named right before by the keyword of a term
-    counted in months of rent ("Rent 4,000/month, deposit 12,000"): a sum of money, not months."""
+    """Whether a bare figure in the hundreds or more is named right before (or right after, within
+    `_NAMED_AFTER_REACH`) by the keyword of a term counted in months of rent ("Rent 4,000/month, deposit
+    12,000", "6,600 deposit"): a sum of money, not months."""
     return (
         amount.kind == "number"
         and not amount.scaled
         and amount.high >= 100
-        and _nearest(keywords, amount.start, amount.start - _NAMED_SUM_REACH, amount.start) is not None
+        and (
+            _nearest(keywords, amount.start, amount.start - _NAMED_SUM_REACH, amount.start) is not None
+            or _nearest(keywords, amount.end, amount.end, amount.end + _NAMED_AFTER_REACH) is not None
+        )
     )
 
 
