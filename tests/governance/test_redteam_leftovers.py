@@ -189,6 +189,8 @@ def _approve(db: Path, session: str, request: str, outcomes: dict[str, str]) -> 
         outcomes[session] = "approved"
     except ParleyError as error:
         outcomes[session] = str(error)
+    except Exception as error:  # (kept so that the assertion names it: a thread's traceback is only warned)
+        outcomes[session] = f"unexpected {type(error).__name__}: {error}"
     finally:
         store.close()
 
@@ -218,12 +220,16 @@ def test_two_direct_approvals_at_once_of_an_ended_portfolio_commit_the_role_once
             decider.start()
         for decider in deciders:
             decider.join(60)
+        assert not any(d.is_alive() for d in deciders), (attempt, "a decider still runs after 60 s", outcomes)
         states = {session: _state(db, session) for session, _ in offers[:2]}
         assert sorted(states.values()) == ["AGREE", "ESCALATE"], (attempt, states, outcomes)
         (refused,) = [s for s, state in states.items() if state == "ESCALATE"]
         message = outcomes[refused]
         assert PORTFOLIO in message and len(message.strip().splitlines()) == 1, message
-        assert [s for s, o in outcomes.items() if o == "approved"] == [s for s in states if s != refused]
+        assert [s for s, o in outcomes.items() if o == "approved"] == [s for s in states if s != refused], (
+            attempt,
+            outcomes,
+        )
 
 
 def test_finding_a_members_portfolio_loads_only_portfolios_that_name_it(
