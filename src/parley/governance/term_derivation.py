@@ -66,16 +66,18 @@ absence a condition when the message accepts other terms."""
 _MODIFIER = r"(?:[a-z]+-[a-z]+\s+)?"
 """A hyphenated word before a term's name ("no late-delivery penalties", "dropping the late-delivery
 penalty")."""
+_OWNER = r"(?:the|his|her|their|its|your|my|our)"
 _DROPPED_BEFORE = (
-    r"\b(?:no to(?: the)?|not the|drop(?:s|ped|ping)? (?:the|his|her|their|its|your)|remove(?:s|d)? the"
-    r"|skip(?:s|ped)? the|scrap(?:s|ped)? the|give(?:s|n)? up (?:the|his|her|their|its|your)"
-    r"|forgo(?:es|ne)? (?:the|his|her|their|its|your)|withdraw(?:s|n)? (?:the|his|her|their|its|your))\s+"
-    r"(?:(?:request|ask|demand|claim) for (?:the |any )?)?"
+    rf"\b(?:no to(?: the)?|not the|drop(?:s|ped|ping)? {_OWNER}|remove(?:s|d)? the"
+    rf"|skip(?:s|ped)? the|scrap(?:s|ped)? the|give(?:s|n)? up {_OWNER}|do(?:ing)? without {_OWNER}"
+    rf"|forgo(?:es|ne)? {_OWNER}|withdraw(?:s|n)? {_OWNER}|reject(?:s|ed)? {_OWNER})\s+"
+    r"(?:(?:request|ask|demand|claim) for (?:the |any |a |an )?)?"
 )
 """Before a term's name: it is dropped ("No to the relocation", "drop the signing bonus entirely",
 "drops the request for free months", "gives up his relocation ask")."""
 _DROPPED_AFTER = (
-    r"(?:\s+(?:months?|weeks?|days?))?(?:\s+(?:ask|request|demand|claim|requirement|piece|component))?"
+    r"(?:\s+(?:months?|weeks?|days?))?"
+    r"(?:\s+(?:ask|request|demand|claim|requirement|piece|component|clause|provision|allowance))?"
 )
 """After a dropped term's name: the word for asking for it ("drops the relocation ask entirely")."""
 _NOT_NONE = re.compile(

@@ -114,7 +114,7 @@ def role(draft: Draft, hit: Hit) -> Role:
         ((c.search("theirs_before", before) and not priced) or (money and c.search("theirs_money", before)))
         and not c.search("accepting_before", before)
         and not c.search("accepting_after", after)
-    ) or c.search("theirs_after", after):
+    ) or (c.search("theirs_after", after) and not c.search("accepting_before", before)):
         return "theirs"
     if _competing(draft, clause):
         return "competing"
