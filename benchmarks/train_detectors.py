@@ -23,15 +23,16 @@ run on every item, and the thresholds are chosen for the combination the runtime
 of models that never saw the item's source, and only from items the rules were not tuned on where the
 rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
 
-- binding: flagged when the rules flag OR p >= threshold. The threshold is the highest at which the
-  combination misses at most TARGET_FN of the binding drafts, unless that flags more than ADDED_FP of
-  the writers' non-binding drafts beyond the rules' own flags or more than DELEGATE_FP of the
-  delegate's own drafts: then the lowest threshold within those budgets. When the rules alone seem to
-  meet TARGET_FN (no threshold below 1 is needed), the threshold is the lowest within those budgets
-  too: the rules' misses on sets they were read on understate their misses on a new writer. A rule
-  flag resting only on "could not be read as non-binding", with nothing obfuscated, may be cleared
-  below clear_below (`classifier.binding_vote`), set at CLEAR_MARGIN of the lowest score of a binding
-  draft the clearing could reach, and only when it clears a non-binding draft.
+- binding: flagged when the rules flag OR p >= threshold, except that a rule flag on a draft where
+  nothing was obfuscated may be cleared when the draft and each sentence the rules flagged, scored
+  alone, are below clear_below (`classifier.binding_vote`). The pair (threshold, clear_below) is chosen
+  on a grid (`choose_binding`): the fewest flags on the writers' non-binding drafts among the pairs that
+  miss at most CHOICE_FN of the blind sets' binding drafts and flag at most DELEGATE_FP of the
+  delegate's own.
+  The rules' verdicts it is chosen on are out of sample: the drafts of the spent blind sets v8 to v16
+  carry the verdicts of the rules as they stood before each set was read (tests/data/gaia/pre_round_rules/,
+  written by `benchmarks/pre_round_rules.py`), so the nested figures of those sources are what the
+  shipped code of the day did on a new writer, not the current rules' in-sample figures.
 - attack: flagged when the rules flag OR p >= threshold, except that a rule alarm may be cleared (the
   moderator abstains instead, `TextClassifier.clear_vote`) when nothing was read through an obfuscation
   or a carrier, every adversarial family that fired is one the classifier can judge, and the message
@@ -42,12 +43,12 @@ rules' verdict matters (RULES_TUNED_ON: there the rules are in-sample):
   GAIA messages the rules were not tuned on and on at most OFF_DOMAIN_ALARM of the red-team benign
   prompts; the candidate with the most attacks flagged wins, then the one with the fewest alarms on
   those benign GAIA messages (a full tie: no clearing, then the smaller clear_below). The shipped
-  model clears only when the nested run shows it clearing a held-out writer's benign alarm (pooled
-  "cleared" above 0): a clearing that only the sources it was chosen on show to help is not shipped.
+  model clears only when the nested run shows it clearing more of the held-out writers' benign alarms
+  than of their attacks: a clearing that only the sources it was chosen on show to help is not shipped.
   Since the fifteenth round the rules have been tuned on every spent heldoutN set (v12 to v16 were each
   read and fixed after their one measurement), so RULES_TUNED_ON names them all: the rules' verdicts are
-  out of sample only on heldout2, train, the delegate's drafts and the red-team half, and the thresholds
-  rest on those.
+  out of sample only on heldout2, train, the delegate's drafts and the red-team half — and, for the
+  binding task, on the drafts of v8 to v16 read with their pre-round verdicts.
 
 The per-fold figures are nested (each held-out source's thresholds were chosen by an inner
 leave-one-source-out run on the other sources alone); the shipped thresholds are chosen the same way
@@ -73,7 +74,7 @@ import math
 import multiprocessing
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -279,18 +280,27 @@ RULES_TUNED_ON = frozenset(
     }
 )
 
+PRE_ROUND = GAIA / "pre_round_rules"
+"""Per spent blind set, the binding rules' verdicts on its drafts as the rules stood before they read it
+(`benchmarks/pre_round_rules.py`): the rules' out-of-sample verdicts, on which thresholds are chosen."""
+
 DELEGATE_SEEDS = 40
 """Seeded simulated sessions per domain whose delegate drafts form the "delegate" source."""
 SPEC = FeatureSpec(word_ngrams=(1, 2), char_ngrams=(3, 5))
 C = 10.0
 MIN_DF = 2
 TARGET_FN = 0.01
-ADDED_FP = 0.05
+CHOICE_FN = TARGET_FN
+"""The share of the blind sets' binding drafts (read with their pre-round verdicts) the chosen binding
+thresholds may miss on the data they are chosen on (the nested run measures what that gives on a
+writer left out)."""
+FLAG_GRID = tuple(round(0.2 + 0.0125 * k, 4) for k in range(61))
+"""The binding model's candidate flag thresholds (0.2 to 0.95)."""
+BINDING_CLEAR_GRID = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05)
+"""The binding model's candidate clear_below values (0: it never clears)."""
 DELEGATE_FP = 0.01
 TARGET_ALARM = 0.05
 OFF_DOMAIN_ALARM = 0.02
-CLEAR_MARGIN = 0.5
-CLEAR_CAP = 0.05
 CLEAR_GRID = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
 """The attack model's candidate clear_below values (chosen by the nested cross-validation)."""
 CLEAR_LOSS = 0.01
@@ -313,6 +323,8 @@ class Item:
     sentences: tuple[frozenset[str], ...] = ()
     tuned: bool = False
     """The rules were tuned on this item's file (their verdict on it is in-sample)."""
+    pre_round: bool = False
+    """A blind set's item read with the rules' verdict from before that set was read (`PRE_ROUND`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,8 +435,56 @@ def _draft_item(
     )
 
 
-def load_drafts(sources: Mapping[str, Sequence[Path]]) -> tuple[list[Item], dict[str, str]]:
-    """The labelled drafts of every source that exists (and the SHA-256 of each file read)."""
+def pre_round_verdicts(folder: Path = PRE_ROUND) -> dict[str, dict[str, bool]]:
+    """Per set name, the binding rules' verdicts on its drafts before they read it (key: `text_key`)."""
+    return {name: {k: bool(v) for k, v in raw["verdicts"].items()} for name, raw in _pre_round_files(folder)}
+
+
+def pre_round_messages(folder: Path = PRE_ROUND) -> dict[str, dict[str, tuple[bool, tuple[str, ...] | None]]]:
+    """Per set name, the rule moderator's verdicts on its messages before it read them: (adversarial, the
+    families that fired, None where that moderator did not name them)."""
+    return {
+        name: {
+            k: (bool(v["adversarial"]), None if v["fired"] is None else tuple(str(f) for f in v["fired"]))
+            for k, v in (raw.get("messages") or {}).items()
+        }
+        for name, raw in _pre_round_files(folder)
+    }
+
+
+def _pre_round_paths(folder: Path = PRE_ROUND) -> list[Path]:
+    return sorted(folder.glob("heldout*.json")) if folder.is_dir() else []
+
+
+def _pre_round_files(folder: Path) -> list[tuple[str, dict[str, Any]]]:
+    found = [json.loads(path.read_text(encoding="utf-8")) for path in _pre_round_paths(folder)]
+    return [(str(raw["set"]), raw) for raw in found]
+
+
+def text_key(text: str) -> str:
+    """The key of a draft in a pre-round verdict file (`benchmarks/pre_round_rules.py`)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+PRE_ROUND_REASON = "rules before the round"
+"""The reason an item carries when the pre-round rules flagged it and the current ones do not."""
+
+
+def _pre_round(item: Item, verdict: bool) -> Item:
+    """item as the rules before its writer's round read it: their verdict, out of sample."""
+    reasons = item.reasons if item.reasons or not verdict else (PRE_ROUND_REASON,)
+    return replace(item, rules=verdict, reasons=reasons if verdict else (), tuned=False, pre_round=True)
+
+
+def load_drafts(
+    sources: Mapping[str, Sequence[Path]], pre_round: Mapping[str, Mapping[str, bool]] | None = None
+) -> tuple[list[Item], dict[str, str]]:
+    """The labelled drafts of every source that exists (and the SHA-256 of each file read).
+
+    A draft of a set that `pre_round` (default: `pre_round_verdicts()`) holds verdicts for carries
+    those verdicts as the rules' (and counts as not tuned on): the rules' out-of-sample reading.
+    """
+    verdicts = pre_round_verdicts() if pre_round is None else pre_round
     configs = {domain: load_config(domain) for domain in DOMAINS}
     items: list[Item] = []
     hashes: dict[str, str] = {}
@@ -441,14 +501,19 @@ def load_drafts(sources: Mapping[str, Sequence[Path]]) -> tuple[list[Item], dict
                 items.append(
                     _draft_item(source, domain, text, True, path.stem, False, configs[domain], tuned)
                 )
+            before = verdicts.get(path.parent.name) if path.parent != GAIA else None
             for d in raw.get("drafts") or []:
                 domain = str(d["domain"])
                 obfuscated = bool(d.get("obfuscated") or d.get("obfuscation"))
                 group = str(d.get("register", ""))
                 text, label = str(d["text"]), bool(d["binding"])
-                items.append(
-                    _draft_item(source, domain, text, label, group, obfuscated, configs[domain], tuned)
-                )
+                item = _draft_item(source, domain, text, label, group, obfuscated, configs[domain], tuned)
+                if before is not None:
+                    key = text_key(text)
+                    if key not in before:
+                        raise ValueError(f"{name}: a draft has no pre-round verdict (regenerate {PRE_ROUND})")
+                    item = _pre_round(item, before[key])
+                items.append(item)
     return items, hashes
 
 
@@ -535,8 +600,17 @@ def _message_item(
     )
 
 
-def load_messages(sources: Mapping[str, Sequence[Path]]) -> tuple[list[Item], dict[str, str]]:
-    """The labelled inbound messages of every source that exists (and the SHA-256 of each file read)."""
+def load_messages(
+    sources: Mapping[str, Sequence[Path]],
+    pre_round: Mapping[str, Mapping[str, tuple[bool, tuple[str, ...] | None]]] | None = None,
+) -> tuple[list[Item], dict[str, str]]:
+    """The labelled inbound messages of every source that exists (and the SHA-256 of each file read).
+
+    A message of a set that `pre_round` (default: `pre_round_messages()`) holds verdicts for carries the
+    moderator's verdict from before that set was read (and counts as not tuned on); its reasons are the
+    families that fired then (the current ones where the old moderator did not name them).
+    """
+    verdicts = pre_round_messages() if pre_round is None else pre_round
     moderators = {domain: RuleModerator(load_config(domain), use_classifier=False) for domain in DOMAINS}
     items: list[Item] = []
     hashes: dict[str, str] = {}
@@ -546,8 +620,19 @@ def load_messages(sources: Mapping[str, Sequence[Path]]) -> tuple[list[Item], di
                 continue
             name = _relative(path)
             hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            before = verdicts.get(path.parent.name) if path.parent != GAIA else None
             for record in _message_records(_read(path)):
-                items.append(_message_item(source, record, moderators[record[0]], name in RULES_TUNED_ON))
+                item = _message_item(source, record, moderators[record[0]], name in RULES_TUNED_ON)
+                if before is not None:
+                    key = text_key(record[1])
+                    if key not in before:
+                        raise ValueError(
+                            f"{name}: a message has no pre-round verdict (regenerate {PRE_ROUND})"
+                        )
+                    adversarial, fired = before[key]
+                    reasons = (item.reasons if fired is None else fired) if adversarial else ()
+                    item = replace(item, rules=adversarial, reasons=reasons, tuned=False, pre_round=True)
+                items.append(item)
     return items, hashes
 
 
@@ -836,39 +921,50 @@ def _just_above(scores: Sequence[float], allowed: int) -> float:
 
 
 def choose_binding(scored: Sequence[Scored]) -> Thresholds:
-    """The flag threshold (FN target within an FP budget), then a clearing threshold if it helps.
+    """The flag and clearing thresholds with the fewest false alarms that miss few binding drafts.
 
-    The highest threshold at which the combination misses at most TARGET_FN of the binding drafts the
-    rules were not tuned on, unless that flags more than ADDED_FP of the writers' non-binding drafts
-    beyond the rules' own flags, or more than DELEGATE_FP of the delegate's own drafts: then the lowest
-    threshold within those budgets.
+    Over FLAG_GRID x BINDING_CLEAR_GRID, on the items whose rules' verdict is out of sample (not tuned
+    on): the pair at which the combination misses at most CHOICE_FN of the binding drafts of the blind
+    sets read with their pre-round verdicts (the drafts most like a new writer's: the older sets the
+    rules were never tuned on are easier, and would let the misses of the blind writers pass; without
+    pre-round items, of every binding draft not tuned on) and flags at most DELEGATE_FP of the
+    delegate's own drafts, with the fewest flags on the writers' non-binding drafts not tuned on (ties:
+    the higher flag threshold, then the lower clearing one). When no pair misses few enough, the pair
+    within the delegate's budget that misses fewest (then alarms least): as much recall as the delegate's
+    own drafts allow (a template flagged as binding would send every such message to the principal).
+    When not even that exists: the lowest flag threshold, no clearing (fail closed).
     """
-    honest = [s for s in scored if s.item.label and not s.item.tuned]
-    allowed = math.floor(TARGET_FN * len(honest))
-    unruled = sorted(s.p for s in honest if not s.item.rules)
-    target = _floor(unruled[allowed]) if len(unruled) > allowed else 1.0
-    writers = [s for s in scored if not s.item.label and not s.item.tuned and s.item.source != "delegate"]
-    own = [s.p for s in scored if s.item.source == "delegate"]
-    budget = max(
-        _just_above([s.p for s in writers if not s.item.rules], math.floor(ADDED_FP * len(writers))),
-        _just_above(own, math.floor(DELEGATE_FP * len(own))),
+    honest = [s for s in scored if not s.item.tuned]
+    if not honest:
+        return Thresholds(FLAG_GRID[0])
+    label = np.array([s.item.label for s in honest])
+    rules = np.array([s.item.rules for s in honest])
+    p = np.array([s.p for s in honest])
+    worst = np.array([s.worst for s in honest])
+    can_clear = np.array(
+        [
+            s.item.rules and clearable(s.item.reasons, s.item.normalization) and bool(s.item.sentences)
+            for s in honest
+        ]
     )
-    # Spend the whole FP budget when the FN target looks met without the classifier (target 1.0): the
-    # rules have been read on nearly every labelled set, so their misses there understate what they
-    # miss on a new writer (1.7-3.5% on each of the six blind sets), and a miss is what the principal
-    # cannot afford.
-    flag = budget if target >= 1.0 else max(target, budget)
-    positives = [s for s in scored if s.item.label]
-    reachable = [
-        s.worst
-        for s in positives
-        if s.item.rules and clearable(s.item.reasons, s.item.normalization) and s.p < flag
-    ]
-    clear = _floor(min(CLEAR_CAP, CLEAR_MARGIN * min(reachable, default=1.0)))
-    trial = Thresholds(flag, clear)
-    if clear <= 0 or not any(_cleared(s, trial) for s in scored if not s.item.label):
-        return Thresholds(flag, None)
-    return trial
+    own = np.array([s.item.source == "delegate" for s in honest])
+    writers = ~label & ~own
+    blind = np.array([s.item.pre_round for s in honest])
+    judged = label & blind if blind.any() else label
+    allowed_fn = math.floor(CHOICE_FN * int(judged.sum()))
+    allowed_own = math.floor(DELEGATE_FP * int(own.sum()))
+    best: tuple[tuple[int, int, float, float], Thresholds] | None = None
+    for clear in BINDING_CLEAR_GRID:
+        for flag in FLAG_GRID:
+            cleared = can_clear & (worst < clear) & (p < flag)
+            flagged = (rules & ~cleared) | (p >= flag)
+            if int((own & flagged).sum()) > allowed_own:
+                continue
+            missed = int((judged & ~flagged).sum())
+            key = (max(missed - allowed_fn, 0), int((writers & flagged).sum()), -flag, clear)
+            if best is None or key < best[0]:
+                best = (key, Thresholds(flag, clear if clear > 0 else None))
+    return best[1] if best is not None else Thresholds(FLAG_GRID[0])
 
 
 def _alarm_threshold(benign: Sequence[Scored], share: float, clearing: Thresholds | None = None) -> float:
@@ -1186,8 +1282,14 @@ def train_task(
     """Nested cross-validation, final thresholds, the final model fitted on everything, its file's text."""
     folds, honest, outer = nested(task, items, choose, HeldOut(task, items, cache, workers))
     final = choose(outer)
-    if final.clear_below is not None and final.families is not None and not pool(folds).cleared_negatives:
-        # Clearing never cleared a held-out writer's benign alarm: no cross-validated evidence it helps.
+    pooled = pool(folds)
+    if (
+        final.clear_below is not None
+        and final.families is not None
+        and pooled.cleared_negatives <= pooled.cleared_positives
+    ):
+        # Clearing cleared no more of the held-out writers' benign alarms than of their attacks: no
+        # cross-validated evidence it helps.
         final = Thresholds(final.flag)
     model = fit(task, items)
     counts = _counts(items)
@@ -1212,6 +1314,12 @@ def train(
         drafts += own
         extra["delegate"] = {"sessions_per_domain": delegate_seeds, "items": len(own), "sha256": digest}
     messages, message_hashes = load_messages(message_sources)
+    # The pre-round verdicts the thresholds are chosen on are training files too.
+    pre_round = {
+        _relative(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in _pre_round_paths()
+    }
+    draft_hashes = {**draft_hashes, **pre_round}
+    message_hashes = {**message_hashes, **pre_round}
     if redteam:
         red, red_hashes = redteam_tuning_half()
         messages += red

@@ -81,10 +81,12 @@ def test_the_shipped_models_load_and_describe_their_training(task: str) -> None:
     raw = json.loads((ROOT / "src" / "parley" / "governance" / "data" / name).read_text("utf-8"))
     assert raw["format"] == FORMAT
     assert raw["training"]["sources"] and raw["cross_validation"]["combined"]["positives"] > 0
-    # Trained on the spent sets up to v14 (issue 14), never on the next blind sets (NEXT_BLIND).
+    # Trained on the spent sets up to v16 (issue 14), never on the next blind sets (NEXT_BLIND); the
+    # thresholds chosen on the rules' pre-round verdicts of v8 to v16.
     files = raw["training"]["files"]
-    assert any("heldout13/" in path for path in files) and any("heldout14/" in path for path in files)
-    assert any("phrase_bank_heldout14" in path for path in files) or task == "attack"
+    assert any("heldout15/" in path for path in files) and any("heldout16/" in path for path in files)
+    assert any("phrase_bank_heldout16" in path for path in files) or task == "attack"
+    assert any("pre_round_rules/heldout16.json" in path for path in files)
     assert all(blind not in path and "heldout_terms" not in path for path in files for blind in NEXT_BLIND)
     # Thresholds are stored rounded to four decimals (0.7163, not 0.7162999999999999).
     for key in ("threshold", "clear_below"):
@@ -221,13 +223,98 @@ def test_the_training_thresholds_follow_their_rules(trainer: ModuleType, tmp_pat
     drafts, _ = trainer.load_drafts(draft_sources)
     scored = trainer.out_of_fold("binding", drafts)
     chosen = trainer.choose_binding(scored)
-    assert 0.0 <= chosen.flag <= 1.0 and round(chosen.flag, 4) == chosen.flag
-    if chosen.clear_below is not None:
-        # No binding draft of the selection data is cleared.
-        assert not any(trainer._cleared(s, chosen) for s in scored if s.item.label)
+    assert chosen.flag in trainer.FLAG_GRID and chosen.clear_below in (None, *trainer.BINDING_CLEAR_GRID)
+    honest = [s for s in scored if not s.item.tuned]
+    missed = sum(1 for s in honest if s.item.label and not trainer.combined_flag(s, chosen))
+    allowed = math.floor(trainer.CHOICE_FN * sum(1 for s in honest if s.item.label))
+    assert missed <= allowed or chosen == trainer.Thresholds(trainer.FLAG_GRID[0])
     messages, _ = trainer.load_messages(message_sources)
     chosen = trainer.choose_attack(trainer.out_of_fold("attack", messages))
     assert 0.0 <= chosen.flag <= 1.0 and round(chosen.flag, 4) == chosen.flag
+
+
+def _scored(
+    trainer: ModuleType, label: bool, p: float, rules: bool = False, source: str = "w", blind: bool = False
+) -> Any:
+    item = trainer.Item(source, "text", label, "", False, rules, (), (), frozenset(), (), pre_round=blind)
+    return trainer.Scored(item, p, p)
+
+
+def test_binding_thresholds_miss_few_and_then_alarm_least(trainer: ModuleType) -> None:
+    # 200 binding drafts the rules miss, scored 0.30 .. 0.995; 200 non-binding ones scored 0.0 .. 0.6.
+    positives = [_scored(trainer, True, 0.3 + 0.0035 * k) for k in range(200)]
+    negatives = [_scored(trainer, False, 0.003 * k) for k in range(200)]
+    chosen = trainer.choose_binding(positives + negatives)
+    allowed = math.floor(trainer.CHOICE_FN * 200)
+    assert sum(1 for s in positives if s.p < chosen.flag) <= allowed
+    # The highest qualifying threshold: one grid step up would miss more than allowed.
+    higher = [f for f in trainer.FLAG_GRID if f > chosen.flag]
+    assert not higher or sum(1 for s in positives if s.p < higher[0]) > allowed
+    # The delegate's own drafts scoring up to 0.605 forbid every lower threshold: the most recall they allow.
+    own = [_scored(trainer, False, 0.605 - 0.001 * k, source="delegate") for k in range(100)]
+    limited = trainer.choose_binding(positives + negatives + own)
+    assert limited.flag == min(f for f in trainer.FLAG_GRID if f > 0.605)
+    # Every threshold flags the delegate's own drafts: fail closed at the lowest.
+    hopeless = positives + negatives + [_scored(trainer, False, 0.99, source="delegate") for _ in range(10)]
+    assert trainer.choose_binding(hopeless) == trainer.Thresholds(trainer.FLAG_GRID[0])
+
+
+def test_binding_misses_are_counted_on_the_blind_sets_read_before_their_round(trainer: ModuleType) -> None:
+    # 1,000 easy binding drafts the rules catch would let a blind writer's misses through if pooled.
+    easy = [_scored(trainer, True, 0.9, rules=True, source="old") for _ in range(1000)]
+    blind = [_scored(trainer, True, 0.3 + 0.0035 * k, source="v", blind=True) for k in range(200)]
+    negatives = [_scored(trainer, False, 0.003 * k) for k in range(200)]
+    chosen = trainer.choose_binding(easy + blind + negatives)
+    assert sum(1 for s in blind if s.p < chosen.flag) <= math.floor(trainer.CHOICE_FN * 200)
+
+
+def test_a_spent_set_is_read_with_its_pre_round_verdicts(trainer: ModuleType, tmp_path: Path) -> None:
+    drafts = yaml.safe_load((DEV / "drafts.yaml").read_text("utf-8"))["drafts"][:6]
+    folder = tmp_path / "spent"
+    folder.mkdir()
+    (folder / "drafts.yaml").write_text(yaml.safe_dump({"drafts": drafts}), "utf-8")
+    verdicts = {trainer.text_key(str(d["text"])): k % 2 == 0 for k, d in enumerate(drafts)}
+    items, _ = trainer.load_drafts({"spent": (folder / "drafts.yaml",)}, {"spent": verdicts})
+    assert [i.rules for i in items] == [k % 2 == 0 for k in range(6)]
+    assert not any(i.tuned for i in items)
+    assert all(bool(i.reasons) == i.rules for i in items)
+    del verdicts[trainer.text_key(str(drafts[0]["text"]))]
+    with pytest.raises(ValueError, match="no pre-round verdict"):
+        trainer.load_drafts({"spent": (folder / "drafts.yaml",)}, {"spent": verdicts})
+
+
+def test_the_shipped_pre_round_verdicts_cover_their_sets(trainer: ModuleType) -> None:
+    found = trainer.pre_round_verdicts()
+    assert {f"heldout{n}" for n in range(8, 17)} <= set(found)
+    for name, verdicts in found.items():
+        texts = [
+            str(d["text"])
+            for f in ("drafts.yaml", "drafts_leasing.yaml")
+            if (trainer.GAIA / name / f).exists()
+            for d in yaml.safe_load((trainer.GAIA / name / f).read_text("utf-8"))["drafts"]
+        ]
+        assert {trainer.text_key(t) for t in texts} == set(verdicts), name
+    for name, messages in trainer.pre_round_messages().items():
+        raw = yaml.safe_load((trainer.GAIA / name / "messages.yaml").read_text("utf-8"))["messages"]
+        assert {trainer.text_key(str(m["text"])) for m in raw} == set(messages), name
+
+
+def test_a_spent_set_is_moderated_with_its_pre_round_verdicts(trainer: ModuleType, tmp_path: Path) -> None:
+    messages = yaml.safe_load((DEV / "messages.yaml").read_text("utf-8"))["messages"][:4]
+    folder = tmp_path / "spent"
+    folder.mkdir()
+    (folder / "messages.yaml").write_text(yaml.safe_dump({"messages": messages}), "utf-8")
+    keys = [trainer.text_key(str(m["text"])) for m in messages]
+    verdicts = {
+        keys[0]: (True, ("probing",)),
+        keys[1]: (False, ("probing",)),
+        keys[2]: (True, None),
+        keys[3]: (False, None),
+    }
+    items, _ = trainer.load_messages({"spent": (folder / "messages.yaml",)}, {"spent": verdicts})
+    assert [i.rules for i in items] == [True, False, True, False]
+    assert items[0].reasons == ("probing",) and items[1].reasons == () and items[3].reasons == ()
+    assert not any(i.tuned for i in items)
 
 
 # -- the combination fails closed ---------------------------------------------------------------
