@@ -8,5 +8,5 @@ messages and a phrase bank.
 
 from __future__ import annotations
 
-NEXT_BLIND: tuple[str, ...] = ("heldout17", "heldout_terms16", "phrase_bank_heldout17")
+NEXT_BLIND: tuple[str, ...] = ("heldout18", "heldout_terms17", "phrase_bank_heldout18")
 """Never opened, listed or measured on until the lead's one measurement."""

@@ -470,6 +470,13 @@ BLIND_ROUNDS = (
     # met), disclosure 2/53 missed, 0/37 false alarms; rules alone FN 9, FP 28, moderator 194/230 with 5
     # alarms. The code before the round (adac697, counted after) gave exactly the same counts.
     BlindRound("heldout16", (295, 295, 230, 120), 311, 90, 3, 25, 213, 5, 299, 2, 0),
+    # v17 (committed untouched in 9ad88ed, measured once at 76e0509, after the classifiers' thresholds
+    # were chosen on the rules' pre-round verdicts): FN 3/293 = 1.02% (0.35-2.96%; missed by a hair, as
+    # on v13 and v16) and FP 26/297 = 8.8% (met); obfuscated 55/55, moderator 211/230 = 91.7% (met) with
+    # 2/120 = 1.7% alarms (met), amounts 270/291 = 92.8% (not met), disclosure 4/53 missed, 0/37 false
+    # alarms. The code before the round (c4219e5, counted after) gave the same binding and amount counts,
+    # moderator 209 with 3 alarms.
+    BlindRound("heldout17", (293, 297, 230, 120), 291, 90, 3, 26, 211, 2, 270, 4, 0),
 )
 
 

@@ -159,7 +159,11 @@ class PhraseBankDrafter:
         # 402 slips reached the counterparty unapproved ("It would be our pleasure to confirm $14 per unit.",
         # target 0: not met). Fixed after (a courtesy that carries the act binds): 0 of 402 since
         # (development, not an estimate).
-        ("phrase_bank_heldout16.yaml", True, 0),
+        ("phrase_bank_heldout16.yaml", False, 0),
+        # Written blind on 2026-11-29 (9ad88ed) before that session's nineteenth-round amount and term
+        # reader changes, the condition net (off) and the classifiers retrained with v15 and v16 on the
+        # rules' pre-round verdicts landed; measured once after (76e0509).
+        ("phrase_bank_heldout17.yaml", True, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(
