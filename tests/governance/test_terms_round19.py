@@ -8,7 +8,9 @@ written for these tests, none is copied from a labelled set:
   of 98k", "happy to sign at the 7,200 you mentioned"): the counterparty states it as its own (ht11,
   ht12, ht14, ht15); after a negation it stays the principal's figure;
 - a term dropped with a possessive or a clause word ("I'll drop my signing bonus request", "drop the
-  penalty clause", "we reject the request for a TI allowance"): a value of 0 (ht13, ht14, ht15).
+  penalty clause", "we reject the request for a TI allowance"): a value of 0 (ht13, ht14, ht15);
+- a time clause after what it conditions, on a subject of its own ("we can go ahead at $88/h once the
+  drug screen clears"): a condition the principal sees (ht14, ht16; added after ht16 was measured).
 """
 
 from __future__ import annotations
@@ -142,6 +144,40 @@ def test_obfuscated_acceptance_and_drop_read_as_plain(
 def test_the_new_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:
     config: DomainConfig = request.getfixturevalue(domain)
     assert_reads_in_linear_time(TermReader(config), unit, DAY)
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "words"),
+    [
+        ("staffing", "Happy to start at $88/h once the drug screen clears.", "drug screen"),
+        ("leasing", "We would sign the lease at $9,900 a month once our funding round closes.", "funding"),
+        (
+            "procurement",
+            "We can hold 6.40 per unit as soon as your purchase order arrives.",
+            "purchase order",
+        ),
+    ],
+)
+def test_a_time_clause_after_the_offer_is_a_condition(
+    domain: str, text: str, words: str, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert any(words in c.text for c in _read(config, text).conditions), text
+
+
+@pytest.mark.parametrize(
+    ("domain", "text"),
+    [
+        ("staffing", "We pay $88/h and invoice once a month."),
+        ("procurement", "Please confirm 6.40 per unit at once."),
+        ("staffing", "Once again, our rate is $88/h."),
+    ],
+)
+def test_a_frequency_or_at_once_is_no_condition(
+    domain: str, text: str, request: pytest.FixtureRequest
+) -> None:
+    config: DomainConfig = request.getfixturevalue(domain)
+    assert not _read(config, text).conditions, text
 
 
 def test_the_next_blind_sets_are_not_named_here() -> None:
