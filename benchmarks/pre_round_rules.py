@@ -97,7 +97,9 @@ def main(argv: list[str]) -> int:
     OUT.mkdir(exist_ok=True)
     messages = message_verdicts(GAIA / name)
     document = {"set": name, "commit": commit, "verdicts": found, "messages": messages}
-    (OUT / f"{name}.json").write_text(json.dumps(document, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    partial = OUT / f"{name}.json.partial"  # a run killed while writing leaves the old file whole
+    partial.write_text(json.dumps(document, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    partial.replace(OUT / f"{name}.json")
     flagged = sum(1 for v in messages.values() if v["adversarial"])
     binding = sum(found.values())
     print(f"{name}: {len(found)} drafts, {binding} binding; {len(messages)} messages, {flagged} flagged")

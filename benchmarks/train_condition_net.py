@@ -398,7 +398,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"{OUT.relative_to(ROOT)} is up to date (threshold {threshold})")
         return 0
-    OUT.write_text(text, "utf-8")
+    partial = OUT.with_name(OUT.name + ".partial")  # a run killed while writing leaves the old model whole
+    partial.write_text(text, "utf-8")
+    partial.replace(OUT)
     print(f"wrote {OUT.relative_to(ROOT)}: {len(weights)} weights, threshold {threshold}")
     return 0
 

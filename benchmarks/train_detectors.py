@@ -75,6 +75,7 @@ import multiprocessing
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -456,7 +457,9 @@ def _pre_round_paths(folder: Path = PRE_ROUND) -> list[Path]:
     return sorted(folder.glob("heldout*.json")) if folder.is_dir() else []
 
 
+@cache
 def _pre_round_files(folder: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each verdict file's set name and content, read once per run (drafts, messages and hashes use them)."""
     found = [json.loads(path.read_text(encoding="utf-8")) for path in _pre_round_paths(folder)]
     return [(str(raw["set"]), raw) for raw in found]
 
@@ -472,8 +475,8 @@ PRE_ROUND_REASON = "rules before the round"
 
 def _pre_round(item: Item, verdict: bool) -> Item:
     """item as the rules before its writer's round read it: their verdict, out of sample."""
-    reasons = item.reasons if item.reasons or not verdict else (PRE_ROUND_REASON,)
-    return replace(item, rules=verdict, reasons=reasons if verdict else (), tuned=False, pre_round=True)
+    reasons = (item.reasons or (PRE_ROUND_REASON,)) if verdict else ()
+    return replace(item, rules=verdict, reasons=reasons, tuned=False, pre_round=True)
 
 
 def load_drafts(

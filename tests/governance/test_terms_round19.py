@@ -139,6 +139,7 @@ def test_obfuscated_acceptance_and_drop_read_as_plain(
         ("procurement", "we accept your price of 4.80 and we can't take the 3.35 you quoted, "),
         ("staffing", "drop my signing bonus request, give up our request for a relocation allowance "),
         ("procurement", "fine with your quote of fine with your quote of reject the penalty clause "),
+        ("staffing", "at $88/h once the once the as soon as our once a month, "),
     ],
 )
 def test_the_new_forms_read_in_linear_time(domain: str, unit: str, request: pytest.FixtureRequest) -> None:

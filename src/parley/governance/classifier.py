@@ -55,6 +55,7 @@ __all__ = [
     "load_model_file",
     "parse_model",
     "rules_only",
+    "tokens",
 ]
 
 Task = Literal["binding", "attack"]
@@ -114,7 +115,8 @@ class FeatureSpec:
         }
 
 
-def _tokens(text: str) -> list[str]:
+def tokens(text: str) -> list[str]:
+    """The word tokens of text as the models read them: lower-cased, every digit read as 0."""
     return _TOKEN.findall(text.lower().translate(_DIGITS))
 
 
@@ -123,13 +125,13 @@ def features(normalized_text: str, spec: FeatureSpec = FeatureSpec()) -> set[str
 
     Linear in the text's length: each token's character n-grams are listed once per distinct token.
     """
-    tokens = _tokens(normalized_text)
+    words = tokens(normalized_text)
     found: set[str] = set()
     low, high = spec.word_ngrams
     for n in range(low, high + 1):
-        found.update("w " + " ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+        found.update("w " + " ".join(words[i : i + n]) for i in range(len(words) - n + 1))
     low, high = spec.char_ngrams
-    for token in set(tokens):
+    for token in set(words):
         padded = f" {token} "
         for n in range(low, high + 1):
             found.update("c " + padded[i : i + n] for i in range(len(padded) - n + 1))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -31,6 +30,7 @@ from typing import Any
 
 from parley.errors import ScenarioError
 from parley.governance.classifier import classifiers_enabled
+from parley.governance.classifier import tokens as word_tokens
 
 __all__ = [
     "FORMAT",
@@ -56,8 +56,6 @@ MAX_CLAUSE_CHARS = 2000
 COVERED = 0.8
 """A said text inside a clause covering this share of it covers the clause."""
 
-_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[$€£¥%?!]")
-_DIGITS = str.maketrans("123456789", "000000000")
 _MONEY = frozenset("$€£¥")
 _MONTHS = frozenset(
     [
@@ -96,7 +94,7 @@ _MONTHS = frozenset(
 
 def clause_features(text: str) -> frozenset[str]:
     """The features of a clause (the same at training and at run time)."""
-    tokens = [t.translate(_DIGITS) for t in _TOKEN.findall(text[:MAX_CLAUSE_CHARS].lower())]
+    tokens = word_tokens(text[:MAX_CLAUSE_CHARS])
     found = {f"w:{t}" for t in tokens}
     found.update(f"b:{a} {b}" for a, b in itertools.pairwise(tokens))
     if any(any(c.isdigit() for c in t) for t in tokens):
