@@ -44,6 +44,7 @@ COMMITTED = {
     "heldout15": "16921a5",
     "heldout16": "9842c9b",
     "heldout17": "9ad88ed",
+    "heldout18": "149827a",
 }
 """Per blind set, the commit that added it untouched (before the change it measured)."""
 WITHOUT_AMOUNTS = frozenset({"heldout3"})
