@@ -5,6 +5,10 @@ Crafted texts of 1 MB ("$1," repeated, "we " repeated, random Unicode, "-" and "
 then runs every check) with the size limit raised to let them in; the same texts with the default
 limit are refused before any scan. Target: each full preflight of 1 MB in at most 1 s.
 
+A second table reads 1 MB of the crafted amount forms of the unit tests (tests/governance/
+test_amounts.py and test_amounts_v7.py check only that the work grows linearly) with the amount reader
+alone (`term_amounts`, no size limit): the reader's own cost, behind the preflight's refusal.
+
 Run alone: `.venv/bin/python benchmarks/run.py --only gaia_text --out /tmp/bench.md` (or
 `.venv/bin/python benchmarks/bench_gaia_text.py`).
 """
@@ -15,8 +19,9 @@ import random
 import time
 from collections.abc import Callable
 
-from harness import table
+from harness import table, verdict
 
+from parley.governance.amounts import term_amounts
 from parley.governance.config import load_config
 from parley.governance.draft import parse_normalized
 from parley.governance.normalize import normalize
@@ -36,6 +41,45 @@ def crafted(size: int, seed: int = 0) -> dict[str, str]:
         '"-" repeated': "-" * size,  # red team 15: one disclosure pattern backtracked over the dashes
         '"1-" repeated': ("1-" * size)[:size],
     }
+
+
+# (domain, repeated unit) read by the amount reader: the forms of the unit tests' linear-growth checks
+AMOUNT_FORMS: tuple[tuple[str, str], ...] = (
+    ("procurement", "1,000 pcs for $4,200 or "),
+    ("procurement", "3 boxes of 2 units each, 5 units per box "),
+    ("leasing", "dropped from 9,000 to 8,000 and "),
+    ("leasing", "Rent $5,500; deposit $11,000. "),
+    ("procurement", "A dozen costs $30 "),
+    ("staffing", "$3,200 per 40-hour week "),
+    ("leasing", "1,\u0417"),
+    ("procurement", "9"),
+    ("procurement", "$1,"),
+    ("leasing", "1,OOO,OOO "),
+    ("staffing", "one "),
+    ("staffing", "\u200b1"),
+    ("staffing", "year 1: $1 per year 1 \u20ac "),
+    # test_amounts.py's attribution checks (read there in every domain) and test_amounts_v10.py's
+    ("staffing", "every 2 weeks $1 "),
+    ("staffing", "1 vs 2 vs "),
+    ("staffing", "$1 per box of 2 "),
+    ("leasing", "Deposit $1 on $1 rent, "),
+    ("leasing", "no deposit "),
+    ("procurement", "Total $1 for 2 pcs; "),
+    ("leasing", "annual fee 1 and 1 "),
+    ("leasing", "a 1 b c ds "),
+    ("leasing", "1?? "),
+    ("staffing", "one-twenty-"),
+    ("staffing", "one hundred and "),
+    ("procurement", "no less than 1 and no more than 2 "),
+    ("staffing", "8o"),
+    ("procurement", "a box of 2 is $3 "),
+    ("procurement", "$1 at 2 "),
+    ("staffing", "a decade "),
+    ("leasing", "$3 per foot per year on 40 feet "),
+    ("leasing", "total 3 years $9,000. "),
+    ("procurement", "one or two or three or "),
+    ("procurement", "price per 1,000 is $1, "),
+)
 
 
 def _seconds(action: Callable[[], object], repeat: int) -> float:
@@ -70,9 +114,30 @@ def measure(quick: bool = False) -> list[tuple[str, str, float, float, float, fl
     return rows
 
 
+def measure_amounts(quick: bool = False) -> list[tuple[str, str, int, float]]:
+    """(domain, unit, figures attributed, seconds) for 1 MB of each amount form (best of runs)."""
+    repeat = 1 if quick else 3
+    rows: list[tuple[str, str, int, float]] = []
+    for domain, unit in AMOUNT_FORMS:
+        config = load_config(domain)
+        term_amounts(config, "$1")  # the folding tables are built once per process
+        text = (unit * (SIZE // len(unit) + 1))[:SIZE]
+        found = len(term_amounts(config, text))
+        rows.append((domain, unit, found, _seconds(lambda c=config, t=text: term_amounts(c, t), repeat)))
+    return rows
+
+
 def run(quick: bool = False) -> str:
     """The section for benchmarks/run.py."""
     rows = measure(quick)
+    amounts = measure_amounts(quick)
+    amount_body = table(
+        ["domain", "unit repeated to 1 MB", "figures attributed", "seconds", "<= 1 s"],
+        [
+            (domain, repr(unit), f"{found:,}", f"{seconds:.3f}", verdict(seconds <= 1.0))
+            for domain, unit, found, seconds in amounts
+        ],
+    )
     body = table(
         ["text (1 MB)", "verdict", "normalise s", "parse s", "preflight s (limit raised)", "refused s"],
         [
@@ -85,6 +150,9 @@ def run(quick: bool = False) -> str:
         "with the "
         "size limit raised (the full preflight normalises and parses again, then runs every check), and "
         f"refused at the default 20,000-character limit. Target: at most 1 s each.\n\n{body}\n"
+        "\nThe amount reader alone (`term_amounts`, no size limit) on 1 MB of each crafted amount form "
+        "(best of runs; the drafts and messages that reach it are at most 20,000 characters):\n\n"
+        f"{amount_body}\n"
     )
 
 

@@ -65,6 +65,22 @@ def _distinct_leads(rng: random.Random) -> str:
     return f"{lead} we'll {verb} {thing} for week {rng.randrange(99)}."
 
 
+# The crafted drafts of the disclosure check's linear-growth tests (tests/governance/test_disclosure.py,
+# _v7.py, _v8.py check only that the work grows linearly; their old limits of 1-5 CPU s, some on 100 KB
+# past the preflight's limit, are measured here at the limit, in the procurement domain).
+DISCLOSURE_FORMS: tuple[str, ...] = (
+    "100k. that's the line. ",
+    "a range of 99k for the base. ",
+    "the whole floor at 12k. ",
+    "Internally, beyond that we can't. ",
+    "as high as finance will let me go ",
+    "12,000 pcm ",
+    "We walk at anything above. ",
+    "signed off on a rent budget of up to ",
+    "nuestro m\u00e1ximo ",
+)
+
+
 def crafted(size: int = SIZE, seed: int = 0) -> dict[str, str]:
     """Crafted drafts, each exactly size characters long."""
     return {
@@ -94,6 +110,7 @@ def crafted(size: int = SIZE, seed: int = 0) -> dict[str, str]:
             "You wrote \"she said 'we accept \u201cthe terms\u201d' and 'we agree'\" and we will pay. ", size
         ),
         "a long ordinary letter": repeated(ORDINARY_LETTER, size),
+        **{f"{unit!r} repeated": repeated(unit, size) for unit in DISCLOSURE_FORMS},
     }
 
 

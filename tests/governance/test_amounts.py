@@ -24,6 +24,7 @@ from parley.governance.config import DomainConfig
 from parley.governance.disclosure import find_disclosures
 from parley.governance.preflight import preflight
 
+from .linear_time import assert_grows_linearly
 from .measure_detectors import amount_accuracy, disclosure_confusion
 
 
@@ -544,19 +545,19 @@ def test_superscripts_and_fractions_are_not_folded_into_digits() -> None:
 
 # -- robustness: bounded work, never an exception --------------------------------------------------------
 @pytest.mark.parametrize(
-    "text",
+    "unit",
     [
-        "$1," * 333_334,
-        "1 " * 500_000,
-        "one " * 250_000,
-        "from 1 to " * 100_000,
-        "$1-$1 " * 170_000,
-        "\u200b1" * 500_000,
-        "９" * 1_000_000,
-        "annual one-time fee 1 and 1 " * 37_000,
-        "a 1 b c ds " * 90_000,
-        "1?? " * 250_000,
-        "year 1: $1 per year 1 € " * 40_000,
+        "$1,",
+        "1 ",
+        "one ",
+        "from 1 to ",
+        "$1-$1 ",
+        "\u200b1",
+        "９",
+        "annual one-time fee 1 and 1 ",
+        "a 1 b c ds ",
+        "1?? ",
+        "year 1: $1 per year 1 € ",
     ],
     ids=[
         "dollar-comma",
@@ -572,15 +573,12 @@ def test_superscripts_and_fractions_are_not_folded_into_digits() -> None:
         "labels",
     ],
 )
-def test_a_megabyte_of_crafted_text_is_read_in_bounded_time(text: str) -> None:
-    import time
-
-    find_amounts("$1")  # build the folding tables outside the timing
-    began = time.process_time()  # CPU time: the test machine is shared, wall time is not the reader's
-    found = find_amounts(text)
-    elapsed = time.process_time() - began
-    assert elapsed < 1.0, elapsed  # 0.01–0.45 s of CPU on the development machine
-    assert all(text[a.start : a.end] == a.text for a in found[:50])
+def test_crafted_text_is_read_in_linear_time(unit: str) -> None:
+    # growth, not speed (the 1 MB timings are benchmarks/bench_gaia_text.py's "amounts" table)
+    find_amounts("$1")  # build the folding tables outside the measurement
+    assert_grows_linearly(find_amounts, unit, 62_500, 4)
+    short = unit * 200
+    assert all(short[a.start : a.end] == a.text for a in find_amounts(short))
 
 
 def test_a_text_within_the_preflight_limit_is_read_whole() -> None:
@@ -868,17 +866,15 @@ def test_hundred_and_a_number_opening_an_amount_reads_back(value: int, scale: st
 
 # -- bounded work on the attribution too --------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "text",
-    ["$1," * 333_334, "every 2 weeks $1 " * 60_000, "1 vs 2 vs " * 100_000, "$1 per box of 2 " * 60_000],
+    "unit",
+    ["$1,", "every 2 weeks $1 ", "1 vs 2 vs ", "$1 per box of 2 "],
     ids=["dollar-comma", "periods", "comparisons", "packages"],
 )
-def test_a_megabyte_is_attributed_in_bounded_time(staffing: DomainConfig, text: str) -> None:
-    import time
-
-    term_amounts(staffing, "$1")
-    began = time.process_time()
-    term_amounts(staffing, text)
-    assert time.process_time() - began < 6.0  # a hang guard (speed targets live in benchmarks/)
+def test_crafted_text_is_attributed_in_linear_time(staffing: DomainConfig, unit: str) -> None:
+    term_amounts(staffing, "$1")  # build the folding tables outside the measurement
+    # Growth, not speed (the 1 MB timings are benchmarks/bench_gaia_text.py's "amounts" table): 2,500 ->
+    # 10,000 characters, below the cap of 10,000 mentions that bounds a megabyte's cost.
+    assert_grows_linearly(lambda text: term_amounts(staffing, text), unit, 2_500, 4)
 
 
 _V4_SOUP = [
@@ -1048,28 +1044,30 @@ def test_deposit_forms_through_lookalikes_and_invisible_characters(
 
 
 @pytest.mark.parametrize(
-    "text",
+    "unit",
     [
-        "Deposit $1 on $1 rent, " * 40_000,
-        "no deposit " * 90_000,
-        "Total $1 for 2 pcs; " * 50_000,
-        "annual fee 1 and 1 " * 50_000,
-        "a 1 b c ds " * 90_000,
-        "1?? " * 250_000,
+        "Deposit $1 on $1 rent, ",
+        "no deposit ",
+        "Total $1 for 2 pcs; ",
+        "annual fee 1 and 1 ",
+        "a 1 b c ds ",
+        "1?? ",
     ],
     ids=["deposits", "waived", "totals", "lump-sums", "own-nouns", "question-runs"],
 )
-def test_a_megabyte_of_the_set_v5_forms_is_attributed_in_bounded_time(
-    leasing: DomainConfig, procurement: DomainConfig, text: str
+def test_the_set_v5_forms_are_attributed_in_linear_time(
+    leasing: DomainConfig, procurement: DomainConfig, unit: str
 ) -> None:
-    import time
+    term_amounts(leasing, "$1")  # build the folding tables outside the measurement
 
-    term_amounts(leasing, "$1")
-    began = time.process_time()
-    for config in (leasing, procurement):
-        found = term_amounts(config, text)
-        assert all(0 <= a.start < a.end <= len(text) for a in found)
-    assert time.process_time() - began < 6.0  # a hang guard (speed targets live in benchmarks/)
+    def attribute(text: str) -> None:
+        for config in (leasing, procurement):
+            found = term_amounts(config, text)
+            assert all(0 <= a.start < a.end <= len(text) for a in found)
+
+    # Growth, not speed (the 1 MB timings are benchmarks/bench_gaia_text.py's "amounts" table): 2,500 ->
+    # 10,000 characters, below the cap of 10,000 mentions that bounds a megabyte's cost.
+    assert_grows_linearly(attribute, unit, 2_500, 4)
 
 
 def test_amount_accuracy_on_set_v5_does_not_fall() -> None:
@@ -1283,18 +1281,18 @@ def test_new_forms_through_lookalikes_and_invisible_characters(text: str, value:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("head", "unit"),
     [
-        "one-twenty-" * 90_000,
-        "one hundred and " * 62_500,
-        "no less than 1 and no more than 2 " * 29_500,
-        "8o" * 500_000,
-        "1" + "o" * 999_999,
-        "a box of 2 is $3 " * 58_800,
-        "$1 at 2 " * 125_000,
-        "a decade " * 111_000,
-        "$3 per foot per year on 40 feet " * 31_000,
-        "total 3 years $9,000. " * 45_000,
+        ("", "one-twenty-"),
+        ("", "one hundred and "),
+        ("", "no less than 1 and no more than 2 "),
+        ("", "8o"),
+        ("1", "o"),
+        ("", "a box of 2 is $3 "),
+        ("", "$1 at 2 "),
+        ("", "a decade "),
+        ("", "$3 per foot per year on 40 feet "),
+        ("", "total 3 years $9,000. "),
     ],
     ids=[
         "shorthand",
@@ -1309,20 +1307,21 @@ def test_new_forms_through_lookalikes_and_invisible_characters(text: str, value:
         "totals",
     ],
 )
-def test_a_megabyte_of_the_new_forms_is_read_in_bounded_time(
-    staffing: DomainConfig, procurement: DomainConfig, leasing: DomainConfig, text: str
+def test_the_new_forms_are_read_in_linear_time(
+    staffing: DomainConfig, procurement: DomainConfig, leasing: DomainConfig, head: str, unit: str
 ) -> None:
-    import time
+    term_amounts(leasing, "$1")  # build the folding tables outside the measurement
 
-    term_amounts(leasing, "$1")
-    began = time.process_time()
-    for config in (staffing, procurement, leasing):
-        found = term_amounts(config, text)
-        assert all(0 <= a.start < a.end <= len(text) for a in found)
-    # A hang guard, not a speed target (those live in benchmarks/): three configs take about 0.7 s each
-    # on an idle development machine (mentions are capped at 10,000), and a reader quadratic in the
-    # text would take minutes on a megabyte.
-    assert time.process_time() - began < 12.0
+    def attribute(text: str) -> None:
+        text = head + text
+        for config in (staffing, procurement, leasing):
+            found = term_amounts(config, text)
+            assert all(0 <= a.start < a.end <= len(text) for a in found)
+
+    # Growth, not speed (the 1 MB timings are benchmarks/bench_gaia_text.py's "amounts" table): 2,500 ->
+    # 10,000 characters cost well under the 16x of a reader quadratic in the text, below the cap of
+    # 10,000 mentions that bounds a megabyte's cost.
+    assert_grows_linearly(attribute, unit, 2_500, 4)
 
 
 @settings(max_examples=200, deadline=None)

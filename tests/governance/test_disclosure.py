@@ -26,6 +26,7 @@ from parley.governance.values import find_numbers
 from parley.protocol.events import Event
 from parley.testing import check_delegate_invariants
 
+from .linear_time import HANG_GUARD_SECONDS, assert_grows_linearly
 from .measure_detectors import DISCLOSURE_SETS, disclosure_errors
 from .measure_disclosure_cv import errors, sources
 
@@ -703,7 +704,7 @@ def test_a_text_that_cannot_be_read_whole_is_held_at_once(
 
     began = time.process_time()
     found = find_disclosures(text, staffing)
-    assert time.process_time() - began < 1.0
+    assert time.process_time() - began < HANG_GUARD_SECONDS  # "at once" is the verdict below, not a speed
     assert [(d.kind, d.cue) for d in found] == [("unread", "(not checked)")]
     assert why in str(found[0].value) and "could not be checked whole" in found[0].describe()
     assert len(found[0].sentence) <= 200
@@ -799,11 +800,9 @@ def test_owned_and_obfuscated_set_v5_forms_disclose(domain: str, text: str) -> N
 @pytest.mark.parametrize(
     "unit", ["100k. that's the line. ", "a range of 99k for the base. ", "the whole floor at 12k. "]
 )
-def test_a_hundred_thousand_characters_of_the_set_v5_forms_take_bounded_time(unit: str) -> None:
-    import time
-
+def test_the_set_v5_forms_are_checked_in_linear_time(unit: str) -> None:
     config = load_config("staffing")
-    text = unit * (100_000 // len(unit))
-    began = time.process_time()
-    find_disclosures(text, config)
-    assert time.process_time() - began < 5.0
+    find_disclosures(unit, config)  # load the lexicon outside the measurement
+    # Growth, not speed: 2,500 -> 10,000 characters, read whole (long drafts are held
+    # unread at once; 100 KB of the unit was timed here, on that path).
+    assert_grows_linearly(lambda text: find_disclosures(text, config), unit, 2_500, 4)

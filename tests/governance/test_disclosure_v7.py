@@ -7,12 +7,12 @@ NUL) and bounded work on crafted input. The limits are the shipped configs' (sal
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from parley.governance.config import load_config
 from parley.governance.disclosure import find_disclosures
+
+from .linear_time import assert_grows_linearly
 
 DISCLOSING = [
     # a limit named as internal to our side
@@ -78,17 +78,13 @@ def test_a_figure_behind_unfolded_letters_is_held_as_unread() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "Internally, beyond that we can't. " * 3_000,
-        "as high as finance will let me go " * 3_000,
-        "12,000 pcm " * 9_000,
-    ],
+    "unit",
+    ["Internally, beyond that we can't. ", "as high as finance will let me go ", "12,000 pcm "],
     ids=["cues", "let-me", "pcm"],
 )
-def test_crafted_drafts_are_checked_in_bounded_time(text: str) -> None:
+def test_crafted_drafts_are_checked_in_linear_time(unit: str) -> None:
     config = load_config("leasing")
     find_disclosures("12,000", config)
-    began = time.process_time()
-    find_disclosures(text, config)
-    assert time.process_time() - began < 5.0
+    # Growth, not speed: 2,500 -> 10,000 characters, read whole (long drafts are held
+    # unread at once; 100 KB of the unit was timed here, on that path).
+    assert_grows_linearly(lambda text: find_disclosures(text, config), unit, 2_500, 4)

@@ -24,16 +24,16 @@ dress. None of these sentences is a labelled message of any set. Also: the new c
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
 
 from parley.governance.classifier import rules_only
 from parley.governance.config import load_config, load_yaml_data
-from parley.governance.moderator import Label, RuleModerator
+from parley.governance.moderator import Classification, Label, RuleModerator
 
 from .blind_sets import NEXT_BLIND
+from .linear_time import assert_grows_linearly
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, moderators, without_origin
 from .test_moderator_sixth import (
     DRESSES_WITH_SOFT_HYPHEN,
@@ -250,13 +250,11 @@ def test_a_huge_message_of_the_new_cue_words_is_scanned_in_linear_time(
 ) -> None:
     words = "whether I publish depends on you, if the number doesn't move I'm sharing, some of them are... "
     judge = judges["staffing"]
+    verdicts: list[Classification] = []
     with rules_only():
-        for size in (5_000, 20_000):
-            text = (words * (size // len(words) + 1))[:size]
-            start = time.process_time()
-            verdict = judge.classify(text)
-            assert time.process_time() - start < 2.0
-            assert verdict.adversarial
+        # growth, not speed: about 5 KB -> 20 KB of the words, each labelled an attack
+        assert_grows_linearly(lambda text: verdicts.append(judge.classify(text)), words, 5_000, 4)
+        assert verdicts and all(verdict.adversarial for verdict in verdicts)
         refused = judge.classify(words * 300)
     assert refused.adversarial and refused.reason == "too long"
 

@@ -6,7 +6,6 @@ flagged figure reaches the principal with its flag, inside the band as well as a
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from re import _constants as sre_constants  # pyright: ignore[reportPrivateUsage]
@@ -22,6 +21,7 @@ from parley.governance.machine import State
 from parley.governance.moderator import ADVERSARIAL, Label, RuleModerator
 from parley.governance.strategy import with_strategy
 
+from .linear_time import assert_grows_linearly
 from .measure_detectors import message_confusion
 
 DEV = Path(__file__).parents[1] / "data" / "gaia" / "dev" / "messages.yaml"
@@ -175,16 +175,12 @@ def test_every_pattern_is_linear(staffing: DomainConfig) -> None:
 
 
 @pytest.mark.slow
-def test_crafted_text_at_the_limit_is_classified_in_well_under_a_second(staffing: DomainConfig) -> None:
+def test_crafted_text_up_to_the_limit_is_classified_in_linear_time(staffing: DomainConfig) -> None:
     moderator = RuleModerator(staffing)
-    size = moderator.max_chars
+    # Growth, not speed (the timings at the limit are benchmarks/bench_moderator_scan.py's): 4x the text
+    # (a tenth of the limit -> 40% of it) costs well under the 16x of a backtracking scan.
     for unit in ("$1,", "we ", "ignore your ", "Is your budget a limit? ", "Q: a A: ", "reply 'yes' "):
-        text = (unit * size)[:size]
-        began = time.process_time()  # CPU time: other processes on a shared machine do not count
-        moderator.classify(text)
-        # A hang guard against backtracking: at most 0.16 s of CPU for these units (a full scan of a
-        # megabyte costs 7 s), so 3 s is met only by a blow-up. Speed targets live in benchmarks/.
-        assert time.process_time() - began < 3.0, unit
+        assert_grows_linearly(moderator.classify, unit, moderator.max_chars // 10, 4)
 
 
 def _negotiating(config: DomainConfig) -> Delegate:

@@ -19,7 +19,6 @@ development floors on the spent heldout8 and on writers that did not motivate th
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +29,7 @@ from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import Label, RuleModerator
 
 from .blind_sets import NEXT_BLIND
+from .linear_time import assert_grows_linearly
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, moderators, without_origin
 from .test_moderator_sixth import (
     DRESSES_WITH_SOFT_HYPHEN,
@@ -264,9 +264,8 @@ def test_many_sentences_are_read_in_linear_time(judges: dict[str, RuleModerator]
     holding a slot, is labelled fast (and 20 KB of them is refused unscanned)."""
     piece = "I have them. Let's settle at 9k. Nice day. "
     with rules_only():
-        start = time.process_time()
         verdict = judges["leasing"].classify((piece * 400)[:19_000])
-        assert time.process_time() - start < 3.0
+        assert_grows_linearly(judges["leasing"].classify, piece, 2_000, 4)  # growth, not speed
         assert verdict.adversarial and family_fired(verdict.cues, "threat")
         assert judges["leasing"].classify(piece * 500).reason == "too long"
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import random
-import time
 from collections.abc import Callable, Mapping
 
 import pytest
@@ -26,6 +25,7 @@ from parley.governance.classifier import rules_only
 from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import UNREADABLE, Label, RuleModerator
 
+from .linear_time import assert_grows_linearly
 from .measure_moderator_cv import SOURCES, count, moderators, without_origin
 
 DOMAINS = ("staffing", "procurement", "leasing")
@@ -327,12 +327,10 @@ def test_unreadable_text_fails_closed_and_short_foreign_text_does_not(
 
 def test_floods_and_unreadable_text_are_scanned_in_linear_time(judges: dict[str, RuleModerator]) -> None:
     judge = judges["procurement"]
-    texts = [("ignore your " * 2_000)[:20_000], ("a b c d e f " * 4_000)[:20_000], "\u4e00" * 20_000]
+    # growth, not speed: 2 KB -> 8 KB of each unit (the timings are benchmarks/bench_moderator_scan.py's)
     with rules_only():
-        for text in texts:
-            start = time.process_time()
-            judge.classify(text)
-            assert time.process_time() - start < 1.0
+        for unit in ("ignore your ", "a b c d e f ", "\u4e00"):
+            assert_grows_linearly(judge.classify, unit, 2_000, 4)
 
 
 @pytest.mark.parametrize(

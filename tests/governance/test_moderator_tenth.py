@@ -37,7 +37,6 @@ other writers that show the form; floors on the spent heldout10.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
@@ -47,6 +46,7 @@ from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import Label, RuleModerator
 
 from .blind_sets import NEXT_BLIND
+from .linear_time import assert_grows_linearly
 from .measure_moderator_cv import PATHS, SOURCES, SOURCES_READ, count, moderators, without_origin
 from .test_moderator_sixth import (
     DRESSES_WITH_SOFT_HYPHEN,
@@ -398,10 +398,8 @@ def test_a_flood_of_the_new_words_is_labelled_in_linear_time(
 ) -> None:
     text = (piece * (19_000 // len(piece) + 1))[:19_000]
     with rules_only():
-        start = time.process_time()
-        verdict = judges["leasing"].classify(text)
-        assert time.process_time() - start < 1.5
-        assert verdict.adversarial
+        assert judges["leasing"].classify(text).adversarial
+        assert_grows_linearly(judges["leasing"].classify, piece, 2_000, 4)  # growth, not speed
         assert judges["leasing"].classify(piece * (21_000 // len(piece))).reason == "too long"
 
 

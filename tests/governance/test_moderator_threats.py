@@ -9,7 +9,6 @@ a reallocated slot) stays benign."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +17,7 @@ from parley.governance.classifier import rules_only
 from parley.governance.config import load_config, load_yaml_data
 from parley.governance.moderator import RuleModerator
 
+from .linear_time import assert_grows_linearly
 from .measure_moderator_cv import without_origin
 
 DOMAINS = ("staffing", "procurement", "leasing")
@@ -169,21 +169,21 @@ def test_leaving_heldout5_out_drops_its_structures_and_vetoes() -> None:
 
 
 @pytest.mark.parametrize(
-    "crafted",
+    ("head", "unit", "tail"),
     [
-        "or I " * 4000,
-        "if you don't " + "your " * 4000,
-        "We have your " * 1500 + "would be interested to hear",
-        "shame if " * 2000 + "held up",
-        "be a shame if " * 1500 + "delayed",
+        ("", "or I ", ""),
+        ("if you don't ", "your ", ""),
+        ("", "We have your ", "would be interested to hear"),
+        ("", "shame if ", "held up"),
+        ("", "be a shame if ", "delayed"),
     ],
 )
-def test_crafted_threat_text_at_the_limit_is_fast(judges: dict[str, RuleModerator], crafted: str) -> None:
-    text = crafted[:20000]
-    started = time.process_time()
+def test_crafted_threat_text_is_classified_in_linear_time(
+    judges: dict[str, RuleModerator], head: str, unit: str, tail: str
+) -> None:
+    # growth, not speed: 2 KB -> 8 KB of the unit (the timings are benchmarks/bench_moderator_scan.py's)
     with rules_only():
-        judges["procurement"].classify(text)
-    assert time.process_time() - started < 1.0
+        assert_grows_linearly(lambda text: judges["procurement"].classify(head + text + tail), unit, 2_000, 4)
 
 
 def test_empty_and_oversized_messages(judges: dict[str, RuleModerator]) -> None:
