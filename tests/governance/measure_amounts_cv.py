@@ -90,6 +90,7 @@ SOURCES = (
     "heldout14",
     "heldout15",
     "heldout16",
+    "heldout17",
     "forms",
     "fresh",
     "v5",
@@ -391,6 +392,21 @@ def _day_hours_factory(attribute: str) -> Any:
 # Before set v11's change (2026-11-28): one word after a bare figure named what it counts.
 _ONE_NOUN = re.compile(r"[ \t]{1,3}([a-z][a-z-]{0,15})\b()", re.IGNORECASE)
 
+
+def _quarters_off() -> tuple[tuple[str, Any], ...]:
+    """The rate tables without round 20's German quarter words (`quarter_words`)."""
+    import parley.governance.amounts as amounts_module
+
+    names = (amounts_module._QUARTER_ADVERBS, amounts_module._QUARTER_PERIODS)  # pyright: ignore[reportPrivateUsage]
+    tables = (amounts_module._MULTIPLE_ADVERBS, amounts_module._MULTIPLE_PERIODS)  # pyright: ignore[reportPrivateUsage]
+    adverbs, periods = (
+        {k: v for k, v in t.items() if k not in n} for t, n in zip(tables, names, strict=True)
+    )
+    return (("_MULTIPLE_ADVERBS", adverbs), ("_MULTIPLE_PERIODS", periods), ("_QUARTER_PERIODS", {}))
+
+
+_QUARTERS_OFF = _quarters_off()
+
 # Each mechanism: the names of the amounts module it replaces, and their replacements.
 ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     "bare_siblings": (("_bare_siblings", _keep),),
@@ -526,6 +542,10 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     "hours_before_pay": (("_HOURS_BEFORE_PAY", False),),
     # round 19b: a bare sum the deposit names right after it ("6,600 deposit"), set v15
     "named_after": (("_NAMED_AFTER_REACH", 0),),
+    # round 20 (2026-11-29), forms of sets v13, v15 and v17's errors: a count in dozens or grosses after a
+    # figure ("2 dozen", "ten gross of"), and a German rent per quarter ("Quartalsmiete", "im Quartal")
+    "count_scales": (("_COUNT_SCALES", False),),
+    "quarter_words": _QUARTERS_OFF,
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -589,6 +609,8 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "whole_period_sums": ("heldout14", "heldout11"),
     "hours_before_pay": ("heldout15", "heldout12"),
     "named_after": ("heldout15",),
+    "count_scales": ("heldout17", "heldout15", "heldout13"),
+    "quarter_words": ("heldout17", "heldout15", "heldout13"),
 }
 
 
