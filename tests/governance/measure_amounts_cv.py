@@ -546,6 +546,9 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     # figure ("2 dozen", "ten gross of"), and a German rent per quarter ("Quartalsmiete", "im Quartal")
     "count_scales": (("_COUNT_SCALES", False),),
     "quarter_words": _QUARTERS_OFF,
+    # round 18b (2026-11-29), the form of sets v13, v15 and v17's errors: a price per hundred or per
+    # thousand before a clause ("$350 per thousand for 10k+"), or per "les 1 000 unités"
+    "per_scale_clause": (("_PER_SCALE_CLAUSE", False),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -611,6 +614,7 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "named_after": ("heldout15",),
     "count_scales": ("heldout17", "heldout15", "heldout13"),
     "quarter_words": ("heldout17", "heldout15", "heldout13"),
+    "per_scale_clause": ("heldout17", "heldout15", "heldout13"),
 }
 
 

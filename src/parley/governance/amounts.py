@@ -1423,6 +1423,9 @@ def _rate_after(tokens: _Tokens, i: int) -> tuple[str | None, float, int]:
     multiple = _multiple_after(tokens, j)
     if multiple is not None:
         return multiple
+    article = _per_article(tokens, j)
+    if article is not None:
+        return article
     if word in _RATE_ADVERBS and not (word == "each" and tokens.word(j + 1) == "other"):
         return _RATE_ADVERBS[word], 1.0, j + 1
     if word == "p" and tokens.word(j + 1) == "." and tokens.word(j + 2) == "a":
@@ -2566,9 +2569,47 @@ def _year_label(tokens: _Tokens, k: int) -> bool:
     return following == ":" or following in ("rent", "price", "salary", "pay", "fee", "miete")
 
 
+# A price per hundred or per thousand followed by a clause rather than a full stop ("$6.50 per hundred if
+# you take rolls", "$350 per thousand for 10k+", sets v15 and v17; "$250 per hundred." of set v8 was read
+# before): the spelled count ends its phrase at any word that neither continues the number nor names a
+# currency. The French article names the same rate before a count of units ("18 500 € les 1 000 unités",
+# set v13): "les"/"le" then a count of ten or more and a noun of units. A switch of the measure's
+# --ablation (`per_scale_clause`).
+_PER_SCALE_CLAUSE = True
+_PER_SCALE_NOT_FOLLOWING = frozenset({*_SCALES, "hundred", "and", "-"})
+_PER_ARTICLES = frozenset({"les", "le"})
+_ARTICLE_UNITS = frozenset({*_COUNT_UNITS, "unités", "unites", "unité", "pièces", "pieces", "pièce", "pcs"})
+
+
+def _per_article(tokens: _Tokens, j: int) -> tuple[str, float, int] | None:
+    """A French price per count of units at token j ("les 1 000 unités", "le mille pièces"): ("unit",
+    the count, index after), or None ("le 12 mars" names a date, no count)."""
+    if not _PER_SCALE_CLAUSE or tokens.word(j) not in _PER_ARTICLES:
+        return None
+    k = j + 1
+    number = _number_at(tokens, k) if k < len(tokens) and tokens.kinds[k] in ("d", "w") else None
+    if number is None and tokens.word(k) in ("cent", "mille"):
+        number = (100.0 if tokens.word(k) == "cent" else 1000.0, None, k + 1, 1.0, True)
+    if number is None or number[0] < 10 or tokens.word(number[2]) not in _ARTICLE_UNITS:
+        return None
+    return "unit", number[0], number[2] + 1
+
+
 def _spelled_count_ends(tokens: _Tokens, k: int, following: str) -> bool:
-    """Whether "hundred" or "thousand" at token k ends its phrase ("$250 per hundred.")."""
-    return tokens.word(k) in ("hundred", "thousand") and following in (".", ",", ";", "!", "?", "", "\n")
+    """Whether "hundred" or "thousand" at token k ends its phrase ("$250 per hundred.", and with
+    `_PER_SCALE_CLAUSE` "$350 per thousand for 10k+": no number, currency or "and" after it)."""
+    if tokens.word(k) not in ("hundred", "thousand"):
+        return False
+    if following in (".", ",", ";", "!", "?", "", "\n"):
+        return True
+    return (
+        _PER_SCALE_CLAUSE
+        and following.isalpha()
+        and following not in _PER_SCALE_NOT_FOLLOWING
+        and following not in _ONES
+        and following not in _TENS
+        and following not in _CURRENCY_AFTER
+    )
 
 
 def _per_count(tokens: _Tokens, k: int) -> tuple[float, int] | None:
