@@ -15,7 +15,7 @@ from parley.governance.config import DomainConfig, load_config, load_yaml_data, 
 from parley.governance.offers import counterparty_ask
 from parley.governance.terms import TermReader, TermReading, all_conditions, latest_terms
 
-from .measure_terms import DEV, read_with_baseline, term_f1
+from .measure_terms import DEV, errors_of, read_with_baseline, read_with_terms, term_f1
 
 DAY = date(2026, 11, 27)
 
@@ -29,8 +29,44 @@ def test_development_set_floor() -> None:
     assert f1 >= 0.97 and precision >= 0.97 and recall >= 0.95, (precision, recall, f1)
     assert found == total == counts["conditions_surfaced"] and counts["conditions_spurious"] <= 1
     assert counts["conditions_quoted"] <= 3  # hypothetical questions and a penalty's "if we're late"
+    assert counts["unexplained_quoted"] <= 43  # sentences not fully read (issue 17): its own budget
     assert counts["question_right"] == counts["correction_right"] == counts["messages"]
     assert counts["competing_found"] == counts["competing"]
+
+
+@pytest.mark.parametrize(
+    ("name", "most", "dropped"),
+    [
+        ("dev_terms", 43, 0),
+        ("heldout_terms", 68, 0),
+        ("heldout_terms2", 94, 0),
+        ("heldout_terms3", 96, 0),
+        ("heldout_terms4", 243, 0),
+        ("heldout_terms5", 243, 0),
+        ("heldout_terms6", 106, 0),
+        ("heldout_terms7", 167, 0),
+        ("heldout_terms8", 102, 0),
+        ("heldout_terms9", 115, 0),
+        ("heldout_terms10", 118, 0),
+        ("heldout_terms11", 154, 0),
+        ("heldout_terms12", 165, 0),
+        ("heldout_terms13", 127, 0),
+        ("heldout_terms14", 143, 0),
+        ("heldout_terms15", 159, 1),
+        ("heldout_terms16", 151, 1),
+    ],
+)
+def test_sentences_not_fully_read_stay_within_their_budget_on_each_spent_set(
+    name: str, most: int, dropped: int
+) -> None:
+    """The quotes of sentences the reader cannot explain (issue 17) are a budget of their own, apart
+    from the conditional clauses quoted: measured per spent set (2026-11-29, round 18) so the volume put
+    to the principal cannot silently grow, nor the conditions dropped silently come back."""
+    path = DEV.parents[1] / name / "messages.yaml"
+    *_, counts = term_f1(path)
+    assert counts["unexplained_quoted"] <= most, counts
+    kinds = [e.kind for e in errors_of(path, read_with_terms)]
+    assert kinds.count("condition_dropped") <= dropped, counts
 
 
 def test_the_reader_beats_the_extractor_it_replaces() -> None:
@@ -467,6 +503,21 @@ def test_the_fourteenth_held_out_term_set_at_its_one_measurement() -> None:
     _, _, f1, (found, total), counts = term_f1(root / "heldout_terms14" / "messages.yaml")
     floors = (f1 >= 0.854, total, found >= 63, counts["conditions_surfaced"] >= 72)
     assert floors == (True, 83, True, True)
+
+
+def test_the_seventeenth_held_out_term_set_at_its_one_measurement() -> None:
+    """Written blind on 2026-11-29 (149827a) before that session's term-reader change (every sentence with
+    a figure or a term word the reader cannot fully explain is quoted to the principal, source
+    "unexplained") landed, measured once after at 9af93ae with that change in the tree: F1 0.854
+    (precision 0.844, recall 0.863; tp 353 fp 65 fn 56; message bootstrap 0.816-0.886; target >= 0.9: not
+    met), conditions 58/95 attributed, 91/95 surfaced, 2 dropped silently (target 0: not met), 2 tied to
+    the wrong term; 181 unexplained sentences quoted (0.80 a message). The reader before the round
+    (c529d2a, counted after) gave F1 0.854 with 85/95 surfaced, 4 dropped silently and 6 on the wrong term.
+    The floors sit at the measured values."""
+    root = DEV.parents[1]
+    _, _, f1, (found, total), counts = term_f1(root / "heldout_terms17" / "messages.yaml")
+    floors = (f1 >= 0.8536, total, found >= 58, counts["conditions_surfaced"] >= 91)
+    assert floors == (True, 95, True, True)
 
 
 def test_the_sixteenth_held_out_term_set_at_its_one_measurement() -> None:

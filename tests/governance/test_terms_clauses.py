@@ -17,6 +17,7 @@ from parley.governance.delegate import Delegate
 from parley.governance.draft import parse
 from parley.governance.escalation import EscalationRequest
 from parley.governance.term_clauses import condition_form_matches, names_term, read_clauses
+from parley.governance.term_guard import UNEXPLAINED
 from parley.governance.terms import Condition, TermReader, TermReading
 
 from .linear_time import HANG_GUARD_SECONDS, assert_grows_linearly
@@ -35,8 +36,9 @@ def _on(reading: TermReading) -> set[tuple[str, object]]:
 
 
 def _other(reading: TermReading) -> list[str]:
-    """The texts of the conditions on no term (attributed or quoted)."""
-    return [c.text.lower() for c in reading.conditions if c.term == "other"]
+    """The texts of the conditions on no term (attributed or quoted by a rule; not the sentences quoted
+    because the reader could not explain them, issue 17)."""
+    return [c.text.lower() for c in reading.conditions if c.term == "other" and c.source != UNEXPLAINED]
 
 
 # -- the family of conditional forms, each attributed where the condition names a term -----------------

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from parley.errors import InternalError
 from parley.governance.config import DomainConfig
-from parley.governance.term_guard import MAX_QUOTED, conditional_constructions, refused_quotes
+from parley.governance.term_guard import MAX_QUOTED, UNEXPLAINED, conditional_constructions, refused_quotes
 from parley.governance.terms import TermReader, TermReading
 
 from .linear_time import assert_reads_in_linear_time
@@ -103,8 +103,8 @@ def test_a_condition_reaches_the_principal_and_a_near_miss_does_not(
 ) -> None:
     config: DomainConfig = request.getfixturevalue(domain)
     conditions = _read(config, text).conditions
-    if expected is None:
-        assert conditions == (), conditions
+    if expected is None:  # no condition read (a sentence not fully read may still be quoted: issue 17)
+        assert [c for c in conditions if c.source != UNEXPLAINED] == [], conditions
     elif expected == QUOTED:
         assert any(c.quoted for c in conditions), conditions
     elif expected == OTHER:

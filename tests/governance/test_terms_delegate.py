@@ -7,6 +7,7 @@ from __future__ import annotations
 from parley.governance.config import DomainConfig
 from parley.governance.delegate import Delegate, Step
 from parley.governance.escalation import EscalationRequest
+from parley.governance.term_guard import UNEXPLAINED
 
 HOSTILE = "This is ridiculous and a waste of my time."
 """Escalates in any phase (negative sentiment), so a test can look at what the principal is shown."""
@@ -111,8 +112,22 @@ def test_every_condition_reaches_the_principal(staffing: DomainConfig) -> None:
     assert 'relocation package $20K ("provided the relocation package of 20k is included")' in request.problem
     assert '"the background check clears"' in request.problem
     assert "Other terms the candidate named: signing bonus $10K." in request.problem
-    assert [c["term"] for c in request.ledger["conditions"]] == ["relocation", "other"]
+    read = [c["term"] for c in request.ledger["conditions"] if c.get("source") != UNEXPLAINED]
+    assert read == ["relocation", "other"]  # what the reader read; sentences it could not explain apart
     assert request.ledger["stated"]["annual_salary"] == 100000.0
+
+
+def test_a_sentence_not_fully_read_reaches_the_principal_under_its_own_label(staffing: DomainConfig) -> None:
+    delegate = _started(staffing)
+    delegate.receive("100 is fine provided the relocation package of 20k is included.")
+    delegate.receive("Our CFO insists the relocation gets repaid pro rata within 18 months.")
+    request = _escalation(delegate)
+    label = "Not fully read by the delegate, as written (check them yourself): "
+    assert label + '"Our CFO insists the relocation gets repaid pro rata within 18 months"' in request.problem
+    conditions, _, _ = request.problem.partition(label)
+    assert "repaid pro rata" not in conditions and 'relocation package $20K ("provided' in conditions
+    sources = {c["text"]: c.get("source") for c in request.ledger["conditions"]}
+    assert sources["Our CFO insists the relocation gets repaid pro rata within 18 months"] == UNEXPLAINED
 
 
 def test_conditions_survive_a_restart(staffing: DomainConfig) -> None:

@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parley.governance.config import DomainConfig
-from parley.governance.term_guard import MAX_QUOTED
+from parley.governance.term_guard import MAX_QUOTED, UNEXPLAINED
 from parley.governance.terms import TermReader, TermReading
 
 from .linear_time import assert_reads_in_linear_time
@@ -283,8 +283,8 @@ def test_each_form_reads_as_written_and_its_near_misses_do_not(
     for term in absent:
         assert term not in stated, (term, stated)
     conditions = reading.conditions
-    if condition == NONE:
-        assert conditions == (), conditions
+    if condition == NONE:  # no condition read (a sentence not fully read may still be quoted: issue 17)
+        assert [c for c in conditions if c.source != UNEXPLAINED] == [], conditions
     elif condition == QUOTED:
         assert any(c.quoted for c in conditions), conditions
     elif condition == OTHER:

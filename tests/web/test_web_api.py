@@ -61,9 +61,11 @@ def test_inbox_lists_the_paused_session_with_its_escalation(
     assert [item["session_id"] for item in items] == [paused.session_id]
     request = items[0]["request"]
     assert (request["trigger"], request["status"], request["state"]) == ("boundary", "open", "NEGOTIATE")
-    assert (
-        request["problem"]
-        == "The candidate asks $115K for the annual salary; the approved band is $80K–$100K."
+    # The candidate's sentences the term reader could not fully explain follow, under their own label.
+    assert request["problem"] == (
+        "The candidate asks $115K for the annual salary; the approved band is $80K–$100K. Not fully read"
+        " by the delegate, as written (check them yourself): \"I'm in Eastern time, but I can overlap 3 hours"
+        ' or so"; "I work with React and Node.js every day".'
     )
     assert [option["key"] for option in request["options"]] == ["A", "B", "C"]
     assert all(option["title"] and option["trade_offs"] for option in request["options"])

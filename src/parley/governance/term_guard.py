@@ -47,13 +47,17 @@ from parley.governance.term_roles import UNCLAIMED, Hit, condition_ends
 __all__ = [
     "MAX_QUOTE",
     "MAX_QUOTED",
+    "UNEXPLAINED",
     "Construction",
+    "Glue",
     "Quote",
     "conditional_constructions",
     "conditional_markers",
+    "glue",
     "has_conditional_marker",
     "refused_quotes",
     "uncovered_conditions",
+    "unexplained_sentences",
     "unread_amounts",
 ]
 
@@ -386,3 +390,145 @@ def refused_quotes(message: str) -> list[Quote]:
         reach = after.start() if after else min(len(text), construction.at + MAX_QUOTE)
         quotes.append(Quote(start, _cut(text[start:reach]) if len(quotes) < MAX_QUOTED else ""))
     return _bounded(quotes, "conditional clauses")
+
+
+# -- what the reader cannot explain is quoted (issue 17) ---------------------------------------------------
+UNEXPLAINED = "unexplained"
+"""`Condition.source` of a sentence quoted because the reader could not explain it: it holds a figure or a
+term word, and a figure no term claims or a word that is not the glue of a plain statement of terms."""
+
+_TOKEN = re.compile(r"[^\W\d_]+|\d")
+"""A word (letters only) or one digit: one linear scan."""
+_SIGN_OFF = re.compile(
+    r"^[ \t]*(?:best|best regards|kind regards|warm regards|regards|cheers|thanks|thank you|many thanks"
+    r"|sincerely|yours(?: sincerely| faithfully| truly)?|all the best|talk soon|br)[ \t]*[,.!]?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A sign-off line: what follows it is the signature block (names, titles, companies, numbers)."""
+
+
+_FUNCTION = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "any",
+        "are",
+        "at",
+        "be",
+        "by",
+        "can",
+        "could",
+        "do",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "my",
+        "no",
+        "not",
+        "of",
+        "off",
+        "on",
+        "or",
+        "our",
+        "the",
+        "this",
+        "that",
+        "to",
+        "us",
+        "we",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+"""Function words: some stand in a term's keywords or options, none makes a sentence about terms."""
+
+
+@dataclass(frozen=True, slots=True)
+class Glue:
+    """The allow-list of an explained sentence (data/term_glue.yaml).
+
+    Attributes:
+        words: The words a plain statement of terms is made of besides its figures and term words
+            (learned from the plain statements of many writers: `benchmarks/build_term_glue.py`).
+        figures: Words that are figures ("two", "dozen"): a sentence holding one is about terms, and one
+            no term claims is not explained.
+    """
+
+    words: frozenset[str]
+    figures: frozenset[str]
+
+
+@cache
+def glue() -> Glue:
+    """The shipped allow-list (data/term_glue.yaml)."""
+    raw: dict[str, Any] = load_yaml_data("term_glue.yaml")
+    figures = frozenset(str(w).lower() for w in raw["figures"])
+    return Glue(frozenset(str(w).lower() for w in raw["words"]) - figures, figures)
+
+
+def unexplained_sentences(
+    draft: Draft,
+    spans: Sequence[tuple[int, int]],
+    term_words: frozenset[str],
+    quoted: Sequence[str] = (),
+    allow: Glue | None = None,
+) -> list[Quote]:
+    """The sentences of draft the reader could not explain, quoted as written (fail closed).
+
+    A sentence is explained when every figure in it lies in a span the reader attributed to a term or
+    a condition, and every other word is a term word or glue of a plain statement of terms (`Glue`).
+    Only a sentence holding a figure or a term word is put to the principal (small talk is not); none
+    of the signature block after a sign-off line, none of a line quoted from an earlier message, none
+    that an existing quote already holds or lies in.
+
+    Args:
+        draft: The parsed message.
+        spans: The (start, end) offsets of what the reader attributed (sorted or not).
+        term_words: The words of the domain's terms (keywords, labels, options), lower case.
+        quoted: The texts already quoted (a sentence inside one, or holding one, is not quoted again).
+        allow: The allow-list (None: the shipped one).
+    """
+    allow = allow or glue()
+    text = draft.text
+    attributed = bytearray(len(text))
+    for start, end in spans:
+        start, end = max(0, start), min(len(text), end)
+        if start < end:
+            attributed[start:end] = b"\x01" * (end - start)
+    sign_off = _SIGN_OFF.search(text)
+    stop = sign_off.start() if sign_off is not None else len(text)
+    said = [" ".join(q.lower().split()) for q in quoted if q]
+    quotes: list[Quote] = []
+    for sentence in draft.sentences:
+        if sentence.start >= stop or sentence.text.lstrip().startswith(">"):
+            continue
+        about_terms, explained = False, True
+        for token in _TOKEN.finditer(text, sentence.start, min(sentence.end, len(text))):
+            word = token.group(0).lower()
+            if attributed[token.start()]:
+                about_terms = True
+                continue
+            if word.isdigit() or word in allow.figures:
+                about_terms, explained = True, False
+            elif word in term_words:
+                about_terms = about_terms or (len(word) > 1 and word not in _FUNCTION)
+            elif word not in allow.words:
+                explained = False
+        if not about_terms or explained:
+            continue
+        quote = _cut(sentence.text)
+        key = " ".join(quote.lower().split())
+        if any(key in s or s in key for s in said):
+            continue
+        said.append(key)
+        quotes.append(Quote(sentence.start, quote))
+    return _bounded(quotes, "unexplained sentences")

@@ -71,7 +71,14 @@ from parley.governance.term_figures import (
     find_options,
     phone_spans,
 )
-from parley.governance.term_guard import MAX_QUOTED, refused_quotes, uncovered_conditions, unread_amounts
+from parley.governance.term_guard import (
+    MAX_QUOTED,
+    UNEXPLAINED,
+    refused_quotes,
+    uncovered_conditions,
+    unexplained_sentences,
+    unread_amounts,
+)
 from parley.governance.term_model import Revision, TermModel, shipped_term_model
 from parley.governance.term_roles import (
     UNCLAIMED,
@@ -267,15 +274,21 @@ class TermReader:
     """
 
     def __init__(
-        self, config: DomainConfig, model: TermModel | Literal["shipped"] | None = "shipped"
+        self,
+        config: DomainConfig,
+        model: TermModel | Literal["shipped"] | None = "shipped",
+        *,
+        unexplained: bool = True,
     ) -> None:
         self.config = config
+        self.unexplained = unexplained
         self._model = model
         self.vocabulary = build_vocabulary(config)
         self._by_name = {t.name: t for t in self.vocabulary}
         self._numeric = [t for t in self.vocabulary if t.shape not in ("enum", "date")]
         self._negotiated = [t for t in self.vocabulary if t.negotiated]
         self._keywords = [k for t in self.vocabulary for k in t.keywords]
+        self._term_words = _term_words(self.vocabulary) if unexplained else None
         self._last: tuple[tuple[str, date | None, tuple[str, ...], int, int], TermReading] | None = None
 
     def term(self, name: str) -> TermDef:
@@ -301,7 +314,7 @@ class TermReader:
             reading = _refused(message, refused)
             self._last = (key, reading)
             return reading
-        reading = _assemble(draft, hits, clauses)
+        reading = _assemble(draft, hits, clauses, term_words=self._term_words)
         revision = Revision(tuple(hits))
         if model is not None:
             every = self.with_alternatives(draft, hits, today=today)
@@ -309,7 +322,8 @@ class TermReader:
             hits = [h for h in every if h.role != "alt"]
         if revision.hits != tuple(hits):
             reading = _with_rule_conditions(
-                _assemble(draft, revision.hits, clauses, revision.set_aside), reading
+                _assemble(draft, revision.hits, clauses, revision.set_aside, term_words=self._term_words),
+                reading,
             )
         self._last = (key, reading)
         return reading
@@ -645,6 +659,8 @@ def _assemble(
     hits: Sequence[Hit],
     clauses: ClauseReading | None = None,
     set_aside: Sequence[str] = (),
+    *,
+    term_words: frozenset[str] | None = None,
 ) -> TermReading:
     stating = last_per_term(
         [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
@@ -692,6 +708,14 @@ def _assemble(
             Condition("other", None, None, text, quoted=True, source=NET_REASON)
             for text in net.uncovered((c.text for c in draft.clauses()), said)
         ]
+    if term_words is not None:  # fail closed: a sentence about terms it cannot explain, quoted (issue 17)
+        spans = [(h.start, h.end) for h in hits if h.term is not UNCLAIMED]
+        spans += _found_spans(draft.text, [c.text for c in conditions if not c.quoted])
+        said = [c.text for c in conditions if c.quoted]
+        conditions += [
+            Condition("other", None, None, q.text, quoted=True, source=UNEXPLAINED)
+            for q in unexplained_sentences(draft, spans, term_words, said)
+        ]
     conditions = _distinct_quotes(conditions)
     if len(conditions) > MAX_QUOTED:  # a message of hundreds of conditions: the principal reads it whole
         left = len(conditions) - MAX_QUOTED + 1
@@ -736,6 +760,54 @@ def _with_rule_conditions(revised: TermReading, rules: TermReading) -> TermReadi
     kept = set(revised.conditions)
     missing = tuple(c for c in rules.conditions if c not in kept)
     return replace(revised, conditions=revised.conditions + missing) if missing else revised
+
+
+def _found_spans(text: str, found: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the texts of the conditions the reader found stand in text (their first place each): what
+    a found condition says is explained."""
+    spans: list[tuple[int, int]] = []
+    for condition in dict.fromkeys(found):
+        at = text.find(condition) if condition else -1
+        if at >= 0:
+            spans.append((_opening(text, at), at + len(condition)))
+    return spans
+
+
+_CONNECTIVES = frozenset(
+    (
+        *("provided", "providing", "assuming", "assumed", "given", "if", "unless", "only", "as", "long"),
+        *("so", "that", "on", "upon", "condition", "conditional", "subject", "to", "contingent", "but"),
+        *("and", "with", "in", "exchange", "return", "once", "when", "after", "before", "until"),
+    )
+)
+"""Words that open a condition clause ("provided", "but only with", "as long as"): the reader read the
+condition they open, so they are explained with it (issue 17)."""
+_LAST_WORD = re.compile(r"([^\W\d_]+)[ \t,;:]*$")
+
+
+def _opening(text: str, at: int) -> int:
+    """Where the condition at offset at opens: back over at most three connectives right before it (a
+    bounded window each: linear)."""
+    for _ in range(3):
+        last = _LAST_WORD.search(text, max(0, at - 24), at)
+        if last is None or last.group(1).lower() not in _CONNECTIVES:
+            break
+        at = last.start()
+    return at
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _term_words(vocabulary: Sequence[TermDef]) -> frozenset[str]:
+    """The words of a domain's terms (keywords, labels, options and their phrases), lower case: a sentence
+    holding one is about terms."""
+    phrases = [
+        p
+        for t in vocabulary
+        for p in (*t.keywords, t.label, *t.options, *(x for v in t.options.values() for x in v))
+    ]
+    return frozenset(w.lower() for p in phrases for w in _WORD.findall(p))
 
 
 @cache

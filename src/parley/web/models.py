@@ -18,6 +18,7 @@ from parley.governance.escalation import Decision, EscalationOption, EscalationR
 from parley.governance.safe_text import printable
 from parley.governance.session import SessionOutcome
 from parley.governance.tci import TaskCompletenessIndex
+from parley.governance.term_guard import MAX_QUOTE, UNEXPLAINED
 from parley.protocol import governed
 from parley.protocol.events import Event
 
@@ -160,6 +161,35 @@ class ComparisonRow(Served):
         return sorted(rows, key=lambda r: (r.rank is None, r.rank or 0))
 
 
+class ConditionShown(Served):
+    """A condition the counterparty attached, or a sentence quoted for the principal, as stored in the
+    request's ledger (`Condition.to_json`); source says what quoted it ("unexplained": a sentence the
+    reader could not fully read, issue 17)."""
+
+    term: str
+    value: Any = None
+    high: float | None = None
+    text: str = ""
+    quoted: bool = False
+    source: str = ""
+
+    @classmethod
+    def split(cls, ledger: Mapping[str, Any]) -> tuple[list[ConditionShown], list[ConditionShown]]:
+        """The ledger's conditions the reader attributed or quoted as conditional clauses, and apart
+        the sentences it could not fully read (source "unexplained"); an entry that does not fit is
+        shown as a quoted sentence of its own, never dropped."""
+        raw: object = ledger.get("conditions")
+        attached: list[ConditionShown] = []
+        unexplained: list[ConditionShown] = []
+        for item in cast(list[object], raw) if isinstance(raw, list) else []:
+            try:
+                condition = cls.model_validate(item)
+            except ValidationError:
+                condition = cls(term="other", text=str(item)[:MAX_QUOTE], quoted=True, source=UNEXPLAINED)
+            (unexplained if condition.source == UNEXPLAINED else attached).append(condition)
+        return attached, unexplained
+
+
 class Escalation(Served):
     """A stored escalation request (§3.4: situation, problem, options with trade-offs, explicit ask)."""
 
@@ -180,17 +210,36 @@ class Escalation(Served):
         default_factory=lambda: [],
         description="A portfolio's sessions side by side (its recommendation only).",
     )
+    conditions: list[ConditionShown] = Field(
+        default_factory=lambda: [],
+        description="The conditions the counterparty attached, as the delegate read them (a conditional "
+        "clause it could not tie to a term is quoted: quoted true).",
+    )
+    unexplained: list[ConditionShown] = Field(
+        default_factory=lambda: [],
+        description="Sentences the delegate could not fully read, quoted as written for the principal to "
+        'check (source "unexplained"): never conditions it read.',
+    )
+    unread: list[str] = Field(
+        default_factory=lambda: [],
+        description="What the counterparty stated that the delegate could not place (amounts), as written.",
+    )
 
     @classmethod
     def of(cls, request: EscalationRequest, status: str = "open") -> Escalation:
         """From a governance request and its stored status."""
         data = request.to_json()
         data["last_messages"] = [{"speaker": s, "text": t} for s, t in request.last_messages]
+        attached, unexplained = ConditionShown.split(request.ledger)
+        unread: object = request.ledger.get("unread")
         return cls.model_validate(
             {
                 **data,
                 "status": status,
                 "comparison": [r.model_dump() for r in ComparisonRow.rows(request.ledger)],
+                "conditions": [c.model_dump() for c in attached],
+                "unexplained": [c.model_dump() for c in unexplained],
+                "unread": [str(u) for u in cast(list[object], unread)] if isinstance(unread, list) else [],
             }
         )
 

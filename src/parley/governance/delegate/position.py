@@ -10,6 +10,7 @@ from typing import Any
 
 from parley.governance.config import DomainConfig
 from parley.governance.drafting import format_range
+from parley.governance.term_guard import UNEXPLAINED
 from parley.governance.terms import (
     Condition,
     TermReading,
@@ -64,7 +65,9 @@ def conditions_note(config: DomainConfig, readings: Sequence[TermReading]) -> st
     the session (a conditional clause the reader could not tie to a term is quoted), the terms it
     named that are no required field (a signing bonus, free months), each as last stated, and what it
     stated that the reader could not place ("" if there is nothing)."""
-    conditions = all_conditions(readings)
+    every = all_conditions(readings)
+    conditions = [c for c in every if c.source != UNEXPLAINED]
+    unexplained = [c.text.strip() for c in every if c.source == UNEXPLAINED]
     reader = reader_for(config)
     conditional = {c.term for c in conditions}
     extra = [
@@ -77,6 +80,9 @@ def conditions_note(config: DomainConfig, readings: Sequence[TermReading]) -> st
     parts = parts if conditions else []
     if extra:
         parts.append(f"Other terms the {role} named: {'; '.join(extra)}.")
+    if unexplained:  # sentences the reader could not fully explain (issue 17): not conditions it read
+        said = "; ".join(f'"{text}"' for text in unexplained)
+        parts.append(f"Not fully read by the delegate, as written (check them yourself): {said}.")
     unread = all_unread(readings)
     if unread:
         quoted = "; ".join(f'"{text}"' for text in unread)

@@ -53,7 +53,28 @@ function situation(request) {
     el("dt", { text: "Problem" }), el("dd", { text: request.problem }),
     request.safety_events.length ? el("dt", { text: "Safety events" }) : null,
     request.safety_events.length ? el("dd", { text: request.safety_events.join(", ") }) : null,
+    ...quotedList("Conditions attached", (request.conditions || []).map(conditionText)),
+    // Sentences the delegate could not fully read (issue 17): never shown as conditions it read.
+    ...quotedList("Not fully read by the delegate, as written (check them yourself)",
+      (request.unexplained || []).map((c) => `“${c.text}”`)),
+    ...quotedList("Stated but not read by the delegate (check them yourself)",
+      (request.unread || []).map((text) => `“${text}”`)),
   );
+}
+
+function conditionText(condition) {
+  if (condition.quoted) {
+    const by = condition.source ? `, flagged by the ${condition.source}` : "";
+    return `“${condition.text}” (not read by the delegate${by}: check it yourself)`;
+  }
+  const value = condition.value === null || condition.value === undefined ? "" : ` = ${show(condition.value)}`;
+  return condition.text ? `${condition.term}${value} (“${condition.text}”)` : `${condition.term}${value}`;
+}
+
+// A labelled list of texts (inserted as text, never HTML), nothing when there are none.
+function quotedList(label, texts) {
+  if (!texts.length) return [];
+  return [el("dt", { text: label }), el("dd", {}, el("ul", { class: "quotes" }, ...texts.map((t) => el("li", { text: t }))))];
 }
 
 // A portfolio's recommendation: its sessions side by side, the recommended one first.
