@@ -8,5 +8,5 @@ messages and a phrase bank.
 
 from __future__ import annotations
 
-NEXT_BLIND: tuple[str, ...] = ("heldout18", "heldout_terms17", "phrase_bank_heldout18")
+NEXT_BLIND: tuple[str, ...] = ("heldout19", "heldout_terms18", "phrase_bank_heldout19")
 """Never opened, listed or measured on until the lead's one measurement."""

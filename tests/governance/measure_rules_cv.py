@@ -1,8 +1,8 @@
 """Per-source false negatives and false positives of the binding RULES ALONE (the classifier off).
 
 Every spent labelled draft source is read: the GAIA draft sets (tests/data/gaia/{dev,heldout,heldout2,
-heldout3,heldout4,...,heldout15,train}/drafts.yaml and heldout4/ ... heldout15/ drafts_leasing.yaml, each
-by a different writer), the phrase banks up to heldout15 (every
+heldout3,heldout4,...,heldout18,train}/drafts.yaml and heldout4/ ... heldout18/ drafts_leasing.yaml, each
+by a different writer), the phrase banks up to heldout18 (every
 phrasing binding; each template is filled for each of the three domains, as the end-to-end test fills
 it), and the engineer's labelled sets
 (src/parley/governance/data/commitment_drafts*.yaml). The disclosure sets carry no binding label and
@@ -73,6 +73,12 @@ GAIA_SETS = (
     "heldout14/drafts_leasing",
     "heldout15/drafts",
     "heldout15/drafts_leasing",
+    "heldout16/drafts",
+    "heldout16/drafts_leasing",
+    "heldout17/drafts",
+    "heldout17/drafts_leasing",
+    "heldout18/drafts",
+    "heldout18/drafts_leasing",
     "train/drafts",
 )
 BANKS = (
@@ -92,6 +98,9 @@ BANKS = (
     "phrase_bank_heldout13",
     "phrase_bank_heldout14",
     "phrase_bank_heldout15",
+    "phrase_bank_heldout16",
+    "phrase_bank_heldout17",
+    "phrase_bank_heldout18",
 )
 ENGINEER_SETS = ("", "_heldout", "_heldout2", "_heldout3", "_heldout4")
 

@@ -475,8 +475,16 @@ BLIND_ROUNDS = (
     # on v13 and v16) and FP 26/297 = 8.8% (met); obfuscated 55/55, moderator 211/230 = 91.7% (met) with
     # 2/120 = 1.7% alarms (met), amounts 270/291 = 92.8% (not met), disclosure 4/53 missed, 0/37 false
     # alarms. The code before the round (c4219e5, counted after) gave the same binding and amount counts,
-    # moderator 209 with 3 alarms.
-    BlindRound("heldout17", (293, 297, 230, 120), 291, 90, 3, 26, 211, 2, 270, 4, 0),
+    # moderator 209 with 3 alarms. FP 27 since round 18's fail-closed "foreign script" rule: a thank-you
+    # written in Japanese inside an English draft ("Hi Kenji, 見積もり…") goes to the principal, as the
+    # checks cannot read it.
+    BlindRound("heldout17", (293, 297, 230, 120), 291, 90, 3, 27, 211, 2, 270, 4, 0),
+    # v18 (committed untouched in 149827a, measured once at 9af93ae; no detector change of method that
+    # round): FN 8/294 = 2.7% (1.4-5.3%) and FP 36/296 = 12.2% (8.9-16.4%), neither met (a harder writer:
+    # rules alone FN 14, FP 39); obfuscated 55/55, moderator 213/230 = 92.6% (met) with 3/120 = 2.5%
+    # alarms (met), amounts 280/295 = 94.9% (not met), disclosure 2/53 missed, 1/37 false alarm. The code
+    # before the round (c529d2a, counted after) gave exactly the same counts.
+    BlindRound("heldout18", (294, 296, 230, 120), 295, 90, 8, 36, 213, 3, 280, 2, 1),
 )
 
 

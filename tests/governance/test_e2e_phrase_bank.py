@@ -162,8 +162,11 @@ class PhraseBankDrafter:
         ("phrase_bank_heldout16.yaml", False, 0),
         # Written blind on 2026-11-29 (9ad88ed) before that session's nineteenth-round amount and term
         # reader changes, the condition net (off) and the classifiers retrained with v15 and v16 on the
-        # rules' pre-round verdicts landed; measured once after (76e0509).
-        ("phrase_bank_heldout17.yaml", True, 0),
+        # rules' pre-round verdicts landed; measured once after (76e0509): 0 of 399.
+        ("phrase_bank_heldout17.yaml", False, 0),
+        # Written blind on 2026-11-29 (149827a) before that session's amount reader changes and the term
+        # reader's quoting of unexplained sentences landed; measured once after (9af93ae).
+        ("phrase_bank_heldout18.yaml", True, 0),
     ],
 )
 def test_no_binding_message_reaches_the_counterparty_without_approval(

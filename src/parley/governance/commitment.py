@@ -125,6 +125,16 @@ UNPLACEABLE = "could not be read as non-binding"
 TOO_LONG = "too long to read"
 """The reason given for text the parser did not read (past `MAX_CLAUSES`, or a clause over
 `LONGEST_CLAUSE`): it binds, and unlike the fallback no classifier score may clear it."""
+FOREIGN_SCRIPT = "written in a script the checks do not read"
+"""The reason given for a clause whose letters are mostly outside the Latin script once lookalikes are folded
+(Japanese, Chinese, Korean, Russian, Arabic, ...): the lexicon cannot say whether it commits, so it binds,
+and unlike the fallback no classifier score may clear it (the classifier never learnt those scripts)."""
+FOREIGN_SHARE = 0.5
+"""A clause binds as foreign when at least this share of its letters (and three or more) are not Latin."""
+FOREIGN_LETTERS = 8
+"""... or when this many of its letters are, whatever the share (a sentence in another script inside an
+English clause: "Hi Kenji, 見積もりありがとうございます。We'll ...", where "。" ends no sentence)."""
+_LATIN_END = 0x24F  # the end of Latin Extended-B: letters past it are another script after folding
 TAKEN_UP = "takes up a reported commitment"
 """The reason given for a clause that makes a quoted or reported commitment ours ("-- yes", "we'll do the
 same for you")."""
@@ -872,7 +882,7 @@ def _verb_binds(draft: Draft, clause: Clause, tokens: Sequence[Word], k: int) ->
         or (lemma == "release" and any(t.text == "from" for t in tokens[k + 1 : k + 6]))
     ):
         return True  # a waiver or a release binds whatever it names ("we release the landlord from ...")
-    if strong and (following == "you" or _points_back(following, after)):
+    if strong and (following == "you" or _points_back(following, after, _word_at(tokens, k + 3))):
         return True  # "we release you from the penalty", "I can guarantee you a January start", and a
         # back reference to the terms just stated ("We're happy to sign on that")
     if following in _OBJECT_PRONOUNS and lemma not in ("promise", "give", "send", "add", "include", "hold"):
@@ -974,8 +984,16 @@ def _confirmation_to_come(draft: Draft, clause: Clause, tokens: Sequence[Word], 
     return any(t.text in _INFORMATION for t in tokens[k + 1 : k + 5])
 
 
-def _points_back(following: str, after: str) -> bool:
-    """Whether a verb's preposition and pronoun point back at the terms just stated ("sign on that")."""
+def _word_at(tokens: Sequence[Word], k: int) -> str:
+    return tokens[k].text if k < len(tokens) else ""
+
+
+def _points_back(following: str, after: str, then: str = "") -> bool:
+    """Whether a verb's preposition and pronoun point back at the terms just stated ("sign on that"); the
+    preposition of a figure points back too, where the pronoun ends the phrase ("happy to sign at that":
+    the figure just named; not "sign at that point")."""
+    if following == "at" and after in _OBJECT_PRONOUNS:
+        return not then[:1].isalnum() and rule_on("back reference at a figure")
     return following in ("on", "to") and after in _OBJECT_PRONOUNS and rule_on("back reference")
 
 
@@ -2268,6 +2286,26 @@ def clause_cue(draft: Draft, clause: Clause) -> tuple[str, str] | None:
     return None if found is None else (found.text, found.reason)
 
 
+def _foreign(scan: str) -> bool:
+    """Whether most letters of a clause (three or more) are in a script the lexicon does not read.
+
+    A word that keeps one letter of another script after folding is read whole as that script: folding
+    turns most Cyrillic letters into Latin lookalikes ("согласны" -> "coглachы"), which must not dilute a
+    Russian clause into a Latin one; a word folded whole ("аccept") is Latin.
+    """
+    whole = rule_on("folded word of another script")
+    letters = foreign = word = word_foreign = 0
+    for c in f"{scan} ":
+        if c.isalpha():
+            letters += 1
+            word += 1
+            word_foreign += ord(c) > _LATIN_END
+            continue
+        foreign += word if whole and word_foreign else word_foreign
+        word = word_foreign = 0
+    return foreign >= FOREIGN_LETTERS or (foreign >= 3 and foreign >= FOREIGN_SHARE * letters)
+
+
 def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
     sentence = draft.sentences[clause.sentence]
     if sentence.disclaimer is not None and (
@@ -2276,6 +2314,8 @@ def _clause_cue(draft: Draft, clause: Clause) -> Cue | None:
         return None
     if clause.frame == UNREAD:
         return Cue("text past the clauses read", TOO_LONG, clause.start)
+    if rule_on("foreign script") and _foreign(clause.scan):
+        return Cue(clause.text.strip()[:40], FOREIGN_SCRIPT, clause.start)
     if len(clause.scan) > LONGEST_CLAUSE and clause.mood in ("statement", "exploratory"):
         return Cue(f"a clause of {len(clause.scan):,} characters", TOO_LONG, clause.start)
     if clause.mood == "question":

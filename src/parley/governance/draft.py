@@ -73,6 +73,7 @@ __all__ = [
 _T = TypeVar("_T")
 
 RULES = (
+    "foreign script",
     "main clause after a condition",
     "nearest predicate",
     "back reference",
@@ -134,6 +135,12 @@ RULES = (
     "pay for",
     "agreed future term",
     "decision structure v15",
+    "back reference at a figure",
+    "let's say a figure",
+    "contracted is before yours",
+    "our document to be done",
+    "we'll have goods at a price",
+    "folded word of another script",
 )
 """The grammar rules learnt from the spent sixth, seventh and eighth blind sets (each one a form, not a
 phrase), by name: each can be switched off (`rules_off`) to measure its share, as `clause_mood.only_forms`
@@ -360,6 +367,26 @@ _CONDITION_OPENER = re.compile(
 _HYPOTHESIS = re.compile(
     r"\b(?:hypothetically|in theory|theoretically|suppose|supposing|let's say|what if)\b"
 )
+# "Let's say" straight before a figure, in a sentence that asks nothing and names no other hypothesis,
+# settles the figure ("Let's say 74 an hour and call it a day"); "let's say we went to 11k", "let's say,
+# for argument's sake, 74 an hour - how many hours ...?" still imagine.
+_SAY_FIGURE = re.compile(r"^\W*(?:(?:and|so|ok|okay|fine)\W+)?let's say\s+(?:[$\u00a3\u20ac]\s?)?\d")
+_OTHER_HYPOTHESIS = re.compile(
+    r"\b(?:hypothetically|in theory|theoretically|sake|argument|suppose|imagine)\b"
+)
+
+
+def _settled_say(scan: str) -> bool:
+    """Whether a sentence opening with "let's say" settles a figure rather than imagining a case."""
+    lowered = scan.lower()
+    return (
+        rule_on("let's say a figure")
+        and _SAY_FIGURE.match(lowered) is not None
+        and "?" not in lowered
+        and _OTHER_HYPOTHESIS.search(lowered) is None
+    )
+
+
 REPORT_OPENER = re.compile(
     r"^\W*(?:(?:as|and|but|so|fyi)\s+)?(?P<who>(?:[\w'-]+\s+){0,3}?)"
     r"(?:said|says|say|wrote|writes|mentioned|mentions|told|tells|stated|states|claimed|claims|"
@@ -821,7 +848,9 @@ def _blank(text: str, spans: Sequence[tuple[int, int]], offset: int) -> str:
 
 
 _DISCOURSE_LEADS = frozenset(["then", "so", "ok", "okay", "also", "and", "well", "now", "right", "alright"])
-_OUR_REPORTERS = frozenset(["i", "we", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "i'm", "we're", "us"])
+_OUR_REPORTERS = frozenset(
+    ["i", "we", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "i'm", "we're", "us", "let's"]
+)
 _FORMER = frozenset(["previous", "former", "old", "last", "prior", "other", "another", "ex"])
 
 
@@ -875,6 +904,8 @@ def _mood(
     if asks or (_QUESTION_OPENER.search(lowered) and not relative):
         return "question", "?", 0
     condition = _CONDITION_OPENER.search(lowered) or _HYPOTHESIS.search(lowered)
+    if condition and not ends_question and _settled_say(lowered[condition.start() :]):
+        condition = None  # "Let's say 74 an hour and call it a day": our figure, not a case imagined
     if condition:
         return "conditional", condition.group(0).strip(), condition.start()
     marker = _PAST_MARKER.search(lowered)
@@ -1120,7 +1151,7 @@ def parse_normalized(normalized: Normalized, hedges: Sequence[str] = ()) -> Draf
         index = len(sentences)
         clauses = _clauses(sentence_text, scan, begin, index, hedge_pattern, MAX_CLAUSES - read)
         read += len(clauses)
-        if _HYPOTHESIS.match(scan.lower().lstrip(" \"'(")):
+        if _HYPOTHESIS.match(scan.lower().lstrip(" \"'(")) and not _settled_say(scan):
             clauses = tuple(
                 Clause(c.text, c.scan, c.start, c.end, c.sentence, "conditional", "hypothetically", begin)
                 for c in clauses
