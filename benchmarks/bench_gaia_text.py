@@ -150,7 +150,7 @@ def run(quick: bool = False) -> str:
         "with the "
         "size limit raised (the full preflight normalises and parses again, then runs every check), and "
         f"refused at the default 20,000-character limit. Target: at most 1 s each.\n\n{body}\n"
-        "\nThe amount reader alone (`term_amounts`, no size limit) on 1 MB of each crafted amount form "
+        "The amount reader alone (`term_amounts`, no size limit) on 1 MB of each crafted amount form "
         "(best of runs; the drafts and messages that reach it are at most 20,000 characters):\n\n"
         f"{amount_body}\n"
     )
