@@ -17,34 +17,11 @@ from pathlib import Path
 
 import yaml
 
+from parley.governance.amounts import ONES_WORDS, TENS_WORDS
+
 FIGURES = [
-    "zero",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
+    *(w for w in ONES_WORDS if w != "one"),  # "one" is a pronoun as often as a figure
+    *TENS_WORDS,
     "hundred",
     "thousand",
     "million",
