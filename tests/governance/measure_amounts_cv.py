@@ -91,6 +91,7 @@ SOURCES = (
     "heldout15",
     "heldout16",
     "heldout17",
+    "heldout18",
     "forms",
     "fresh",
     "v5",
@@ -549,6 +550,9 @@ ABLATIONS: dict[str, tuple[tuple[str, Any], ...]] = {
     # round 18b (2026-11-29), the form of sets v13, v15 and v17's errors: a price per hundred or per
     # thousand before a clause ("$350 per thousand for 10k+"), or per "les 1 000 unités"
     "per_scale_clause": (("_PER_SCALE_CLAUSE", False),),
+    "parenthesised_figures": (("_PARENTHESISED_FIGURES", False),),
+    "go_to_moves": (("_GO_TO_MOVES", False),),
+    "up_as_verb": (("_UP_AS_VERB", False),),
 }
 ORIGIN: dict[str, tuple[str, ...]] = {
     "bare_siblings": ("heldout7", "heldout6"),
@@ -615,6 +619,9 @@ ORIGIN: dict[str, tuple[str, ...]] = {
     "count_scales": ("heldout17", "heldout15", "heldout13"),
     "quarter_words": ("heldout17", "heldout15", "heldout13"),
     "per_scale_clause": ("heldout17", "heldout15", "heldout13"),
+    "parenthesised_figures": ("heldout18",),
+    "go_to_moves": ("heldout18",),
+    "up_as_verb": ("heldout18",),
 }
 
 

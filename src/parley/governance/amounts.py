@@ -1551,11 +1551,30 @@ _COUNT_ADJECTIVES = frozenset({"loose", "single", "extra", "spare", "individual"
 _GLUED_YEARS = frozenset({"y"})
 
 
+# A figure in parentheses restating a spelled one takes the unit after the parenthesis ("seven (7)
+# years" is 7 years, "three (3) months' deposit"), as legal drafting writes it; writers v11, v15, v17 and
+# v18 write the form. Switched off in tests/governance/measure_amounts_cv.py --ablation
+# (`parenthesised_figures`).
+_PARENTHESISED_FIGURES = True
+
+
 def _unit_after(tokens: _Tokens, i: int) -> tuple[str | None, str | None, int]:
     """What a bare figure counts: ("duration", "months", after) for "3 months'", ("count", "units",
     after) for "1,500 units" or "12,000 sq ft", ("count", noun, after) for "12 engineers"."""
     j = i + 1 if tokens.word(i) == "-" and tokens.glued(i) and tokens.glued(i + 1) else i
     word = tokens.word(j)
+    if (
+        _PARENTHESISED_FIGURES
+        and word == ")"
+        and j == i
+        and tokens.glued(i)
+        and tokens.kinds[i - 1] == "d"
+        and tokens.word(i - 2) == "("
+        and tokens.glued(i - 1)
+        and tokens.word(i + 1) != ")"
+    ):
+        # "(7) years": the unit after the closing parenthesis (one step: the token after ")" is no ")")
+        return _unit_after(tokens, i + 1)
     if word in _TIME_UNITS and (tokens.kinds[j] == "w"):
         after = j + 1
         if tokens.word(after) == "'" or (tokens.word(after) == "'" and tokens.word(after + 1) == "s"):
@@ -1983,6 +2002,13 @@ def _typed_like(first: _Reading, last: _Reading) -> tuple[_Reading, int]:
     return first, last.end_token
 
 
+# "Could we up the order from 3,000 to 3,600?": "up" as a verb of change before "from ... to", two values
+# as after "raise" or "upped" (the form "<verb> ... from X to Y" as a move is labelled two values by
+# writers v6, v13, v14, v16 and v18). Switched off in tests/governance/measure_amounts_cv.py --ablation
+# (`up_as_verb`).
+_UP_AS_VERB = True
+
+
 def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tuple[_Reading, int]:
     """A range that starts with first ("$90-100K", "between 9 and 11 dollars"), or first alone: (the
     reading, the token where its rate or unit is looked for). After a verb of change ("went from 36 to
@@ -1999,7 +2025,10 @@ def _range_or_step(tokens: _Tokens, i: int, first: _Reading, step: bool) -> tupl
     second = _range_second(tokens, first, between)
     if second is None:
         return first, first.end_token
-    change = from_ and any(tokens.word(k) in _CHANGE_VERBS for k in range(max(0, i - 6), i - 1))
+    change = from_ and any(
+        tokens.word(k) in _CHANGE_VERBS or (_UP_AS_VERB and tokens.word(k) in ("up", "ups", "upping"))
+        for k in range(max(0, i - 6), i - 1)
+    )
     to = tokens.word(first.end_token) == "to"
     if to and (step or change or tokens.word(second.end_token) == "to"):
         # a change or a sequence: each figure is one value, typed like the last one ("from 36 to 48
@@ -3786,6 +3815,15 @@ _MOVE_WINDOW = 48  # characters before a figure read for a move
 # the ceiling"): moves too, but said of figures of any size, so read only as a salary in thousands that no
 # band holds as written (`_move_in_thousands`).
 _DO_BEFORE = re.compile(r"\bdo(?:[ \t]{1,3}(?:only|about|around|roughly))?[ \t]{1,3}$", re.IGNORECASE)
+# "We'll go to a hundred and eighteen", "we can stretch to 103": a move to a bare figure, read as "do"
+# is (a salary in thousands no band holds as written); writers v5, v7, v11, v13, v15 and v18 write it.
+# Switched off in tests/governance/measure_amounts_cv.py --ablation (`go_to_moves`).
+_GO_TO_MOVES = True
+_GO_TO_BEFORE = re.compile(
+    r"\b(?:go|stretch|get|come|move)[ \t]{1,3}(?:up[ \t]{1,3})?to"
+    r"(?:[ \t]{1,3}(?:about|around|roughly))?[ \t]{1,3}$",
+    re.IGNORECASE,
+)
 # A bound stated after the figure: "one twenty is the ceiling", "2.65 is our floor", "101 is our best".
 _BOUND_AFTER = re.compile(
     r"[ \t]{0,3}(?:is|was|['\u2019]s|would[ \t]+be|will[ \t]+be)[ \t]{1,3}"
@@ -3815,6 +3853,7 @@ def _moves(
             move
             or (_SPOKEN_FIGURES and _SPOKEN_SHAPE.match(amount.text) is not None)
             or _DO_BEFORE.search(before) is not None
+            or (_GO_TO_MOVES and _GO_TO_BEFORE.search(before) is not None)
             or _BOUND_AFTER.match(_window(text, amount.end, amount.end + _MOVE_WINDOW)) is not None
         ):
             continue
