@@ -15,7 +15,7 @@ from functools import cache
 from parley.governance.draft import Draft
 from parley.governance.term_attribution import KeywordIndex
 from parley.governance.term_figures import Figure, cues
-from parley.governance.term_roles import UNCLAIMED, Hit
+from parley.governance.term_roles import UNCLAIMED, Hit, TermValue
 from parley.governance.term_vocabulary import TermDef
 
 
@@ -38,6 +38,15 @@ _NONE_BEFORE = (
     r"\b(?:no|zero|nil|without(?: a| any)?)\s+"
     r"(?:(?:security|refundable|upfront|up-front|extra|additional|cash|separate|damage)\s+)?"
 )
+_NON_BEFORE = r"\bnon-"
+"""Glued before a term's name: it has none ("non-certified parts", "a non-ISO line"); only the name
+itself follows ("non-refundable deposit" names no deposit of zero)."""
+_UNNEEDED_AFTER = (
+    r"\s+(?:is|are)(?:n't|\s+not)\s+(?:needed|required|necessary)\b"
+    r"(?!\s*(?:until|before|by|for\s+(?:the\s+)?(?:first|now)|yet|upfront|up-front)\b)"
+)
+"""After a term's name: the writer has no need of it ("Relocation isn't needed", "Certification is not
+required for this part"); not when only its timing is ("isn't needed until March")."""
 _WAIVED_BEFORE = r"\bwaiv(?:e|es|ed|ing)\s+(?:the\s+|any\s+|all\s+)?(?:security\s+)?"
 _WAIVED_AFTER = r"\s+(?:(?:is|are|will be|would be|can be|gets|get|being)\s+)?waived\b"
 _NONE_AFTER = (
@@ -100,6 +109,7 @@ def _zero_pattern(keywords: tuple[str, ...]) -> re.Pattern[str]:
     )  # "no penalties", "dropping the late-delivery penalties"
     return re.compile(
         f"(?:{_NONE_BEFORE}|{_WAIVED_BEFORE}){_MODIFIER}(?:{plurals})\\b|\\b(?:{words}){_WAIVED_AFTER}"
+        f"|{_NON_BEFORE}(?:{plurals})\\b|\\b(?:{words})(?:\\s+[a-z]+)?{_UNNEEDED_AFTER}"
         f"|(?:{_REFUSED_BEFORE}|{_ABSENT_BEFORE}){_MODIFIER}(?:{plurals})\\b"
         "(?!\\s*(?:of|at|to|above|beyond|over|than|more)\\b)"
         f"|\\b(?:{words})(?:\\s+[a-z]+)?{_NONE_AFTER}|{_DROPPED_BEFORE}{_MODIFIER}(?:{plurals}){_DROPPED_AFTER}"
@@ -117,16 +127,36 @@ def _names(text: str, keywords: Sequence[str]) -> bool:
     return any(_whole_word(k).search(text) for k in keywords if k.strip())
 
 
+_WORD_BEFORE = re.compile(r"([a-z]+)\s+$")
+
+
+def _compound(lowered: str, start: int, term: TermDef, terms: Sequence[TermDef]) -> bool:
+    """Whether the match at start begins with the term's name and the word just before names another
+    term (the name is the head of a compound noun: "parking space", "TI allowance"); not when the match
+    begins with a word of its own ("all the terms except the penalty")."""
+    if not any(lowered.startswith(k.lower(), start) for k in term.keywords if k.strip()):
+        return False
+    before = _WORD_BEFORE.search(lowered, max(0, start - 24), start)
+    if before is None:
+        return False
+    word = before.group(1)
+    return any(
+        word in (k.lower() for k in other.keywords) for other in terms if other is not term
+    ) and word not in (k.lower() for k in term.keywords)
+
+
 def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> list[Hit]:
     """Terms the message says there is none of ("no security deposit", "the deposit is waived",
-    "zero signing bonus"): a value of 0, for numeric terms other than the negotiated one, unless a
+    "zero signing bonus", "we don't need any certification"): a value of 0 for numeric terms other than
+    the negotiated one, the option "none" for an enumerated term that has it, unless a
     figure of the term stands in the same clause ("no more than 2 months' deposit" states 2)."""
     lowered = draft.text.lower()
     found: list[tuple[int, int, TermDef]] = []
     for term in terms:
+        none_option = term.shape == "enum" and "none" in term.options
         if (
             term.negotiated
-            or term.shape not in ("money", "count", "duration", "percent")
+            or (term.shape not in ("money", "count", "duration", "percent") and not none_option)
             or not term.keywords
         ):
             continue
@@ -137,6 +167,8 @@ def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> l
             span = (clause.start, clause.end) if clause is not None else (match.start(), match.end())
             if any(h.term.name == term.name and span[0] <= h.start < span[1] for h in taken):
                 continue
+            if _compound(lowered, match.start(), term, terms):
+                continue  # "a parking space is not needed" is about parking, not the space's size
             if not _names(match.group(0), term.keywords) and any(
                 _names(match.group(0), other.keywords) for other in terms if other is not term
             ):
@@ -149,7 +181,8 @@ def zero_hits(draft: Draft, terms: Sequence[TermDef], taken: Sequence[Hit]) -> l
     for start, end, term in found:
         if start not in claimed:
             claimed.add(start)
-            hits.append(Hit(term, 0.0, 0.0, start, end, 0.85))
+            nothing: TermValue = "none" if term.shape == "enum" else 0.0
+            hits.append(Hit(term, nothing, nothing, start, end, 0.85))
     return hits
 
 

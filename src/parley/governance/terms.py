@@ -640,6 +640,44 @@ def last_per_term(hits: Sequence[Hit]) -> list[Hit]:
     return sorted(kept, key=lambda h: h.start)
 
 
+_ALTERNATIVE_OPENING = re.compile(
+    r"\W*(?:if|unless|otherwise|but|on|with|without|should|provided|assuming|in case|only if)\b",
+    re.IGNORECASE,
+)
+"""How a sentence opens that offers a conditional alternative to a value stated before it ("If you
+need IATF traceability it's $15.90", "On net 60 the warranty is 12 months", "But for IATF it's 1.95")."""
+
+
+def _without_alternatives(draft: Draft, hits: Sequence[Hit]) -> list[Hit]:
+    """hits without the values a condition puts in place of a value the writer stated first: "$14.60
+    for non-certified parts. If you need IATF, it goes to $15.90" states $14.60 (the $15.90 stays a
+    condition). A condition's value is an alternative when an earlier stated value of its term stands
+    in its sentence, or its sentence opens as an alternative; a stated zero ("everything except PTO")
+    is no value stated first (issue 17, round 20: writers ht5, ht6, ht7, ht11, ht14, ht15, ht16, ht17)."""
+    kept: list[Hit] = []
+    for hit in hits:
+        if hit.role == "condition" and any(
+            h.role == "own"
+            and h.term is hit.term
+            and h.start < hit.start
+            and not (h.figure is None and h.low == 0.0)
+            and _alternative_to(draft, h, hit)
+            for h in hits
+        ):
+            continue
+        kept.append(hit)
+    return kept
+
+
+def _alternative_to(draft: Draft, first: Hit, later: Hit) -> bool:
+    sentence = draft.sentence_at(later.start)
+    if sentence is None:
+        return False
+    if sentence.start <= first.start:
+        return True
+    return _ALTERNATIVE_OPENING.match(draft.text, sentence.start, later.start) is not None
+
+
 def _replaced_in_field(hit: Hit, chosen: Iterable[Hit]) -> bool:
     """Whether hit is a value the message takes back ("old") and a later value of another term of its
     field replaces it."""
@@ -663,7 +701,9 @@ def _assemble(
     term_words: frozenset[str] | None = None,
 ) -> TermReading:
     stating = last_per_term(
-        [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
+        _without_alternatives(
+            draft, [h for h in hits if h.role in ("own", "condition", "old") and h.term is not UNCLAIMED]
+        )
     )
     facts = _facts()
     own = [h for h in stating if h.term.name not in facts]
