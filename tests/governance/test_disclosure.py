@@ -268,8 +268,11 @@ def test_the_delegate_holds_a_disclosure_for_the_principal(
     held = [e.data for e in events if e.kind == "escalation" and e.data["trigger"] == "preflight_failure"]
     assert [h["problem"] for h in held] == [
         "A drafted message would reveal your private limit on annual_salary to the candidate; "
-        "it was held, not sent. Other terms the candidate named: remote days per week: 2."
-    ]  # "3 days a week in the office" leaves 2 remote days (issue 17: the principal sees every term)
+        "it was held, not sent. Other terms the candidate named: remote days per week: 2. Not fully read"
+        ' by the delegate, as written (check them yourself): "I can do a 6-hour overlap with Pacific'
+        ' time"; "I have 8 years of professional experience".'
+    ]  # "3 days a week in the office" leaves 2 remote days (issue 17: the principal sees every term, and
+    # every sentence with a figure the reader cannot fully explain)
     assert any(e.kind == "safety_event" and e.data["type"] == "limit_disclosure" for e in events)
     sent = [str(e.data["text"]) for e in events if e.kind == "delegate_message"]
     assert any("our ceiling is $100K" in text for text in sent) is sent_as_drafted  # B: approved as written

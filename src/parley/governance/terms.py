@@ -47,6 +47,7 @@ from parley.governance.condition_net import active_net
 from parley.governance.config import DomainConfig, load_yaml_data
 from parley.governance.draft import Clause, Draft, parse
 from parley.governance.normalize import TextRefused
+from parley.governance.safe_text import printable
 from parley.governance.term_attribution import (
     Attributed,
     KeywordIndex,
@@ -304,6 +305,7 @@ class TermReader:
                 None writes a date without its year ("--07-06").
             asked: Fields the delegate just asked about (a bare figure in the answer is theirs).
         """
+        message = printable(message)  # read what a person is shown: no escape sequence's payload
         model = self.model
         key = (message, today, tuple(asked), id(model), id(active_net()))
         if self._last is not None and self._last[0] == key:
@@ -343,7 +345,7 @@ class TermReader:
         Raises:
             TextRefused: The message is too long to parse.
         """
-        draft = parse(message, self.config.non_binding_phrases)
+        draft = parse(printable(message), self.config.non_binding_phrases)
         replied_to = _replied_to(draft.text)
         hits = [_with_role(draft, h, replied_to) for h in self._hits(draft, today, asked)]
         clauses = read_clauses(draft, hits, self.vocabulary)
