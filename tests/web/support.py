@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from parley.governance import (
     ScriptedCounterparty,
+    SessionOutcome,
     SessionStore,
     SimulatedCounterparty,
     StoredPrincipal,
@@ -131,13 +133,14 @@ LARGE_ASK = [
 ]
 
 
-def paused_large_raise_session(db: Path) -> PausedSession:
-    """A staffing session paused on a $165K ask against a $100K limit (raising it needs confirming)."""
+def paused_legacy_session(db: Path, messages: Sequence[str]) -> SessionOutcome:
+    """A staffing session on the legacy strategy (a large ask escalates at once) with a scripted
+    candidate, paused for the principal (stored in db)."""
     store = SessionStore(db)
     try:
         outcome = run_session(
-            with_strategy(load_config("staffing"), "legacy"),  # legacy: the large ask escalates at once
-            ScriptedCounterparty(LARGE_ASK),
+            with_strategy(load_config("staffing"), "legacy"),
+            ScriptedCounterparty(list(messages)),
             StoredPrincipal(),
             store,
             config_source="staffing",
@@ -145,6 +148,13 @@ def paused_large_raise_session(db: Path) -> PausedSession:
         )
     finally:
         store.close()
+    assert outcome.pending is not None
+    return outcome
+
+
+def paused_large_raise_session(db: Path) -> PausedSession:
+    """A staffing session paused on a $165K ask against a $100K limit (raising it needs confirming)."""
+    outcome = paused_legacy_session(db, LARGE_ASK)
     assert outcome.pending is not None and outcome.pending.boundary_at_risk["ask"] == 165000.0
     return PausedSession(db, outcome.session_id)
 

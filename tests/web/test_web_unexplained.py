@@ -7,13 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parley.governance import ScriptedCounterparty, SessionStore, StoredPrincipal, load_config, run_session
-from parley.governance.strategy import with_strategy
+from parley.governance import SessionStore
 from parley.governance.term_guard import MAX_QUOTE, UNEXPLAINED
 from parley.protocol.clock import FakeClock
 from parley.web import create_app
 
-from .support import START, TestClient, add_principal, sign_in
+from .support import START, TestClient, add_principal, paused_legacy_session, sign_in
 
 SCRIPT = "Our CFO insists the <script>alert(1)</script> relocation gets repaid\x07 within 18 months."
 LONG = "The board wants " + "x" * 2000 + " 18 months."
@@ -28,20 +27,7 @@ MESSAGES = [
 
 
 def _paused(db: Path) -> str:
-    store = SessionStore(db)
-    try:
-        outcome = run_session(
-            with_strategy(load_config("staffing"), "legacy"),
-            ScriptedCounterparty(MESSAGES),
-            StoredPrincipal(),
-            store,
-            config_source="staffing",
-            clock=FakeClock(START),
-        )
-    finally:
-        store.close()
-    assert outcome.pending is not None
-    return outcome.session_id
+    return paused_legacy_session(db, MESSAGES).session_id
 
 
 def _inbox(tmp_path: Path) -> tuple[dict[str, Any], str]:

@@ -311,7 +311,7 @@ class TermReader:
         if self._last is not None and self._last[0] == key:
             return self._last[1]  # the delegate and its extractor read the same message
         try:
-            draft, hits, clauses = self.analyse(message, today=today, asked=asked)
+            draft, hits, clauses = self._analyse(message, today=today, asked=asked)
         except TextRefused as refused:
             reading = _refused(message, refused)
             self._last = (key, reading)
@@ -345,7 +345,13 @@ class TermReader:
         Raises:
             TextRefused: The message is too long to parse.
         """
-        draft = parse(printable(message), self.config.non_binding_phrases)
+        return self._analyse(printable(message), today=today, asked=asked)
+
+    def _analyse(
+        self, shown: str, *, today: date | None, asked: Sequence[str]
+    ) -> tuple[Draft, list[Hit], ClauseReading]:
+        """`analyse` of a message already made printable (what a person is shown)."""
+        draft = parse(shown, self.config.non_binding_phrases)
         replied_to = _replied_to(draft.text)
         hits = [_with_role(draft, h, replied_to) for h in self._hits(draft, today, asked)]
         clauses = read_clauses(draft, hits, self.vocabulary)

@@ -8,9 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from parley.cli.app import app
-from parley.governance import ScriptedCounterparty, SessionStore, StoredPrincipal, load_config, run_session
-from parley.governance.strategy import with_strategy
-from parley.protocol.clock import FakeClock
+
+from .support import paused_legacy_session
 
 runner = CliRunner()
 MESSAGES = [
@@ -26,19 +25,7 @@ MESSAGES = [
 
 def test_the_inbox_labels_the_sentences_not_fully_read_and_prints_markup_as_text(tmp_path: Path) -> None:
     db = tmp_path / "delegate.db"
-    store = SessionStore(db)
-    try:
-        outcome = run_session(
-            with_strategy(load_config("staffing"), "legacy"),
-            ScriptedCounterparty(MESSAGES),
-            StoredPrincipal(),
-            store,
-            config_source="staffing",
-            clock=FakeClock(1_700_000_000.0),
-        )
-    finally:
-        store.close()
-    assert outcome.pending is not None
+    paused_legacy_session(db, MESSAGES)
     result = runner.invoke(app, ["delegate", "inbox", "--db", str(db)], env={"COLUMNS": "4000"})
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.split())
